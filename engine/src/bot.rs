@@ -1,0 +1,135 @@
+//! A deterministic bot that produces inputs, for headless matches, tests and benchmarks.
+//!
+//! The bot is not part of the simulation: it reads the world like a player reads the screen and
+//! answers with an [`InputCmd`]. It is deterministic (its own seeded [`DetRng`], the world
+//! state, nothing else), so a seeded bot match is reproducible anywhere.
+
+use crate::fx::{tile_of, Fx, FxVec, HALF};
+use crate::geom::segment_grid_toi;
+use crate::input::{buttons, InputCmd};
+use crate::player::PlayerId;
+use crate::rng::DetRng;
+use crate::world::World;
+
+/// A seeded bot controlling one player slot.
+#[derive(Debug, Clone)]
+pub struct Bot {
+    me: PlayerId,
+    rng: DetRng,
+    /// Ticks left of the current random strafe, and its stick direction.
+    strafe: (u16, i8, i8),
+    /// Scratch: distance field over tiles, and the BFS queue.
+    dist: Vec<u16>,
+    queue: Vec<u32>,
+}
+
+impl Bot {
+    /// A bot for slot `me`, seeded.
+    #[must_use]
+    pub fn new(me: PlayerId, seed: u64) -> Bot {
+        Bot { me, rng: DetRng::from_seed(seed), strafe: (0, 0, 0), dist: Vec::new(), queue: Vec::new() }
+    }
+
+    /// The slot this bot plays.
+    #[must_use]
+    pub fn player(&self) -> PlayerId {
+        self.me
+    }
+
+    /// The bot's input for the world's current tick.
+    pub fn think(&mut self, world: &World) -> InputCmd {
+        let tick = world.tick();
+        let state = world.state();
+        let me = state.players[usize::from(self.me)];
+        let mut cmd = InputCmd::idle(tick);
+        let target = state
+            .players
+            .iter()
+            .filter(|p| p.id != self.me && p.is_alive())
+            .min_by_key(|p| (p.pos - me.pos).x.abs() + (p.pos - me.pos).y.abs());
+        let Some(target) = target.copied() else {
+            return cmd;
+        };
+        if !state.round.is_fighting() || !me.is_alive() {
+            return cmd;
+        }
+        if self.strafe.0 > 0 {
+            self.strafe.0 -= 1;
+            cmd.move_x = self.strafe.1;
+            cmd.move_y = self.strafe.2;
+        } else if self.rng.below(40) == 0 {
+            let dirs = [(127, 0), (-127, 0), (0, 127), (0, -127)];
+            let (x, y) = dirs[self.rng.below(4) as usize];
+            self.strafe = (6 + self.rng.below(12) as u16, x, y);
+        }
+        let to_target = target.pos - me.pos;
+        let manhattan = to_target.x.abs() + to_target.y.abs();
+        let visible = manhattan < Fx::from_num(12)
+            && segment_grid_toi(&state.maze, me.pos, to_target).is_none();
+        if visible {
+            if self.strafe.0 == 0 {
+                (cmd.move_x, cmd.move_y) = stick_towards(to_target);
+            }
+            let rules = world.rules();
+            let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
+            if close && self.rng.below(3) == 0 {
+                cmd.buttons |= buttons::MELEE;
+            } else if self.rng.below(4) != 0 {
+                cmd.buttons |= buttons::SHOOT;
+            }
+        } else if self.strafe.0 == 0 {
+            if let Some(step) = self.next_tile_towards(world, me.pos, target.pos) {
+                (cmd.move_x, cmd.move_y) = stick_towards(step - me.pos);
+            }
+            if me.ammo < world.rules().magazine && self.rng.below(90) == 0 {
+                cmd.buttons |= buttons::RELOAD;
+            }
+        }
+        cmd
+    }
+
+    /// Centre of the next floor tile on a shortest path from `from` to `to`.
+    fn next_tile_towards(&mut self, world: &World, from: FxVec, to: FxVec) -> Option<FxVec> {
+        let maze = &world.state().maze;
+        let (w, h) = (maze.width as i32, maze.height as i32);
+        self.dist.clear();
+        self.dist.resize((w * h) as usize, u16::MAX);
+        self.queue.clear();
+        let (gx, gy) = (tile_of(to.x), tile_of(to.y));
+        let index = |x: i32, y: i32| (y * w + x) as usize;
+        self.dist[index(gx, gy)] = 0;
+        self.queue.push(index(gx, gy) as u32);
+        let mut head = 0;
+        while head < self.queue.len() {
+            let i = self.queue[head] as i32;
+            head += 1;
+            let (x, y) = (i % w, i / w);
+            for (nx, ny) in [(x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)] {
+                if maze.get_i(nx, ny).is_solid() || self.dist[index(nx, ny)] != u16::MAX {
+                    continue;
+                }
+                self.dist[index(nx, ny)] = self.dist[i as usize] + 1;
+                self.queue.push(index(nx, ny) as u32);
+            }
+        }
+        let (mx, my) = (tile_of(from.x), tile_of(from.y));
+        let here = self.dist[index(mx, my)];
+        if here == u16::MAX || here == 0 {
+            return None;
+        }
+        [(mx, my - 1), (mx + 1, my), (mx, my + 1), (mx - 1, my)]
+            .into_iter()
+            .find(|&(x, y)| !maze.get_i(x, y).is_solid() && self.dist[index(x, y)] < here)
+            .map(|(x, y)| FxVec::new(Fx::from_num(x) + HALF, Fx::from_num(y) + HALF))
+    }
+}
+
+/// A full-deflection stick pointing along `v` (the larger axis at ±127).
+fn stick_towards(v: FxVec) -> (i8, i8) {
+    let big = v.x.abs().max(v.y.abs());
+    if big == Fx::ZERO {
+        return (0, 0);
+    }
+    let axis = |c: Fx| (c * Fx::from_num(127) / big).to_num::<i32>().clamp(-127, 127) as i8;
+    (axis(v.x), axis(v.y))
+}

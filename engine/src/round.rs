@@ -1,0 +1,44 @@
+//! Rounds and the match score.
+
+use crate::player::{PlayerId, MAX_PLAYERS};
+use serde::{Deserialize, Serialize};
+
+/// Where the current round stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RoundPhase {
+    /// Players are placed but cannot act; [`RoundState::phase_timer`] counts down.
+    #[default]
+    Countdown,
+    /// The round is on; [`RoundState::phase_timer`] counts the ticks played.
+    Fighting,
+    /// The round is decided; projectiles still fly but hurt nobody. The timer counts down to
+    /// the next round.
+    RoundOver,
+    /// The match is decided. Nothing but leftover projectiles moves any more.
+    MatchOver,
+}
+
+/// Round number, phase and score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RoundState {
+    /// Round number, from 1.
+    pub round: u8,
+    /// Phase of the round.
+    pub phase: RoundPhase,
+    /// Countdown (Countdown, RoundOver) or elapsed ticks (Fighting).
+    pub phase_timer: u32,
+    /// Rounds won, per player slot.
+    pub wins: [u8; MAX_PLAYERS],
+    /// Winner of the last decided round (`None`: a draw, or no round decided yet).
+    pub last_winner: Option<PlayerId>,
+    /// The seed the current round's maze was generated from (drawn from the world RNG).
+    pub round_seed: u64,
+}
+
+impl RoundState {
+    /// Whether players can act and be hurt.
+    #[must_use]
+    pub fn is_fighting(&self) -> bool {
+        self.phase == RoundPhase::Fighting
+    }
+}

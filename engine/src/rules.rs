@@ -1,0 +1,377 @@
+//! The tuning of the game: every speed, timer, size and amount in one [`Rules`] struct.
+//!
+//! Each field is declared once below with its documentation, default and allowed range; the
+//! struct, its defaults, validation, TOML loading and TOML writing are all generated from that
+//! one list. Two peers prove they play by the same rules by comparing [`Rules::hash`].
+//!
+//! Units: distances in tiles, speeds in tiles per tick, durations in ticks (60 per second).
+//! The bounds are not arbitrary: they keep every value in range of [`Fx`] arithmetic (see
+//! `fx.rs`) and keep per-tick displacements below one tile.
+
+use crate::error::Error;
+use crate::fx::Fx;
+use fixed::types::I16F16;
+use fixed::Strict;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt::Write as _;
+
+/// A fixed-point literal usable in `const` context, e.g. `lit("0.25")`.
+const fn lit(s: &str) -> Fx {
+    Strict(I16F16::lit(s))
+}
+
+/// A rule value: how it is read from a rules file and shown in messages.
+trait RuleValue: Copy + PartialOrd + std::fmt::Display {
+    /// The form the value takes in a TOML file before range checking.
+    type File: for<'de> Deserialize<'de>;
+    /// Converts the file form, or explains why it cannot be this type.
+    fn from_file(v: Self::File, field: &'static str) -> Result<Self, Error>;
+}
+
+macro_rules! int_rule_value {
+    ($($t:ty),*) => {$(
+        impl RuleValue for $t {
+            type File = i64;
+            fn from_file(v: i64, field: &'static str) -> Result<Self, Error> {
+                <$t>::try_from(v).map_err(|_| Error::RuleOutOfRange {
+                    field,
+                    value: v.to_string(),
+                    min: <$t>::MIN.to_string(),
+                    max: <$t>::MAX.to_string(),
+                })
+            }
+        }
+    )*};
+}
+int_rule_value!(u8, u16, u32);
+
+/// A fixed-point value as written in a rules file: a decimal string (`"0.25"`), an integer, or
+/// a TOML float. Floats are converted through their shortest decimal form, so `0.25` and
+/// `"0.25"` always give the same bits.
+#[derive(Debug)]
+struct FxLiteral(Result<Fx, String>);
+
+impl<'de> Deserialize<'de> for FxLiteral {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Float(f64),
+            Text(String),
+        }
+        let text = match Raw::deserialize(d)? {
+            Raw::Int(i) => i.to_string(),
+            Raw::Float(f) => f.to_string(),
+            Raw::Text(s) => s,
+        };
+        Ok(FxLiteral(
+            text.trim()
+                .parse::<Fx>()
+                .map_err(|e| format!("`{text}` is not a fixed-point number ({e})")),
+        ))
+    }
+}
+
+impl RuleValue for Fx {
+    type File = FxLiteral;
+    fn from_file(v: FxLiteral, field: &'static str) -> Result<Self, Error> {
+        v.0.map_err(|reason| Error::RulesFile {
+            message: format!("field `{field}`: {reason}"),
+        })
+    }
+}
+
+macro_rules! define_rules {
+    ($(
+        $(#[doc = $doc:literal])+
+        $field:ident : $ty:ty = $default:expr, [$min:expr, $max:expr];
+    )+) => {
+        /// The game's tuning. See each field for its unit, default and allowed range.
+        ///
+        /// Construct with [`Rules::default`] or [`Rules::from_toml_str`]; both yield validated
+        /// rules. A hand-built value should be checked with [`Rules::validate`] (the `World`
+        /// constructor does so).
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct Rules {
+            $( $(#[doc = $doc])+ pub $field: $ty, )+
+        }
+
+        impl Default for Rules {
+            fn default() -> Rules {
+                Rules { $( $field: $default, )+ }
+            }
+        }
+
+        /// The rules file with every field still in its file form.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RulesFile {
+            $( $field: <$ty as RuleValue>::File, )+
+        }
+
+        impl Rules {
+            /// The names of every rule, in declaration (and hashing) order.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),+];
+
+            /// Checks every field against its documented range, then the cross-field limits.
+            ///
+            /// # Errors
+            /// [`Error::RuleOutOfRange`] naming the first field outside its range.
+            pub fn validate(&self) -> Result<(), Error> {
+                $(
+                    let (min, max): ($ty, $ty) = ($min, $max);
+                    if !(min..=max).contains(&self.$field) {
+                        return Err(Error::RuleOutOfRange {
+                            field: stringify!($field),
+                            value: self.$field.to_string(),
+                            min: min.to_string(),
+                            max: max.to_string(),
+                        });
+                    }
+                )+
+                self.validate_cross_field()
+            }
+
+            /// Parses a rules file. Every field must be present exactly once; unknown fields are
+            /// refused, as are values outside their range.
+            ///
+            /// # Errors
+            /// [`Error::RulesFile`] for TOML syntax, a missing or unknown field (the message
+            /// names it) or a value of the wrong type; [`Error::RuleOutOfRange`] for a value
+            /// outside its range.
+            pub fn from_toml_str(text: &str) -> Result<Rules, Error> {
+                let file: RulesFile = toml::from_str(text)
+                    .map_err(|e| Error::RulesFile { message: e.to_string() })?;
+                let rules = Rules {
+                    $( $field: <$ty as RuleValue>::from_file(file.$field, stringify!($field))?, )+
+                };
+                rules.validate()?;
+                Ok(rules)
+            }
+
+            /// Writes these rules as a TOML file that [`Rules::from_toml_str`] reads back
+            /// unchanged, each field preceded by its documentation and range.
+            #[must_use]
+            pub fn to_toml_string(&self) -> String {
+                let mut out = String::from(
+                    "# Maze duel rules. Distances in tiles, speeds in tiles per tick, durations in\n\
+                     # ticks (60 per second). Every field is required; ranges are inclusive.\n",
+                );
+                $(
+                    out.push('\n');
+                    $( let _ = writeln!(out, "#{}", $doc); )+
+                    let (min, max): ($ty, $ty) = ($min, $max);
+                    let _ = writeln!(out, "# range: {min} ..= {max}");
+                    let _ = writeln!(out, "{} = {}", stringify!($field), toml_value(&self.$field));
+                )+
+                out
+            }
+        }
+    };
+}
+
+/// How a value is written into the TOML file: fixed-point values as quoted decimals so they
+/// round-trip exactly.
+fn toml_value<T: RuleValue + 'static>(v: &T) -> String {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Fx>() {
+        format!("\"{v}\"")
+    } else {
+        v.to_string()
+    }
+}
+
+define_rules! {
+    /// Maze width in cells (the tile grid is `2 * cells + 1` wide, walls included).
+    maze_cells_w: u8 = 10, [2, 31];
+    /// Maze height in cells (the tile grid is `2 * cells + 1` tall).
+    maze_cells_h: u8 = 7, [2, 31];
+    /// Percent of the interior walls left standing by the perfect maze that are knocked out
+    /// to make loops.
+    extra_openings_percent: u8 = 12, [0, 100];
+    /// Percent of the remaining interior walls that are destructible blocks instead.
+    block_percent: u8 = 18, [0, 100];
+    /// Hit points of a destructible block; each projectile impact removes one.
+    block_hp: u8 = 3, [1, 200];
+    /// Half the side of a player's square wall-collision box.
+    player_radius: Fx = lit("0.30"), [lit("0.10"), lit("0.45")];
+    /// Radius of the circle players use to push each other apart (and to be hit).
+    pushbox_radius: Fx = lit("0.30"), [lit("0.10"), lit("0.45")];
+    /// Top running speed.
+    max_speed: Fx = lit("0.10"), [lit("0.01"), lit("0.45")];
+    /// Fraction of the gap between current and target velocity closed each tick.
+    acceleration: Fx = lit("0.25"), [lit("0.01"), lit("1")];
+    /// Stick magnitude (of 127) below which movement input is ignored.
+    stick_deadzone: u8 = 24, [0, 120];
+    /// Hit points at the start of a round.
+    max_hp: u16 = 100, [1, 10000];
+    /// Projectile speed. Collision is swept, so any speed in range is safe.
+    projectile_speed: Fx = lit("0.30"), [lit("0.02"), lit("2")];
+    /// Projectile radius (added to the pushbox radius for player hits).
+    projectile_radius: Fx = lit("0.08"), [lit("0"), lit("0.25")];
+    /// Ticks a projectile lives before it fizzles.
+    projectile_life: u16 = 90, [1, 600];
+    /// Damage a projectile deals.
+    projectile_damage: u16 = 8, [0, 10000];
+    /// Hitstun a projectile hit causes, in ticks.
+    projectile_hitstun: u16 = 8, [0, 240];
+    /// Speed a projectile hit knocks the victim back with.
+    projectile_knockback: Fx = lit("0.08"), [lit("0"), lit("0.45")];
+    /// Largest sideways deviation of a shot, as a fraction of its speed, drawn from the world RNG.
+    shot_spread: Fx = lit("0.04"), [lit("0"), lit("0.5")];
+    /// Ticks between two shots.
+    shot_cooldown: u16 = 8, [1, 600];
+    /// Shots in a full magazine.
+    magazine: u16 = 6, [1, 255];
+    /// Ticks a reload takes (starts automatically when the magazine is empty, or on demand).
+    reload_ticks: u16 = 60, [1, 600];
+    /// Melee startup frames (no hitbox yet).
+    melee_startup: u16 = 5, [1, 60];
+    /// Melee active frames (the hitbox is live).
+    melee_active: u16 = 3, [1, 60];
+    /// Melee recovery frames (no hitbox, cannot act).
+    melee_recovery: u16 = 12, [0, 120];
+    /// Distance from the attacker's centre to the centre of the melee hitbox, along the aim.
+    melee_reach: Fx = lit("0.45"), [lit("0"), lit("1.5")];
+    /// Radius of the melee hitbox.
+    melee_radius: Fx = lit("0.35"), [lit("0.05"), lit("1")];
+    /// Damage a melee hit deals.
+    melee_damage: u16 = 18, [0, 10000];
+    /// Hitstun a melee hit causes, in ticks.
+    melee_hitstun: u16 = 20, [0, 240];
+    /// Speed a melee hit knocks the victim back with.
+    melee_knockback: Fx = lit("0.25"), [lit("0"), lit("0.45")];
+    /// Round wins needed to win the match.
+    rounds_to_win: u8 = 2, [1, 9];
+    /// Countdown before a round starts, in ticks (players cannot act).
+    round_start_ticks: u16 = 60, [0, 600];
+    /// Pause after a round is decided, in ticks, before the next one begins.
+    round_end_ticks: u16 = 120, [1, 600];
+    /// Longest a round may last, in ticks; at the limit the player with the most hit points
+    /// wins it (equal hit points: a draw).
+    round_time_limit: u32 = 3600, [60, 216_000];
+    /// Most projectiles alive at once; a shot beyond it is refused and costs no ammo.
+    max_projectiles: u16 = 4096, [1, 8192];
+}
+
+impl Rules {
+    fn validate_cross_field(&self) -> Result<(), Error> {
+        // Melee never consults the tiles, so it must be unable to reach through one: a victim
+        // behind a wall tile is at least `1 + 2 * player_radius` from the attacker's centre,
+        // and the swing connects below `melee_reach + melee_radius + pushbox_radius`.
+        let swing = self.melee_reach + self.melee_radius + self.pushbox_radius;
+        let wall_gap = Strict(I16F16::ONE) + self.player_radius + self.player_radius;
+        if swing > wall_gap {
+            return Err(Error::RuleOutOfRange {
+                field: "melee_reach",
+                value: format!(
+                    "{} (+ melee_radius {} + pushbox_radius {} = {swing})",
+                    self.melee_reach, self.melee_radius, self.pushbox_radius
+                ),
+                min: "0".into(),
+                max: format!("a total of 1 + 2 * player_radius = {wall_gap}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// A 64-bit hash of the rules (xxh3 over their canonical bincode encoding). Two peers
+    /// with equal hashes simulate identically.
+    #[must_use]
+    pub fn hash(&self) -> u64 {
+        let bytes = bincode::serialize(self).expect("Rules always serialize");
+        xxhash_rust::xxh3::xxh3_64(&bytes)
+    }
+
+    /// Width of the tile grid, walls included.
+    #[must_use]
+    pub fn grid_width(&self) -> u32 {
+        u32::from(self.maze_cells_w) * 2 + 1
+    }
+
+    /// Height of the tile grid, walls included.
+    #[must_use]
+    pub fn grid_height(&self) -> u32 {
+        u32::from(self.maze_cells_h) * 2 + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fx::fx_bits;
+
+    const FX_DELTA: Fx = fx_bits(1);
+
+    #[test]
+    fn defaults_are_valid_and_round_trip_through_toml() {
+        let rules = Rules::default();
+        rules.validate().expect("defaults validate");
+        let text = rules.to_toml_string();
+        assert_eq!(Rules::from_toml_str(&text).expect("parses"), rules);
+    }
+
+    #[test]
+    fn shipped_rules_file_equals_defaults() {
+        let text = include_str!("../../assets/rules.toml");
+        assert_eq!(Rules::from_toml_str(text).expect("shipped file parses"), Rules::default());
+        assert_eq!(text, Rules::default().to_toml_string(), "regenerate assets/rules.toml");
+    }
+
+    #[test]
+    fn missing_field_is_named() {
+        let text = Rules::default()
+            .to_toml_string()
+            .replace("max_speed = \"0.1\"\n", "");
+        let err = Rules::from_toml_str(&text).unwrap_err().to_string();
+        assert!(err.contains("max_speed"), "{err}");
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let text = Rules::default().to_toml_string() + "gravity = 3\n";
+        let err = Rules::from_toml_str(&text).unwrap_err().to_string();
+        assert!(err.contains("gravity"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_field_is_named() {
+        let text = Rules::default()
+            .to_toml_string()
+            .replace("rounds_to_win = 2", "rounds_to_win = 12");
+        let err = Rules::from_toml_str(&text).unwrap_err();
+        assert!(
+            matches!(err, Error::RuleOutOfRange { field: "rounds_to_win", .. }),
+            "{err}"
+        );
+        let text = Rules::default()
+            .to_toml_string()
+            .replace("block_hp = 3", "block_hp = -3");
+        let err = Rules::from_toml_str(&text).unwrap_err();
+        assert!(matches!(err, Error::RuleOutOfRange { field: "block_hp", .. }), "{err}");
+        let text = Rules::default()
+            .to_toml_string()
+            .replace("max_speed = \"0.1\"", "max_speed = 0.9");
+        let err = Rules::from_toml_str(&text).unwrap_err();
+        assert!(matches!(err, Error::RuleOutOfRange { field: "max_speed", .. }), "{err}");
+    }
+
+    #[test]
+    fn float_and_string_literals_agree() {
+        let a = Rules::default()
+            .to_toml_string()
+            .replace("max_speed = \"0.1\"", "max_speed = 0.1");
+        assert_eq!(Rules::from_toml_str(&a).expect("parses"), Rules::default());
+    }
+
+    #[test]
+    fn hash_changes_with_any_field() {
+        let base = Rules::default();
+        let mut other = base.clone();
+        other.block_hp += 1;
+        assert_ne!(base.hash(), other.hash());
+        let mut other = base.clone();
+        other.max_speed += FX_DELTA;
+        assert_ne!(base.hash(), other.hash());
+    }
+}

@@ -1,0 +1,134 @@
+//! `WorldSnapshot`: the complete closure of everything that can change a future tick.
+//!
+//! The live `World` keeps its state *in* a `WorldSnapshot`, so there is no second copy of a
+//! field that could be forgotten: whatever is not in this struct cannot survive from one tick to
+//! the next, except the caches `World::restore` rebuilds. Adding a field here is the only way
+//! to add simulation state, and every field gets a restore/replay test (tests/closure.rs).
+
+use crate::error::Error;
+use crate::fx::{fx_int, Fx, FxVec, ONE, ZERO};
+use crate::maze::Maze;
+use crate::player::{Player, MAX_PLAYERS};
+use crate::projectile::Projectile;
+use crate::rng::DetRng;
+use crate::round::RoundState;
+use crate::Tick;
+use bincode::Options;
+use serde::{Deserialize, Serialize};
+
+/// Version of the snapshot's byte format; bumped whenever a field or its encoding changes.
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
+
+/// Largest snapshot [`WorldSnapshot::from_bytes`] accepts (a corrupt length prefix must not
+/// make it allocate gigabytes).
+pub const MAX_SNAPSHOT_BYTES: u64 = 16 << 20;
+
+/// Everything that can change the future of a world.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorldSnapshot {
+    /// Ticks simulated so far; the next `step` consumes inputs stamped with this tick.
+    pub tick: Tick,
+    /// Hash of the rules the world plays by; a snapshot only restores under the same rules.
+    pub rules_hash: u64,
+    /// The match seed the world was created from (kept for logs and tooling).
+    pub match_seed: u64,
+    /// The world's random generator (shot spread, round seeds).
+    pub rng: DetRng,
+    /// Next projectile id to hand out.
+    pub next_projectile_id: u32,
+    /// Round, phase and score.
+    pub round: RoundState,
+    /// Players, in slot order (`players[i].id == i`).
+    pub players: Vec<Player>,
+    /// Projectiles, in spawn order.
+    pub projectiles: Vec<Projectile>,
+    /// The arena, with its current block damage.
+    pub maze: Maze,
+}
+
+/// The bincode options of every canonical encoding in the engine: fixed-width little-endian
+/// integers, no trailing bytes, a size limit.
+pub(crate) fn canonical() -> impl Options {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .reject_trailing_bytes()
+        .with_limit(MAX_SNAPSHOT_BYTES)
+}
+
+impl WorldSnapshot {
+    /// Encodes as `format version ‖ bincode(snapshot)`, little-endian, fixed-width integers.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        canonical()
+            .serialize(&(SNAPSHOT_FORMAT_VERSION, self))
+            .expect("a snapshot always encodes")
+    }
+
+    /// Encoded size in bytes, without encoding.
+    #[must_use]
+    pub fn encoded_len(&self) -> u64 {
+        canonical()
+            .serialized_size(&(SNAPSHOT_FORMAT_VERSION, self))
+            .expect("a snapshot always encodes")
+    }
+
+    /// Decodes bytes written by [`WorldSnapshot::to_bytes`] and checks the result is a state a
+    /// world can be in.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotVersion`] for another format version; [`Error::SnapshotCorrupt`] for
+    /// bytes that do not decode or a state that breaks an invariant.
+    pub fn from_bytes(bytes: &[u8]) -> Result<WorldSnapshot, Error> {
+        let version_bytes: [u8; 4] = bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| Error::SnapshotCorrupt { reason: "shorter than its version".into() })?;
+        let found = u32::from_le_bytes(version_bytes);
+        if found != SNAPSHOT_FORMAT_VERSION {
+            return Err(Error::SnapshotVersion { found, expected: SNAPSHOT_FORMAT_VERSION });
+        }
+        let (_, snapshot): (u32, WorldSnapshot) = canonical()
+            .deserialize(bytes)
+            .map_err(|e| Error::SnapshotCorrupt { reason: e.to_string() })?;
+        snapshot.check()?;
+        Ok(snapshot)
+    }
+
+    /// Checks the invariants any reachable state holds: 2–4 players in slot order, projectile
+    /// owners that exist, a well-formed maze.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotCorrupt`] naming the broken invariant.
+    pub fn check(&self) -> Result<(), Error> {
+        let corrupt = |reason: String| Err(Error::SnapshotCorrupt { reason });
+        if !(2..=MAX_PLAYERS).contains(&self.players.len()) {
+            return corrupt(format!("{} players", self.players.len()));
+        }
+        self.maze.check().or_else(corrupt)?;
+        // Positions inside the grid and bounded speeds keep every later product in Fx range.
+        let (w, h) = (Fx::from_num(self.maze.width), Fx::from_num(self.maze.height));
+        let inside = |v: FxVec| v.x >= ZERO && v.y >= ZERO && v.x <= w && v.y <= h;
+        let bounded = |v: FxVec, limit: Fx| v.x.abs() <= limit && v.y.abs() <= limit;
+        for (i, p) in self.players.iter().enumerate() {
+            if usize::from(p.id) != i {
+                return corrupt(format!("players[{i}] has id {}", p.id));
+            }
+            if !inside(p.pos) || !bounded(p.vel, ONE) || !bounded(p.aim, ONE) {
+                return corrupt(format!("players[{i}] position, velocity or aim out of range"));
+            }
+        }
+        for p in &self.projectiles {
+            if !inside(p.pos) || !bounded(p.vel, fx_int(4)) {
+                return corrupt(format!("projectile {} position or velocity out of range", p.id));
+            }
+            if usize::from(p.owner) >= self.players.len() {
+                return corrupt(format!("projectile {} owned by missing player {}", p.id, p.owner));
+            }
+            if p.id >= self.next_projectile_id {
+                return corrupt(format!("projectile id {} not yet allocated", p.id));
+            }
+        }
+        Ok(())
+    }
+}

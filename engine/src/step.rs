@@ -1,0 +1,476 @@
+//! `World::step`: one tick of the simulation, as a fixed list of named phases.
+//!
+//! The order of the phases is part of the rules — two peers that ran them in another order
+//! would disagree — so it is written down once, in [`STEP_PHASES`], and [`World::step`] runs
+//! exactly that list. Within a phase, players are visited in slot order and projectiles in
+//! spawn order; pairs of players in `(i, j)`, `i < j` order.
+
+use crate::error::Error;
+use crate::event::{Event, EventKind, HitSource};
+use crate::fx::{Fx, FxVec, ZERO};
+use crate::geom::{point_at, segment_circle_toi, segment_grid_toi};
+use crate::input::{buttons, InputCmd, STICK_MAX};
+use crate::maze::Tile;
+use crate::movement::{move_box, pushbox_separation};
+use crate::player::{Action, PlayerId};
+use crate::projectile::Projectile;
+use crate::round::RoundPhase;
+use crate::world::World;
+
+/// The phases of a step, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// One input per player, all stamped with the tick being simulated; then sanitized.
+    Validate,
+    /// Action timers, cooldowns, reloads; target velocity from the stick; friction.
+    Timers,
+    /// Each player moves by its velocity, X then Y, stopped by walls.
+    Movement,
+    /// Aim follows the stick; reload and melee presses; shots spawn (ammo spent on acceptance).
+    AimAndFire,
+    /// Overlapping players push each other apart; each push is re-constrained by the walls.
+    Pushbox,
+    /// Melee hitboxes on their active frames, then every projectile swept along its step.
+    ProjectilesAndHits,
+    /// Spent projectiles are removed, keeping the order of the rest.
+    Removal,
+    /// KO and time limit decide the round; round and match transitions.
+    RoundLogic,
+    /// The tick counter advances; the step's events are final.
+    Events,
+}
+
+/// The step order. [`World::step`] runs these and nothing else.
+pub const STEP_PHASES: [Phase; 9] = [
+    Phase::Validate,
+    Phase::Timers,
+    Phase::Movement,
+    Phase::AimAndFire,
+    Phase::Pushbox,
+    Phase::ProjectilesAndHits,
+    Phase::Removal,
+    Phase::RoundLogic,
+    Phase::Events,
+];
+
+/// Where a projectile's sweep ended this tick.
+enum Impact {
+    Tile(i32, i32),
+    Player(usize),
+}
+
+impl World {
+    /// Simulates the tick [`World::tick`] with one input per player (in slot order), all
+    /// stamped with that tick, and advances to the next tick. Returns the tick's events.
+    ///
+    /// Inputs are sanitized first (see [`InputCmd::sanitized`]), so any value is safe. Once the
+    /// world's buffers have grown to the match's needs, a step does not allocate.
+    ///
+    /// # Errors
+    /// [`Error::WrongInputCount`] or [`Error::WrongInputTick`]; the world is then unchanged.
+    pub fn step(&mut self, inputs: &[InputCmd]) -> Result<&[Event], Error> {
+        for phase in STEP_PHASES {
+            match phase {
+                Phase::Validate => self.validate(inputs)?,
+                Phase::Timers => self.phase_timers(),
+                Phase::Movement => self.phase_movement(),
+                Phase::AimAndFire => self.phase_aim_and_fire(),
+                Phase::Pushbox => self.phase_pushbox(),
+                Phase::ProjectilesAndHits => self.phase_hits(),
+                Phase::Removal => self.state.projectiles.retain(|p| p.life > 0),
+                Phase::RoundLogic => self.phase_round(),
+                Phase::Events => self.state.tick += 1,
+            }
+        }
+        Ok(&self.events)
+    }
+
+    fn validate(&mut self, inputs: &[InputCmd]) -> Result<(), Error> {
+        let tick = self.state.tick;
+        let expected = self.state.players.len();
+        if inputs.len() != expected {
+            return Err(Error::WrongInputCount { tick, expected, got: inputs.len() });
+        }
+        if let Some((player, bad)) = inputs.iter().enumerate().find(|(_, i)| i.tick != tick) {
+            return Err(Error::WrongInputTick { expected: tick, got: bad.tick, player });
+        }
+        for (slot, input) in self.inputs.iter_mut().zip(inputs) {
+            *slot = input.sanitized();
+        }
+        self.events.clear();
+        Ok(())
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        self.events.push(Event { tick: self.state.tick, kind });
+    }
+
+    /// The stick as a direction scaled to `0..=1`, or `None` inside the deadzone.
+    fn stick(&self, input: InputCmd) -> Option<FxVec> {
+        let (x, y) = (i32::from(input.move_x), i32::from(input.move_y));
+        let magnitude = (x * x + y * y).cast_unsigned().isqrt() as i32;
+        if magnitude <= i32::from(self.rules.stick_deadzone) || magnitude == 0 {
+            return None;
+        }
+        // Beyond full deflection (a diagonal of two full axes) the direction is normalized.
+        let scale = Fx::from_num(magnitude.max(i32::from(STICK_MAX)));
+        Some(FxVec::new(Fx::from_num(x) / scale, Fx::from_num(y) / scale))
+    }
+
+    fn phase_timers(&mut self) {
+        let fighting = self.state.round.is_fighting();
+        for i in 0..self.state.players.len() {
+            let input = self.inputs[i];
+            let stick = self.stick(input);
+            let rules = &self.rules;
+            let p = &mut self.state.players[i];
+            if p.action_timer > 0 {
+                p.action_timer -= 1;
+                if p.action_timer == 0 {
+                    match p.action {
+                        Action::MeleeStartup => {
+                            p.action = Action::MeleeActive;
+                            p.action_timer = rules.melee_active;
+                            p.melee_hits = 0;
+                        }
+                        Action::MeleeActive if rules.melee_recovery > 0 => {
+                            p.action = Action::MeleeRecovery;
+                            p.action_timer = rules.melee_recovery;
+                        }
+                        Action::MeleeActive | Action::MeleeRecovery | Action::Hitstun => {
+                            p.action = Action::Idle;
+                        }
+                        Action::Idle | Action::Move | Action::Ko => {}
+                    }
+                }
+            }
+            p.shot_cooldown = p.shot_cooldown.saturating_sub(1);
+            let mut reloaded = false;
+            if p.reload_timer > 0 {
+                p.reload_timer -= 1;
+                if p.reload_timer == 0 {
+                    p.ammo = rules.magazine;
+                    reloaded = true;
+                }
+            }
+            let control = fighting && p.action.is_free();
+            let target = match stick {
+                Some(dir) if control => dir.scale(rules.max_speed),
+                _ => FxVec::ZERO,
+            };
+            p.vel += (target - p.vel).scale(rules.acceleration);
+            if p.action.is_free() {
+                p.action = if control && stick.is_some() { Action::Move } else { Action::Idle };
+            }
+            if reloaded {
+                let player = p.id;
+                self.emit(EventKind::Reloaded { player });
+            }
+        }
+    }
+
+    fn phase_movement(&mut self) {
+        let r = self.rules.player_radius;
+        for p in &mut self.state.players {
+            let (bx, by) = move_box(&self.state.maze, &mut p.pos, r, p.vel);
+            if bx {
+                p.vel.x = ZERO;
+            }
+            if by {
+                p.vel.y = ZERO;
+            }
+        }
+    }
+
+    fn phase_aim_and_fire(&mut self) {
+        let fighting = self.state.round.is_fighting();
+        for i in 0..self.state.players.len() {
+            let input = self.inputs[i];
+            let stick = self.stick(input);
+            let p = self.state.players[i];
+            let pressed = input.buttons & !p.prev_buttons;
+            self.state.players[i].prev_buttons = input.buttons;
+            if !fighting || !p.action.is_free() {
+                continue;
+            }
+            if let Some(aim) = stick.and_then(FxVec::normalized) {
+                self.state.players[i].aim = aim;
+            }
+            if pressed & buttons::RELOAD != 0 && p.ammo < self.rules.magazine && p.reload_timer == 0
+            {
+                self.state.players[i].reload_timer = self.rules.reload_ticks;
+                self.emit(EventKind::ReloadStarted { player: p.id });
+            }
+            if pressed & buttons::MELEE != 0 {
+                let p = &mut self.state.players[i];
+                p.action = Action::MeleeStartup;
+                p.action_timer = self.rules.melee_startup;
+                p.melee_hits = 0;
+                let player = p.id;
+                self.emit(EventKind::MeleeStarted { player });
+            } else if input.held(buttons::SHOOT) {
+                self.try_fire(i);
+            }
+        }
+    }
+
+    /// Fires if the weapon is ready. Ammo is spent only when the shot is accepted.
+    fn try_fire(&mut self, i: usize) {
+        let rules = &self.rules;
+        let p = self.state.players[i];
+        let ready = p.shot_cooldown == 0 && p.ammo > 0 && p.reload_timer == 0;
+        if !ready || self.state.projectiles.len() >= usize::from(rules.max_projectiles) {
+            return;
+        }
+        // Spread: a sideways offset drawn from the world RNG, so the RNG is part of the closure.
+        let jitter = self.state.rng.symmetric(256);
+        let side = rules.shot_spread * Fx::from_num(jitter) / Fx::from_num(256);
+        let dir = (p.aim + p.aim.perp().scale(side)).normalized().unwrap_or(p.aim);
+        let id = self.state.next_projectile_id;
+        self.state.next_projectile_id += 1;
+        self.state.projectiles.push(Projectile {
+            id,
+            owner: p.id,
+            owner_generation: p.generation,
+            pos: p.pos,
+            vel: dir.scale(rules.projectile_speed),
+            life: rules.projectile_life,
+        });
+        let p = &mut self.state.players[i];
+        p.ammo -= 1;
+        p.shot_cooldown = rules.shot_cooldown;
+        p.stats.shots += 1;
+        let empty = p.ammo == 0;
+        if empty {
+            p.reload_timer = rules.reload_ticks;
+        }
+        let player = p.id;
+        self.emit(EventKind::ShotFired { player, projectile: id });
+        if empty {
+            self.emit(EventKind::ReloadStarted { player });
+        }
+    }
+
+    fn phase_pushbox(&mut self) {
+        let n = self.state.players.len();
+        let (radius, r) = (self.rules.pushbox_radius, self.rules.player_radius);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (self.state.players[i], self.state.players[j]);
+                if !a.is_alive() || !b.is_alive() {
+                    continue;
+                }
+                if let Some(push) = pushbox_separation(a.pos, b.pos, radius) {
+                    // Each push goes through the wall-aware move: nobody is shoved into a wall.
+                    let maze = &self.state.maze;
+                    move_box(maze, &mut self.state.players[i].pos, r, -push);
+                    move_box(maze, &mut self.state.players[j].pos, r, push);
+                }
+            }
+        }
+    }
+
+    fn phase_hits(&mut self) {
+        let fighting = self.state.round.is_fighting();
+        if fighting {
+            self.melee_hits();
+        }
+        let hurt_radius = self.rules.pushbox_radius + self.rules.projectile_radius;
+        for k in 0..self.state.projectiles.len() {
+            let proj = self.state.projectiles[k];
+            if proj.life == 0 {
+                continue;
+            }
+            // Earliest contact wins; at equal times a tile beats a player, and a lower slot
+            // beats a higher one.
+            let mut best = segment_grid_toi(&self.state.maze, proj.pos, proj.vel)
+                .map(|(t, x, y)| (t, Impact::Tile(x, y)));
+            if fighting {
+                for (slot, victim) in self.state.players.iter().enumerate() {
+                    let own_life = victim.id == proj.owner && victim.generation == proj.owner_generation;
+                    if own_life || !victim.is_alive() {
+                        continue;
+                    }
+                    if let Some(t) = segment_circle_toi(proj.pos, proj.vel, victim.pos, hurt_radius) {
+                        if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
+                            best = Some((t, Impact::Player(slot)));
+                        }
+                    }
+                }
+            }
+            let p = &mut self.state.projectiles[k];
+            match best {
+                None => {
+                    p.pos += p.vel;
+                    p.life -= 1;
+                    if p.life == 0 {
+                        self.emit(EventKind::Expired { projectile: proj.id });
+                    }
+                }
+                Some((t, impact)) => {
+                    p.pos = point_at(proj.pos, proj.vel, t);
+                    p.life = 0;
+                    match impact {
+                        Impact::Tile(x, y) => self.strike_tile(x, y, proj.id),
+                        Impact::Player(slot) => {
+                            let knock = proj.vel.normalized().unwrap_or(FxVec::ZERO);
+                            let source = HitSource::Projectile(proj.id);
+                            self.apply_hit(proj.owner, proj.owner_generation, slot, source, knock);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn strike_tile(&mut self, x: i32, y: i32, projectile: u32) {
+        // Only tiles inside the grid can be hit: the border is solid and traversal starts inside.
+        let (ux, uy) = (x as u32, y as u32);
+        let tile = self.state.maze.get(ux, uy);
+        let (bx, by) = (x as u8, y as u8);
+        match tile.block_hp() {
+            None => self.emit(EventKind::WallHit { projectile }),
+            Some(1) => {
+                self.state.maze.set(ux, uy, Tile::FLOOR);
+                self.maze_hash = self.state.maze_hash();
+                self.emit(EventKind::BlockBroken { x: bx, y: by, projectile });
+            }
+            Some(hp) => {
+                self.state.maze.set(ux, uy, Tile::block(hp - 1));
+                self.maze_hash = self.state.maze_hash();
+                self.emit(EventKind::BlockDamaged { x: bx, y: by, hp_left: hp - 1, projectile });
+            }
+        }
+    }
+
+    fn melee_hits(&mut self) {
+        let reach = self.rules.pushbox_radius + self.rules.melee_radius;
+        for a in 0..self.state.players.len() {
+            let attacker = self.state.players[a];
+            if attacker.action != Action::MeleeActive {
+                continue;
+            }
+            let centre = attacker.pos + attacker.aim.scale(self.rules.melee_reach);
+            for v in 0..self.state.players.len() {
+                let victim = self.state.players[v];
+                let already = attacker.melee_hits & (1 << v) != 0;
+                if v == a || already || !victim.is_alive() {
+                    continue;
+                }
+                if segment_circle_toi(centre, FxVec::ZERO, victim.pos, reach).is_some() {
+                    self.state.players[a].melee_hits |= 1 << v;
+                    let (id, generation) = (attacker.id, attacker.generation);
+                    self.apply_hit(id, generation, v, HitSource::Melee, attacker.aim);
+                }
+            }
+        }
+    }
+
+    /// Damages the player in `slot`, crediting `attacker` (by stable id, alive or not).
+    fn apply_hit(
+        &mut self,
+        attacker: PlayerId,
+        attacker_generation: u32,
+        slot: usize,
+        source: HitSource,
+        knock_dir: FxVec,
+    ) {
+        let rules = &self.rules;
+        let (damage, hitstun, knockback) = match source {
+            HitSource::Melee => (rules.melee_damage, rules.melee_hitstun, rules.melee_knockback),
+            HitSource::Projectile(_) => (
+                rules.projectile_damage,
+                rules.projectile_hitstun,
+                rules.projectile_knockback,
+            ),
+        };
+        let victim = &mut self.state.players[slot];
+        let dealt = damage.min(victim.hp);
+        victim.hp -= dealt;
+        victim.vel = knock_dir.scale(knockback);
+        let knocked_out = victim.hp == 0;
+        if knocked_out {
+            victim.action = Action::Ko;
+            victim.action_timer = 0;
+        } else if hitstun > 0 {
+            victim.action = Action::Hitstun;
+            victim.action_timer = hitstun;
+        }
+        let victim_id = victim.id;
+        let credited = &mut self.state.players[usize::from(attacker)].stats;
+        credited.damage_dealt += u32::from(dealt);
+        if knocked_out {
+            credited.kos += 1;
+        }
+        self.emit(EventKind::Hit {
+            attacker,
+            attacker_generation,
+            victim: victim_id,
+            damage: dealt,
+            source,
+        });
+        if knocked_out {
+            self.emit(EventKind::Ko { victim: victim_id, by: attacker });
+        }
+    }
+
+    fn phase_round(&mut self) {
+        let round = self.state.round.round;
+        match self.state.round.phase {
+            RoundPhase::Countdown => {
+                self.state.round.phase_timer = self.state.round.phase_timer.saturating_sub(1);
+                if self.state.round.phase_timer == 0 {
+                    self.state.round.phase = RoundPhase::Fighting;
+                    self.emit(EventKind::FightStarted { round });
+                }
+            }
+            RoundPhase::Fighting => {
+                self.state.round.phase_timer += 1;
+                let players = &self.state.players;
+                let alive = players.iter().filter(|p| p.is_alive()).count();
+                let timed_out = self.state.round.phase_timer >= self.rules.round_time_limit;
+                if alive <= 1 || timed_out {
+                    // Most hit points among those standing wins; a tie (or nobody) is a draw.
+                    let top = players.iter().filter(|p| p.is_alive()).map(|p| p.hp).max();
+                    let mut leaders = players.iter().filter(|p| p.is_alive() && Some(p.hp) == top);
+                    let winner = match (leaders.next(), leaders.next()) {
+                        (Some(p), None) => Some(p.id),
+                        _ => None,
+                    };
+                    self.decide_round(winner);
+                }
+            }
+            RoundPhase::RoundOver => {
+                self.state.round.phase_timer = self.state.round.phase_timer.saturating_sub(1);
+                if self.state.round.phase_timer == 0 {
+                    self.start_round(round.saturating_add(1));
+                }
+            }
+            RoundPhase::MatchOver => {}
+        }
+    }
+
+    fn decide_round(&mut self, winner: Option<PlayerId>) {
+        let round = &mut self.state.round;
+        round.last_winner = winner;
+        let number = round.round;
+        let mut champion = None;
+        if let Some(w) = winner {
+            round.wins[usize::from(w)] += 1;
+            if round.wins[usize::from(w)] >= self.rules.rounds_to_win {
+                champion = Some(w);
+            }
+        }
+        if champion.is_some() {
+            round.phase = RoundPhase::MatchOver;
+            round.phase_timer = 0;
+        } else {
+            round.phase = RoundPhase::RoundOver;
+            round.phase_timer = u32::from(self.rules.round_end_ticks);
+        }
+        self.emit(EventKind::RoundWon { round: number, winner });
+        if let Some(winner) = champion {
+            self.emit(EventKind::MatchWon { winner });
+        }
+    }
+}

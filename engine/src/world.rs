@@ -1,0 +1,215 @@
+//! `World`: the live simulation, its construction, save and restore.
+
+use crate::error::Error;
+use crate::event::{Event, EventKind};
+use crate::fx::{Fx, FxVec, HALF, ONE, ZERO};
+use crate::hash::StateHash;
+use crate::input::InputCmd;
+use crate::maze::{Maze, MazeScratch};
+use crate::player::{Action, Player, PlayerStats, MAX_PLAYERS};
+use crate::rng::DetRng;
+use crate::round::{RoundPhase, RoundState};
+use crate::rules::Rules;
+use crate::snapshot::WorldSnapshot;
+use crate::Tick;
+
+/// The deterministic simulation of one match.
+///
+/// All state that can influence a future tick lives in one [`WorldSnapshot`]; beside it the
+/// world keeps only the rules and things rebuilt from the state (the maze hash cache) or
+/// cleared every step (scratch buffers, the event list). See [`World::step`] for the phases.
+#[derive(Debug, Clone)]
+pub struct World {
+    pub(crate) rules: Rules,
+    pub(crate) rules_hash: u64,
+    pub(crate) state: WorldSnapshot,
+    /// Cache: hash of `state.maze`. Rebuilt on restore, refreshed whenever a tile changes.
+    pub(crate) maze_hash: u64,
+    /// Scratch: the events of the last step.
+    pub(crate) events: Vec<Event>,
+    /// Scratch: the sanitized inputs of the step in progress.
+    pub(crate) inputs: [InputCmd; MAX_PLAYERS],
+    /// Scratch: buffers for maze generation.
+    pub(crate) maze_scratch: MazeScratch,
+}
+
+impl World {
+    /// A new match: round 1's maze generated from `match_seed`, players in their corners,
+    /// countdown running.
+    ///
+    /// # Errors
+    /// [`Error::RuleOutOfRange`] if the rules do not validate, [`Error::PlayerCount`] for fewer
+    /// than 2 or more than [`MAX_PLAYERS`] players.
+    pub fn new(rules: Rules, match_seed: u64, players: usize) -> Result<World, Error> {
+        rules.validate()?;
+        if !(2..=MAX_PLAYERS).contains(&players) {
+            return Err(Error::PlayerCount { got: players, min: 2, max: MAX_PLAYERS });
+        }
+        let rules_hash = rules.hash();
+        let blank = Player {
+            id: 0,
+            generation: 0,
+            pos: FxVec::ZERO,
+            vel: FxVec::ZERO,
+            aim: FxVec::ZERO,
+            hp: 0,
+            action: Action::Idle,
+            action_timer: 0,
+            shot_cooldown: 0,
+            ammo: 0,
+            reload_timer: 0,
+            prev_buttons: 0,
+            melee_hits: 0,
+            stats: PlayerStats::default(),
+        };
+        let state = WorldSnapshot {
+            tick: 0,
+            rules_hash,
+            match_seed,
+            rng: DetRng::from_seed(match_seed),
+            next_projectile_id: 0,
+            round: RoundState::default(),
+            players: (0..players as u8).map(|id| Player { id, ..blank }).collect(),
+            projectiles: Vec::with_capacity(64),
+            maze: Maze::empty(),
+        };
+        let mut world = World {
+            rules,
+            rules_hash,
+            state,
+            maze_hash: 0,
+            events: Vec::with_capacity(64),
+            inputs: [InputCmd::default(); MAX_PLAYERS],
+            maze_scratch: MazeScratch::default(),
+        };
+        world.start_round(1);
+        world.events.clear(); // the first RoundReset is not a step's event
+        Ok(world)
+    }
+
+    /// A fresh world restored from `snapshot`: the way to resume, replay or roll back.
+    ///
+    /// # Errors
+    /// As [`World::restore`], plus rules validation errors.
+    pub fn from_snapshot(rules: Rules, snapshot: &WorldSnapshot) -> Result<World, Error> {
+        let mut world = World::new(rules, snapshot.match_seed, snapshot.players.len())?;
+        world.restore(snapshot)?;
+        Ok(world)
+    }
+
+    /// Replaces this world's state with `snapshot` and rebuilds every cache from it. Reuses
+    /// this world's buffers: no allocation once their capacity suffices.
+    ///
+    /// # Errors
+    /// [`Error::RulesMismatch`] if the snapshot was taken under other rules;
+    /// [`Error::SnapshotCorrupt`] if it breaks an invariant (the world is left unchanged).
+    pub fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        if snapshot.rules_hash != self.rules_hash {
+            return Err(Error::RulesMismatch {
+                found: snapshot.rules_hash,
+                expected: self.rules_hash,
+            });
+        }
+        snapshot.check()?;
+        self.state.clone_from(snapshot);
+        self.rebuild_caches();
+        self.events.clear();
+        Ok(())
+    }
+
+    /// Rebuilds everything derived from the state.
+    fn rebuild_caches(&mut self) {
+        self.maze_hash = self.state.maze_hash();
+    }
+
+    /// Copies the state into `out`, reusing its buffers (no allocation once warmed up).
+    pub fn save_into(&self, out: &mut WorldSnapshot) {
+        out.clone_from(&self.state);
+    }
+
+    /// A copy of the state.
+    #[must_use]
+    pub fn snapshot(&self) -> WorldSnapshot {
+        self.state.clone()
+    }
+
+    /// The live state, read-only (for presentation and bots).
+    #[must_use]
+    pub fn state(&self) -> &WorldSnapshot {
+        &self.state
+    }
+
+    /// The hash of the current state; the maze section comes from the cache. Never allocates.
+    #[must_use]
+    pub fn state_hash(&self) -> StateHash {
+        self.state.hash_with_maze(self.maze_hash)
+    }
+
+    /// The rules this world plays by.
+    #[must_use]
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Ticks simulated so far, which is also the tick the next inputs must be stamped with.
+    #[must_use]
+    pub fn tick(&self) -> Tick {
+        self.state.tick
+    }
+
+    /// Number of players.
+    #[must_use]
+    pub fn player_count(&self) -> usize {
+        self.state.players.len()
+    }
+
+    /// The events of the last step (empty after construction or restore).
+    #[must_use]
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Begins round `round`: draws its seed from the world RNG, generates the maze into the
+    /// existing grid, respawns everyone with a new life generation, clears projectiles.
+    pub(crate) fn start_round(&mut self, round: u8) {
+        let seed = self.state.rng.next_u64();
+        self.state
+            .maze
+            .generate_into(&self.rules, seed, &mut self.maze_scratch);
+        self.maze_hash = self.state.maze_hash();
+        self.state.projectiles.clear();
+        let (cw, ch) = (u32::from(self.rules.maze_cells_w), u32::from(self.rules.maze_cells_h));
+        let corners = [(0, 0), (cw - 1, ch - 1), (cw - 1, 0), (0, ch - 1)];
+        let rules = &self.rules;
+        for p in &mut self.state.players {
+            let (cx, cy) = corners[usize::from(p.id)];
+            let (tx, ty) = Maze::cell_tile(cx, cy);
+            p.generation += 1;
+            p.pos = FxVec::new(Fx::from_num(tx) + HALF, Fx::from_num(ty) + HALF);
+            p.vel = FxVec::ZERO;
+            // Face the far side of the arena.
+            p.aim = FxVec::new(if cx == 0 { ONE } else { -ONE }, ZERO);
+            p.hp = rules.max_hp;
+            p.action = Action::Idle;
+            p.action_timer = 0;
+            p.shot_cooldown = 0;
+            p.ammo = rules.magazine;
+            p.reload_timer = 0;
+            p.melee_hits = 0;
+        }
+        let r = &mut self.state.round;
+        r.round = round;
+        r.round_seed = seed;
+        r.phase = if rules.round_start_ticks == 0 {
+            RoundPhase::Fighting
+        } else {
+            RoundPhase::Countdown
+        };
+        r.phase_timer = u32::from(rules.round_start_ticks);
+        let tick = self.state.tick;
+        self.events.push(Event { tick, kind: EventKind::RoundReset { round } });
+        if r.phase == RoundPhase::Fighting {
+            self.events.push(Event { tick, kind: EventKind::FightStarted { round } });
+        }
+    }
+}
