@@ -27,7 +27,13 @@ impl Bot {
     /// A bot for slot `me`, seeded.
     #[must_use]
     pub fn new(me: PlayerId, seed: u64) -> Bot {
-        Bot { me, rng: DetRng::from_seed(seed), strafe: (0, 0, 0), dist: Vec::new(), queue: Vec::new() }
+        Bot {
+            me,
+            rng: DetRng::from_seed(seed),
+            strafe: (0, 0, 0),
+            dist: Vec::new(),
+            queue: Vec::new(),
+        }
     }
 
     /// The slot this bot plays.
@@ -130,6 +136,10 @@ fn stick_towards(v: FxVec) -> (i8, i8) {
     if big == Fx::ZERO {
         return (0, 0);
     }
-    let axis = |c: Fx| (c * Fx::from_num(127) / big).to_num::<i32>().clamp(-127, 127) as i8;
+    let axis = |c: Fx| {
+        (c * Fx::from_num(127) / big)
+            .to_num::<i32>()
+            .clamp(-127, 127) as i8
+    };
     (axis(v.x), axis(v.y))
 }

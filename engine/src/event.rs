@@ -150,7 +150,12 @@ impl Event {
         let (kind, a, b) = match self.kind {
             K::ShotFired { player, projectile } => (1, u32::from(player), projectile),
             K::MeleeStarted { player } => (2, u32::from(player), 0),
-            K::Hit { attacker, victim, source, .. } => {
+            K::Hit {
+                attacker,
+                victim,
+                source,
+                ..
+            } => {
                 let via = match source {
                     HitSource::Projectile(id) => id,
                     HitSource::Melee => u32::MAX,
@@ -158,7 +163,9 @@ impl Event {
                 (3, u32::from(attacker) << 8 | u32::from(victim), via)
             }
             K::Ko { victim, by } => (4, u32::from(victim), u32::from(by)),
-            K::BlockDamaged { x, y, projectile, .. } => (5, tile(x, y), projectile),
+            K::BlockDamaged {
+                x, y, projectile, ..
+            } => (5, tile(x, y), projectile),
             K::BlockBroken { x, y, projectile } => (6, tile(x, y), projectile),
             K::WallHit { projectile } => (7, projectile, 0),
             K::Expired { projectile } => (8, projectile, 0),
@@ -169,6 +176,11 @@ impl Event {
             K::RoundWon { round, .. } => (13, u32::from(round), 0),
             K::MatchWon { winner } => (14, u32::from(winner), 0),
         };
-        EventKey { tick: self.tick, kind, a, b }
+        EventKey {
+            tick: self.tick,
+            kind,
+            a,
+            b,
+        }
     }
 }

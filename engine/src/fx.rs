@@ -90,14 +90,16 @@ impl FxVec {
     }
 
     /// The unit vector in this direction, or `None` for the zero vector (or one so short that
-    /// its direction cannot be represented).
+    /// its direction cannot be represented). The square root rounds down, so a component can
+    /// come out a hair above 1; components are clamped to `-1..=1`.
     #[must_use]
     pub fn normalized(self) -> Option<FxVec> {
         let len = self.length();
         if len == ZERO {
             return None;
         }
-        Some(FxVec::new(self.x / len, self.y / len))
+        let unit = |c: Fx| (c / len).clamp(-ONE, ONE);
+        Some(FxVec::new(unit(self.x), unit(self.y)))
     }
 
     /// The vector rotated a quarter turn (x, y) → (−y, x).

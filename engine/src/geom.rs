@@ -107,7 +107,11 @@ mod tests {
                 }
             }
         }
-        Maze { width: w, height: h, tiles }
+        Maze {
+            width: w,
+            height: h,
+            tiles,
+        }
     }
 
     #[test]
@@ -122,15 +126,25 @@ mod tests {
         // Passes clean through a small circle between its start and end points.
         let t = segment_circle_toi(v(0.0, 0.0), v(2.0, 0.0), v(1.0, 0.05), Fx::from_num(0.1));
         assert!(t.is_some());
-        assert!(segment_circle_toi(v(0.0, 0.0), v(2.0, 0.0), v(1.0, 0.2), Fx::from_num(0.1))
-            .is_none());
+        assert!(
+            segment_circle_toi(v(0.0, 0.0), v(2.0, 0.0), v(1.0, 0.2), Fx::from_num(0.1)).is_none()
+        );
     }
 
     #[test]
     fn moving_away_or_short_is_a_miss_and_inside_is_immediate() {
-        assert_eq!(segment_circle_toi(v(0.0, 0.0), v(-1.0, 0.0), v(3.0, 0.0), ONE), None);
-        assert_eq!(segment_circle_toi(v(0.0, 0.0), v(1.0, 0.0), v(3.0, 0.0), ONE), None);
-        assert_eq!(segment_circle_toi(v(2.5, 0.0), v(1.0, 0.0), v(3.0, 0.0), ONE), Some(ZERO));
+        assert_eq!(
+            segment_circle_toi(v(0.0, 0.0), v(-1.0, 0.0), v(3.0, 0.0), ONE),
+            None
+        );
+        assert_eq!(
+            segment_circle_toi(v(0.0, 0.0), v(1.0, 0.0), v(3.0, 0.0), ONE),
+            None
+        );
+        assert_eq!(
+            segment_circle_toi(v(2.5, 0.0), v(1.0, 0.0), v(3.0, 0.0), ONE),
+            Some(ZERO)
+        );
     }
 
     #[test]

@@ -27,8 +27,12 @@ pub enum Section {
 
 impl Section {
     /// All sections, in the order they are combined.
-    pub const ALL: [Section; 4] =
-        [Section::Players, Section::Projectiles, Section::Maze, Section::Rest];
+    pub const ALL: [Section; 4] = [
+        Section::Players,
+        Section::Projectiles,
+        Section::Maze,
+        Section::Rest,
+    ];
 
     /// The section's name as it appears in hash logs.
     #[must_use]
@@ -72,17 +76,28 @@ impl StateHash {
     /// The first section (in [`Section::ALL`] order) whose hash differs, if any.
     #[must_use]
     pub fn first_difference(&self, other: &StateHash) -> Option<Section> {
-        Section::ALL.into_iter().find(|&s| self.section(s) != other.section(s))
+        Section::ALL
+            .into_iter()
+            .find(|&s| self.section(s) != other.section(s))
     }
 
     /// Combines four section hashes.
     #[must_use]
     pub fn from_sections(players: u64, projectiles: u64, maze: u64, rest: u64) -> StateHash {
         let mut bytes = [0u8; 32];
-        for (chunk, h) in bytes.chunks_exact_mut(8).zip([players, projectiles, maze, rest]) {
+        for (chunk, h) in bytes
+            .chunks_exact_mut(8)
+            .zip([players, projectiles, maze, rest])
+        {
             chunk.copy_from_slice(&h.to_le_bytes());
         }
-        StateHash { combined: xxh3_64(&bytes), players, projectiles, maze, rest }
+        StateHash {
+            combined: xxh3_64(&bytes),
+            players,
+            projectiles,
+            maze,
+            rest,
+        }
     }
 
     /// The first 8 hex digits of the combined hash, for HUDs and summaries.
@@ -113,7 +128,11 @@ struct HashSink {
 
 impl HashSink {
     fn new() -> HashSink {
-        HashSink { hasher: Xxh3::new(), buf: [0; 512], len: 0 }
+        HashSink {
+            hasher: Xxh3::new(),
+            buf: [0; 512],
+            len: 0,
+        }
     }
 
     fn finish(mut self) -> u64 {
@@ -189,7 +208,14 @@ impl WorldSnapshot {
             projectiles,
             maze: _,
         } = self;
-        let rest = RestSection { tick, rules_hash, match_seed, rng, next_projectile_id, round };
+        let rest = RestSection {
+            tick,
+            rules_hash,
+            match_seed,
+            rng,
+            next_projectile_id,
+            round,
+        };
         StateHash::from_sections(
             hash_canonical(players),
             hash_canonical(projectiles),

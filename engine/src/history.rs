@@ -32,7 +32,16 @@ impl<T: Clone + Default> TickRing<T> {
     #[must_use]
     pub fn new(capacity: usize) -> TickRing<T> {
         assert!(capacity > 0, "a tick ring needs at least one slot");
-        TickRing { slots: vec![Slot { tick: 0, valid: false, value: T::default() }; capacity] }
+        TickRing {
+            slots: vec![
+                Slot {
+                    tick: 0,
+                    valid: false,
+                    value: T::default()
+                };
+                capacity
+            ],
+        }
     }
 }
 
@@ -71,7 +80,10 @@ impl<T> TickRing<T> {
         let slot = &self.slots[self.index(tick)];
         match (slot.valid, slot.tick == tick) {
             (true, true) => Ok(&slot.value),
-            (true, false) => Err(Error::Overwritten { requested: tick, held: slot.tick }),
+            (true, false) => Err(Error::Overwritten {
+                requested: tick,
+                held: slot.tick,
+            }),
             (false, _) => Err(Error::NotRecorded { requested: tick }),
         }
     }
@@ -104,7 +116,10 @@ impl TickInputs {
     pub fn from_slice(inputs: &[InputCmd]) -> TickInputs {
         let mut all = [InputCmd::default(); MAX_PLAYERS];
         all[..inputs.len()].copy_from_slice(inputs);
-        TickInputs { inputs: all, count: inputs.len() as u8 }
+        TickInputs {
+            inputs: all,
+            count: inputs.len() as u8,
+        }
     }
 
     /// The inputs as a slice, ready for `World::step`.
@@ -127,7 +142,9 @@ impl StateHistory {
     /// A history of the last `capacity` ticks.
     #[must_use]
     pub fn new(capacity: usize) -> StateHistory {
-        StateHistory { ring: TickRing::new(capacity) }
+        StateHistory {
+            ring: TickRing::new(capacity),
+        }
     }
 
     /// Saves the world's current state under its tick, reusing the slot's buffers.
@@ -165,8 +182,20 @@ mod tests {
         assert_eq!(ring.get(5), Ok(&50));
         ring.insert(9, 90); // same slot as 5
         assert_eq!(ring.get(9), Ok(&90));
-        assert_eq!(ring.get(5), Err(Error::Overwritten { requested: 5, held: 9 }));
-        assert_eq!(ring.get(13), Err(Error::Overwritten { requested: 13, held: 9 }));
+        assert_eq!(
+            ring.get(5),
+            Err(Error::Overwritten {
+                requested: 5,
+                held: 9
+            })
+        );
+        assert_eq!(
+            ring.get(13),
+            Err(Error::Overwritten {
+                requested: 13,
+                held: 9
+            })
+        );
     }
 
     #[test]
@@ -192,10 +221,18 @@ mod tests {
         let mut history = StateHistory::new(2);
         history.save(&world);
         for t in 0..2 {
-            world.step(&[InputCmd::idle(t), InputCmd::idle(t)]).expect("step");
+            world
+                .step(&[InputCmd::idle(t), InputCmd::idle(t)])
+                .expect("step");
             history.save(&world);
         }
         assert_eq!(history.get(2).map(|s| s.tick), Ok(2));
-        assert_eq!(history.get(0).unwrap_err(), Error::Overwritten { requested: 0, held: 2 });
+        assert_eq!(
+            history.get(0).unwrap_err(),
+            Error::Overwritten {
+                requested: 0,
+                held: 2
+            }
+        );
     }
 }

@@ -41,7 +41,12 @@ impl InputCmd {
     /// "No input" for `tick`: no buttons, stick centred.
     #[must_use]
     pub const fn idle(tick: Tick) -> InputCmd {
-        InputCmd { tick, buttons: 0, move_x: 0, move_y: 0 }
+        InputCmd {
+            tick,
+            buttons: 0,
+            move_x: 0,
+            move_y: 0,
+        }
     }
 
     /// The input with unknown button bits cleared and the stick clamped to `-127..=127`.
@@ -64,7 +69,11 @@ impl InputCmd {
     /// The tick-less wire form sent to peers.
     #[must_use]
     pub fn to_wire(self) -> WireInput {
-        WireInput { buttons: self.buttons, move_x: self.move_x, move_y: self.move_y }
+        WireInput {
+            buttons: self.buttons,
+            move_x: self.move_x,
+            move_y: self.move_y,
+        }
     }
 }
 
@@ -85,7 +94,12 @@ impl WireInput {
     /// The input for `tick`.
     #[must_use]
     pub fn at(self, tick: Tick) -> InputCmd {
-        InputCmd { tick, buttons: self.buttons, move_x: self.move_x, move_y: self.move_y }
+        InputCmd {
+            tick,
+            buttons: self.buttons,
+            move_x: self.move_x,
+            move_y: self.move_y,
+        }
     }
 }
 
@@ -95,7 +109,12 @@ mod tests {
 
     #[test]
     fn sanitizing_clears_unknown_bits_and_clamps_the_stick() {
-        let hostile = InputCmd { tick: 9, buttons: 0xFF, move_x: i8::MIN, move_y: i8::MIN };
+        let hostile = InputCmd {
+            tick: 9,
+            buttons: 0xFF,
+            move_x: i8::MIN,
+            move_y: i8::MIN,
+        };
         let clean = hostile.sanitized();
         assert_eq!(clean.buttons, buttons::KNOWN);
         assert_eq!((clean.move_x, clean.move_y), (-127, -127));
@@ -105,8 +124,16 @@ mod tests {
 
     #[test]
     fn wire_round_trip_keeps_everything_but_the_tick() {
-        let cmd = InputCmd { tick: 77, buttons: buttons::SHOOT, move_x: -5, move_y: 100 };
+        let cmd = InputCmd {
+            tick: 77,
+            buttons: buttons::SHOOT,
+            move_x: -5,
+            move_y: 100,
+        };
         assert_eq!(cmd.to_wire().at(77), cmd);
-        assert_eq!(bincode::serialize(&cmd.to_wire()).expect("encodes").len(), 3);
+        assert_eq!(
+            bincode::serialize(&cmd.to_wire()).expect("encodes").len(),
+            3
+        );
     }
 }

@@ -44,7 +44,7 @@ impl Tile {
 }
 
 /// The tile grid. Coordinates outside the grid read as wall.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Maze {
     /// Width in tiles.
     pub width: u32,
@@ -52,6 +52,23 @@ pub struct Maze {
     pub height: u32,
     /// Row-major tiles, `width * height` of them.
     pub tiles: Vec<Tile>,
+}
+
+impl Clone for Maze {
+    fn clone(&self) -> Maze {
+        Maze {
+            width: self.width,
+            height: self.height,
+            tiles: self.tiles.clone(),
+        }
+    }
+
+    /// Reuses the tile buffer (a snapshot save must not allocate).
+    fn clone_from(&mut self, source: &Maze) {
+        self.width = source.width;
+        self.height = source.height;
+        self.tiles.clone_from(&source.tiles);
+    }
 }
 
 /// Buffers the carve reuses so that generating a new round's maze does not allocate.
@@ -65,7 +82,11 @@ impl Maze {
     /// An empty grid of walls with no capacity; [`Maze::generate_into`] fills it.
     #[must_use]
     pub fn empty() -> Maze {
-        Maze { width: 0, height: 0, tiles: Vec::new() }
+        Maze {
+            width: 0,
+            height: 0,
+            tiles: Vec::new(),
+        }
     }
 
     /// Generates the maze for `seed` under `rules` into a new grid.
@@ -94,7 +115,8 @@ impl Maze {
         self.width = cw * 2 + 1;
         self.height = ch * 2 + 1;
         self.tiles.clear();
-        self.tiles.resize((self.width * self.height) as usize, Tile::WALL);
+        self.tiles
+            .resize((self.width * self.height) as usize, Tile::WALL);
 
         // 1. Perfect maze: recursive backtracker with an explicit stack.
         let stack = &mut scratch.stack;
@@ -287,61 +309,65 @@ mod tests {
     #[test]
     fn golden_mazes() {
         let rules = Rules::default();
-        for (seed, expected) in [(1u64, GOLDEN_1), (2, GOLDEN_2), (0xDEAD_BEEF, GOLDEN_DEADBEEF)] {
+        for (seed, expected) in [
+            (1u64, GOLDEN_1),
+            (2, GOLDEN_2),
+            (0xDEAD_BEEF, GOLDEN_DEADBEEF),
+        ] {
             let got = ascii(&Maze::generate(&rules, seed));
             assert_eq!(got, expected, "seed {seed}:\n{got}");
         }
     }
 
     const GOLDEN_1: &str = concat!(
-    "#####################\n",
-    "#.#...#...#.........#\n",
-    "#.###.#.#.#.#.###3#.#\n",
-    "#...#...#...#...3.#.#\n",
-    "###.#.#######3#.#.#.#\n",
-    "#.3.......#.....#...#\n",
-    "#.#.#.#.#.#.#.#.#.###\n",
-    "#...#...3...3.#.3...#\n",
-    "#.#####.#####.#.###.#\n",
-    "#.#...#.#.....#.....#\n",
-    "#.#.#.#.#.###3#.#.#.#\n",
-    "#.#.#.#...#...#.#...#\n",
-    "#.#.#.#####.#.#####.#\n",
-    "#...#.......#.......#\n",
-    "#####################\n",
+        "#####################\n",
+        "#.#...#...#.........#\n",
+        "#.###.#.#.#.#.###3#.#\n",
+        "#...#...#...#...3.#.#\n",
+        "###.#.#######3#.#.#.#\n",
+        "#.3.......#.....#...#\n",
+        "#.#.#.#.#.#.#.#.#.###\n",
+        "#...#...3...3.#.3...#\n",
+        "#.#####.#####.#.###.#\n",
+        "#.#...#.#.....#.....#\n",
+        "#.#.#.#.#.###3#.#.#.#\n",
+        "#.#.#.#...#...#.#...#\n",
+        "#.#.#.#####.#.#####.#\n",
+        "#...#.......#.......#\n",
+        "#####################\n",
     );
     const GOLDEN_2: &str = concat!(
-    "#####################\n",
-    "#.#.........#.......#\n",
-    "#.#.#####.#.###.###.#\n",
-    "#.#...#...#.#...#...#\n",
-    "#.#3###.#3#.#.#.#.#.#\n",
-    "#.....#.3.#.3.#.....#\n",
-    "#.###.#.#.#.#.#.#.#.#\n",
-    "#...3...#.#.#...#...#\n",
-    "#.#.#3###.#.#.#####.#\n",
-    "#.#.....#...#.#...#.#\n",
-    "#.#3###.#.###.#.#.#.#\n",
-    "#...#...#.......#.#.#\n",
-    "#.#.###3#.#######.#.#\n",
-    "#.#...............#.#\n",
-    "#####################\n",
+        "#####################\n",
+        "#.#.........#.......#\n",
+        "#.#.#####.#.###.###.#\n",
+        "#.#...#...#.#...#...#\n",
+        "#.#3###.#3#.#.#.#.#.#\n",
+        "#.....#.3.#.3.#.....#\n",
+        "#.###.#.#.#.#.#.#.#.#\n",
+        "#...3...#.#.#...#...#\n",
+        "#.#.#3###.#.#.#####.#\n",
+        "#.#.....#...#.#...#.#\n",
+        "#.#3###.#.###.#.#.#.#\n",
+        "#...#...#.......#.#.#\n",
+        "#.#.###3#.#######.#.#\n",
+        "#.#...............#.#\n",
+        "#####################\n",
     );
     const GOLDEN_DEADBEEF: &str = concat!(
-    "#####################\n",
-    "#.......#...........#\n",
-    "#######.#.#.#######.#\n",
-    "#.....#.#.......#...#\n",
-    "#.#.#.#.#####.#.#.#.#\n",
-    "#.3.3.#.......#.#.#.#\n",
-    "#.#.#.#######.#.#.#.#\n",
-    "#.#.3.......#...3.#.#\n",
-    "#.#.###.#3#.#.###.#.#\n",
-    "#...#.#...#.....3.#.#\n",
-    "#.###.###.###3#.#.#.#\n",
-    "#.#...#...#.....#.#.#\n",
-    "#.#.#.#.#.#.###3#.#.#\n",
-    "#...#...#.........#.#\n",
-    "#####################\n",
+        "#####################\n",
+        "#.......#...........#\n",
+        "#######.#.#.#######.#\n",
+        "#.....#.#.......#...#\n",
+        "#.#.#.#.#####.#.#.#.#\n",
+        "#.3.3.#.......#.#.#.#\n",
+        "#.#.#.#######.#.#.#.#\n",
+        "#.#.3.......#...3.#.#\n",
+        "#.#.###.#3#.#.###.#.#\n",
+        "#...#.#...#.....3.#.#\n",
+        "#.###.###.###3#.#.#.#\n",
+        "#.#...#...#.....#.#.#\n",
+        "#.#.#.#.#.#.###3#.#.#\n",
+        "#...#...#.........#.#\n",
+        "#####################\n",
     );
 }

@@ -106,7 +106,11 @@ mod tests {
         for x in 1..6 {
             tiles[(w + x) as usize] = Tile::FLOOR;
         }
-        Maze { width: w, height: h, tiles }
+        Maze {
+            width: w,
+            height: h,
+            tiles,
+        }
     }
 
     fn fx(v: f64) -> Fx {

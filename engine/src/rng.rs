@@ -39,9 +39,7 @@ impl DetRng {
     /// The next 32 uniformly distributed bits.
     pub fn next_u32(&mut self) -> u32 {
         let old = self.state;
-        self.state = old
-            .wrapping_mul(PCG_MULTIPLIER)
-            .wrapping_add(PCG_INCREMENT);
+        self.state = old.wrapping_mul(PCG_MULTIPLIER).wrapping_add(PCG_INCREMENT);
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
         let rot = (old >> 59) as u32;
         xorshifted.rotate_right(rot)

@@ -65,11 +65,9 @@ impl<'de> Deserialize<'de> for FxLiteral {
             Raw::Float(f) => f.to_string(),
             Raw::Text(s) => s,
         };
-        Ok(FxLiteral(
-            text.trim()
-                .parse::<Fx>()
-                .map_err(|e| format!("`{text}` is not a fixed-point number ({e})")),
-        ))
+        Ok(FxLiteral(text.trim().parse::<Fx>().map_err(|e| {
+            format!("`{text}` is not a fixed-point number ({e})")
+        })))
     }
 }
 
@@ -314,8 +312,15 @@ mod tests {
     #[test]
     fn shipped_rules_file_equals_defaults() {
         let text = include_str!("../../assets/rules.toml");
-        assert_eq!(Rules::from_toml_str(text).expect("shipped file parses"), Rules::default());
-        assert_eq!(text, Rules::default().to_toml_string(), "regenerate assets/rules.toml");
+        assert_eq!(
+            Rules::from_toml_str(text).expect("shipped file parses"),
+            Rules::default()
+        );
+        assert_eq!(
+            text,
+            Rules::default().to_toml_string(),
+            "regenerate assets/rules.toml"
+        );
     }
 
     #[test]
@@ -341,19 +346,43 @@ mod tests {
             .replace("rounds_to_win = 2", "rounds_to_win = 12");
         let err = Rules::from_toml_str(&text).unwrap_err();
         assert!(
-            matches!(err, Error::RuleOutOfRange { field: "rounds_to_win", .. }),
+            matches!(
+                err,
+                Error::RuleOutOfRange {
+                    field: "rounds_to_win",
+                    ..
+                }
+            ),
             "{err}"
         );
         let text = Rules::default()
             .to_toml_string()
             .replace("block_hp = 3", "block_hp = -3");
         let err = Rules::from_toml_str(&text).unwrap_err();
-        assert!(matches!(err, Error::RuleOutOfRange { field: "block_hp", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::RuleOutOfRange {
+                    field: "block_hp",
+                    ..
+                }
+            ),
+            "{err}"
+        );
         let text = Rules::default()
             .to_toml_string()
             .replace("max_speed = \"0.1\"", "max_speed = 0.9");
         let err = Rules::from_toml_str(&text).unwrap_err();
-        assert!(matches!(err, Error::RuleOutOfRange { field: "max_speed", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::RuleOutOfRange {
+                    field: "max_speed",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
 pub const MAX_SNAPSHOT_BYTES: u64 = 16 << 20;
 
 /// Everything that can change the future of a world.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldSnapshot {
     /// Ticks simulated so far; the next `step` consumes inputs stamped with this tick.
     pub tick: Tick,
@@ -44,6 +44,51 @@ pub struct WorldSnapshot {
     pub projectiles: Vec<Projectile>,
     /// The arena, with its current block damage.
     pub maze: Maze,
+}
+
+impl Clone for WorldSnapshot {
+    /// A copy whose buffers have the source's capacity, so that saving into it later (as
+    /// rollback does every frame) does not allocate while the world stays within that size.
+    fn clone(&self) -> WorldSnapshot {
+        let mut copy = WorldSnapshot {
+            tick: 0,
+            rules_hash: 0,
+            match_seed: 0,
+            rng: self.rng,
+            next_projectile_id: 0,
+            round: RoundState::default(),
+            players: Vec::with_capacity(self.players.capacity()),
+            projectiles: Vec::with_capacity(self.projectiles.capacity()),
+            maze: Maze::empty(),
+        };
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field by field, so the `Vec`s keep their buffers: saving into a used snapshot (every
+    /// rollback frame does) does not allocate. Exhaustive, so a new field cannot be skipped.
+    fn clone_from(&mut self, source: &WorldSnapshot) {
+        let WorldSnapshot {
+            tick,
+            rules_hash,
+            match_seed,
+            rng,
+            next_projectile_id,
+            round,
+            players,
+            projectiles,
+            maze,
+        } = source;
+        self.tick = *tick;
+        self.rules_hash = *rules_hash;
+        self.match_seed = *match_seed;
+        self.rng = *rng;
+        self.next_projectile_id = *next_projectile_id;
+        self.round = *round;
+        self.players.clone_from(players);
+        self.projectiles.clone_from(projectiles);
+        self.maze.clone_from(maze);
+    }
 }
 
 /// The bincode options of every canonical encoding in the engine: fixed-width little-endian
@@ -80,17 +125,26 @@ impl WorldSnapshot {
     /// [`Error::SnapshotVersion`] for another format version; [`Error::SnapshotCorrupt`] for
     /// bytes that do not decode or a state that breaks an invariant.
     pub fn from_bytes(bytes: &[u8]) -> Result<WorldSnapshot, Error> {
-        let version_bytes: [u8; 4] = bytes
-            .get(..4)
-            .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| Error::SnapshotCorrupt { reason: "shorter than its version".into() })?;
+        let version_bytes: [u8; 4] =
+            bytes
+                .get(..4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| Error::SnapshotCorrupt {
+                    reason: "shorter than its version".into(),
+                })?;
         let found = u32::from_le_bytes(version_bytes);
         if found != SNAPSHOT_FORMAT_VERSION {
-            return Err(Error::SnapshotVersion { found, expected: SNAPSHOT_FORMAT_VERSION });
+            return Err(Error::SnapshotVersion {
+                found,
+                expected: SNAPSHOT_FORMAT_VERSION,
+            });
         }
-        let (_, snapshot): (u32, WorldSnapshot) = canonical()
-            .deserialize(bytes)
-            .map_err(|e| Error::SnapshotCorrupt { reason: e.to_string() })?;
+        let (_, snapshot): (u32, WorldSnapshot) =
+            canonical()
+                .deserialize(bytes)
+                .map_err(|e| Error::SnapshotCorrupt {
+                    reason: e.to_string(),
+                })?;
         snapshot.check()?;
         Ok(snapshot)
     }
@@ -107,7 +161,10 @@ impl WorldSnapshot {
         }
         self.maze.check().or_else(corrupt)?;
         // Positions inside the grid and bounded speeds keep every later product in Fx range.
-        let (w, h) = (Fx::from_num(self.maze.width), Fx::from_num(self.maze.height));
+        let (w, h) = (
+            Fx::from_num(self.maze.width),
+            Fx::from_num(self.maze.height),
+        );
         let inside = |v: FxVec| v.x >= ZERO && v.y >= ZERO && v.x <= w && v.y <= h;
         let bounded = |v: FxVec, limit: Fx| v.x.abs() <= limit && v.y.abs() <= limit;
         for (i, p) in self.players.iter().enumerate() {
@@ -115,15 +172,23 @@ impl WorldSnapshot {
                 return corrupt(format!("players[{i}] has id {}", p.id));
             }
             if !inside(p.pos) || !bounded(p.vel, ONE) || !bounded(p.aim, ONE) {
-                return corrupt(format!("players[{i}] position, velocity or aim out of range"));
+                return corrupt(format!(
+                    "players[{i}] position, velocity or aim out of range"
+                ));
             }
         }
         for p in &self.projectiles {
             if !inside(p.pos) || !bounded(p.vel, fx_int(4)) {
-                return corrupt(format!("projectile {} position or velocity out of range", p.id));
+                return corrupt(format!(
+                    "projectile {} position or velocity out of range",
+                    p.id
+                ));
             }
             if usize::from(p.owner) >= self.players.len() {
-                return corrupt(format!("projectile {} owned by missing player {}", p.id, p.owner));
+                return corrupt(format!(
+                    "projectile {} owned by missing player {}",
+                    p.id, p.owner
+                ));
             }
             if p.id >= self.next_projectile_id {
                 return corrupt(format!("projectile id {} not yet allocated", p.id));

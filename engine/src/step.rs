@@ -89,10 +89,18 @@ impl World {
         let tick = self.state.tick;
         let expected = self.state.players.len();
         if inputs.len() != expected {
-            return Err(Error::WrongInputCount { tick, expected, got: inputs.len() });
+            return Err(Error::WrongInputCount {
+                tick,
+                expected,
+                got: inputs.len(),
+            });
         }
         if let Some((player, bad)) = inputs.iter().enumerate().find(|(_, i)| i.tick != tick) {
-            return Err(Error::WrongInputTick { expected: tick, got: bad.tick, player });
+            return Err(Error::WrongInputTick {
+                expected: tick,
+                got: bad.tick,
+                player,
+            });
         }
         for (slot, input) in self.inputs.iter_mut().zip(inputs) {
             *slot = input.sanitized();
@@ -102,7 +110,10 @@ impl World {
     }
 
     fn emit(&mut self, kind: EventKind) {
-        self.events.push(Event { tick: self.state.tick, kind });
+        self.events.push(Event {
+            tick: self.state.tick,
+            kind,
+        });
     }
 
     /// The stick as a direction scaled to `0..=1`, or `None` inside the deadzone.
@@ -160,7 +171,11 @@ impl World {
             };
             p.vel += (target - p.vel).scale(rules.acceleration);
             if p.action.is_free() {
-                p.action = if control && stick.is_some() { Action::Move } else { Action::Idle };
+                p.action = if control && stick.is_some() {
+                    Action::Move
+                } else {
+                    Action::Idle
+                };
             }
             if reloaded {
                 let player = p.id;
@@ -214,10 +229,16 @@ impl World {
         }
     }
 
-    /// Fires if the weapon is ready. Ammo is spent only when the shot is accepted.
+    /// Fires if the weapon is ready. Ammo is spent only when the shot is accepted. Pulling the
+    /// trigger on an empty magazine that is not reloading starts the reload.
     fn try_fire(&mut self, i: usize) {
         let rules = &self.rules;
         let p = self.state.players[i];
+        if p.ammo == 0 && p.reload_timer == 0 {
+            self.state.players[i].reload_timer = rules.reload_ticks;
+            self.emit(EventKind::ReloadStarted { player: p.id });
+            return;
+        }
         let ready = p.shot_cooldown == 0 && p.ammo > 0 && p.reload_timer == 0;
         if !ready || self.state.projectiles.len() >= usize::from(rules.max_projectiles) {
             return;
@@ -225,7 +246,9 @@ impl World {
         // Spread: a sideways offset drawn from the world RNG, so the RNG is part of the closure.
         let jitter = self.state.rng.symmetric(256);
         let side = rules.shot_spread * Fx::from_num(jitter) / Fx::from_num(256);
-        let dir = (p.aim + p.aim.perp().scale(side)).normalized().unwrap_or(p.aim);
+        let dir = (p.aim + p.aim.perp().scale(side))
+            .normalized()
+            .unwrap_or(p.aim);
         let id = self.state.next_projectile_id;
         self.state.next_projectile_id += 1;
         self.state.projectiles.push(Projectile {
@@ -245,7 +268,10 @@ impl World {
             p.reload_timer = rules.reload_ticks;
         }
         let player = p.id;
-        self.emit(EventKind::ShotFired { player, projectile: id });
+        self.emit(EventKind::ShotFired {
+            player,
+            projectile: id,
+        });
         if empty {
             self.emit(EventKind::ReloadStarted { player });
         }
@@ -287,11 +313,13 @@ impl World {
                 .map(|(t, x, y)| (t, Impact::Tile(x, y)));
             if fighting {
                 for (slot, victim) in self.state.players.iter().enumerate() {
-                    let own_life = victim.id == proj.owner && victim.generation == proj.owner_generation;
+                    let own_life =
+                        victim.id == proj.owner && victim.generation == proj.owner_generation;
                     if own_life || !victim.is_alive() {
                         continue;
                     }
-                    if let Some(t) = segment_circle_toi(proj.pos, proj.vel, victim.pos, hurt_radius) {
+                    if let Some(t) = segment_circle_toi(proj.pos, proj.vel, victim.pos, hurt_radius)
+                    {
                         if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
                             best = Some((t, Impact::Player(slot)));
                         }
@@ -304,7 +332,9 @@ impl World {
                     p.pos += p.vel;
                     p.life -= 1;
                     if p.life == 0 {
-                        self.emit(EventKind::Expired { projectile: proj.id });
+                        self.emit(EventKind::Expired {
+                            projectile: proj.id,
+                        });
                     }
                 }
                 Some((t, impact)) => {
@@ -333,12 +363,21 @@ impl World {
             Some(1) => {
                 self.state.maze.set(ux, uy, Tile::FLOOR);
                 self.maze_hash = self.state.maze_hash();
-                self.emit(EventKind::BlockBroken { x: bx, y: by, projectile });
+                self.emit(EventKind::BlockBroken {
+                    x: bx,
+                    y: by,
+                    projectile,
+                });
             }
             Some(hp) => {
                 self.state.maze.set(ux, uy, Tile::block(hp - 1));
                 self.maze_hash = self.state.maze_hash();
-                self.emit(EventKind::BlockDamaged { x: bx, y: by, hp_left: hp - 1, projectile });
+                self.emit(EventKind::BlockDamaged {
+                    x: bx,
+                    y: by,
+                    hp_left: hp - 1,
+                    projectile,
+                });
             }
         }
     }
@@ -377,7 +416,11 @@ impl World {
     ) {
         let rules = &self.rules;
         let (damage, hitstun, knockback) = match source {
-            HitSource::Melee => (rules.melee_damage, rules.melee_hitstun, rules.melee_knockback),
+            HitSource::Melee => (
+                rules.melee_damage,
+                rules.melee_hitstun,
+                rules.melee_knockback,
+            ),
             HitSource::Projectile(_) => (
                 rules.projectile_damage,
                 rules.projectile_hitstun,
@@ -410,7 +453,10 @@ impl World {
             source,
         });
         if knocked_out {
-            self.emit(EventKind::Ko { victim: victim_id, by: attacker });
+            self.emit(EventKind::Ko {
+                victim: victim_id,
+                by: attacker,
+            });
         }
     }
 
@@ -468,7 +514,10 @@ impl World {
             round.phase = RoundPhase::RoundOver;
             round.phase_timer = u32::from(self.rules.round_end_ticks);
         }
-        self.emit(EventKind::RoundWon { round: number, winner });
+        self.emit(EventKind::RoundWon {
+            round: number,
+            winner,
+        });
         if let Some(winner) = champion {
             self.emit(EventKind::MatchWon { winner });
         }

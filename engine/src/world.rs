@@ -43,7 +43,11 @@ impl World {
     pub fn new(rules: Rules, match_seed: u64, players: usize) -> Result<World, Error> {
         rules.validate()?;
         if !(2..=MAX_PLAYERS).contains(&players) {
-            return Err(Error::PlayerCount { got: players, min: 2, max: MAX_PLAYERS });
+            return Err(Error::PlayerCount {
+                got: players,
+                min: 2,
+                max: MAX_PLAYERS,
+            });
         }
         let rules_hash = rules.hash();
         let blank = Player {
@@ -69,7 +73,9 @@ impl World {
             rng: DetRng::from_seed(match_seed),
             next_projectile_id: 0,
             round: RoundState::default(),
-            players: (0..players as u8).map(|id| Player { id, ..blank }).collect(),
+            players: (0..players as u8)
+                .map(|id| Player { id, ..blank })
+                .collect(),
             projectiles: Vec::with_capacity(64),
             maze: Maze::empty(),
         };
@@ -178,7 +184,10 @@ impl World {
             .generate_into(&self.rules, seed, &mut self.maze_scratch);
         self.maze_hash = self.state.maze_hash();
         self.state.projectiles.clear();
-        let (cw, ch) = (u32::from(self.rules.maze_cells_w), u32::from(self.rules.maze_cells_h));
+        let (cw, ch) = (
+            u32::from(self.rules.maze_cells_w),
+            u32::from(self.rules.maze_cells_h),
+        );
         let corners = [(0, 0), (cw - 1, ch - 1), (cw - 1, 0), (0, ch - 1)];
         let rules = &self.rules;
         for p in &mut self.state.players {
@@ -207,9 +216,15 @@ impl World {
         };
         r.phase_timer = u32::from(rules.round_start_ticks);
         let tick = self.state.tick;
-        self.events.push(Event { tick, kind: EventKind::RoundReset { round } });
+        self.events.push(Event {
+            tick,
+            kind: EventKind::RoundReset { round },
+        });
         if r.phase == RoundPhase::Fighting {
-            self.events.push(Event { tick, kind: EventKind::FightStarted { round } });
+            self.events.push(Event {
+                tick,
+                kind: EventKind::FightStarted { round },
+            });
         }
     }
 }

@@ -1,0 +1,45 @@
+//! `World::step`, `World::state_hash` and `World::save_into` do not allocate once warmed up.
+//!
+//! `stats_alloc` instruments the global allocator; a `Region` counts what happens between its
+//! creation and `change()`. This file is its own test binary with a single test, so no other
+//! thread allocates during the count.
+
+use engine::{Bot, RoundPhase, Rules, World};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[test]
+fn step_hash_and_save_do_not_allocate_once_warm() {
+    let mut world = World::new(Rules::default(), 31337, 2).expect("world");
+    let mut bots = [Bot::new(0, 5), Bot::new(1, 6)];
+    let mut saved = world.snapshot();
+    // Warm up through the first round, up to its decision.
+    while world.state().round.phase != RoundPhase::RoundOver {
+        let inputs = [bots[0].think(&world), bots[1].think(&world)];
+        world.step(&inputs).expect("step");
+    }
+    let (mut steps, mut rounds_seen, mut shots) = (0u32, world.state().round.round, 0usize);
+    let mut allocations = 0;
+    while world.state().round.phase != RoundPhase::MatchOver && steps < 20_000 {
+        let inputs = [bots[0].think(&world), bots[1].think(&world)];
+        let region = Region::new(GLOBAL);
+        let events = world.step(&inputs).expect("step").len();
+        let hash = world.state_hash();
+        world.save_into(&mut saved);
+        let change = region.change();
+        allocations += change.allocations + change.reallocations;
+        std::hint::black_box((events, hash));
+        shots += world.state().projectiles.len();
+        rounds_seen = rounds_seen.max(world.state().round.round);
+        steps += 1;
+    }
+    assert!(
+        rounds_seen >= 2,
+        "the counted stretch includes a round transition"
+    );
+    assert!(shots > 0, "and projectiles");
+    assert_eq!(allocations, 0, "allocations during {steps} warm steps");
+}

@@ -1,0 +1,127 @@
+//! Shared helpers: scripted arenas, input shorthands, uninterrupted runs.
+
+use engine::{buttons, Fx, FxVec, InputCmd, Maze, RoundPhase, Rules, Tile, World, WorldSnapshot};
+
+/// A world in the Fighting phase on a hand-drawn arena (`#` wall, `.` floor, `1`–`9` block),
+/// with player `i` standing at tile-centre coordinates `spots[i]` (e.g. `(2, 3)` → (2.5, 3.5)).
+pub fn arena(rows: &[&str], spots: &[(u32, u32)]) -> World {
+    let mut world = World::new(Rules::default(), 99, spots.len()).expect("world");
+    let mut snap = world.snapshot();
+    let width = rows[0].len() as u32;
+    let tiles = rows
+        .iter()
+        .flat_map(|r| r.bytes())
+        .map(|c| match c {
+            b'#' => Tile::WALL,
+            b'.' => Tile::FLOOR,
+            d @ b'1'..=b'9' => Tile::block(d - b'0'),
+            other => panic!("unknown tile {other}"),
+        })
+        .collect();
+    snap.maze = Maze {
+        width,
+        height: rows.len() as u32,
+        tiles,
+    };
+    for (p, &(x, y)) in snap.players.iter_mut().zip(spots) {
+        p.pos = centre(x, y);
+    }
+    snap.round.phase = RoundPhase::Fighting;
+    snap.round.phase_timer = 0;
+    world.restore(&snap).expect("valid arena");
+    world
+}
+
+/// The centre of tile `(x, y)`.
+pub fn centre(x: u32, y: u32) -> FxVec {
+    let half = Fx::from_num(1) / Fx::from_num(2);
+    FxVec::new(Fx::from_num(x) + half, Fx::from_num(y) + half)
+}
+
+/// An open 9×9 room with a wall border.
+pub const ROOM: [&str; 9] = [
+    "#########",
+    "#.......#",
+    "#.......#",
+    "#.......#",
+    "#.......#",
+    "#.......#",
+    "#.......#",
+    "#.......#",
+    "#########",
+];
+
+/// An input for `tick` with the given buttons and stick.
+pub fn cmd(tick: u32, buttons: u8, move_x: i8, move_y: i8) -> InputCmd {
+    InputCmd {
+        tick,
+        buttons,
+        move_x,
+        move_y,
+    }
+}
+
+/// Player 0 does `p0`, everyone else idles, for the world's current tick.
+pub fn step_p0(world: &mut World, buttons: u8, move_x: i8, move_y: i8) {
+    let tick = world.tick();
+    let mut inputs = vec![InputCmd::idle(tick); world.player_count()];
+    inputs[0] = cmd(tick, buttons, move_x, move_y);
+    world.step(&inputs).expect("step");
+}
+
+/// Everyone idles for `n` ticks.
+pub fn idle(world: &mut World, n: u32) {
+    for _ in 0..n {
+        step_p0(world, 0, 0, 0);
+    }
+}
+
+/// One input per player per tick, from a compact script: each entry is held for `hold` ticks.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    pub player: u8,
+    pub buttons: u8,
+    pub move_x: i8,
+    pub move_y: i8,
+    pub hold: u8,
+}
+
+/// Expands scripted segments into per-tick inputs starting at `start`: each player keeps its
+/// last segment's input until its next one begins.
+pub fn expand(players: usize, start: u32, segments: &[Segment], ticks: u32) -> Vec<Vec<InputCmd>> {
+    let mut per_player: Vec<Vec<InputCmd>> = vec![Vec::new(); players];
+    for s in segments {
+        let lane = &mut per_player[usize::from(s.player) % players];
+        for _ in 0..s.hold {
+            lane.push(cmd(0, s.buttons, s.move_x, s.move_y));
+        }
+    }
+    (0..ticks)
+        .map(|t| {
+            (0..players)
+                .map(|p| {
+                    let lane = &per_player[p];
+                    let mut c = lane.get(t as usize).copied().unwrap_or_default();
+                    c.tick = start + t;
+                    c
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs `inputs` from `world`, returning the snapshot after every tick (index 0 = before the
+/// first step).
+pub fn run_recording(world: &mut World, inputs: &[Vec<InputCmd>]) -> Vec<WorldSnapshot> {
+    let mut states = vec![world.snapshot()];
+    for tick_inputs in inputs {
+        world.step(tick_inputs).expect("step");
+        states.push(world.snapshot());
+    }
+    states
+}
+
+/// Shoot + stick shorthand.
+pub const SHOOT: u8 = buttons::SHOOT;
+/// Melee shorthand.
+pub const MELEE: u8 = buttons::MELEE;

@@ -1,0 +1,169 @@
+//! Properties every reachable state has, checked over random input streams.
+
+use crate::common::{expand, Segment};
+use engine::{Error, Rules, World, WorldSnapshot, SNAPSHOT_FORMAT_VERSION};
+use proptest::prelude::*;
+
+fn segment() -> impl Strategy<Value = Segment> {
+    (0u8..4, any::<u8>(), any::<i8>(), any::<i8>(), 1u8..30).prop_map(
+        |(player, buttons, move_x, move_y, hold)| Segment {
+            player,
+            buttons,
+            move_x,
+            move_y,
+            hold,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// No player is ever inside a wall (pushbox included), no projectile ends a tick inside a
+    /// solid tile, the cached hash equals a fresh one, and the snapshot survives its bytes.
+    #[test]
+    fn reachable_states_are_well_formed(
+        players in 2usize..=4,
+        seed in any::<u64>(),
+        segments in prop::collection::vec(segment(), 10..120),
+    ) {
+        let rules = Rules::default();
+        let mut world = World::new(rules.clone(), seed, players).expect("world");
+        for (t, inputs) in expand(players, 0, &segments, 700).iter().enumerate() {
+            world.step(inputs).expect("step");
+            let state = world.state();
+            for p in &state.players {
+                prop_assert!(!state.maze.box_overlaps_solid(p.pos, rules.player_radius),
+                    "tick {t}: player {} in a wall at {:?}", p.id, p.pos);
+            }
+            for p in &state.projectiles {
+                let tile = state.maze.get_i(engine::tile_of(p.pos.x), engine::tile_of(p.pos.y));
+                prop_assert!(!tile.is_solid(), "tick {t}: projectile {} in a wall", p.id);
+            }
+            prop_assert_eq!(world.state_hash(), state.hash(), "tick {}: stale hash cache", t);
+            if t % 97 == 0 {
+                let back = WorldSnapshot::from_bytes(&state.to_bytes()).unwrap_or_else(|e| panic!("{e}: {:?}", state.players));
+                prop_assert_eq!(&back, state);
+            }
+        }
+    }
+}
+
+/// Players crowd into one dead end from both sides; the pushbox never shoves anyone into a
+/// wall (regression guard for the re-constraint after pushbox).
+#[test]
+fn crowding_in_a_corner_never_enters_a_wall() {
+    let rules = Rules::default();
+    let mut world = crate::common::arena(
+        &["#####", "#...#", "#.#.#", "#...#", "#####"],
+        &[(1, 1), (2, 1), (3, 1), (1, 3)],
+    );
+    for t in 0..300u32 {
+        let pull = |x: i8, y: i8| crate::common::cmd(t, 0, x, y);
+        world
+            .step(&[
+                pull(-127, -127),
+                pull(-127, -127),
+                pull(-127, 0),
+                pull(0, -127),
+            ])
+            .expect("step");
+        for p in &world.state().players {
+            assert!(
+                !world
+                    .state()
+                    .maze
+                    .box_overlaps_solid(p.pos, rules.player_radius),
+                "tick {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn snapshot_bytes_reject_other_versions_and_corruption() {
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let mut bytes = world.state().to_bytes();
+    assert_eq!(bytes.len() as u64, world.state().encoded_len());
+    let mut other = bytes.clone();
+    other[..4].copy_from_slice(&(SNAPSHOT_FORMAT_VERSION + 1).to_le_bytes());
+    assert_eq!(
+        WorldSnapshot::from_bytes(&other).unwrap_err(),
+        Error::SnapshotVersion {
+            found: SNAPSHOT_FORMAT_VERSION + 1,
+            expected: SNAPSHOT_FORMAT_VERSION
+        }
+    );
+    assert!(matches!(
+        WorldSnapshot::from_bytes(&bytes[..bytes.len() - 3]),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+    bytes.push(0);
+    assert!(matches!(
+        WorldSnapshot::from_bytes(&bytes),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+    assert!(matches!(
+        WorldSnapshot::from_bytes(&[1, 0]),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+}
+
+#[test]
+fn restore_refuses_a_snapshot_from_other_rules() {
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let other_rules = Rules {
+        block_hp: 4,
+        ..Rules::default()
+    };
+    let err = World::from_snapshot(other_rules, world.state()).unwrap_err();
+    assert!(matches!(err, Error::RulesMismatch { .. }), "{err}");
+}
+
+#[test]
+fn restore_refuses_impossible_states() {
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let mut snap = world.snapshot();
+    snap.players[1].id = 0;
+    assert!(matches!(
+        World::from_snapshot(Rules::default(), &snap),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+    let mut snap = world.snapshot();
+    snap.maze.tiles.pop();
+    assert!(matches!(
+        World::from_snapshot(Rules::default(), &snap),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+    let mut snap = world.snapshot();
+    snap.players[0].pos.x = engine::fx_int(30000);
+    assert!(matches!(
+        World::from_snapshot(Rules::default(), &snap),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+}
+
+#[test]
+fn per_section_hashes_name_the_part_that_differs() {
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let base = world.state().hash();
+    let mut snap = world.snapshot();
+    snap.players[1].hp -= 1;
+    assert_eq!(
+        base.first_difference(&snap.hash()),
+        Some(engine::Section::Players)
+    );
+    let mut snap = world.snapshot();
+    snap.maze.tiles[0] = engine::Tile::FLOOR;
+    assert_eq!(
+        base.first_difference(&snap.hash()),
+        Some(engine::Section::Maze)
+    );
+    let mut snap = world.snapshot();
+    snap.rng.state ^= 1;
+    assert_eq!(
+        base.first_difference(&snap.hash()),
+        Some(engine::Section::Rest)
+    );
+    assert_ne!(snap.hash().combined, base.combined);
+}
