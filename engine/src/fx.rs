@@ -48,6 +48,7 @@ pub const HALF: Fx = fx_bits(1 << 15);
 
 /// A 2-D fixed-point vector (position, velocity or direction), in tiles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(C)]
 pub struct FxVec {
     /// Horizontal component; +x points right.
     pub x: Fx,

@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1680, 3, 520, 0xbde2_ed48_26ca_e524, 0x67c2_7e66_05ab_1f66);
+    let expected = (1680, 3, 520, 0xbde2_ed48_26ca_e524, 0x0b00_56a9_d137_67eb);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"
