@@ -28,6 +28,58 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// GGRS asked to save or load a frame the world is not at.
+    #[error("GGRS requested frame {requested} but the world is at tick {expected}")]
+    FrameMismatch {
+        /// The world's tick.
+        expected: Tick,
+        /// The frame GGRS named.
+        requested: i32,
+    },
+    /// GGRS refused a call.
+    #[error("GGRS: {0}")]
+    Ggrs(ggrs::GgrsError),
+    /// The socket could not be bound.
+    #[error("cannot bind {addr}: {cause}")]
+    Bind {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// The OS error (e.g. address in use).
+        cause: std::io::Error,
+    },
+    /// An address that does not resolve.
+    #[error("{0}")]
+    Address(String),
+    /// The peer refused the match at the handshake, or we refused it.
+    #[error("match refused at handshake: {reason}")]
+    Refused {
+        /// What differs (rules, versions) or why the peer was turned away.
+        reason: String,
+    },
+    /// Nobody answered the handshake in time.
+    #[error("no answer from {peer} within {seconds} s (is the host running and reachable?)")]
+    HandshakeTimeout {
+        /// Who was expected to answer (or "any joiner" for a host).
+        peer: String,
+        /// How long we waited.
+        seconds: u64,
+    },
+    /// A spectator fell so far behind the host that it cannot catch up.
+    #[error("spectator fell too far behind the host to catch up (at tick {tick})")]
+    SpectatorTooFarBehind {
+        /// Where the spectator was.
+        tick: Tick,
+    },
+    /// A sync test found a frame whose re-simulation differs from the original.
+    #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]
+    SyncTestMismatch {
+        /// The frame being simulated when the mismatch was found.
+        at: i32,
+        /// The mismatched frames.
+        frames: Vec<i32>,
+        /// Where the original and re-simulated snapshots were written.
+        dump: PathBuf,
+    },
     /// A tick the caller expected in order arrived out of order.
     #[error("hash log: tick {got} written after tick {last}")]
     HashLogOrder {
@@ -36,6 +88,12 @@ pub enum Error {
         /// The tick that came next.
         got: Tick,
     },
+}
+
+impl From<ggrs::GgrsError> for Error {
+    fn from(e: ggrs::GgrsError) -> Error {
+        Error::Ggrs(e)
+    }
 }
 
 impl Error {

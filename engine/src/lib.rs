@@ -58,6 +58,9 @@ mod world;
 /// A simulation tick: the number of steps taken since the match began (60 per second).
 pub type Tick = u32;
 
+/// Version of this engine crate, exchanged at the handshake.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Simulation rate in ticks per second.
 pub const TICKS_PER_SECOND: u32 = 60;
 

@@ -1,9 +1,18 @@
-//! `duel-cli`: headless tools around the maze duel engine.
+//! `duel-cli`: headless tools around the maze duel engine: bot matches, networked peers
+//! (host, join, spectate) driven by bots, and sync tests.
 
-use anyhow::Result;
-use clap::{Parser, Subcommand};
-use client::{load_rules, run_bot_match, BotMatch};
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use client::conditioner::ConditionerConfig;
+use client::netplay::open_link;
+use client::synctest::{run_sync_test, SyncTest};
+use client::transport::{default_bind_for, resolve};
+use client::wire::Role;
+use client::{load_rules, run_bot_match, run_net_peer, BotMatch, NetConfig, NetPeer, NetRun};
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -42,18 +51,162 @@ enum Command {
         #[arg(long)]
         hash_log: Option<PathBuf>,
     },
+    /// Host a networked match as player 1 (slot 0), played by a bot.
+    Host {
+        /// Address to bind (and receive on).
+        #[arg(long, default_value = "0.0.0.0:7000")]
+        bind: SocketAddr,
+        /// Spectators to wait for before starting.
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
+        /// Match seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Join a match hosted at HOST:PORT as player 2, played by a bot.
+    Join {
+        /// The host's address.
+        host: String,
+        /// Address to bind (default: any port on the interface facing the host).
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Watch a match hosted at HOST:PORT.
+    Spectate {
+        /// The host's address.
+        host: String,
+        /// Address to bind.
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Run a GGRS sync test: roll back and re-simulate every frame, compare checksums.
+    SyncTest {
+        /// Frames re-simulated each frame.
+        #[arg(long, default_value_t = 7)]
+        check_distance: usize,
+        /// Frames to run.
+        #[arg(long, default_value_t = 10_000)]
+        ticks: u32,
+        /// Match seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Seed of the bots.
+        #[arg(long, default_value_t = 2)]
+        bot_seed: u64,
+        /// Rules file.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Where mismatching snapshots are written.
+        #[arg(long, default_value = "synctest-dump")]
+        dump_dir: PathBuf,
+        /// Per-tick hash log.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+        /// Debugging aid: make the given tick simulate differently the first time, to see a
+        /// mismatch reported.
+        #[arg(long, hide = true)]
+        debug_inject_desync: Option<u32>,
+    },
     /// Print the default rules as a TOML file.
     DefaultRules,
 }
 
-fn main() {
-    if let Err(e) = run() {
-        eprintln!("duel-cli: {e:#}");
-        std::process::exit(1);
+/// Options shared by host, join and spectate.
+#[derive(Args)]
+struct NetArgs {
+    /// Final (confirmed) ticks to reach before finishing.
+    #[arg(long, default_value_t = 3600)]
+    ticks: u32,
+    /// Seed of the local bot.
+    #[arg(long, default_value_t = 7)]
+    bot_seed: u64,
+    /// Rules file (TOML); the built-in defaults when absent.
+    #[arg(long)]
+    rules: Option<PathBuf>,
+    /// Per-tick hash log of confirmed ticks.
+    #[arg(long)]
+    hash_log: Option<PathBuf>,
+    /// Frames of input delay.
+    #[arg(long, default_value_t = 2)]
+    input_delay: usize,
+    /// Compare checksums with the peer every N confirmed frames.
+    #[arg(long, default_value_t = 1)]
+    desync_interval: u32,
+    /// Simulation frames per second.
+    #[arg(long, default_value_t = 60)]
+    fps: u32,
+    /// Impair outgoing datagrams: `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1`
+    /// (milliseconds one way; loss/dup/reorder in percent).
+    #[arg(long, value_parser = ConditionerConfig::parse)]
+    conditioner: Option<ConditionerConfig>,
+    /// Seconds to wait for the other side at the handshake.
+    #[arg(long, default_value_t = 30)]
+    handshake_timeout: u64,
+    /// Where snapshots are dumped when a desync is detected.
+    #[arg(long, default_value = "desync-dump")]
+    dump_dir: PathBuf,
+    /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
+    #[arg(long, hide = true)]
+    debug_inject_desync: Option<u32>,
+}
+
+impl NetArgs {
+    fn config(&self, seed: u64, spectators: usize) -> Result<NetConfig> {
+        Ok(NetConfig {
+            rules: load_rules(self.rules.as_deref())?,
+            seed,
+            input_delay: self.input_delay,
+            desync_interval: self.desync_interval,
+            fps: self.fps,
+            handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            spectators,
+            conditioner: self.conditioner.unwrap_or_default(),
+            ..NetConfig::default()
+        })
+    }
+
+    fn plan(&self) -> NetRun {
+        NetRun {
+            ticks: self.ticks,
+            bot_seed: self.bot_seed,
+            hash_log: self.hash_log.clone(),
+            finish_timeout: Duration::from_secs(10),
+            fps: self.fps,
+            inject_desync: self.debug_inject_desync,
+            dump_dir: Some(self.dump_dir.clone()),
+        }
     }
 }
 
-fn run() -> Result<()> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("duel-cli: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Exit status of a networked run: 0 clean, 2 desync detected, 3 a peer disconnected.
+fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
+    println!("{summary}");
+    if summary.desyncs > 0 {
+        ExitCode::from(2)
+    } else if summary.disconnected.is_some() {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run() -> Result<ExitCode> {
     match Cli::parse().command {
         Command::BotMatch {
             seed,
@@ -79,7 +232,61 @@ fn run() -> Result<()> {
                 summary.ticks, summary.round, summary.wins, summary.final_hash.combined
             );
         }
+        Command::Host {
+            bind,
+            spectators,
+            seed,
+            net,
+        } => {
+            let config = net.config(seed, spectators)?;
+            let link = open_link(bind, config.conditioner)?;
+            let local = link.borrow().local_addr();
+            println!("listening on {local}");
+            let peer = NetPeer::host_on(link, &config)?;
+            return Ok(net_exit(&run_net_peer(peer, &net.plan())?));
+        }
+        Command::Join { host, bind, net } => {
+            return join(&host, bind, &net, Role::Player);
+        }
+        Command::Spectate { host, bind, net } => {
+            return join(&host, bind, &net, Role::Spectator);
+        }
+        Command::SyncTest {
+            check_distance,
+            ticks,
+            seed,
+            bot_seed,
+            rules,
+            dump_dir,
+            hash_log,
+            debug_inject_desync,
+        } => {
+            let summary = run_sync_test(&SyncTest {
+                rules: load_rules(rules.as_deref())?,
+                seed,
+                bot_seed,
+                check_distance,
+                ticks,
+                dump_dir,
+                hash_log,
+                inject: debug_inject_desync,
+            })?;
+            println!(
+                "ticks={} rollbacks={} mismatches=0 hash={:016x}",
+                summary.ticks, summary.rollbacks, summary.final_hash.combined
+            );
+        }
         Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
+}
+
+fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Result<ExitCode> {
+    let host = resolve(host).map_err(anyhow::Error::msg)?;
+    let bind = bind.unwrap_or_else(|| default_bind_for(host));
+    let config = net.config(0, 0)?;
+    let link = open_link(bind, config.conditioner)?;
+    let peer =
+        NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
+    Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }

@@ -1,0 +1,338 @@
+//! A link conditioner: latency, jitter, loss (with bursts), duplication and reordering applied
+//! to outgoing datagrams in user space (this kernel has no netem).
+//!
+//! Every decision (drop, duplicate, delay) comes from a seeded [`DetRng`], so a given seed
+//! impairs the same datagrams the same way; only the wall-clock release of delayed datagrams
+//! depends on when the conditioner is polled.
+
+use crate::transport::Transport;
+use engine::DetRng;
+use std::collections::BinaryHeap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// How to impair a link. Applied on the sending side: condition both peers to impair both
+/// directions (round-trip time is then twice `latency_ms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConditionerConfig {
+    /// One-way delay added to every datagram, in milliseconds.
+    pub latency_ms: u32,
+    /// Uniform random variation of the delay, ± this many milliseconds.
+    pub jitter_ms: u32,
+    /// Datagrams lost, per thousand.
+    pub loss_permille: u32,
+    /// Mean length of a loss burst (1 = independent losses); the long-run loss rate stays
+    /// `loss_permille`.
+    pub burst_len: u32,
+    /// Datagrams sent twice, per thousand.
+    pub duplicate_permille: u32,
+    /// Datagrams held back past later ones, per thousand.
+    pub reorder_permille: u32,
+    /// Seed of the impairment decisions.
+    pub seed: u64,
+}
+
+impl ConditionerConfig {
+    /// Whether this configuration changes anything.
+    #[must_use]
+    pub fn is_active(&self) -> bool {
+        self.latency_ms > 0
+            || self.jitter_ms > 0
+            || self.loss_permille > 0
+            || self.duplicate_permille > 0
+            || self.reorder_permille > 0
+    }
+
+    /// Parses `key=value,...` with keys `latency`, `jitter`, `loss` (percent, may have a
+    /// fraction like `5` or `0.5`), `burst`, `dup` (percent), `reorder` (percent), `seed`.
+    ///
+    /// # Errors
+    /// A message naming the unknown key or bad value.
+    pub fn parse(text: &str) -> Result<ConditionerConfig, String> {
+        let mut c = ConditionerConfig {
+            burst_len: 1,
+            ..ConditionerConfig::default()
+        };
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("conditioner: `{part}` is not key=value"))?;
+            let int = |v: &str| {
+                v.parse::<u32>()
+                    .map_err(|_| format!("conditioner: {key}={v} is not a whole number"))
+            };
+            let permille = |v: &str| {
+                parse_percent_as_permille(v).map_err(|e| format!("conditioner: {key}={v}: {e}"))
+            };
+            match key {
+                "latency" => c.latency_ms = int(value)?,
+                "jitter" => c.jitter_ms = int(value)?,
+                "loss" => c.loss_permille = permille(value)?,
+                "burst" => c.burst_len = int(value)?.max(1),
+                "dup" => c.duplicate_permille = permille(value)?,
+                "reorder" => c.reorder_permille = permille(value)?,
+                "seed" => {
+                    c.seed = value.parse().map_err(|_| format!("conditioner: seed={value} is not a number"))?;
+                }
+                _ => {
+                    return Err(format!(
+                        "conditioner: unknown key `{key}` (known: latency, jitter, loss, burst, dup, reorder, seed)"
+                    ))
+                }
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// `"5"` → 50, `"0.5"` → 5, `"12.25"` → 122 (per mille, truncated), at most 100 %.
+fn parse_percent_as_permille(v: &str) -> Result<u32, String> {
+    let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+    let whole: u32 = whole.parse().map_err(|_| "not a percentage".to_string())?;
+    let tenth = match frac.chars().next() {
+        None => 0,
+        Some(d) => d.to_digit(10).ok_or("not a percentage")?,
+    };
+    let permille = whole * 10 + tenth;
+    if permille > 1000 {
+        return Err("more than 100 %".into());
+    }
+    Ok(permille)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Delayed {
+    release: Instant,
+    seq: u64,
+    to: SocketAddr,
+    bytes: Vec<u8>,
+}
+
+impl Ord for Delayed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // BinaryHeap is a max-heap: earliest release (then earliest sent) first.
+        other
+            .release
+            .cmp(&self.release)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+impl PartialOrd for Delayed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Counts of what the conditioner did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConditionerStats {
+    /// Datagrams handed to the conditioner.
+    pub offered: u64,
+    /// Datagrams dropped.
+    pub dropped: u64,
+    /// Extra copies sent.
+    pub duplicated: u64,
+    /// Datagrams held back to arrive out of order.
+    pub reordered: u64,
+}
+
+/// Wraps a transport and impairs what it sends.
+#[derive(Debug)]
+pub struct LinkConditioner<T> {
+    inner: T,
+    config: ConditionerConfig,
+    rng: DetRng,
+    queue: BinaryHeap<Delayed>,
+    seq: u64,
+    burst_left: u32,
+    stats: ConditionerStats,
+}
+
+impl<T: Transport> LinkConditioner<T> {
+    /// Impairs `inner` as `config` says.
+    pub fn new(inner: T, config: ConditionerConfig) -> LinkConditioner<T> {
+        LinkConditioner {
+            inner,
+            rng: DetRng::from_seed(config.seed),
+            config,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            burst_left: 0,
+            stats: ConditionerStats::default(),
+        }
+    }
+
+    /// What it has done so far.
+    #[must_use]
+    pub fn stats(&self) -> ConditionerStats {
+        self.stats
+    }
+
+    fn chance(&mut self, permille: u32) -> bool {
+        permille > 0 && self.rng.below(1000) < permille
+    }
+
+    fn lose(&mut self) -> bool {
+        if self.burst_left > 0 {
+            self.burst_left -= 1;
+            return true;
+        }
+        let burst = self.config.burst_len.max(1);
+        // Entering a burst of `burst` losses with probability loss/burst keeps the mean rate.
+        if self.rng.below(1000 * burst) < self.config.loss_permille {
+            self.burst_left = burst - 1;
+            return true;
+        }
+        false
+    }
+
+    fn delay(&mut self) -> Duration {
+        let jitter = self.config.jitter_ms;
+        let offset = if jitter > 0 {
+            self.rng.symmetric(jitter)
+        } else {
+            0
+        };
+        let ms = (i64::from(self.config.latency_ms) + i64::from(offset)).max(0);
+        Duration::from_millis(ms as u64)
+    }
+
+    fn enqueue(&mut self, bytes: &[u8], to: SocketAddr, mut delay: Duration) {
+        if self.chance(self.config.reorder_permille) {
+            self.stats.reordered += 1;
+            delay += Duration::from_millis(u64::from(self.config.jitter_ms) * 2 + 10);
+        }
+        self.seq += 1;
+        self.queue.push(Delayed {
+            release: Instant::now() + delay,
+            seq: self.seq,
+            to,
+            bytes: bytes.to_vec(),
+        });
+    }
+
+    /// Sends every held datagram whose time has come.
+    pub fn release_due(&mut self) {
+        let now = Instant::now();
+        while self.queue.peek().is_some_and(|d| d.release <= now) {
+            let d = self.queue.pop().expect("peeked");
+            self.inner.send(&d.bytes, d.to);
+        }
+    }
+
+    /// The wrapped transport.
+    pub fn inner_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+impl<T: Transport> Transport for LinkConditioner<T> {
+    fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+        self.stats.offered += 1;
+        if self.lose() {
+            self.stats.dropped += 1;
+        } else {
+            let delay = self.delay();
+            self.enqueue(bytes, to, delay);
+            if self.chance(self.config.duplicate_permille) {
+                self.stats.duplicated += 1;
+                let delay = self.delay();
+                self.enqueue(bytes, to, delay);
+            }
+        }
+        self.release_due();
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
+        self.release_due();
+        self.inner.recv(buf)
+    }
+
+    fn local_addr(&self) -> SocketAddr {
+        self.inner.local_addr()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what reaches the wire.
+    #[derive(Default)]
+    struct Wire {
+        sent: Vec<Vec<u8>>,
+    }
+
+    impl Transport for Wire {
+        fn send(&mut self, bytes: &[u8], _to: SocketAddr) {
+            self.sent.push(bytes.to_vec());
+        }
+        fn recv(&mut self, _buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
+            None
+        }
+        fn local_addr(&self) -> SocketAddr {
+            "127.0.0.1:1".parse().expect("addr")
+        }
+    }
+
+    fn run(config: ConditionerConfig, n: u32) -> (Vec<Vec<u8>>, ConditionerStats) {
+        let mut link = LinkConditioner::new(Wire::default(), config);
+        let to = "127.0.0.1:2".parse().expect("addr");
+        for i in 0..n {
+            link.send(&i.to_le_bytes(), to);
+        }
+        std::thread::sleep(Duration::from_millis(
+            u64::from(config.latency_ms + config.jitter_ms) * 3 + 30,
+        ));
+        link.release_due();
+        (link.inner.sent.clone(), link.stats())
+    }
+
+    #[test]
+    fn same_seed_same_decisions() {
+        let config = ConditionerConfig {
+            loss_permille: 50,
+            burst_len: 3,
+            duplicate_permille: 10,
+            reorder_permille: 20,
+            seed: 4,
+            ..ConditionerConfig::default()
+        };
+        let (a, sa) = run(config, 2000);
+        let (b, sb) = run(config, 2000);
+        assert_eq!(sa, sb);
+        let mut a_sorted = a.clone();
+        let mut b_sorted = b.clone();
+        a_sorted.sort();
+        b_sorted.sort();
+        assert_eq!(a_sorted, b_sorted, "the same datagrams survive");
+        // The long-run loss rate is about 5 %, in bursts.
+        assert!((60..=150).contains(&sa.dropped), "dropped {}", sa.dropped);
+        assert!(sa.duplicated > 0 && sa.reordered > 0);
+    }
+
+    #[test]
+    fn parse_reads_every_key_and_rejects_unknown_ones() {
+        let c = ConditionerConfig::parse(
+            "latency=40,jitter=10,loss=5,burst=3,dup=1,reorder=2.5,seed=9",
+        )
+        .expect("parses");
+        assert_eq!(
+            c,
+            ConditionerConfig {
+                latency_ms: 40,
+                jitter_ms: 10,
+                loss_permille: 50,
+                burst_len: 3,
+                duplicate_permille: 10,
+                reorder_permille: 25,
+                seed: 9
+            }
+        );
+        assert!(ConditionerConfig::parse("lag=3")
+            .unwrap_err()
+            .contains("unknown key `lag`"));
+        assert!(ConditionerConfig::parse("loss=150").is_err());
+    }
+}

@@ -1,0 +1,267 @@
+//! The session driver: serves GGRS's save/load/advance requests, in order, on one `World`.
+
+use crate::config::GgrsConfig;
+use crate::error::Error;
+use engine::{Event, InputCmd, StateHash, StateHistory, Tick, TickRing, World, WorldSnapshot};
+use ggrs::{GgrsRequest, InputStatus};
+
+/// How many past ticks the driver keeps snapshots and hashes for. GGRS never rolls back further
+/// than its prediction window (8) or a sync test's check distance (< 16); 64 leaves room for a
+/// hash log that trails the confirmed frame.
+pub const HISTORY_TICKS: usize = 64;
+
+/// Deepest rollback tracked individually in [`RollbackCounters::depth_histogram`].
+pub const MAX_TRACKED_DEPTH: usize = 16;
+
+/// Counters of what the driver did since it started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RollbackCounters {
+    /// `AdvanceFrame` requests served (including re-simulated frames).
+    pub advances: u64,
+    /// Frames advanced for the first time (the world's furthest tick).
+    pub new_frames: u64,
+    /// `LoadGameState` requests served.
+    pub rollbacks: u64,
+    /// Rollbacks by depth (frames re-simulated); the last bucket counts all deeper ones.
+    pub depth_histogram: [u64; MAX_TRACKED_DEPTH + 1],
+    /// Deepest rollback seen.
+    pub max_depth: u32,
+}
+
+/// A snapshot kept for diagnosis: the first save of a tick, before any re-simulation.
+#[derive(Debug, Clone, Default)]
+struct FirstSave {
+    snapshot: Option<WorldSnapshot>,
+}
+
+/// Owns the world and everything needed to serve GGRS: snapshot history, per-tick hashes,
+/// the events of the frames advanced, rollback counters.
+#[derive(Debug)]
+pub struct Driver {
+    world: World,
+    history: StateHistory,
+    /// Hash of the state at each tick, updated whenever that tick is (re)reached.
+    hashes: TickRing<StateHash>,
+    /// The first snapshot saved for each tick (sync tests compare it with the re-simulation).
+    first_saves: TickRing<FirstSave>,
+    keep_first_saves: bool,
+    furthest: Tick,
+    counters: RollbackCounters,
+    /// Events of every frame advanced by the last `handle` call, in order. A re-simulated
+    /// frame reports its events again.
+    events: Vec<Event>,
+    /// Inputs each tick was last simulated with.
+    inputs: TickRing<engine::TickInputs>,
+    scratch: Vec<InputCmd>,
+    /// Depths of the rollbacks served by the last `handle` call.
+    last_depths: Vec<u32>,
+    /// A deliberate perturbation, for proving the desync tools (never set in play).
+    injection: Option<Injection>,
+}
+
+/// A deliberate desync: nudge `players[1].pos.x` by the smallest step when the world reaches
+/// `tick`. Tools and tests use it to prove that a desync is found and named; play never does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Injection {
+    /// The tick whose state is perturbed.
+    pub tick: Tick,
+    /// Perturb only until the state of that tick has been saved once (so the first save and
+    /// later re-simulations differ, which a sync test catches), or every time the tick is
+    /// reached (so this peer consistently differs from the others).
+    pub first_pass_only: bool,
+}
+
+impl Driver {
+    /// A driver around `world` (usually fresh from `World::new`).
+    #[must_use]
+    pub fn new(world: World) -> Driver {
+        let mut hashes = TickRing::new(HISTORY_TICKS);
+        hashes.insert(world.tick(), world.state_hash());
+        let furthest = world.tick();
+        Driver {
+            world,
+            history: StateHistory::new(HISTORY_TICKS),
+            hashes,
+            first_saves: TickRing::new(HISTORY_TICKS),
+            keep_first_saves: false,
+            furthest,
+            counters: RollbackCounters::default(),
+            events: Vec::with_capacity(64),
+            inputs: TickRing::new(HISTORY_TICKS),
+            scratch: Vec::with_capacity(engine::MAX_PLAYERS),
+            last_depths: Vec::new(),
+            injection: None,
+        }
+    }
+
+    /// Arms a deliberate desync (see [`Injection`]).
+    pub fn inject(&mut self, injection: Injection) {
+        self.injection = Some(injection);
+    }
+
+    /// Depths of the rollbacks served by the last [`Driver::handle`] call.
+    #[must_use]
+    pub fn last_rollback_depths(&self) -> &[u32] {
+        &self.last_depths
+    }
+
+    /// Also keep the first snapshot saved for every tick, so a sync-test mismatch can show the
+    /// original next to the re-simulated state.
+    pub fn keep_first_saves(&mut self, keep: bool) {
+        self.keep_first_saves = keep;
+    }
+
+    /// Serves `requests` in order. Events of the advanced frames are available from
+    /// [`Driver::events`] until the next call.
+    ///
+    /// # Errors
+    /// A request for a frame other than the world's ([`Error::FrameMismatch`]), a load of a
+    /// tick no longer in history, or an engine error while stepping.
+    pub fn handle(&mut self, requests: Vec<GgrsRequest<GgrsConfig>>) -> Result<(), Error> {
+        self.events.clear();
+        self.last_depths.clear();
+        for request in requests {
+            match request {
+                GgrsRequest::SaveGameState { cell, frame } => {
+                    let tick = self.expect_frame(frame)?;
+                    if self.keep_first_saves && self.first_saves.get(tick).is_err() {
+                        self.first_saves.slot_mut(tick).snapshot = Some(self.world.snapshot());
+                    }
+                    self.history.save(&self.world);
+                    let hash = self.world.state_hash();
+                    self.hashes.insert(tick, hash);
+                    cell.save(frame, Some(tick), Some(u128::from(hash.combined)));
+                }
+                GgrsRequest::LoadGameState { cell, frame } => {
+                    let tick = Tick::try_from(frame).map_err(|_| Error::FrameMismatch {
+                        expected: self.world.tick(),
+                        requested: frame,
+                    })?;
+                    if let Some(saved) = cell.load() {
+                        debug_assert_eq!(saved, tick, "GGRS cell holds another frame");
+                    }
+                    let depth = self.world.tick().saturating_sub(tick);
+                    let snapshot = self.history.get(tick)?;
+                    self.world.restore(snapshot)?;
+                    self.counters.rollbacks += 1;
+                    let bucket = (depth as usize).min(MAX_TRACKED_DEPTH);
+                    self.counters.depth_histogram[bucket] += 1;
+                    self.counters.max_depth = self.counters.max_depth.max(depth);
+                    self.last_depths.push(depth);
+                }
+                GgrsRequest::AdvanceFrame { inputs } => {
+                    let tick = self.world.tick();
+                    self.scratch.clear();
+                    self.scratch
+                        .extend(inputs.iter().map(|&(input, status)| match status {
+                            // A disconnected player's input is "no input".
+                            InputStatus::Disconnected => InputCmd::idle(tick),
+                            InputStatus::Confirmed | InputStatus::Predicted => input.at(tick),
+                        }));
+                    self.inputs
+                        .insert(tick, engine::TickInputs::from_slice(&self.scratch));
+                    let events = self.world.step(&self.scratch)?;
+                    self.events.extend_from_slice(events);
+                    let now = self.world.tick();
+                    if let Some(inj) = self.injection {
+                        let saved = self.history.get(now).is_ok();
+                        if inj.tick == now && (!inj.first_pass_only || !saved) {
+                            self.perturb();
+                        }
+                    }
+                    self.hashes.insert(now, self.world.state_hash());
+                    self.counters.advances += 1;
+                    if now > self.furthest {
+                        self.furthest = now;
+                        self.counters.new_frames += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn perturb(&mut self) {
+        let mut snapshot = self.world.snapshot();
+        if let Some(p) = snapshot.players.get_mut(1) {
+            p.pos.x += engine::fx_bits(1);
+        }
+        self.world
+            .restore(&snapshot)
+            .expect("a one-bit nudge stays a valid state");
+    }
+
+    fn expect_frame(&self, frame: ggrs::Frame) -> Result<Tick, Error> {
+        let tick = self.world.tick();
+        if i64::from(frame) != i64::from(tick) {
+            return Err(Error::FrameMismatch {
+                expected: tick,
+                requested: frame,
+            });
+        }
+        Ok(tick)
+    }
+
+    /// The world as of the last frame advanced (possibly predicted).
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Mutable access to the world, for tools that must perturb it on purpose (desync
+    /// injection); never needed to play.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// Events of the frames advanced by the last [`Driver::handle`].
+    #[must_use]
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The hash recorded for the state at `tick`.
+    ///
+    /// # Errors
+    /// If `tick` is not (or no longer) in the history.
+    pub fn hash_at(&self, tick: Tick) -> Result<StateHash, Error> {
+        Ok(*self.hashes.get(tick)?)
+    }
+
+    /// The inputs `tick` was last simulated with.
+    ///
+    /// # Errors
+    /// If `tick` is not (or no longer) in the history.
+    pub fn inputs_at(&self, tick: Tick) -> Result<&[InputCmd], Error> {
+        Ok(self.inputs.get(tick)?.as_slice())
+    }
+
+    /// The snapshot saved for `tick` (the latest save, after any re-simulation).
+    ///
+    /// # Errors
+    /// If `tick` is not (or no longer) in the history.
+    pub fn snapshot_at(&self, tick: Tick) -> Result<&WorldSnapshot, Error> {
+        Ok(self.history.get(tick)?)
+    }
+
+    /// The first snapshot saved for `tick`, if first saves are kept.
+    #[must_use]
+    pub fn first_snapshot_at(&self, tick: Tick) -> Option<&WorldSnapshot> {
+        self.first_saves
+            .get(tick)
+            .ok()
+            .and_then(|f| f.snapshot.as_ref())
+    }
+
+    /// Counters since the driver started.
+    #[must_use]
+    pub fn counters(&self) -> &RollbackCounters {
+        &self.counters
+    }
+
+    /// The furthest tick ever reached.
+    #[must_use]
+    pub fn furthest_tick(&self) -> Tick {
+        self.furthest
+    }
+}

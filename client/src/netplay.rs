@@ -1,0 +1,580 @@
+//! A networked peer: host, joiner or spectator, from the handshake to the last confirmed tick.
+
+use crate::conditioner::{ConditionerConfig, LinkConditioner};
+use crate::config::GgrsConfig;
+use crate::driver::Driver;
+use crate::error::Error;
+use crate::handshake::{self, Agreement};
+use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
+use crate::stats::{NetStats, StatsClock};
+use crate::transport::UdpTransport;
+use crate::wire::{Control, PeerInfo, Role};
+use engine::{Rules, Tick, WireInput, World};
+use ggrs::{
+    DesyncDetection, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder, SessionState,
+    SpectatorSession,
+};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How a networked session is set up.
+#[derive(Debug, Clone)]
+pub struct NetConfig {
+    /// Rules; must hash the same on every peer.
+    pub rules: Rules,
+    /// Match seed (chosen by the host; ignored when joining).
+    pub seed: u64,
+    /// Frames of input delay (default 2); changeable at run time.
+    pub input_delay: usize,
+    /// Most frames predicted ahead of confirmed input (default 8).
+    pub max_prediction: usize,
+    /// Compare checksums every this many confirmed frames (1 = every frame).
+    pub desync_interval: u32,
+    /// Silence after which a peer counts as disconnected.
+    pub disconnect_timeout: Duration,
+    /// Silence after which an interruption is reported.
+    pub disconnect_notify: Duration,
+    /// Simulation rate.
+    pub fps: u32,
+    /// How long the handshake waits.
+    pub handshake_timeout: Duration,
+    /// Spectators the host waits for before starting.
+    pub spectators: usize,
+    /// A spectator further behind than this catches up...
+    pub max_frames_behind: usize,
+    /// ...at this many frames per frame.
+    pub catchup_speed: usize,
+    /// Impairment of outgoing datagrams.
+    pub conditioner: ConditionerConfig,
+}
+
+impl Default for NetConfig {
+    fn default() -> NetConfig {
+        NetConfig {
+            rules: Rules::default(),
+            seed: 1,
+            input_delay: 2,
+            max_prediction: 8,
+            desync_interval: 1,
+            disconnect_timeout: Duration::from_millis(2000),
+            disconnect_notify: Duration::from_millis(500),
+            fps: 60,
+            handshake_timeout: Duration::from_secs(30),
+            spectators: 0,
+            max_frames_behind: 10,
+            catchup_speed: 2,
+            conditioner: ConditionerConfig::default(),
+        }
+    }
+}
+
+/// Session events, typed for the game and the logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetEvent {
+    /// Synchronizing with a peer: `count` of `total` round trips done.
+    Synchronizing {
+        /// The peer.
+        peer: SocketAddr,
+        /// Done.
+        count: u32,
+        /// Needed.
+        total: u32,
+    },
+    /// Synchronized with a peer.
+    Synchronized {
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// Nothing heard from a peer for a while; it will be dropped after `timeout_ms`.
+    Interrupted {
+        /// The peer.
+        peer: SocketAddr,
+        /// Milliseconds until disconnection.
+        timeout_ms: u64,
+    },
+    /// A peer is heard from again.
+    Resumed {
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// A peer is gone; its inputs are "no input" from now on.
+    Disconnected {
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// The peers' states differ at a confirmed frame.
+    DesyncDetected {
+        /// The frame (tick) compared.
+        tick: Tick,
+        /// Our checksum.
+        local: u64,
+        /// Theirs.
+        remote: u64,
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// GGRS recommends waiting this many frames for the others to catch up.
+    WaitRecommendation {
+        /// Frames.
+        frames: u32,
+    },
+}
+
+impl From<GgrsEvent<GgrsConfig>> for NetEvent {
+    fn from(e: GgrsEvent<GgrsConfig>) -> NetEvent {
+        match e {
+            GgrsEvent::Synchronizing { addr, total, count } => NetEvent::Synchronizing {
+                peer: addr,
+                count,
+                total,
+            },
+            GgrsEvent::Synchronized { addr } => NetEvent::Synchronized { peer: addr },
+            GgrsEvent::Disconnected { addr } => NetEvent::Disconnected { peer: addr },
+            GgrsEvent::NetworkInterrupted {
+                addr,
+                disconnect_timeout,
+            } => NetEvent::Interrupted {
+                peer: addr,
+                timeout_ms: disconnect_timeout as u64,
+            },
+            GgrsEvent::NetworkResumed { addr } => NetEvent::Resumed { peer: addr },
+            GgrsEvent::WaitRecommendation { skip_frames } => NetEvent::WaitRecommendation {
+                frames: skip_frames,
+            },
+            GgrsEvent::DesyncDetected {
+                frame,
+                local_checksum,
+                remote_checksum,
+                addr,
+            } => NetEvent::DesyncDetected {
+                tick: frame.max(0) as Tick,
+                local: local_checksum as u64,
+                remote: remote_checksum as u64,
+                peer: addr,
+            },
+        }
+    }
+}
+
+enum Session {
+    P2P(Box<P2PSession<GgrsConfig>>),
+    Spectator(Box<SpectatorSession<GgrsConfig>>),
+}
+
+/// What one call to [`NetPeer::advance`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advance {
+    /// Frames were simulated (re-simulations not counted).
+    Advanced,
+    /// Still synchronizing with the peers.
+    Synchronizing,
+    /// Running, but no new frame: the prediction window is full (waiting for the remote).
+    Stalled,
+}
+
+/// A peer in a networked match.
+pub struct NetPeer {
+    link: SharedLink,
+    session: Session,
+    driver: Driver,
+    agreement: Agreement,
+    local_handle: Option<usize>,
+    events: Vec<NetEvent>,
+    clock: StatsClock,
+    /// Highest tick whose state is final (all inputs before it confirmed and simulated).
+    final_tick: Tick,
+    finished_peers: Vec<SocketAddr>,
+}
+
+impl std::fmt::Debug for NetPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetPeer")
+            .field("agreement", &self.agreement)
+            .field("tick", &self.driver.world().tick())
+            .field("final_tick", &self.final_tick)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Binds `bind` and wraps it in the conditioner when one is configured.
+///
+/// # Errors
+/// [`Error::Bind`] (e.g. the port is in use).
+pub fn open_link(bind: SocketAddr, conditioner: ConditionerConfig) -> Result<SharedLink, Error> {
+    let udp = UdpTransport::bind(bind).map_err(|cause| Error::Bind { addr: bind, cause })?;
+    Ok(if conditioner.is_active() {
+        Link::new(LinkConditioner::new(udp, conditioner))
+    } else {
+        Link::new(udp)
+    })
+}
+
+impl NetPeer {
+    /// Hosts a match on `bind` as player 0: waits for a joiner (and `config.spectators`
+    /// spectators), then starts the session.
+    ///
+    /// # Errors
+    /// Bind errors (port in use), handshake refusal or timeout, GGRS setup errors.
+    pub fn host(bind: SocketAddr, config: &NetConfig) -> Result<NetPeer, Error> {
+        Self::host_on(open_link(bind, config.conditioner)?, config)
+    }
+
+    /// As [`NetPeer::host`], on an already opened link (tests wrap the transport).
+    ///
+    /// # Errors
+    /// As [`NetPeer::host`].
+    pub fn host_on(link: SharedLink, config: &NetConfig) -> Result<NetPeer, Error> {
+        let info = PeerInfo::local(config.rules.hash());
+        let agreement = handshake::host(
+            &link,
+            &info,
+            config.seed,
+            config.spectators,
+            handshake::fresh_session_id(),
+            config.handshake_timeout,
+        )?;
+        Self::start(link, agreement, config)
+    }
+
+    /// Joins the host at `host` as player 1, binding `bind`.
+    ///
+    /// # Errors
+    /// As [`NetPeer::host`].
+    pub fn join(host: SocketAddr, bind: SocketAddr, config: &NetConfig) -> Result<NetPeer, Error> {
+        Self::join_on(
+            open_link(bind, config.conditioner)?,
+            host,
+            Role::Player,
+            config,
+        )
+    }
+
+    /// Watches the match hosted at `host`, binding `bind`.
+    ///
+    /// # Errors
+    /// As [`NetPeer::host`].
+    pub fn spectate(
+        host: SocketAddr,
+        bind: SocketAddr,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        Self::join_on(
+            open_link(bind, config.conditioner)?,
+            host,
+            Role::Spectator,
+            config,
+        )
+    }
+
+    /// As [`NetPeer::join`] / [`NetPeer::spectate`], on an already opened link.
+    ///
+    /// # Errors
+    /// As [`NetPeer::host`].
+    pub fn join_on(
+        link: SharedLink,
+        host: SocketAddr,
+        role: Role,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        let info = PeerInfo::local(config.rules.hash());
+        let agreement = handshake::join(&link, &info, host, role, config.handshake_timeout)?;
+        Self::start(link, agreement, config)
+    }
+
+    fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {
+        let players = usize::from(agreement.players);
+        let world = World::new(config.rules.clone(), agreement.match_seed, players)?;
+        let mut builder = SessionBuilder::<GgrsConfig>::new()
+            .with_num_players(players)?
+            .with_max_prediction_window(config.max_prediction)
+            .with_input_delay(config.input_delay)
+            .with_fps(config.fps as usize)?
+            .with_disconnect_timeout(config.disconnect_timeout)
+            .with_disconnect_notify_delay(config.disconnect_notify)
+            .with_desync_detection_mode(DesyncDetection::On {
+                interval: config.desync_interval.max(1),
+            })
+            .with_max_frames_behind(config.max_frames_behind)?
+            .with_catchup_speed(config.catchup_speed)?;
+        let socket = GameSocket::new(link.clone());
+        let (session, local_handle) = match agreement.local_slot {
+            Some(slot) => {
+                builder = builder.add_player(PlayerType::Local, usize::from(slot))?;
+                for &(remote_slot, addr) in &agreement.remote_players {
+                    builder =
+                        builder.add_player(PlayerType::Remote(addr), usize::from(remote_slot))?;
+                }
+                for (i, &addr) in agreement.spectators.iter().enumerate() {
+                    builder = builder.add_player(PlayerType::Spectator(addr), players + i)?;
+                }
+                (
+                    Session::P2P(Box::new(builder.start_p2p_session(socket)?)),
+                    Some(usize::from(slot)),
+                )
+            }
+            None => {
+                let host = agreement.remote_players[0].1;
+                (
+                    Session::Spectator(Box::new(builder.start_spectator_session(host, socket))),
+                    None,
+                )
+            }
+        };
+        Ok(NetPeer {
+            link,
+            session,
+            driver: Driver::new(world),
+            agreement,
+            local_handle,
+            events: Vec::new(),
+            clock: StatsClock::new(),
+            final_tick: 0,
+            finished_peers: Vec::new(),
+        })
+    }
+
+    /// Exchanges datagrams without advancing (call this between frames too).
+    pub fn poll(&mut self) {
+        match &mut self.session {
+            Session::P2P(s) => s.poll_remote_clients(),
+            Session::Spectator(s) => s.poll_remote_clients(),
+        }
+        self.collect_events();
+    }
+
+    fn collect_events(&mut self) {
+        let drained: Vec<GgrsEvent<GgrsConfig>> = match &mut self.session {
+            Session::P2P(s) => s.events().collect(),
+            Session::Spectator(s) => s.events().collect(),
+        };
+        self.events.extend(drained.into_iter().map(NetEvent::from));
+        for (from, msg) in self.link.borrow_mut().take_control() {
+            if matches!(msg, Control::Finish { .. }) && !self.finished_peers.contains(&from) {
+                self.finished_peers.push(from);
+            }
+        }
+    }
+
+    /// Simulates the next frame with `local` as this peer's input (ignored when spectating).
+    ///
+    /// # Errors
+    /// GGRS errors other than "not synchronized" and "prediction threshold", engine errors,
+    /// [`Error::SpectatorTooFarBehind`].
+    pub fn advance(&mut self, local: WireInput) -> Result<Advance, Error> {
+        let before = self.driver.counters().new_frames;
+        let requests = match &mut self.session {
+            Session::P2P(s) => {
+                if s.current_state() != SessionState::Running {
+                    s.poll_remote_clients();
+                    self.collect_events();
+                    return Ok(Advance::Synchronizing);
+                }
+                if let Some(handle) = self.local_handle {
+                    s.add_local_input(handle, local)?;
+                }
+                match s.advance_frame() {
+                    Ok(r) => r,
+                    Err(GgrsError::PredictionThreshold) => {
+                        self.clock.stall();
+                        self.collect_events();
+                        return Ok(Advance::Stalled);
+                    }
+                    Err(GgrsError::NotSynchronized) => {
+                        self.collect_events();
+                        return Ok(Advance::Synchronizing);
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Session::Spectator(s) => match s.advance_frame() {
+                Ok(r) => r,
+                Err(GgrsError::NotSynchronized) => {
+                    self.collect_events();
+                    return Ok(Advance::Synchronizing);
+                }
+                // The host has not relayed the next confirmed frame yet.
+                Err(GgrsError::PredictionThreshold) => {
+                    self.clock.stall();
+                    self.collect_events();
+                    return Ok(Advance::Stalled);
+                }
+                Err(GgrsError::SpectatorTooFarBehind) => {
+                    return Err(Error::SpectatorTooFarBehind {
+                        tick: self.driver.world().tick(),
+                    });
+                }
+                Err(e) => return Err(e.into()),
+            },
+        };
+        self.driver.handle(requests)?;
+        for &depth in self.driver.last_rollback_depths() {
+            self.clock.rollback(depth);
+        }
+        self.final_tick = match &self.session {
+            // States up to confirmed + 1 follow from confirmed inputs only, and the requests
+            // just served re-simulated everything received so far.
+            Session::P2P(s) => {
+                let confirmed = s.confirmed_frame();
+                if confirmed < 0 {
+                    0
+                } else {
+                    (confirmed as Tick + 1).min(self.driver.world().tick())
+                }
+            }
+            // A spectator only ever receives confirmed inputs.
+            Session::Spectator(_) => self.driver.world().tick(),
+        };
+        self.collect_events();
+        if self.driver.counters().new_frames > before {
+            Ok(Advance::Advanced)
+        } else {
+            self.clock.stall();
+            Ok(Advance::Stalled)
+        }
+    }
+
+    /// Events since the last call.
+    pub fn take_events(&mut self) -> Vec<NetEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The world (at the predicted tick).
+    #[must_use]
+    pub fn world(&self) -> &World {
+        self.driver.world()
+    }
+
+    /// The driver (history, hashes, counters).
+    #[must_use]
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    /// Mutable driver, for deliberate perturbation in desync tooling.
+    pub fn driver_mut(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
+
+    /// The highest tick whose state is final on this peer.
+    #[must_use]
+    pub fn final_tick(&self) -> Tick {
+        self.final_tick
+    }
+
+    /// What was agreed at the handshake.
+    #[must_use]
+    pub fn agreement(&self) -> &Agreement {
+        &self.agreement
+    }
+
+    /// Whether `addr` is a remote *player* (not a spectator) of this match.
+    #[must_use]
+    pub fn is_remote_player(&self, addr: SocketAddr) -> bool {
+        self.agreement
+            .remote_players
+            .iter()
+            .any(|&(_, a)| a == addr)
+    }
+
+    /// The local player's slot, if playing.
+    #[must_use]
+    pub fn local_slot(&self) -> Option<usize> {
+        self.local_handle
+    }
+
+    /// Frames this peer runs ahead of the remote (0 for a spectator).
+    #[must_use]
+    pub fn frames_ahead(&self) -> i32 {
+        match &self.session {
+            Session::P2P(s) => s.frames_ahead(),
+            Session::Spectator(_) => 0,
+        }
+    }
+
+    /// Changes the local input delay from the next frame on.
+    ///
+    /// # Errors
+    /// GGRS refuses (e.g. when spectating).
+    pub fn set_input_delay(&mut self, frames: usize) -> Result<(), Error> {
+        match (&mut self.session, self.local_handle) {
+            (Session::P2P(s), Some(handle)) => Ok(s.set_input_delay(handle, frames)?),
+            _ => Err(Error::Ggrs(GgrsError::InvalidRequest {
+                info: "no local player".into(),
+            })),
+        }
+    }
+
+    /// Socket counters so far.
+    #[must_use]
+    pub fn socket_counters(&self) -> SocketCounters {
+        self.link.borrow().counters()
+    }
+
+    /// The local address.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.link.borrow().local_addr()
+    }
+
+    /// Refreshes the once-a-second statistics if a second has passed; returns them if so.
+    pub fn update_stats(&mut self) -> Option<NetStats> {
+        let socket = self.link.borrow().counters();
+        let predicted = self.driver.world().tick();
+        let confirmed = self.final_tick;
+        let frames_ahead = self.frames_ahead();
+        let remote = match &self.session {
+            Session::P2P(s) => s
+                .remote_player_handles()
+                .first()
+                .and_then(|&h| s.network_stats(h).ok()),
+            Session::Spectator(s) => s.network_stats().ok(),
+        };
+        self.clock
+            .tick(socket, self.driver.counters(), |st| {
+                st.predicted_tick = predicted;
+                st.confirmed_tick = confirmed;
+                st.frames_ahead = frames_ahead;
+                if let Some(ns) = remote {
+                    st.ping_ms = Some(ns.ping as u32);
+                    st.local_frames_behind = Some(ns.local_frames_behind);
+                    st.remote_frames_behind = Some(ns.remote_frames_behind);
+                    st.send_queue_len = Some(ns.send_queue_len);
+                }
+            })
+            .cloned()
+    }
+
+    /// The latest complete second of statistics.
+    #[must_use]
+    pub fn stats(&self) -> &NetStats {
+        self.clock.latest()
+    }
+
+    /// Total stalls since the start.
+    #[must_use]
+    pub fn total_stalls(&self) -> u64 {
+        self.clock.total_stalls
+    }
+
+    /// Tells every peer we are done (confirmed up to `confirmed`).
+    pub fn send_finish(&mut self, confirmed: Tick) {
+        let mut link = self.link.borrow_mut();
+        let peers: Vec<SocketAddr> = link.peers().to_vec();
+        for peer in peers {
+            link.send_control(&Control::Finish { confirmed }, peer);
+        }
+    }
+
+    /// Whether every peer has said it is done.
+    #[must_use]
+    pub fn all_peers_finished(&self) -> bool {
+        let link = self.link.borrow();
+        link.peers().iter().all(|p| self.finished_peers.contains(p))
+    }
+
+    /// Whether `peer` has said it is done.
+    #[must_use]
+    pub fn peer_finished(&self, peer: SocketAddr) -> bool {
+        self.finished_peers.contains(&peer)
+    }
+}

@@ -1,0 +1,98 @@
+//! Raw datagram transports: a UDP socket bound where it is told, and test/inspection wrappers.
+
+use std::io::ErrorKind;
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+
+/// Largest datagram read.
+pub const MAX_DATAGRAM: usize = 8192;
+
+/// Sends and receives whole datagrams without blocking.
+pub trait Transport {
+    /// Sends one datagram (best effort: UDP may lose it anyway).
+    fn send(&mut self, bytes: &[u8], to: SocketAddr);
+    /// The next datagram waiting, if any: `(length, sender)`.
+    fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)>;
+    /// The address datagrams are received on.
+    fn local_addr(&self) -> SocketAddr;
+}
+
+/// A non-blocking UDP socket bound to exactly the address it was given (GGRS's own binds
+/// `0.0.0.0`, which exposes the game on every interface).
+#[derive(Debug)]
+pub struct UdpTransport {
+    socket: UdpSocket,
+    local: SocketAddr,
+    /// Sends the OS refused (e.g. no route); UDP is best effort, so they are only counted.
+    pub send_errors: u64,
+}
+
+impl UdpTransport {
+    /// Binds `addr` (port 0 picks a free port).
+    ///
+    /// # Errors
+    /// The OS error, e.g. the port is in use or the address is not local.
+    pub fn bind(addr: SocketAddr) -> std::io::Result<UdpTransport> {
+        let socket = UdpSocket::bind(addr)?;
+        socket.set_nonblocking(true)?;
+        let local = socket.local_addr()?;
+        Ok(UdpTransport {
+            socket,
+            local,
+            send_errors: 0,
+        })
+    }
+}
+
+impl Transport for UdpTransport {
+    fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+        if self.socket.send_to(bytes, to).is_err() {
+            self.send_errors += 1;
+        }
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
+        loop {
+            match self.socket.recv_from(buf) {
+                Ok(got) => return Some(got),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
+                // ICMP "port unreachable" surfaces as a reset on some systems: not a datagram.
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+}
+
+/// Resolves `host:port` to one socket address, preferring IPv4.
+///
+/// # Errors
+/// A message saying the address did not resolve.
+pub fn resolve(addr: &str) -> Result<SocketAddr, String> {
+    let all: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("`{addr}` does not resolve: {e}"))?
+        .collect();
+    all.iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| all.first())
+        .copied()
+        .ok_or_else(|| format!("`{addr}` resolves to no address"))
+}
+
+/// The unspecified address of the same family as `peer`, port 0, or loopback when `peer` is
+/// loopback: where a joiner binds by default.
+#[must_use]
+pub fn default_bind_for(peer: SocketAddr) -> SocketAddr {
+    let ip: std::net::IpAddr = match (peer.is_ipv4(), peer.ip().is_loopback()) {
+        (true, true) => std::net::Ipv4Addr::LOCALHOST.into(),
+        (true, false) => std::net::Ipv4Addr::UNSPECIFIED.into(),
+        (false, true) => std::net::Ipv6Addr::LOCALHOST.into(),
+        (false, false) => std::net::Ipv6Addr::UNSPECIFIED.into(),
+    };
+    SocketAddr::new(ip, 0)
+}

@@ -1,0 +1,242 @@
+//! Datagram framing shared by the handshake and GGRS traffic.
+//!
+//! Every datagram is `magic "MD" ‖ kind u8 ‖ session u32 ‖ check u32 ‖ payload`, integers
+//! little-endian. `check` is the low 32 bits of xxh3 over `kind ‖ session ‖ payload`, so random
+//! bytes, truncations and bit flips are recognised and dropped before anything parses them.
+//! `session` is chosen by the host at the handshake; GGRS traffic from another session (an old
+//! match on the same ports) is dropped too. Payloads are bincode with a size limit.
+
+use bincode::Options;
+use serde::{Deserialize, Serialize};
+
+/// First two bytes of every datagram.
+pub const MAGIC: [u8; 2] = *b"MD";
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 11;
+/// Largest payload accepted; GGRS messages for 4 players are far smaller.
+pub const MAX_PAYLOAD: u64 = 4096;
+
+/// What a datagram carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// A [`Control`] message (handshake, finish).
+    Control = 1,
+    /// A GGRS `Message`.
+    Ggrs = 2,
+}
+
+/// Protocol version of the framing and control messages; peers must agree.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Whether a peer plays or watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    /// Plays a slot.
+    Player,
+    /// Watches.
+    Spectator,
+}
+
+/// What a peer states about itself; everything must match for a match to start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerInfo {
+    /// [`PROTOCOL_VERSION`].
+    pub protocol: u32,
+    /// Version of the engine crate.
+    pub engine_version: String,
+    /// `engine::SNAPSHOT_FORMAT_VERSION`.
+    pub state_format: u32,
+    /// Hash of the rules the peer plays by.
+    pub rules_hash: u64,
+}
+
+impl PeerInfo {
+    /// This build's info for `rules_hash`.
+    #[must_use]
+    pub fn local(rules_hash: u64) -> PeerInfo {
+        PeerInfo {
+            protocol: PROTOCOL_VERSION,
+            engine_version: engine::ENGINE_VERSION.to_owned(),
+            state_format: engine::SNAPSHOT_FORMAT_VERSION,
+            rules_hash,
+        }
+    }
+
+    /// Every way `other` differs from `self`, as a human-readable list, or `None` if they agree.
+    #[must_use]
+    pub fn differences(&self, other: &PeerInfo) -> Option<String> {
+        let mut diffs = Vec::new();
+        if self.protocol != other.protocol {
+            diffs.push(format!(
+                "protocol version {} vs {}",
+                self.protocol, other.protocol
+            ));
+        }
+        if self.engine_version != other.engine_version {
+            diffs.push(format!(
+                "engine {} vs {}",
+                self.engine_version, other.engine_version
+            ));
+        }
+        if self.state_format != other.state_format {
+            diffs.push(format!(
+                "state format {} vs {}",
+                self.state_format, other.state_format
+            ));
+        }
+        if self.rules_hash != other.rules_hash {
+            diffs.push(format!(
+                "rules hash {:016x} vs {:016x}",
+                self.rules_hash, other.rules_hash
+            ));
+        }
+        (!diffs.is_empty()).then(|| diffs.join(", "))
+    }
+}
+
+/// Messages of our own, before, beside and after GGRS.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Control {
+    /// Joiner or spectator → host: who I am, what I want.
+    Hello {
+        /// Build and rules.
+        info: PeerInfo,
+        /// Play or watch.
+        role: Role,
+    },
+    /// Host → joiner/spectator: accepted; the match parameters.
+    Welcome {
+        /// The host's build and rules.
+        info: PeerInfo,
+        /// The match seed.
+        match_seed: u64,
+        /// Number of players.
+        players: u8,
+        /// The slot assigned to the receiver (`None` for a spectator).
+        slot: Option<u8>,
+        /// Session id every later datagram carries.
+        session: u32,
+    },
+    /// Host → joiner/spectator: refused, and why.
+    Reject {
+        /// What differs.
+        reason: String,
+    },
+    /// A peer has confirmed every tick it was asked to play and is about to leave.
+    Finish {
+        /// Its last confirmed tick.
+        confirmed: u32,
+    },
+}
+
+fn payload_options() -> impl Options {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .with_limit(MAX_PAYLOAD)
+}
+
+fn check(kind: u8, session: u32, payload: &[u8]) -> u32 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&[kind]);
+    h.update(&session.to_le_bytes());
+    h.update(payload);
+    h.digest() as u32
+}
+
+/// Frames `value` as a datagram of `kind` for `session`.
+///
+/// # Panics
+/// If the value encodes to more than [`MAX_PAYLOAD`] bytes (a programming error).
+#[must_use]
+pub fn encode<T: Serialize>(kind: Kind, session: u32, value: &T) -> Vec<u8> {
+    let payload = payload_options()
+        .serialize(value)
+        .expect("payload within limit");
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.push(kind as u8);
+    out.extend_from_slice(&session.to_le_bytes());
+    out.extend_from_slice(&check(kind as u8, session, &payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Why a datagram was not accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reject {
+    /// Too short, wrong magic, unknown kind or failed check: not ours, or damaged.
+    Damaged,
+    /// Intact, but the payload does not decode.
+    Undecodable,
+}
+
+/// The kind, session and payload of an intact datagram.
+///
+/// # Errors
+/// [`Reject::Damaged`] for anything that is not an intact datagram of ours.
+pub fn open(datagram: &[u8]) -> Result<(Kind, u32, &[u8]), Reject> {
+    if datagram.len() < HEADER_LEN || datagram[..2] != MAGIC {
+        return Err(Reject::Damaged);
+    }
+    let kind = match datagram[2] {
+        1 => Kind::Control,
+        2 => Kind::Ggrs,
+        _ => return Err(Reject::Damaged),
+    };
+    let session = u32::from_le_bytes(datagram[3..7].try_into().expect("4 bytes"));
+    let stated = u32::from_le_bytes(datagram[7..11].try_into().expect("4 bytes"));
+    let payload = &datagram[HEADER_LEN..];
+    if check(datagram[2], session, payload) != stated {
+        return Err(Reject::Damaged);
+    }
+    Ok((kind, session, payload))
+}
+
+/// Decodes a payload, refusing trailing bytes and oversized lengths.
+///
+/// # Errors
+/// [`Reject::Undecodable`].
+pub fn decode<T: for<'de> Deserialize<'de>>(payload: &[u8]) -> Result<T, Reject> {
+    payload_options()
+        .reject_trailing_bytes()
+        .deserialize(payload)
+        .map_err(|_| Reject::Undecodable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damage_detection() {
+        let msg = Control::Finish { confirmed: 77 };
+        let bytes = encode(Kind::Control, 9, &msg);
+        let (kind, session, payload) = open(&bytes).expect("intact");
+        assert_eq!((kind, session), (Kind::Control, 9));
+        assert_eq!(decode::<Control>(payload), Ok(msg));
+        for i in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[i] ^= 0x10;
+            assert_eq!(open(&flipped).err(), Some(Reject::Damaged), "flip at {i}");
+        }
+        for len in 0..bytes.len() {
+            assert!(open(&bytes[..len]).is_err(), "truncated to {len}");
+        }
+    }
+
+    #[test]
+    fn differences_name_each_mismatch() {
+        let a = PeerInfo::local(1);
+        let mut b = a.clone();
+        assert_eq!(a.differences(&b), None);
+        b.rules_hash = 2;
+        b.state_format += 1;
+        let text = a.differences(&b).expect("differs");
+        assert!(
+            text.contains("rules hash") && text.contains("state format"),
+            "{text}"
+        );
+    }
+}
