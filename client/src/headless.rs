@@ -126,6 +126,8 @@ pub struct NetRunSummary {
     pub bytes_received_per_sec: u64,
     /// Datagrams dropped at the socket.
     pub dropped: u64,
+    /// The socket's counters at the end, by kind of drop.
+    pub socket: crate::socket::SocketCounters,
     /// A peer disconnected before the end.
     pub disconnected: Option<std::net::SocketAddr>,
     /// Whether every peer confirmed the finish.
@@ -258,6 +260,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
         bytes_received_per_sec: counters.bytes_received * 1000 / secs,
         dropped: counters.dropped(),
+        socket: counters,
         disconnected,
         clean_finish,
         final_hash,

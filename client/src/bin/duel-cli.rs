@@ -148,6 +148,9 @@ struct NetArgs {
     /// Seconds to wait for the other side at the handshake.
     #[arg(long, default_value_t = 30)]
     handshake_timeout: u64,
+    /// Milliseconds of silence after which the other side counts as disconnected.
+    #[arg(long, default_value_t = 2000)]
+    disconnect_timeout_ms: u64,
     /// Where snapshots are dumped when a desync is detected.
     #[arg(long, default_value = "desync-dump")]
     dump_dir: PathBuf,
@@ -165,6 +168,8 @@ impl NetArgs {
             desync_interval: self.desync_interval,
             fps: self.fps,
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
+            disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
             spectators,
             conditioner: self.conditioner.unwrap_or_default(),
             ..NetConfig::default()

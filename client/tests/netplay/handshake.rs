@@ -1,0 +1,81 @@
+//! The handshake refuses a peer with other rules or another build on both sides, saying why,
+//! and gives up on a host that never answers.
+
+use crate::common::*;
+use client::handshake;
+use client::socket::Link;
+use client::transport::UdpTransport;
+use client::wire::{PeerInfo, Role};
+use client::{Error, NetPeer};
+use engine::Rules;
+use std::time::Duration;
+
+#[test]
+fn different_rules_are_refused_on_both_sides_with_the_reason() {
+    let dir = scratch_dir("handshake-rules");
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        test_config(Default::default()),
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let mut config = test_config(Default::default());
+    config.rules = Rules {
+        block_hp: 5,
+        ..Rules::default()
+    };
+    let joined = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        &config,
+    );
+    let Err(Error::Refused { reason }) = joined else {
+        panic!("joiner not refused")
+    };
+    assert!(reason.contains("rules hash"), "{reason}");
+    let Err(Error::Refused { reason }) = host.join().expect("host thread") else {
+        panic!("host did not stop")
+    };
+    assert!(reason.contains("rules hash"), "{reason}");
+}
+
+#[test]
+fn another_protocol_or_state_format_is_refused() {
+    let dir = scratch_dir("handshake-version");
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        test_config(Default::default()),
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let link = loopback_link(Default::default());
+    let mut info = PeerInfo::local(Rules::default().hash());
+    info.protocol += 1;
+    info.state_format += 1;
+    let err =
+        handshake::join(&link, &info, addr, Role::Player, Duration::from_secs(10)).unwrap_err();
+    let Error::Refused { reason } = err else {
+        panic!("{err}")
+    };
+    assert!(
+        reason.contains("protocol version") && reason.contains("state format"),
+        "{reason}"
+    );
+    assert!(matches!(
+        host.join().expect("host thread"),
+        Err(Error::Refused { .. })
+    ));
+}
+
+#[test]
+fn a_host_that_never_answers_times_out_with_a_message() {
+    // A bound socket that nobody reads: datagrams vanish.
+    let silent = UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
+    let addr = client::transport::Transport::local_addr(&silent);
+    let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
+    let info = PeerInfo::local(Rules::default().hash());
+    let err =
+        handshake::join(&link, &info, addr, Role::Player, Duration::from_millis(600)).unwrap_err();
+    assert!(matches!(err, Error::HandshakeTimeout { .. }), "{err}");
+    assert!(err.to_string().contains(&addr.to_string()));
+    drop(silent);
+}

@@ -1,0 +1,11 @@
+//! Networked sessions end to end: sync test, two peers and a spectator over loopback UDP
+//! through the link conditioner (in one process and as separate OS processes), garbage
+//! datagrams, a vanishing peer, and handshake refusals.
+
+mod common;
+mod garbage;
+mod handshake;
+mod processes;
+mod session;
+mod synctest;
+mod vanish;

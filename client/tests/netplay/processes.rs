@@ -1,0 +1,70 @@
+//! Two peers as separate OS processes (`duel-cli host` / `duel-cli join`) through the link
+//! conditioner: both exit cleanly with identical confirmed hash logs.
+
+use crate::common::scratch_dir;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const CONDITIONS: &str = "latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2";
+
+#[test]
+fn host_and_join_processes_agree_on_every_confirmed_tick() {
+    let dir = scratch_dir("processes");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let (h, j) = (dir.join("host.log"), dir.join("join.log"));
+    let ticks = "3600";
+    let mut host = Command::new(exe)
+        .args([
+            "host",
+            "--bind",
+            "127.0.0.1:0",
+            "--ticks",
+            ticks,
+            "--disconnect-timeout-ms",
+            "10000",
+        ])
+        .args(["--conditioner", &format!("{CONDITIONS},seed=1")])
+        .arg("--hash-log")
+        .arg(&h)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn host");
+    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
+    let first = lines
+        .next()
+        .expect("host prints its address")
+        .expect("utf-8");
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .to_string();
+    let join = Command::new(exe)
+        .args([
+            "join",
+            &addr,
+            "--ticks",
+            ticks,
+            "--bot-seed",
+            "9",
+            "--disconnect-timeout-ms",
+            "10000",
+        ])
+        .args(["--conditioner", &format!("{CONDITIONS},seed=2")])
+        .arg("--hash-log")
+        .arg(&j)
+        .output()
+        .expect("run joiner");
+    let host_rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let host_status = host.wait().expect("host exits");
+    println!(
+        "host: {host_rest:?}\njoin: {}",
+        String::from_utf8_lossy(&join.stdout)
+    );
+    eprintln!("{}", String::from_utf8_lossy(&join.stderr));
+    assert!(host_status.success(), "host exit {host_status}");
+    assert!(join.status.success(), "join exit {}", join.status);
+    assert!(host_rest
+        .iter()
+        .any(|l| l.contains("desyncs=0") && l.contains("finish=clean")));
+    crate::common::assert_logs_identical(&[&h, &j], 3600);
+}
