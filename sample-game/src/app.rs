@@ -1,0 +1,391 @@
+//! `App`: the SDL window and its loop.
+//!
+//! The simulation runs at a fixed 60 Hz off an accumulator: each frame adds the wall time it
+//! took, and whole ticks are run while a tick's worth is banked. Rendering happens once per
+//! frame at the display's rate (vsync, or SDL's simulated vsync where there is none), drawing
+//! moving things `alpha = banked / tick` of the way from the previous tick to the current one.
+//! Wall time only decides *when* ticks run, never what they compute.
+
+use crate::effects::Effects;
+use crate::key_bindings::KeyBindings;
+use crate::local_input::LocalInput;
+use crate::match_source::MatchSource;
+use crate::pacing::{PacingRecorder, PacingReport};
+use crate::renderer::Renderer;
+use crate::scene::{Overlay, Scene};
+use anyhow::anyhow;
+use engine::{InputCmd, RoundPhase, TICKS_PER_SECOND};
+use sdl2::controller::Button;
+use sdl2::event::Event;
+use sdl2::keyboard::Scancode;
+use sdl2::render::WindowCanvas;
+use sdl2::{EventPump, GameControllerSubsystem, Sdl, VideoSubsystem};
+use std::time::{Duration, Instant};
+
+/// The most wall time one frame may bank. After a stall (a dragged window, a debugger) the game
+/// skips ahead at most this much instead of fast-forwarding through seconds of ticks.
+const MAX_CATCH_UP: Duration = Duration::from_millis(250);
+
+/// `SDL_RENDERER_PRESENTVSYNC`.
+const PRESENT_VSYNC_FLAG: u32 = 0x0000_0004;
+
+/// How the window loop behaves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppOptions {
+    /// Window title.
+    pub title: String,
+    /// Initial window size.
+    pub window_size: (u32, u32),
+    /// Force the software renderer.
+    pub software: bool,
+    /// Show the controls screen until the first key press.
+    pub controls_at_start: bool,
+    /// Stop after this much wall time (pacing runs); `None`: run until the player quits.
+    pub run_for: Option<Duration>,
+    /// Start the next match by itself this many ticks after one is decided (unattended runs).
+    pub auto_rematch_after: Option<u32>,
+    /// The keys.
+    pub bindings: KeyBindings,
+}
+
+impl Default for AppOptions {
+    fn default() -> AppOptions {
+        AppOptions {
+            title: "Maze Duel".into(),
+            window_size: (1280, 800),
+            software: false,
+            controls_at_start: true,
+            run_for: None,
+            auto_rematch_after: None,
+            bindings: KeyBindings::default(),
+        }
+    }
+}
+
+/// The game window: SDL, the canvas, input devices and the renderer.
+pub struct App {
+    options: AppOptions,
+    _sdl: Sdl,
+    _video: VideoSubsystem,
+    controllers: Option<GameControllerSubsystem>,
+    canvas: WindowCanvas,
+    events: EventPump,
+    renderer: Renderer,
+    input: LocalInput,
+}
+
+impl App {
+    /// Opens the window.
+    ///
+    /// # Errors
+    /// If SDL cannot start its video subsystem (no display), open a window, or make a renderer;
+    /// the message says how to run headless.
+    pub fn new(options: AppOptions, renderer: Renderer) -> anyhow::Result<App> {
+        let no_display = |e: String| {
+            anyhow!(
+                "cannot open a window: {e}\n(no display? run it under a desktop session or \
+                 `xvfb-run -a`, or set SDL_VIDEODRIVER=offscreen for a headless run)"
+            )
+        };
+        let sdl = sdl2::init().map_err(no_display)?;
+        let video = sdl.video().map_err(no_display)?;
+        // Controllers are optional: without joystick support the keyboard still works.
+        let controllers = sdl.game_controller().ok();
+        let canvas = make_canvas(&video, &options).map_err(no_display)?;
+        let events = sdl
+            .event_pump()
+            .map_err(|e| anyhow!("SDL event pump: {e}"))?;
+        let input = LocalInput::new(options.bindings.clone());
+        Ok(App {
+            options,
+            _sdl: sdl,
+            _video: video,
+            controllers,
+            canvas,
+            events,
+            renderer,
+            input,
+        })
+    }
+
+    /// SDL's name for the renderer in use, and whether it presents with vsync.
+    #[must_use]
+    pub fn renderer_info(&self) -> (String, bool) {
+        let info = self.canvas.info();
+        (info.name.to_string(), info.flags & PRESENT_VSYNC_FLAG != 0)
+    }
+
+    /// Runs the window loop on `source` until the player quits (Esc, closing the window) or
+    /// [`AppOptions::run_for`] has passed. Returns the frame pacing it measured.
+    ///
+    /// # Errors
+    /// If the match source fails or SDL cannot draw.
+    pub fn run(&mut self, source: &mut dyn MatchSource) -> anyhow::Result<PacingReport> {
+        let tick = Duration::from_secs(1) / TICKS_PER_SECOND;
+        let mut banked = Duration::ZERO;
+        let mut last = Instant::now();
+        let mut effects = Effects::new();
+        let mut overlay = if self.options.controls_at_start {
+            Overlay::Controls { at_start: true }
+        } else {
+            Overlay::None
+        };
+        let mut show_net = false;
+        let mut decided_for = 0u32;
+        let mut pacing = PacingRecorder::new();
+        let bindings = self.options.bindings.clone();
+        self.set_title(source);
+        'frames: loop {
+            for event in self.events.poll_iter() {
+                self.input.handle_event(&event, self.controllers.as_ref());
+                let match_over = source.current().round.phase == RoundPhase::MatchOver;
+                let action = menu_action(&event, &bindings, overlay, match_over);
+                match action {
+                    MenuAction::None => {}
+                    MenuAction::Quit => break 'frames,
+                    MenuAction::Dismiss => overlay = Overlay::None,
+                    MenuAction::Controls => overlay = Overlay::Controls { at_start: false },
+                    MenuAction::Pause => {
+                        if source.can_pause() {
+                            overlay = match overlay {
+                                Overlay::Paused => Overlay::None,
+                                _ => Overlay::Paused,
+                            };
+                        }
+                    }
+                    MenuAction::NetHud => show_net = !show_net,
+                    MenuAction::Rematch => {
+                        if source.current().round.phase == RoundPhase::MatchOver
+                            && source.rematch()?
+                        {
+                            effects.clear();
+                            decided_for = 0;
+                        }
+                    }
+                }
+            }
+
+            let now = Instant::now();
+            let elapsed = (now - last).min(MAX_CATCH_UP);
+            last = now;
+            // A paused local match stops its clock; an online one cannot stop for us.
+            let running = overlay == Overlay::None || !source.can_pause();
+            if running {
+                banked += elapsed;
+            }
+            while banked >= tick {
+                banked -= tick;
+                let locals = source.local_players().len();
+                let inputs = if overlay == Overlay::None {
+                    let keys = self.events.keyboard_state();
+                    self.input
+                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k))
+                } else {
+                    vec![InputCmd::idle(0); locals]
+                };
+                let happened = source.advance(&inputs)?;
+                effects.on_tick(&happened, source.previous(), source.current());
+                pacing.tick();
+                if source.current().round.phase == RoundPhase::MatchOver {
+                    decided_for += 1;
+                    if self
+                        .options
+                        .auto_rematch_after
+                        .is_some_and(|t| decided_for >= t)
+                        && source.rematch()?
+                    {
+                        effects.clear();
+                        decided_for = 0;
+                        self.set_title(source);
+                    }
+                }
+            }
+            let alpha = banked.as_secs_f32() / tick.as_secs_f32();
+
+            let net = show_net.then(|| source.net_view());
+            let controllers = self.input.controller_names();
+            let scene = Scene {
+                current: source.current(),
+                previous: source.previous(),
+                alpha,
+                rules: source.rules(),
+                net: net.as_ref(),
+                effects: &effects,
+                overlay,
+                bindings: &bindings,
+                controllers: &controllers,
+                can_rematch: true,
+            };
+            self.renderer
+                .draw(&mut self.canvas, &scene)
+                .map_err(|e| anyhow!("drawing: {e}"))?;
+            self.canvas.present();
+            pacing.frame();
+            if self.options.run_for.is_some_and(|d| pacing.elapsed() >= d) {
+                break;
+            }
+        }
+        let (name, vsync) = self.renderer_info();
+        Ok(pacing.report(&name, vsync))
+    }
+
+    fn set_title(&mut self, source: &dyn MatchSource) {
+        let title = format!(
+            "{} — seed {}",
+            self.options.title,
+            source.current().match_seed
+        );
+        if self.canvas.window().title() != title {
+            // A title with a NUL byte cannot be set; the old one stays, which is harmless.
+            let _ = self.canvas.window_mut().set_title(&title);
+        }
+    }
+}
+
+/// What a key or button press means outside the game itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MenuAction {
+    None,
+    Quit,
+    Dismiss,
+    Controls,
+    Pause,
+    NetHud,
+    Rematch,
+}
+
+/// Decodes menu keys: Esc and closing the window quit; while the controls screen is up any key
+/// (or a controller's A or Start) dismisses it. On a controller, Start pauses, or asks for a
+/// rematch once the match is decided; Back shows the controls.
+fn menu_action(
+    event: &Event,
+    keys: &KeyBindings,
+    overlay: Overlay,
+    match_over: bool,
+) -> MenuAction {
+    match *event {
+        Event::Quit { .. } => MenuAction::Quit,
+        Event::KeyDown {
+            scancode: Some(k),
+            repeat: false,
+            ..
+        } => {
+            if k == keys.quit {
+                MenuAction::Quit
+            } else if matches!(overlay, Overlay::Controls { .. }) {
+                MenuAction::Dismiss
+            } else if k == keys.controls {
+                MenuAction::Controls
+            } else if k == keys.pause {
+                MenuAction::Pause
+            } else if keys.net_hud.contains(&k) {
+                MenuAction::NetHud
+            } else if keys.rematch.contains(&k) {
+                MenuAction::Rematch
+            } else {
+                MenuAction::None
+            }
+        }
+        Event::ControllerButtonDown { button, .. } => match (button, overlay) {
+            (Button::A | Button::Start, Overlay::Controls { .. }) => MenuAction::Dismiss,
+            (Button::Start, _) if match_over => MenuAction::Rematch,
+            (Button::Start, _) => MenuAction::Pause,
+            (Button::Back, _) => MenuAction::Controls,
+            _ => MenuAction::None,
+        },
+        _ => MenuAction::None,
+    }
+}
+
+/// A resizable window with a vsynced renderer: accelerated if possible (unless `software` is
+/// asked for), else SDL's software renderer, which works on any video driver, `offscreen` and
+/// `dummy` included.
+fn make_canvas(video: &VideoSubsystem, options: &AppOptions) -> Result<WindowCanvas, String> {
+    let window = || {
+        let (w, h) = options.window_size;
+        video
+            .window(&options.title, w, h)
+            .position_centered()
+            .resizable()
+            .allow_highdpi()
+            .build()
+            .map_err(|e| e.to_string())
+    };
+    if !options.software {
+        if let Ok(canvas) = window()?
+            .into_canvas()
+            .accelerated()
+            .present_vsync()
+            .build()
+        {
+            return Ok(canvas);
+        }
+    }
+    window()?
+        .into_canvas()
+        .software()
+        .present_vsync()
+        .build()
+        .map_err(|e| format!("no renderer: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sdl2::keyboard::Mod;
+
+    fn key(k: Scancode) -> Event {
+        Event::KeyDown {
+            timestamp: 0,
+            window_id: 0,
+            keycode: None,
+            scancode: Some(k),
+            keymod: Mod::NOMOD,
+            repeat: false,
+        }
+    }
+
+    #[test]
+    fn any_key_dismisses_the_controls_screen_but_esc_quits() {
+        let keys = KeyBindings::default();
+        let start = Overlay::Controls { at_start: true };
+        assert_eq!(
+            menu_action(&key(Scancode::W), &keys, start, false),
+            MenuAction::Dismiss
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::Escape), &keys, start, false),
+            MenuAction::Quit
+        );
+    }
+
+    #[test]
+    fn menu_keys_in_play() {
+        let keys = KeyBindings::default();
+        let play = Overlay::None;
+        assert_eq!(
+            menu_action(&key(Scancode::P), &keys, play, false),
+            MenuAction::Pause
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::F1), &keys, play, false),
+            MenuAction::Controls
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::Tab), &keys, play, false),
+            MenuAction::NetHud
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::H), &keys, play, false),
+            MenuAction::NetHud
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::Return), &keys, play, false),
+            MenuAction::Rematch
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::W), &keys, play, false),
+            MenuAction::None
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! Short-lived visual effects spawned by events: sparks where a shot lands, debris from broken
+//! blocks, muzzle flashes, damage numbers. They are presentation only: the simulation never
+//! sees them, they age in simulation ticks (so they freeze with a pause and a replay looks the
+//! same every time), and their randomness is a private generator, not the world's.
+
+use crate::font::BitmapFont;
+use crate::interpolate::vec2;
+use crate::layout::Layout;
+use crate::palette;
+use crate::shapes::fill_circle;
+use engine::{Event, EventKind, HitSource, WorldSnapshot};
+use glam::Vec2;
+use sdl2::pixels::Color;
+use sdl2::rect::Rect;
+use sdl2::render::{Canvas, RenderTarget};
+
+/// A speck flying outwards and fading.
+#[derive(Clone, Debug)]
+struct Particle {
+    /// Tiles.
+    pos: Vec2,
+    /// Tiles per tick.
+    vel: Vec2,
+    age: u16,
+    life: u16,
+    /// Side, in tiles.
+    size: f32,
+    color: Color,
+}
+
+/// A disc of light that shrinks away (muzzle flash, impact, KO shockwave).
+#[derive(Clone, Debug)]
+struct Flash {
+    pos: Vec2,
+    radius: f32,
+    age: u16,
+    life: u16,
+    color: Color,
+}
+
+/// Text rising from where something happened (damage dealt, "RELOADED").
+#[derive(Clone, Debug)]
+struct Popup {
+    pos: Vec2,
+    text: String,
+    age: u16,
+    life: u16,
+    color: Color,
+}
+
+/// The effects alive now.
+#[derive(Clone, Debug)]
+pub struct Effects {
+    particles: Vec<Particle>,
+    flashes: Vec<Flash>,
+    popups: Vec<Popup>,
+    rng: u64,
+}
+
+impl Default for Effects {
+    fn default() -> Effects {
+        Effects {
+            particles: Vec::new(),
+            flashes: Vec::new(),
+            popups: Vec::new(),
+            rng: 0x5EED_F0E1_FEC7,
+        }
+    }
+}
+
+impl Effects {
+    /// No effects.
+    #[must_use]
+    pub fn new() -> Effects {
+        Effects::default()
+    }
+
+    /// How many effects are alive (for tests and the curious).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.particles.len() + self.flashes.len() + self.popups.len()
+    }
+
+    /// Whether no effect is alive.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every effect (a new match).
+    pub fn clear(&mut self) {
+        self.particles.clear();
+        self.flashes.clear();
+        self.popups.clear();
+    }
+
+    /// Ages every effect by one tick, then spawns the effects of `events`, the events of the
+    /// step that went from `previous` to `current`.
+    pub fn on_tick(&mut self, events: &[Event], previous: &WorldSnapshot, current: &WorldSnapshot) {
+        for p in &mut self.particles {
+            p.age += 1;
+            p.pos += p.vel;
+            p.vel *= 0.86;
+        }
+        self.particles.retain(|p| p.age < p.life);
+        for f in &mut self.flashes {
+            f.age += 1;
+        }
+        self.flashes.retain(|f| f.age < f.life);
+        for p in &mut self.popups {
+            p.age += 1;
+            p.pos.y -= 0.02;
+        }
+        self.popups.retain(|p| p.age < p.life);
+        for event in events {
+            self.spawn(event.kind, previous, current);
+        }
+    }
+
+    fn spawn(&mut self, kind: EventKind, previous: &WorldSnapshot, current: &WorldSnapshot) {
+        let player = |id: u8| current.players.get(usize::from(id));
+        // A projectile removed this tick: where it was, one step on (close to where it ended).
+        let last_seen = |id: u32| {
+            previous
+                .projectiles
+                .iter()
+                .find(|p| p.id == id)
+                .map(|p| vec2(p.pos) + vec2(p.vel) * 0.5)
+        };
+        match kind {
+            EventKind::ShotFired { player: id, .. } => {
+                if let Some(p) = player(id) {
+                    let muzzle = vec2(p.pos) + vec2(p.aim) * 0.45;
+                    self.flash(muzzle, 0.22, 4, palette::shot(id));
+                }
+            }
+            EventKind::Hit {
+                attacker,
+                victim,
+                damage,
+                source,
+                ..
+            } => {
+                if let Some(v) = player(victim) {
+                    let at = vec2(v.pos);
+                    let color = match source {
+                        HitSource::Melee => palette::HITSTUN_FLASH,
+                        HitSource::Projectile(_) => palette::shot(attacker),
+                    };
+                    let n = if source == HitSource::Melee { 14 } else { 8 };
+                    self.burst(at, n, 0.09, 18, color);
+                    self.flash(at, 0.45, 6, palette::with_alpha(color, 160));
+                    self.popup(
+                        at - Vec2::new(0.0, 0.5),
+                        format!("-{damage}"),
+                        palette::TEXT,
+                    );
+                }
+            }
+            EventKind::Ko { victim, .. } => {
+                if let Some(v) = player(victim) {
+                    let at = vec2(v.pos);
+                    self.burst(at, 28, 0.16, 36, palette::player(victim));
+                    self.flash(at, 1.2, 14, palette::with_alpha(palette::TEXT, 140));
+                }
+            }
+            EventKind::BlockDamaged { x, y, .. } => {
+                let at = Vec2::new(f32::from(x) + 0.5, f32::from(y) + 0.5);
+                self.burst(at, 6, 0.07, 16, palette::BLOCK);
+            }
+            EventKind::BlockBroken { x, y, .. } => {
+                let at = Vec2::new(f32::from(x) + 0.5, f32::from(y) + 0.5);
+                self.burst(at, 22, 0.12, 30, palette::BLOCK_WORN);
+                self.burst(at, 10, 0.05, 40, palette::MORTAR);
+            }
+            EventKind::WallHit { projectile } | EventKind::Expired { projectile } => {
+                if let Some(at) = last_seen(projectile) {
+                    self.burst(at, 4, 0.05, 10, palette::TEXT_DIM);
+                }
+            }
+            EventKind::Reloaded { player: id } => {
+                if let Some(p) = player(id) {
+                    let at = vec2(p.pos) - Vec2::new(0.0, 0.6);
+                    self.popup(at, "RELOADED".into(), palette::shot(id));
+                }
+            }
+            EventKind::RoundReset { .. } => self.clear(),
+            EventKind::MeleeStarted { .. }
+            | EventKind::ReloadStarted { .. }
+            | EventKind::FightStarted { .. }
+            | EventKind::RoundWon { .. }
+            | EventKind::MatchWon { .. } => {}
+        }
+    }
+
+    /// A private xorshift generator in `0..1`.
+    fn random(&mut self) -> f32 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn burst(&mut self, at: Vec2, n: usize, speed: f32, life: u16, color: Color) {
+        for _ in 0..n {
+            let dir = Vec2::from_angle(self.random() * std::f32::consts::TAU);
+            let v = speed * (0.4 + 0.6 * self.random());
+            let jitter = (self.random() * f32::from(life) * 0.4) as u16;
+            let size = 0.06 + self.random() * 0.06;
+            self.particles.push(Particle {
+                pos: at,
+                vel: dir * v,
+                age: 0,
+                life: life - jitter.min(life - 1),
+                size,
+                color,
+            });
+        }
+    }
+
+    fn flash(&mut self, pos: Vec2, radius: f32, life: u16, color: Color) {
+        self.flashes.push(Flash {
+            pos,
+            radius,
+            age: 0,
+            life,
+            color,
+        });
+    }
+
+    fn popup(&mut self, pos: Vec2, text: String, color: Color) {
+        self.popups.push(Popup {
+            pos,
+            text,
+            age: 0,
+            life: 40,
+            color,
+        });
+    }
+
+    /// Draws every effect, `alpha` of the way into the next tick.
+    ///
+    /// # Errors
+    /// SDL drawing errors.
+    pub(crate) fn draw<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        layout: &Layout,
+        font: &BitmapFont,
+        alpha: f32,
+    ) -> Result<(), String> {
+        for f in &self.flashes {
+            let t = (f32::from(f.age) + alpha) / f32::from(f.life);
+            let fade = ((1.0 - t) * f32::from(f.color.a)).clamp(0.0, 255.0) as u8;
+            let radius = layout.px(f.radius) * (0.6 + 0.4 * (1.0 - t));
+            let color = palette::with_alpha(f.color, fade);
+            fill_circle(canvas, layout.to_screen(f.pos), radius, color)?;
+        }
+        for p in &self.particles {
+            let t = (f32::from(p.age) + alpha) / f32::from(p.life);
+            let at = layout.to_screen(p.pos + p.vel * alpha);
+            let side = layout.px(p.size).max(1.0);
+            let fade = ((1.0 - t) * 255.0).clamp(0.0, 255.0) as u8;
+            canvas.set_draw_color(palette::with_alpha(p.color, fade));
+            canvas.fill_rect(Rect::new(
+                (at.x - side / 2.0) as i32,
+                (at.y - side / 2.0) as i32,
+                side as u32,
+                side as u32,
+            ))?;
+        }
+        let s = layout.text_scale;
+        for p in &self.popups {
+            let t = (f32::from(p.age) + alpha) / f32::from(p.life);
+            let at = layout.to_screen(p.pos - Vec2::new(0.0, 0.02 * alpha));
+            let w = BitmapFont::text_width(&p.text, s) as f32;
+            let fade = ((1.0 - t * t) * 255.0).clamp(0.0, 255.0) as u8;
+            let pos = ((at.x - w / 2.0) as i32, at.y as i32);
+            font.draw_shadowed(canvas, &p.text, pos, s, palette::with_alpha(p.color, fade))?;
+        }
+        Ok(())
+    }
+}

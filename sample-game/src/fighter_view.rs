@@ -1,0 +1,237 @@
+//! Drawing the fighters and what they throw: bodies with an aim barrel, melee wind-ups and
+//! swings on their active frames, hitstun flashes, knocked-out players, small health and
+//! reload bars, projectiles with a short trail.
+//!
+//! Every body is a disc of the player's own colour centred exactly on its (interpolated)
+//! position, and every projectile a disc of its owner's shot colour centred on its position:
+//! the render tests look for those colours at those pixels.
+
+use crate::interpolate::{player_pos, projectile_pos, vec2};
+use crate::layout::Layout;
+use crate::palette;
+use crate::shapes::{fill_arc, fill_circle, thick_line};
+use engine::{Action, Player, Rules, WorldSnapshot};
+use glam::Vec2;
+use sdl2::rect::Rect;
+use sdl2::render::{Canvas, RenderTarget};
+
+/// Half the angle a melee swing's arc covers on each side of the aim, in radians.
+const SWING_HALF_ANGLE: f32 = 1.1;
+
+/// Draws shadows, melee swings, projectiles, then the players on top. A projectile only
+/// overlaps a body on the tick it hits, when the simulation removes it, so nothing is hidden;
+/// a shot leaving the barrel slides out from under its shooter.
+///
+/// # Errors
+/// SDL drawing errors.
+pub(crate) fn draw_fighters<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    rules: &Rules,
+    previous: &WorldSnapshot,
+    current: &WorldSnapshot,
+    alpha: f32,
+) -> Result<(), String> {
+    for p in &current.players {
+        let at = layout.to_screen(player_pos(previous, p, alpha));
+        draw_shadow(canvas, layout, rules, at)?;
+    }
+    for p in &current.players {
+        let at = layout.to_screen(player_pos(previous, p, alpha));
+        draw_melee(canvas, layout, rules, p, at)?;
+    }
+    for shot in &current.projectiles {
+        let at = layout.to_screen(projectile_pos(shot, alpha));
+        let color = palette::shot(shot.owner);
+        let trail = at - Vec2::new(layout.px(vec2(shot.vel).x), layout.px(vec2(shot.vel).y)) * 1.2;
+        let r = (layout.px(rules.projectile_radius.to_num::<f32>()) * 1.25).max(3.0);
+        thick_line(canvas, trail, at, r * 1.2, palette::with_alpha(color, 90))?;
+        fill_circle(canvas, at, r + 1.0, palette::with_alpha(palette::INK, 160))?;
+        fill_circle(canvas, at, r, color)?;
+    }
+    for p in &current.players {
+        let at = layout.to_screen(player_pos(previous, p, alpha));
+        draw_player(canvas, layout, rules, current.tick, p, at)?;
+    }
+    Ok(())
+}
+
+/// A soft shadow under a player, so bodies sit on the floor.
+fn draw_shadow<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    rules: &Rules,
+    at: Vec2,
+) -> Result<(), String> {
+    let r = layout.px(rules.pushbox_radius.to_num::<f32>());
+    let offset = Vec2::new(r * 0.15, r * 0.35);
+    fill_circle(
+        canvas,
+        at + offset,
+        r,
+        palette::with_alpha(palette::INK, 110),
+    )
+}
+
+/// The melee: a faint wedge growing through the startup frames, a bright arc over the hitbox
+/// on the active frames, a fading arc through recovery.
+fn draw_melee<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    rules: &Rules,
+    p: &Player,
+    at: Vec2,
+) -> Result<(), String> {
+    let aim = vec2(p.aim);
+    if aim == Vec2::ZERO {
+        return Ok(());
+    }
+    let angle = aim.y.atan2(aim.x);
+    let reach = rules.melee_reach.to_num::<f32>();
+    let radius = rules.melee_radius.to_num::<f32>();
+    let (inner, outer) = (layout.px(reach - radius * 0.4), layout.px(reach + radius));
+    let span = (angle - SWING_HALF_ANGLE, angle + SWING_HALF_ANGLE);
+    let color = palette::player(p.id);
+    match p.action {
+        Action::MeleeStartup => {
+            let total = f32::from(rules.melee_startup.max(1));
+            let progress = 1.0 - f32::from(p.action_timer) / total;
+            let wind = palette::with_alpha(color, (40.0 + 60.0 * progress) as u8);
+            let r = inner + (outer - inner) * progress;
+            fill_arc(canvas, at, (layout.px(0.2), r), span, wind)?;
+        }
+        Action::MeleeActive => {
+            let hitbox = at + aim * layout.px(reach);
+            let glow = palette::with_alpha(palette::HITSTUN_FLASH, 70);
+            fill_circle(canvas, hitbox, layout.px(radius), glow)?;
+            fill_arc(
+                canvas,
+                at,
+                (inner, outer),
+                span,
+                palette::with_alpha(color, 230),
+            )?;
+            let edge = (outer - layout.px(0.08), outer);
+            fill_arc(canvas, at, edge, span, palette::HITSTUN_FLASH)?;
+        }
+        Action::MeleeRecovery => {
+            let total = f32::from(rules.melee_recovery.max(1));
+            let left = f32::from(p.action_timer) / total;
+            let fade = palette::with_alpha(color, (90.0 * left) as u8);
+            fill_arc(canvas, at, (inner, outer), span, fade)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A body, its aim barrel and visor, and the small bars above it.
+fn draw_player<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    rules: &Rules,
+    tick: u32,
+    p: &Player,
+    at: Vec2,
+) -> Result<(), String> {
+    let r = layout.px(rules.pushbox_radius.to_num::<f32>()).max(3.0);
+    let aim = vec2(p.aim);
+    let id = usize::from(p.id) % palette::PLAYER.len();
+    if p.action == Action::Ko {
+        fill_circle(canvas, at, r, palette::KO_BODY)?;
+        let d = r * 0.45;
+        let w = (r / 5.0).max(1.0);
+        thick_line(
+            canvas,
+            at - Vec2::splat(d),
+            at + Vec2::splat(d),
+            w,
+            palette::INK,
+        )?;
+        thick_line(
+            canvas,
+            at + Vec2::new(d, -d),
+            at + Vec2::new(-d, d),
+            w,
+            palette::INK,
+        )?;
+        return Ok(());
+    }
+    // The barrel sticks out along the aim: the facing indicator.
+    let barrel_end = at + aim * (r + layout.px(0.24));
+    let barrel_w = (r * 0.5).max(2.0);
+    thick_line(canvas, at, barrel_end, barrel_w + 2.0, palette::INK)?;
+    thick_line(canvas, at, barrel_end, barrel_w, palette::shot(p.id))?;
+    let flashing = p.action == Action::Hitstun && (tick / 3).is_multiple_of(2);
+    let (body, rim) = if flashing {
+        (palette::HITSTUN_FLASH, palette::DANGER)
+    } else {
+        (palette::PLAYER[id], palette::PLAYER_RIM[id])
+    };
+    fill_circle(canvas, at, r, rim)?;
+    fill_circle(canvas, at, r - (r / 6.0).max(1.0), body)?;
+    // A visor on the aim side; the centre pixel stays the body colour.
+    fill_circle(canvas, at + aim * r * 0.55, r * 0.22, palette::INK)?;
+    draw_bars(canvas, layout, rules, p, at, r)
+}
+
+/// Health (and, while reloading, reload progress) above a player.
+fn draw_bars<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    rules: &Rules,
+    p: &Player,
+    at: Vec2,
+    r: f32,
+) -> Result<(), String> {
+    let w = layout.px(0.8).max(12.0) as u32;
+    let h = (layout.tile / 12).max(2);
+    let x = (at.x - w as f32 / 2.0) as i32;
+    let y = (at.y - r - layout.px(0.22)) as i32 - h as i32;
+    let hp = f32::from(p.hp) / f32::from(rules.max_hp.max(1));
+    bar(canvas, Rect::new(x, y, w, h), hp, hp_color(hp))?;
+    if p.reload_timer > 0 {
+        let done = 1.0 - f32::from(p.reload_timer) / f32::from(rules.reload_ticks.max(1));
+        let below = Rect::new(x, y + h as i32 + 1, w, (h / 2).max(1));
+        bar(canvas, below, done, palette::ACCENT)?;
+    }
+    Ok(())
+}
+
+/// A horizontal bar filled to `fraction` (0..=1).
+pub(crate) fn bar<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    rect: Rect,
+    fraction: f32,
+    color: sdl2::pixels::Color,
+) -> Result<(), String> {
+    canvas.set_draw_color(palette::BAR_BACK);
+    canvas.fill_rect(rect)?;
+    let filled = (rect.width() as f32 * fraction.clamp(0.0, 1.0)).round() as u32;
+    if filled > 0 {
+        canvas.set_draw_color(color);
+        canvas.fill_rect(Rect::new(rect.x(), rect.y(), filled, rect.height()))?;
+    }
+    Ok(())
+}
+
+/// Health colour: green when full, through yellow, to red when low.
+pub(crate) fn hp_color(fraction: f32) -> sdl2::pixels::Color {
+    if fraction > 0.5 {
+        palette::mix(palette::ACCENT, palette::GOOD, (fraction - 0.5) * 2.0)
+    } else {
+        palette::mix(palette::DANGER, palette::ACCENT, fraction * 2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_colour_runs_from_red_to_green() {
+        assert_eq!(hp_color(1.0), palette::GOOD);
+        assert_eq!(hp_color(0.0), palette::DANGER);
+        assert_eq!(hp_color(0.5), palette::ACCENT);
+    }
+}

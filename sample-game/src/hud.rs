@@ -1,0 +1,150 @@
+//! The HUD strip along the top: each player's name, health and magazine (or reload progress)
+//! on their side, the round, the clock and the score in the middle.
+
+use crate::fighter_view::{bar, hp_color};
+use crate::font::{BitmapFont, CELL_H, CELL_W};
+use crate::layout::Layout;
+use crate::palette;
+use engine::{Player, RoundPhase, Rules, WorldSnapshot, TICKS_PER_SECOND};
+use sdl2::rect::Rect;
+use sdl2::render::{Canvas, RenderTarget};
+
+/// Draws the HUD strip for the first two players.
+///
+/// # Errors
+/// SDL drawing errors.
+pub(crate) fn draw_hud<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    font: &BitmapFont,
+    rules: &Rules,
+    state: &WorldSnapshot,
+) -> Result<(), String> {
+    let s = layout.text_scale;
+    canvas.set_draw_color(palette::HUD_BACK);
+    canvas.fill_rect(layout.hud_rect())?;
+    canvas.set_draw_color(palette::PANEL_EDGE);
+    canvas.fill_rect(Rect::new(0, layout.hud_height as i32 - 1, layout.width, 1))?;
+    for (side, p) in state.players.iter().take(2).enumerate() {
+        draw_player_panel(canvas, layout, font, rules, p, side == 1)?;
+    }
+    // Middle: round and clock, then the score.
+    let centre = layout.width as i32 / 2;
+    let row1 = (2 * s) as i32;
+    let row2 = row1 + ((CELL_H + 3) * s) as i32;
+    let r = &state.round;
+    let clock = match r.phase {
+        RoundPhase::Fighting => {
+            let left = rules.round_time_limit.saturating_sub(r.phase_timer);
+            let secs = left.div_ceil(TICKS_PER_SECOND);
+            format!("  {}:{:02}", secs / 60, secs % 60)
+        }
+        _ => String::new(),
+    };
+    let title = format!("ROUND {}{clock}", r.round);
+    let w = BitmapFont::text_width(&title, s) as i32;
+    font.draw(canvas, &title, (centre - w / 2, row1), s, palette::ACCENT)?;
+    let parts = [
+        (r.wins[0].to_string(), palette::player(0)),
+        (" - ".to_string(), palette::TEXT_DIM),
+        (r.wins[1].to_string(), palette::player(1)),
+    ];
+    let total: u32 = parts.iter().map(|(t, _)| t.chars().count() as u32).sum();
+    let mut x = centre - (total * CELL_W * s) as i32 / 2;
+    for (text, color) in parts {
+        font.draw(canvas, &text, (x, row2), s, color)?;
+        x += (text.chars().count() as u32 * CELL_W * s) as i32;
+    }
+    Ok(())
+}
+
+/// One player's panel: `P1`, a health bar with the number, and ammo pips or reload progress.
+/// `right` mirrors it against the right edge.
+fn draw_player_panel<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    font: &BitmapFont,
+    rules: &Rules,
+    p: &Player,
+    right: bool,
+) -> Result<(), String> {
+    let s = layout.text_scale;
+    let (w, pad) = (layout.width as i32, (4 * s) as i32);
+    let row1 = (2 * s) as i32;
+    let row2 = row1 + ((CELL_H + 3) * s) as i32;
+    let name = format!("P{}", p.id + 1);
+    let name_w = BitmapFont::text_width(&name, s) as i32;
+    let bar_w = (layout.width * 27 / 100).max(20);
+    let bar_h = 7 * s;
+    let hp_text = format!("{:>3}", p.hp);
+    let hp_w = BitmapFont::text_width(&hp_text, s) as i32;
+    let gap = (2 * s) as i32;
+    // Left to right: name, bar, number; mirrored on the right.
+    let (name_x, bar_x, hp_x) = if right {
+        let name_x = w - pad - name_w;
+        let bar_x = name_x - gap - bar_w as i32;
+        (name_x, bar_x, bar_x - gap - hp_w)
+    } else {
+        let bar_x = pad + name_w + gap;
+        (pad, bar_x, bar_x + bar_w as i32 + gap)
+    };
+    font.draw(canvas, &name, (name_x, row1), s, palette::player(p.id))?;
+    let hp = f32::from(p.hp) / f32::from(rules.max_hp.max(1));
+    bar(
+        canvas,
+        Rect::new(bar_x, row1, bar_w, bar_h),
+        hp,
+        hp_color(hp),
+    )?;
+    font.draw(canvas, &hp_text, (hp_x, row1), s, palette::TEXT)?;
+
+    if p.reload_timer > 0 {
+        let label = "RELOADING";
+        let label_w = BitmapFont::text_width(label, s) as i32;
+        let done = 1.0 - f32::from(p.reload_timer) / f32::from(rules.reload_ticks.max(1));
+        let track_w = (bar_w as i32 - label_w - gap).max(8) as u32;
+        let (label_x, track_x) = if right {
+            (bar_x + bar_w as i32 - label_w, bar_x)
+        } else {
+            (bar_x, bar_x + label_w + gap)
+        };
+        font.draw(canvas, label, (label_x, row2), s, palette::ACCENT)?;
+        let track = Rect::new(track_x, row2 + s as i32, track_w, 5 * s);
+        bar(canvas, track, done, palette::ACCENT)?;
+    } else if rules.magazine > 24 {
+        // Too many rounds for pips: a count instead.
+        let text = format!("AMMO {}/{}", p.ammo, rules.magazine);
+        let x = if right {
+            bar_x + bar_w as i32 - BitmapFont::text_width(&text, s) as i32
+        } else {
+            bar_x
+        };
+        font.draw(canvas, &text, (x, row2), s, palette::shot(p.id))?;
+    } else {
+        let magazine = u32::from(rules.magazine);
+        let pip_w = (3 * s)
+            .min((bar_w / magazine.max(1)).saturating_sub(1))
+            .max(1);
+        let step = (pip_w + s) as i32;
+        let mut pips = Vec::new();
+        let mut spent = Vec::new();
+        for i in 0..magazine as i32 {
+            let x = if right {
+                bar_x + bar_w as i32 - pip_w as i32 - i * step
+            } else {
+                bar_x + i * step
+            };
+            let rect = Rect::new(x, row2, pip_w, 7 * s);
+            if i < i32::from(p.ammo) {
+                pips.push(rect);
+            } else {
+                spent.push(rect);
+            }
+        }
+        canvas.set_draw_color(palette::shot(p.id));
+        canvas.fill_rects(&pips)?;
+        canvas.set_draw_color(palette::BAR_BACK);
+        canvas.fill_rects(&spent)?;
+    }
+    Ok(())
+}

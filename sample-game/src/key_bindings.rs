@@ -1,0 +1,122 @@
+//! Which keys do what. Keys are physical positions (scancodes), so WASD stays WASD on AZERTY or
+//! Dvorak keyboards; the controls screen shows SDL's names for them.
+
+use sdl2::keyboard::Scancode;
+
+/// One player's keys. Each action may have several keys; any of them works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerKeys {
+    /// Move up.
+    pub up: Vec<Scancode>,
+    /// Move down.
+    pub down: Vec<Scancode>,
+    /// Move left.
+    pub left: Vec<Scancode>,
+    /// Move right.
+    pub right: Vec<Scancode>,
+    /// Fire (held: fires whenever the cooldown allows).
+    pub shoot: Vec<Scancode>,
+    /// Melee swing (on the press).
+    pub melee: Vec<Scancode>,
+    /// Reload (on the press).
+    pub reload: Vec<Scancode>,
+}
+
+impl PlayerKeys {
+    /// Every key this player uses.
+    pub fn all(&self) -> impl Iterator<Item = Scancode> + '_ {
+        [
+            &self.up,
+            &self.down,
+            &self.left,
+            &self.right,
+            &self.shoot,
+            &self.melee,
+            &self.reload,
+        ]
+        .into_iter()
+        .flatten()
+        .copied()
+    }
+}
+
+/// The keyboard layout of a local match: player 1 on the left of the keyboard, player 2 on the
+/// right, and the keys that drive the game itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyBindings {
+    /// Keys per local player, in local-player order.
+    pub players: [PlayerKeys; 2],
+    /// Pause / resume (local play only).
+    pub pause: Scancode,
+    /// Show / hide the controls screen.
+    pub controls: Scancode,
+    /// Show / hide the netcode overlay.
+    pub net_hud: [Scancode; 2],
+    /// Start the next match once this one is decided.
+    pub rematch: [Scancode; 2],
+    /// Leave the game.
+    pub quit: Scancode,
+}
+
+impl Default for KeyBindings {
+    fn default() -> KeyBindings {
+        use Scancode as S;
+        KeyBindings {
+            players: [
+                PlayerKeys {
+                    up: vec![S::W],
+                    down: vec![S::S],
+                    left: vec![S::A],
+                    right: vec![S::D],
+                    shoot: vec![S::F],
+                    melee: vec![S::G],
+                    reload: vec![S::R],
+                },
+                PlayerKeys {
+                    up: vec![S::Up],
+                    down: vec![S::Down],
+                    left: vec![S::Left],
+                    right: vec![S::Right],
+                    shoot: vec![S::Period, S::RCtrl],
+                    melee: vec![S::Slash, S::Comma],
+                    reload: vec![S::RShift],
+                },
+            ],
+            pause: S::P,
+            controls: S::F1,
+            net_hud: [S::Tab, S::H],
+            rematch: [S::Return, S::KpEnter],
+            quit: S::Escape,
+        }
+    }
+}
+
+/// SDL's names for `keys`, joined with " or ".
+#[must_use]
+pub fn key_names(keys: &[Scancode]) -> String {
+    keys.iter()
+        .map(|k| match k.name() {
+            "" => format!("{k:?}"),
+            name => name.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice() {
+        let b = KeyBindings::default();
+        let mut keys: Vec<Scancode> = b.players.iter().flat_map(PlayerKeys::all).collect();
+        keys.extend([b.pause, b.controls, b.quit]);
+        keys.extend(b.net_hud);
+        keys.extend(b.rematch);
+        let n = keys.len();
+        keys.sort_by_key(|k| *k as i32);
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a key is bound to two things");
+    }
+}

@@ -1,0 +1,66 @@
+//! The maze duel's SDL2 front end: turns keyboards and controllers into [`engine::InputCmd`]s
+//! and draws [`engine::WorldSnapshot`]s and [`engine::Event`]s. It never decides anything the
+//! simulation decides: positions, hits, rounds and scores all come from the engine, and no
+//! float ever flows back into it (`f32`/`glam` appear only on the drawing side).
+//!
+//! - A [`MatchSource`] supplies the snapshots to draw: [`LocalMatch`] steps a [`engine::World`]
+//!   itself; a networked source (GGRS) implements the same trait and reports its state in a
+//!   [`NetView`].
+//! - [`App`] runs the window: a fixed 60 Hz simulation fed by an accumulator, rendering at the
+//!   display's rate and interpolating between the previous and the current tick.
+//! - [`Renderer`] draws one [`Scene`] onto any SDL canvas (a window, or a software surface for
+//!   tests and screenshots); text comes from the hand-drawn [`BitmapFont`] embedded in the
+//!   binary, so nothing beyond SDL2 itself is needed.
+//!
+//! # Quick start
+//! ```
+//! use sample_game::{LocalMatch, MatchSource};
+//!
+//! let mut source = LocalMatch::new(engine::Rules::default(), 7)?;
+//! let idle = [engine::InputCmd::idle(0); 2];
+//! source.advance(&idle)?;
+//! assert_eq!(source.current().tick, 1);
+//! assert_eq!(source.previous().tick, 0);
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod app;
+mod banner;
+mod cli;
+mod controls_screen;
+mod effects;
+mod fighter_view;
+mod font;
+mod hud;
+mod interpolate;
+mod key_bindings;
+mod layout;
+mod local_input;
+mod local_match;
+mod match_source;
+mod maze_view;
+mod net_hud;
+mod net_view;
+mod pacing;
+pub mod palette;
+mod renderer;
+mod scene;
+mod screenshot;
+mod shapes;
+
+pub use app::{App, AppOptions};
+pub use cli::Cli;
+pub use effects::Effects;
+pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_H, GLYPH_W};
+pub use key_bindings::{KeyBindings, PlayerKeys};
+pub use layout::Layout;
+pub use local_input::LocalInput;
+pub use local_match::LocalMatch;
+pub use match_source::MatchSource;
+pub use net_view::{DesyncStatus, NetMode, NetView};
+pub use pacing::PacingReport;
+pub use renderer::Renderer;
+pub use scene::{Overlay, Scene};
+pub use screenshot::{render_to_rgba, write_png, Screenshot};

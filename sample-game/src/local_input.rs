@@ -1,0 +1,299 @@
+//! Turning this machine's keyboard and game controllers into one [`InputCmd`] per local
+//! player, once per simulation tick.
+//!
+//! The keyboard is sampled as a state (what is held now), but a press and release that both
+//! fall between two ticks would be lost, and melee and reload act on presses. So key and button
+//! presses are also latched from events and count as held on the next tick.
+
+use crate::key_bindings::{KeyBindings, PlayerKeys};
+use engine::{buttons, InputCmd, STICK_MAX};
+use sdl2::controller::{Axis, Button, GameController};
+use sdl2::event::Event;
+use sdl2::keyboard::Scancode;
+use sdl2::GameControllerSubsystem;
+
+/// Stick deflection (of 32767) below which a controller stick counts as centred, so the
+/// keyboard and D-pad can take over.
+const STICK_DEADZONE: i32 = 8000;
+/// Trigger travel (of 32767) beyond which a trigger counts as pulled.
+const TRIGGER_THRESHOLD: i16 = 12000;
+
+/// Keyboard and controller state for the local players.
+pub struct LocalInput {
+    bindings: KeyBindings,
+    /// Open controllers, in the order they were connected; controller `k` plays local player
+    /// `k`.
+    controllers: Vec<GameController>,
+    /// Buttons pressed since the last sample, per local player.
+    latched: [u8; 2],
+    /// How many local players the current match has (1: one player gets every key).
+    local_players: usize,
+}
+
+impl LocalInput {
+    /// Input with these key bindings and no controller yet (they arrive as
+    /// `ControllerDeviceAdded` events, including those plugged in before start).
+    #[must_use]
+    pub fn new(bindings: KeyBindings) -> LocalInput {
+        LocalInput {
+            bindings,
+            controllers: Vec::new(),
+            latched: [0; 2],
+            local_players: 2,
+        }
+    }
+
+    /// The key bindings.
+    #[must_use]
+    pub fn bindings(&self) -> &KeyBindings {
+        &self.bindings
+    }
+
+    /// Names of the connected controllers, in player order.
+    #[must_use]
+    pub fn controller_names(&self) -> Vec<String> {
+        self.controllers.iter().map(GameController::name).collect()
+    }
+
+    /// Takes note of one SDL event: latches presses, opens and closes controllers.
+    pub fn handle_event(&mut self, event: &Event, subsystem: Option<&GameControllerSubsystem>) {
+        match *event {
+            Event::KeyDown {
+                scancode: Some(key),
+                repeat: false,
+                ..
+            } => {
+                for local in 0..self.local_players.min(2) {
+                    let bits = self
+                        .keys_of(local)
+                        .map(|keys| key_buttons(keys, key))
+                        .fold(0, |a, b| a | b);
+                    self.latched[local] |= bits;
+                }
+            }
+            Event::ControllerButtonDown { which, button, .. } => {
+                if let Some(k) = self
+                    .controllers
+                    .iter()
+                    .position(|c| c.instance_id() == which)
+                {
+                    let local = self.controller_player(k);
+                    self.latched[local] |= pad_buttons(button);
+                }
+            }
+            Event::ControllerDeviceAdded { which, .. } => {
+                if let Some(Ok(pad)) = subsystem.map(|s| s.open(which)) {
+                    let id = pad.instance_id();
+                    if !self.controllers.iter().any(|c| c.instance_id() == id) {
+                        self.controllers.push(pad);
+                    }
+                }
+            }
+            Event::ControllerDeviceRemoved { which, .. } => {
+                self.controllers.retain(|c| c.instance_id() != which);
+            }
+            _ => {}
+        }
+    }
+
+    /// The local player a controller plays: controllers go to players in order; with one
+    /// local player, every controller plays them.
+    fn controller_player(&self, k: usize) -> usize {
+        if self.local_players <= 1 {
+            0
+        } else {
+            k.min(1)
+        }
+    }
+
+    /// The key sets local player `local` uses: their own, or both when they are alone.
+    fn keys_of(&self, local: usize) -> impl Iterator<Item = &PlayerKeys> {
+        let alone = self.local_players == 1;
+        self.bindings
+            .players
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| alone || *i == local)
+            .map(|(_, keys)| keys)
+    }
+
+    /// One input per local player for the coming tick (`local_players` of them, at most 2),
+    /// from the keys `is_down` reports held, the controllers, and latched presses, which it
+    /// clears. The tick stamp is left at 0 for the match source to set.
+    pub fn sample(
+        &mut self,
+        local_players: usize,
+        is_down: impl Fn(Scancode) -> bool,
+    ) -> Vec<InputCmd> {
+        self.local_players = local_players.min(2);
+        let mut out = Vec::with_capacity(self.local_players);
+        for local in 0..self.local_players {
+            let mut cmd = InputCmd::idle(0);
+            let (mut kx, mut ky) = (0i32, 0i32);
+            for keys in self.keys_of(local) {
+                let any = |list: &[Scancode]| list.iter().any(|&k| is_down(k));
+                kx += i32::from(any(&keys.right)) - i32::from(any(&keys.left));
+                ky += i32::from(any(&keys.down)) - i32::from(any(&keys.up));
+                for (list, bit) in [
+                    (&keys.shoot, buttons::SHOOT),
+                    (&keys.melee, buttons::MELEE),
+                    (&keys.reload, buttons::RELOAD),
+                ] {
+                    if any(list) {
+                        cmd.buttons |= bit;
+                    }
+                }
+            }
+            let mut stick = (kx.signum(), ky.signum());
+            for (k, pad) in self.controllers.iter().enumerate() {
+                if self.controller_player(k) != local {
+                    continue;
+                }
+                cmd.buttons |= pad_state(pad);
+                if let Some(s) = pad_stick(pad) {
+                    stick = s;
+                }
+            }
+            cmd.move_x = axis(stick.0);
+            cmd.move_y = axis(stick.1);
+            cmd.buttons |= self.latched[local];
+            self.latched[local] = 0;
+            out.push(cmd);
+        }
+        out
+    }
+}
+
+/// Scales a direction component (−1, 0, 1, or a controller value already in stick units) to
+/// the engine's stick range.
+fn axis(v: i32) -> i8 {
+    let max = i32::from(STICK_MAX);
+    (if v.abs() <= 1 { v * max } else { v }).clamp(-max, max) as i8
+}
+
+/// The buttons bound to `key` in `keys`.
+fn key_buttons(keys: &PlayerKeys, key: Scancode) -> u8 {
+    let mut bits = 0;
+    for (list, bit) in [
+        (&keys.shoot, buttons::SHOOT),
+        (&keys.melee, buttons::MELEE),
+        (&keys.reload, buttons::RELOAD),
+    ] {
+        if list.contains(&key) {
+            bits |= bit;
+        }
+    }
+    bits
+}
+
+/// The game buttons a controller button maps to: A shoots; B, X or the right shoulder swing;
+/// Y or the left shoulder reload.
+fn pad_buttons(button: Button) -> u8 {
+    match button {
+        Button::A => buttons::SHOOT,
+        Button::B | Button::X | Button::RightShoulder => buttons::MELEE,
+        Button::Y | Button::LeftShoulder => buttons::RELOAD,
+        _ => 0,
+    }
+}
+
+/// Buttons held on a controller (the right trigger also shoots).
+fn pad_state(pad: &GameController) -> u8 {
+    let mut bits = 0;
+    for b in [
+        Button::A,
+        Button::B,
+        Button::X,
+        Button::Y,
+        Button::LeftShoulder,
+        Button::RightShoulder,
+    ] {
+        if pad.button(b) {
+            bits |= pad_buttons(b);
+        }
+    }
+    if pad.axis(Axis::TriggerRight) > TRIGGER_THRESHOLD {
+        bits |= buttons::SHOOT;
+    }
+    bits
+}
+
+/// The controller's movement: the left stick outside its deadzone, else the D-pad, else
+/// `None` (the keyboard decides).
+fn pad_stick(pad: &GameController) -> Option<(i32, i32)> {
+    let (x, y) = (
+        i32::from(pad.axis(Axis::LeftX)),
+        i32::from(pad.axis(Axis::LeftY)),
+    );
+    if x * x + y * y > STICK_DEADZONE * STICK_DEADZONE {
+        // 32767 / 258 = 127: full deflection is a full engine stick.
+        return Some((x / 258, y / 258));
+    }
+    let dx = i32::from(pad.button(Button::DPadRight)) - i32::from(pad.button(Button::DPadLeft));
+    let dy = i32::from(pad.button(Button::DPadDown)) - i32::from(pad.button(Button::DPadUp));
+    (dx != 0 || dy != 0).then_some((dx, dy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(keys: &'static [Scancode]) -> impl Fn(Scancode) -> bool {
+        move |k| keys.contains(&k)
+    }
+
+    #[test]
+    fn each_player_reads_their_own_side_of_the_keyboard() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let cmds = input.sample(
+            2,
+            held(&[Scancode::D, Scancode::W, Scancode::F, Scancode::Left]),
+        );
+        assert_eq!((cmds[0].move_x, cmds[0].move_y), (127, -127));
+        assert_eq!(cmds[0].buttons, buttons::SHOOT);
+        assert_eq!(
+            (cmds[1].move_x, cmds[1].move_y, cmds[1].buttons),
+            (-127, 0, 0)
+        );
+    }
+
+    #[test]
+    fn opposite_keys_cancel() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let cmds = input.sample(2, held(&[Scancode::A, Scancode::D]));
+        assert_eq!(cmds[0].move_x, 0);
+    }
+
+    #[test]
+    fn a_press_between_two_ticks_is_not_lost() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        input.handle_event(
+            &Event::KeyDown {
+                timestamp: 0,
+                window_id: 0,
+                keycode: None,
+                scancode: Some(Scancode::Slash),
+                keymod: sdl2::keyboard::Mod::NOMOD,
+                repeat: false,
+            },
+            None,
+        );
+        let first = input.sample(2, held(&[]));
+        assert_eq!(
+            first[1].buttons,
+            buttons::MELEE,
+            "latched press is seen once"
+        );
+        assert_eq!(first[0].buttons, 0);
+        let second = input.sample(2, held(&[]));
+        assert_eq!(second[1].buttons, 0, "and then released");
+    }
+
+    #[test]
+    fn a_lone_local_player_gets_both_key_sets() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let cmds = input.sample(1, held(&[Scancode::Down, Scancode::RCtrl]));
+        assert_eq!(cmds.len(), 1);
+        assert_eq!((cmds[0].move_y, cmds[0].buttons), (127, buttons::SHOOT));
+    }
+}

@@ -1,0 +1,57 @@
+//! `MatchSource`: where the snapshots the game draws come from.
+//!
+//! The window loop does not care whether the world is stepped right here ([`crate::LocalMatch`])
+//! or by a rollback session that predicts, rolls back and re-simulates: it hands over the local
+//! players' inputs once per 60 Hz tick and draws what [`MatchSource::current`] and
+//! [`MatchSource::previous`] say.
+
+use crate::net_view::NetView;
+use engine::{Event, InputCmd, PlayerId, Rules, WorldSnapshot};
+
+/// A running match the game can feed inputs to and draw.
+pub trait MatchSource {
+    /// The player slots whose inputs this machine supplies, in the order
+    /// [`MatchSource::advance`] expects them (local play: both; online: one; spectating: none).
+    fn local_players(&self) -> &[PlayerId];
+
+    /// Runs one tick of the local 60 Hz clock with one input per [`local_players`] slot.
+    ///
+    /// The source stamps the inputs with the tick they are for, so callers may leave `tick` at
+    /// anything. A local source simulates exactly one tick; a networked one may simulate none
+    /// (waiting for a peer) or several (a rollback and its re-simulation). Returns the events to
+    /// present, each new happening once.
+    ///
+    /// # Errors
+    /// If the simulation refuses the inputs, or the session fails (a peer disconnects, a
+    /// desync is fatal for this source).
+    ///
+    /// [`local_players`]: MatchSource::local_players
+    fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>>;
+
+    /// The newest simulated state (predicted, for a rollback session).
+    fn current(&self) -> &WorldSnapshot;
+
+    /// The state one tick before [`MatchSource::current`], for interpolating between the two.
+    /// Equal to the current state before the first tick.
+    fn previous(&self) -> &WorldSnapshot;
+
+    /// The rules the match plays by.
+    fn rules(&self) -> &Rules;
+
+    /// The netcode state for the overlay.
+    fn net_view(&self) -> NetView;
+
+    /// Whether the match may be paused here (only when no remote peer is waiting on us).
+    fn can_pause(&self) -> bool {
+        false
+    }
+
+    /// Starts a new match after this one is over, if this source can (a local one can; an
+    /// online one would need both peers to agree). Returns whether it did.
+    ///
+    /// # Errors
+    /// If a new match could not be set up.
+    fn rematch(&mut self) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+}

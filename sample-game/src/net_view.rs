@@ -1,0 +1,100 @@
+//! `NetView`: what the netcode overlay shows, as plain data a match source fills in.
+//!
+//! Local play has no network, so most fields are `None` (drawn as "—"); a rollback session
+//! fills them from its own statistics.
+
+use engine::{StateHash, Tick};
+
+/// How this machine takes part in the match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetMode {
+    /// Both players on this machine; no network.
+    Local,
+    /// Hosting an online match.
+    Host,
+    /// Joined an online match.
+    Join,
+    /// Watching an online match.
+    Spectate,
+    /// Rolling back and re-simulating locally every frame to check determinism.
+    SyncTest,
+}
+
+impl NetMode {
+    /// Short label for the overlay.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            NetMode::Local => "local",
+            NetMode::Host => "host",
+            NetMode::Join => "join",
+            NetMode::Spectate => "spectate",
+            NetMode::SyncTest => "sync test",
+        }
+    }
+}
+
+/// Whether peers agree on the confirmed states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DesyncStatus {
+    /// Nothing to compare with (local play), or no comparison yet.
+    Unchecked,
+    /// Every compared tick agreed; the latest compared tick.
+    InSync {
+        /// The latest tick whose hashes were compared.
+        checked: Tick,
+    },
+    /// Hashes differed at this tick.
+    Desynced {
+        /// The first tick found to differ.
+        tick: Tick,
+    },
+}
+
+/// The netcode state shown by the overlay (Tab / H).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetView {
+    /// Local, host, join, spectate or sync test.
+    pub mode: NetMode,
+    /// Round-trip time to the remote peer, in milliseconds.
+    pub ping_ms: Option<u32>,
+    /// How many frames this peer runs ahead of the remote one (negative: behind).
+    pub frames_ahead: Option<i32>,
+    /// Rollbacks per second, averaged over the last second or so.
+    pub rollbacks_per_second: Option<f32>,
+    /// Depths (ticks re-simulated) of recent rollbacks, oldest first; empty when there are none.
+    pub rollback_depths: Vec<u8>,
+    /// The newest tick simulated, with predicted inputs where real ones are missing.
+    pub predicted_tick: Tick,
+    /// The newest tick whose inputs are all confirmed.
+    pub confirmed_tick: Tick,
+    /// Bytes per second sent.
+    pub bytes_sent_per_second: Option<u32>,
+    /// Bytes per second received.
+    pub bytes_received_per_second: Option<u32>,
+    /// Whether the peers' confirmed states agree.
+    pub desync: DesyncStatus,
+    /// Hash of the state at [`NetView::confirmed_tick`].
+    pub confirmed_hash: Option<StateHash>,
+}
+
+impl NetView {
+    /// The view for local play at `tick`: nothing is predicted, so the confirmed tick is the
+    /// current one and its hash is the current state's.
+    #[must_use]
+    pub fn local(tick: Tick, hash: StateHash) -> NetView {
+        NetView {
+            mode: NetMode::Local,
+            ping_ms: None,
+            frames_ahead: None,
+            rollbacks_per_second: None,
+            rollback_depths: Vec::new(),
+            predicted_tick: tick,
+            confirmed_tick: tick,
+            bytes_sent_per_second: None,
+            bytes_received_per_second: None,
+            desync: DesyncStatus::Unchecked,
+            confirmed_hash: Some(hash),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! `Renderer`: draws a [`Scene`] onto any SDL canvas — the game window, or a software surface
+//! for tests and screenshots. Layers, bottom to top: letterbox, arena, melee swings, players,
+//! projectiles, effects, banners, the HUD strip, the netcode panel, overlays.
+
+use crate::banner::{banner_lines, draw_banner};
+use crate::controls_screen::{draw_controls, lines as control_lines};
+use crate::fighter_view::draw_fighters;
+use crate::font::BitmapFont;
+use crate::hud::draw_hud;
+use crate::layout::Layout;
+use crate::maze_view::draw_maze;
+use crate::net_hud::draw_net_hud;
+use crate::palette;
+use crate::scene::{Overlay, Scene};
+use sdl2::render::{BlendMode, Canvas, RenderTarget};
+
+/// Draws scenes. Holds the font; everything else comes with each scene.
+#[derive(Clone, Debug)]
+pub struct Renderer {
+    font: BitmapFont,
+}
+
+impl Renderer {
+    /// A renderer drawing text with `font`.
+    #[must_use]
+    pub fn new(font: BitmapFont) -> Renderer {
+        Renderer { font }
+    }
+
+    /// The font text is drawn with.
+    #[must_use]
+    pub fn font(&self) -> &BitmapFont {
+        &self.font
+    }
+
+    /// The layout a scene gets on `canvas` (what [`Renderer::draw`] uses).
+    ///
+    /// # Errors
+    /// If SDL cannot report the canvas size.
+    pub fn layout<T: RenderTarget>(
+        canvas: &Canvas<T>,
+        scene: &Scene<'_>,
+    ) -> Result<Layout, String> {
+        let maze = &scene.current.maze;
+        Ok(Layout::new(
+            canvas.output_size()?,
+            (maze.width, maze.height),
+        ))
+    }
+
+    /// Draws `scene` over the whole canvas (without presenting it).
+    ///
+    /// # Errors
+    /// SDL drawing errors.
+    pub fn draw<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        scene: &Scene<'_>,
+    ) -> Result<Layout, String> {
+        let layout = Renderer::layout(canvas, scene)?;
+        let font = &self.font;
+        canvas.set_blend_mode(BlendMode::Blend);
+        canvas.set_draw_color(palette::BACKGROUND);
+        canvas.clear();
+        let state = scene.current;
+        draw_maze(canvas, &layout, &state.maze, scene.rules.block_hp)?;
+        draw_fighters(
+            canvas,
+            &layout,
+            scene.rules,
+            scene.previous,
+            state,
+            scene.alpha,
+        )?;
+        scene.effects.draw(canvas, &layout, font, scene.alpha)?;
+        if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
+            let lines = banner_lines(state, scene.rules, scene.can_rematch);
+            draw_banner(canvas, &layout, font, &lines)?;
+        }
+        draw_hud(canvas, &layout, font, scene.rules, state)?;
+        if let Some(view) = scene.net {
+            draw_net_hud(canvas, &layout, font, view)?;
+        }
+        match scene.overlay {
+            Overlay::None => {}
+            Overlay::Paused => {
+                let lines = [
+                    crate::banner::BannerLine {
+                        text: "PAUSED".into(),
+                        color: palette::ACCENT,
+                        size: 4,
+                    },
+                    crate::banner::BannerLine {
+                        text: "P to resume, F1 for controls".into(),
+                        color: palette::TEXT,
+                        size: 1,
+                    },
+                ];
+                draw_banner(canvas, &layout, font, &lines)?;
+            }
+            Overlay::Controls { at_start } => {
+                let footer = if at_start {
+                    "Press any key to start"
+                } else {
+                    "Press any key to return"
+                };
+                let lines = control_lines(
+                    scene.bindings,
+                    scene.controllers,
+                    scene.rules.rounds_to_win,
+                    footer,
+                );
+                draw_controls(canvas, &layout, font, &lines)?;
+            }
+        }
+        Ok(layout)
+    }
+}
+
+impl Default for Renderer {
+    fn default() -> Renderer {
+        Renderer::new(BitmapFont::embedded())
+    }
+}

@@ -1,0 +1,45 @@
+//! `Scene`: everything one frame shows, gathered so the renderer is a pure function of it.
+
+use crate::effects::Effects;
+use crate::key_bindings::KeyBindings;
+use crate::net_view::NetView;
+use engine::{Rules, WorldSnapshot};
+
+/// What covers the arena, if anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// Nothing: play.
+    None,
+    /// The controls screen; `at_start` while waiting for the first key press.
+    Controls {
+        /// Whether this is the screen shown before the first match starts.
+        at_start: bool,
+    },
+    /// Local play is paused.
+    Paused,
+}
+
+/// One frame's worth of things to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Scene<'a> {
+    /// The newest simulated state.
+    pub current: &'a WorldSnapshot,
+    /// The state one tick earlier.
+    pub previous: &'a WorldSnapshot,
+    /// How far between `previous` (0) and `current` (1) to draw moving things.
+    pub alpha: f32,
+    /// The match's rules (radii, magazine size, timers to scale bars and banners by).
+    pub rules: &'a Rules,
+    /// The netcode overlay's contents, when it is shown.
+    pub net: Option<&'a NetView>,
+    /// Transient effects.
+    pub effects: &'a Effects,
+    /// What covers the arena.
+    pub overlay: Overlay,
+    /// The keys, for the controls screen.
+    pub bindings: &'a KeyBindings,
+    /// Connected controllers' names, for the controls screen.
+    pub controllers: &'a [String],
+    /// Whether Enter starts a new match once this one is decided.
+    pub can_rematch: bool,
+}

@@ -1,0 +1,94 @@
+//! Rendering a frame without a window: a bot match played to a chosen tick, drawn by the same
+//! [`Renderer`] onto a software surface, read back as RGBA and written as a PNG.
+
+use crate::effects::Effects;
+use crate::key_bindings::KeyBindings;
+use crate::local_match::LocalMatch;
+use crate::match_source::MatchSource;
+use crate::renderer::Renderer;
+use crate::scene::{Overlay, Scene};
+use anyhow::{anyhow, Context as _};
+use engine::Rules;
+use sdl2::pixels::PixelFormatEnum;
+use sdl2::surface::Surface;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+/// What to capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Screenshot {
+    /// Match seed of the bot match.
+    pub seed: u64,
+    /// The tick to capture (the state after that many steps).
+    pub at_tick: u32,
+    /// Image size in pixels.
+    pub size: (u32, u32),
+    /// Whether to show the netcode overlay.
+    pub net_hud: bool,
+}
+
+/// Plays a bot match to `shot.at_tick` and renders that tick (no interpolation: `alpha` 1).
+/// Returns the pixels as RGBA rows, top to bottom.
+///
+/// # Errors
+/// Bad rules, or SDL failing to make a software surface or draw.
+pub fn render_to_rgba(
+    rules: Rules,
+    shot: &Screenshot,
+    renderer: &Renderer,
+) -> anyhow::Result<Vec<u8>> {
+    let mut source = LocalMatch::new(rules, shot.seed)?.with_bots(&[0, 1]);
+    let mut effects = Effects::new();
+    for _ in 0..shot.at_tick {
+        let events = source.advance(&[])?;
+        effects.on_tick(&events, source.previous(), source.current());
+    }
+    let net = source.net_view();
+    let bindings = KeyBindings::default();
+    let scene = Scene {
+        current: source.current(),
+        previous: source.previous(),
+        alpha: 1.0,
+        rules: source.rules(),
+        net: shot.net_hud.then_some(&net),
+        effects: &effects,
+        overlay: Overlay::None,
+        bindings: &bindings,
+        controllers: &[],
+        can_rematch: true,
+    };
+    let (w, h) = shot.size;
+    let surface =
+        Surface::new(w, h, PixelFormatEnum::RGBA32).map_err(|e| anyhow!("SDL surface: {e}"))?;
+    let mut canvas = surface
+        .into_canvas()
+        .map_err(|e| anyhow!("SDL software renderer: {e}"))?;
+    renderer
+        .draw(&mut canvas, &scene)
+        .map_err(|e| anyhow!("drawing: {e}"))?;
+    canvas
+        .read_pixels(None, PixelFormatEnum::RGBA32)
+        .map_err(|e| anyhow!("reading pixels back: {e}"))
+}
+
+/// Writes RGBA pixels as an 8-bit RGBA PNG.
+///
+/// # Errors
+/// I/O or encoding errors, naming the file.
+pub fn write_png(path: &Path, (width, height): (u32, u32), rgba: &[u8]) -> anyhow::Result<()> {
+    let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
+    let mut writer = encoder
+        .write_header()
+        .with_context(|| format!("writing {}", path.display()))?;
+    writer
+        .write_image_data(rgba)
+        .with_context(|| format!("writing {}", path.display()))?;
+    writer
+        .finish()
+        .with_context(|| format!("writing {}", path.display()))
+}

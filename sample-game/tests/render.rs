@@ -1,0 +1,445 @@
+//! Renders scripted matches off-screen — SDL's `offscreen` video driver, a hidden window, the
+//! software renderer — reads the pixels back and checks them against the snapshots: every
+//! player's body and every projectile is centred on the pixel its position maps to (also
+//! between ticks, and at other window sizes), and the HUD text says what the state says.
+//!
+//! The arena's placement is measured from the image itself (the bounding box of the wall
+//! colours), not taken from the game's layout code, so a renderer that put anything in the
+//! wrong place would fail here.
+
+use engine::{buttons, Action, InputCmd, Rules, Tile, WorldSnapshot};
+use glam::Vec2;
+use sample_game::{
+    palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
+    Scene, CELL_W, GLYPH_H, GLYPH_W,
+};
+use sdl2::pixels::{Color, PixelFormatEnum};
+use std::sync::Mutex;
+
+/// SDL allows one context at a time, on one thread: tests take turns.
+static SDL: Mutex<()> = Mutex::new(());
+
+/// A frame read back from the renderer.
+struct Frame {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Frame {
+    fn at(&self, x: i32, y: i32) -> Option<Color> {
+        if x < 0 || y < 0 || x >= self.width as i32 || y >= self.height as i32 {
+            return None;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        let p = &self.rgba[i..i + 4];
+        Some(Color::RGBA(p[0], p[1], p[2], p[3]))
+    }
+
+    fn is(&self, x: i32, y: i32, c: Color) -> bool {
+        self.at(x, y)
+            .is_some_and(|p| (p.r, p.g, p.b) == (c.r, c.g, c.b))
+    }
+
+    /// Bounding box `(left, top, right, bottom)` (inclusive) of the pixels of colour `c`
+    /// within `radius` pixels of `centre`.
+    fn bbox(&self, centre: Vec2, radius: i32, c: Color) -> Option<(i32, i32, i32, i32)> {
+        let (cx, cy) = (centre.x as i32, centre.y as i32);
+        let mut found: Option<(i32, i32, i32, i32)> = None;
+        for y in cy - radius..=cy + radius {
+            for x in cx - radius..=cx + radius {
+                if self.is(x, y, c) {
+                    found = Some(match found {
+                        None => (x, y, x, y),
+                        Some((l, t, r, b)) => (l.min(x), t.min(y), r.max(x), b.max(y)),
+                    });
+                }
+            }
+        }
+        found
+    }
+
+    /// Where the arena is in the image, measured from the wall colours: its top-left pixel
+    /// and the tile size. The arena's outer border is solid wall, so the walls' bounding box
+    /// is the arena.
+    fn arena(&self, maze_tiles: (u32, u32)) -> (Vec2, f32) {
+        let walls = [palette::WALL_TOP, palette::WALL_RIM, palette::WALL_FRONT];
+        let (mut l, mut t, mut r, mut b) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+        for y in 0..self.height as i32 {
+            for x in 0..self.width as i32 {
+                if walls.iter().any(|&c| self.is(x, y, c)) {
+                    (l, t, r, b) = (l.min(x), t.min(y), r.max(x), b.max(y));
+                }
+            }
+        }
+        let (w, h) = ((r - l + 1) as f32, (b - t + 1) as f32);
+        let tile = w / maze_tiles.0 as f32;
+        assert!(
+            (h / maze_tiles.1 as f32 - tile).abs() < 1e-3,
+            "arena {w}x{h} px is not {maze_tiles:?} square tiles"
+        );
+        assert_eq!(tile.fract(), 0.0, "tiles must be whole pixels, got {tile}");
+        (Vec2::new(l as f32, t as f32), tile)
+    }
+
+    /// Whether `text` appears drawn in colour `c` at text scale `scale`, anywhere: every lit
+    /// font pixel is `c`, every unlit one is not.
+    fn find_text(&self, font: &BitmapFont, text: &str, c: Color) -> Option<(i32, i32, u32)> {
+        for scale in 1..=4u32 {
+            let s = scale as i32;
+            for y in 0..self.height as i32 {
+                for x in 0..self.width as i32 {
+                    let matches = text.chars().enumerate().all(|(i, ch)| {
+                        let glyph = font.glyph(ch);
+                        (0..GLYPH_H).all(|gy| {
+                            (0..GLYPH_W).all(|gx| {
+                                let px = x + (i as i32 * CELL_W as i32 + gx as i32) * s + s / 2;
+                                let py = y + gy as i32 * s + s / 2;
+                                self.is(px, py, c) == glyph.lit(gx, gy)
+                            })
+                        })
+                    });
+                    if matches {
+                        return Some((x, y, scale));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// What to draw.
+struct Shot<'a> {
+    current: &'a WorldSnapshot,
+    previous: &'a WorldSnapshot,
+    alpha: f32,
+    net: Option<&'a NetView>,
+    overlay: Overlay,
+    size: (u32, u32),
+}
+
+/// Draws a scene in a hidden window of SDL's offscreen driver with the software renderer and
+/// reads it back.
+fn render(shot: &Shot<'_>) -> Frame {
+    let _turn = SDL.lock().unwrap_or_else(|e| e.into_inner());
+    std::env::set_var("SDL_VIDEODRIVER", "offscreen");
+    let sdl = sdl2::init().expect("SDL init");
+    let video = sdl.video().expect("offscreen video driver");
+    let window = video
+        .window("render test", shot.size.0, shot.size.1)
+        .hidden()
+        .build()
+        .expect("offscreen window");
+    let mut canvas = window
+        .into_canvas()
+        .software()
+        .build()
+        .expect("software renderer");
+    let rules = Rules::default();
+    let effects = Effects::new();
+    let bindings = KeyBindings::default();
+    let scene = Scene {
+        current: shot.current,
+        previous: shot.previous,
+        alpha: shot.alpha,
+        rules: &rules,
+        net: shot.net,
+        effects: &effects,
+        overlay: shot.overlay,
+        bindings: &bindings,
+        controllers: &[],
+        can_rematch: true,
+    };
+    Renderer::default()
+        .draw(&mut canvas, &scene)
+        .expect("draws");
+    let (width, height) = canvas.output_size().expect("size");
+    assert_eq!((width, height), shot.size);
+    let rgba = canvas
+        .read_pixels(None, PixelFormatEnum::RGBA32)
+        .expect("read pixels");
+    Frame {
+        width,
+        height,
+        rgba,
+    }
+}
+
+/// Seed 43's first maze has long straight corridors along both players' starting rows.
+const SEED: u64 = 43;
+
+/// A scripted match: through the countdown and up to tick 110 both players stand and fire
+/// along their rows (each starts facing the far side); then they run, player 1 right and
+/// player 2 left. Returns the (previous, current) snapshots at each tick in `ticks`.
+fn scripted(ticks: &[u32]) -> Vec<(WorldSnapshot, WorldSnapshot)> {
+    let mut source = LocalMatch::new(Rules::default(), SEED).expect("match");
+    let mut out = Vec::new();
+    let last = *ticks.iter().max().expect("ticks");
+    for tick in 0..last {
+        let (p1, p2) = if tick < 110 {
+            let fire = InputCmd {
+                tick,
+                buttons: buttons::SHOOT,
+                move_x: 0,
+                move_y: 0,
+            };
+            (fire, fire)
+        } else {
+            let run = |x| InputCmd {
+                tick,
+                buttons: 0,
+                move_x: x,
+                move_y: 0,
+            };
+            (run(127), run(-127))
+        };
+        source.advance(&[p1, p2]).expect("step");
+        if ticks.contains(&(tick + 1)) {
+            out.push((source.previous().clone(), source.current().clone()));
+        }
+    }
+    out
+}
+
+fn pos(v: engine::FxVec) -> Vec2 {
+    Vec2::new(v.x.to_num::<f32>(), v.y.to_num::<f32>())
+}
+
+/// Asserts the pixels of colour `c` near `expected` form a blob centred there (±1 px).
+fn assert_centred(frame: &Frame, expected: Vec2, search: i32, c: Color, what: &str) {
+    let (l, t, r, b) = frame
+        .bbox(expected, search, c)
+        .unwrap_or_else(|| panic!("{what}: no pixel of its colour near {expected}"));
+    let centre = Vec2::new((l + r) as f32 / 2.0 + 0.5, (t + b) as f32 / 2.0 + 0.5);
+    assert!(
+        (centre - expected).abs().max_element() <= 1.0,
+        "{what}: drawn centred at {centre}, snapshot says {expected}"
+    );
+    assert!(
+        frame.is(expected.x as i32, expected.y as i32, c),
+        "{what}: the pixel at {expected} is {:?}",
+        frame.at(expected.x as i32, expected.y as i32)
+    );
+}
+
+/// Checks every player body and every clear-standing projectile of `current` at `alpha`.
+fn check_positions(frame: &Frame, prev: &WorldSnapshot, cur: &WorldSnapshot, alpha: f32) -> usize {
+    let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
+    let rules = Rules::default();
+    let body_r = (rules.pushbox_radius.to_num::<f32>() * tile) as i32;
+    let to_screen = |v: Vec2| origin + v * tile;
+    for p in &cur.players {
+        assert!(
+            !matches!(p.action, Action::Ko | Action::Hitstun),
+            "the script keeps players in plain colours"
+        );
+        let before = pos(prev.players[usize::from(p.id)].pos);
+        let expected = to_screen(before.lerp(pos(p.pos), alpha));
+        let what = format!("tick {} alpha {alpha} player {}", cur.tick, p.id + 1);
+        assert_centred(frame, expected, body_r + 2, palette::player(p.id), &what);
+        for other in cur.players.iter().filter(|o| o.id != p.id) {
+            let there = to_screen(pos(other.pos));
+            assert!(
+                !frame.is(there.x as i32, there.y as i32, palette::player(p.id)),
+                "player {}'s colour at player {}'s position",
+                p.id + 1,
+                other.id + 1
+            );
+        }
+    }
+    let mut checked = 0;
+    for shot in &cur.projectiles {
+        let at = pos(shot.pos) - pos(shot.vel) * (1.0 - alpha);
+        let clear = cur.players.iter().all(|p| (pos(p.pos) - at).length() > 1.0)
+            && cur
+                .projectiles
+                .iter()
+                .filter(|o| o.id != shot.id)
+                .all(|o| (pos(o.pos) - pos(shot.pos)).length() > 0.5);
+        if clear {
+            let what = format!("tick {} projectile {}", cur.tick, shot.id);
+            assert_centred(frame, to_screen(at), 6, palette::shot(shot.owner), &what);
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn players_and_projectiles_are_drawn_where_the_snapshot_puts_them() {
+    let mut projectiles = 0;
+    for (prev, cur) in scripted(&[30, 66, 75, 84, 93, 100]) {
+        let frame = render(&Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 1.0,
+            net: None,
+            overlay: Overlay::None,
+            size: (1280, 800),
+        });
+        projectiles += check_positions(&frame, &prev, &cur, 1.0);
+    }
+    assert!(
+        projectiles >= 10,
+        "the script puts shots in flight; checked {projectiles}"
+    );
+}
+
+#[test]
+fn between_ticks_positions_are_interpolated() {
+    let (prev, cur) = scripted(&[130]).remove(0);
+    let moved = pos(cur.players[0].pos) - pos(prev.players[0].pos);
+    assert!(moved.length() > 0.05, "player 1 is running");
+    let moved = pos(cur.players[1].pos) - pos(prev.players[1].pos);
+    assert!(moved.length() > 0.05, "player 2 is running");
+    for alpha in [0.0, 0.5] {
+        let frame = render(&Shot {
+            current: &cur,
+            previous: &prev,
+            alpha,
+            net: None,
+            overlay: Overlay::None,
+            size: (1280, 800),
+        });
+        check_positions(&frame, &prev, &cur, alpha);
+    }
+}
+
+#[test]
+fn positions_hold_at_other_window_sizes() {
+    let (prev, cur) = scripted(&[84]).remove(0);
+    assert!(!cur.projectiles.is_empty());
+    for size in [(640, 400), (1000, 1000), (1920, 1080)] {
+        let frame = render(&Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 1.0,
+            net: None,
+            overlay: Overlay::None,
+            size,
+        });
+        check_positions(&frame, &prev, &cur, 1.0);
+    }
+}
+
+#[test]
+fn the_hud_shows_the_round_and_the_netcode_panel_the_state_hash() {
+    let mut source = LocalMatch::new(Rules::default(), SEED).expect("match");
+    for _ in 0..90 {
+        source.advance(&[InputCmd::idle(0); 2]).expect("step");
+    }
+    let net = source.net_view();
+    let hash = net
+        .confirmed_hash
+        .expect("local play hashes every tick")
+        .short();
+    let frame = render(&Shot {
+        current: source.current(),
+        previous: source.previous(),
+        alpha: 1.0,
+        net: Some(&net),
+        overlay: Overlay::None,
+        size: (1280, 800),
+    });
+    let font = BitmapFont::embedded();
+    assert!(
+        frame.find_text(&font, &hash, palette::ACCENT).is_some(),
+        "hash {hash} not shown"
+    );
+    assert!(frame
+        .find_text(&font, "90 pred / 90 conf", palette::TEXT)
+        .is_some());
+    assert!(frame.find_text(&font, "NETCODE", palette::ACCENT).is_some());
+    let (_, y, _) = frame
+        .find_text(&font, "ROUND 1", palette::ACCENT)
+        .expect("round shown");
+    assert!(
+        y < 40,
+        "the round is in the HUD strip at the top, found at y = {y}"
+    );
+    assert!(frame.find_text(&font, "P1", palette::player(0)).is_some());
+    assert!(frame.find_text(&font, "P2", palette::player(1)).is_some());
+    // The check can fail: a hash that is not the state's is not found.
+    let wrong = if hash == "00000000" {
+        "11111111"
+    } else {
+        "00000000"
+    };
+    assert!(frame.find_text(&font, wrong, palette::ACCENT).is_none());
+}
+
+#[test]
+fn overlays_and_banners_read_right() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let font = BitmapFont::embedded();
+    let base = Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        net: None,
+        overlay: Overlay::Controls { at_start: true },
+        size: (1280, 800),
+    };
+    let controls = render(&base);
+    assert!(controls
+        .find_text(&font, "Press any key to start", palette::ACCENT)
+        .is_some());
+    let countdown = render(&Shot {
+        overlay: Overlay::None,
+        ..base
+    });
+    assert!(countdown
+        .find_text(&font, "ROUND 1", palette::TEXT)
+        .is_some());
+    let paused = render(&Shot {
+        overlay: Overlay::Paused,
+        ..base
+    });
+    assert!(paused
+        .find_text(&font, "P to resume, F1 for controls", palette::TEXT)
+        .is_some());
+}
+
+#[test]
+fn blocks_show_their_damage() {
+    let (prev, mut cur) = scripted(&[5]).remove(0);
+    let rules = Rules::default();
+    // Three blocks side by side on the top border row: intact, cracked, failing.
+    let width = cur.maze.width;
+    for (i, hp) in [rules.block_hp, 2, 1].into_iter().enumerate() {
+        cur.maze.tiles[2 + i * 2] = Tile::block(hp);
+    }
+    let frame = render(&Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        net: None,
+        overlay: Overlay::None,
+        size: (1280, 800),
+    });
+    let (origin, tile) = frame.arena((width, cur.maze.height));
+    let count = |x: u32, c: Color| {
+        let mut n = 0;
+        for dy in 0..tile as i32 {
+            for dx in 0..tile as i32 {
+                let px = origin + Vec2::new(x as f32 * tile, 0.0);
+                if frame.is(px.x as i32 + dx, px.y as i32 + dy, c) {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    let cracks: Vec<usize> = [2, 4, 6]
+        .iter()
+        .map(|&x| count(x, palette::CRACK))
+        .collect();
+    assert_eq!(cracks[0], 0, "an intact block has no cracks");
+    assert!(
+        cracks[1] > 0 && cracks[2] > cracks[1],
+        "cracks grow: {cracks:?}"
+    );
+    assert!(count(2, palette::BLOCK) > 0 && count(4, palette::BLOCK_WORN) > 0);
+    assert!(count(6, palette::BLOCK_FAILING) > 0);
+}
