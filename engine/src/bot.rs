@@ -1,8 +1,9 @@
 //! A deterministic bot that produces inputs, for headless matches, tests and benchmarks.
 //!
 //! The bot is not part of the simulation: it reads the world like a player reads the screen and
-//! answers with an [`InputCmd`]. It is deterministic (its own seeded [`DetRng`], the world
-//! state, nothing else), so a seeded bot match is reproducible anywhere.
+//! answers with an [`InputCmd`]. Its answer is a pure function of its seed, the tick and the
+//! world state — it keeps no memory between ticks — so a seeded bot match is reproducible
+//! anywhere, and a match resumed from a log mid-way continues exactly as the original did.
 
 use crate::fx::{tile_of, Fx, FxVec, HALF};
 use crate::geom::segment_grid_toi;
@@ -15,13 +16,14 @@ use crate::world::World;
 #[derive(Debug, Clone)]
 pub struct Bot {
     me: PlayerId,
-    rng: DetRng,
-    /// Ticks left of the current random strafe, and its stick direction.
-    strafe: (u16, i8, i8),
-    /// Scratch: distance field over tiles, and the BFS queue.
+    seed: u64,
+    /// Scratch: distance field over tiles, and the BFS queue (rebuilt every call).
     dist: Vec<u16>,
     queue: Vec<u32>,
 }
+
+/// Ticks in one strafe window: the bot decides once per window whether to strafe.
+const STRAFE_WINDOW: u32 = 16;
 
 impl Bot {
     /// A bot for slot `me`, seeded.
@@ -29,8 +31,7 @@ impl Bot {
     pub fn new(me: PlayerId, seed: u64) -> Bot {
         Bot {
             me,
-            rng: DetRng::from_seed(seed),
-            strafe: (0, 0, 0),
+            seed,
             dist: Vec::new(),
             queue: Vec::new(),
         }
@@ -45,6 +46,10 @@ impl Bot {
     /// The bot's input for the world's current tick.
     pub fn think(&mut self, world: &World) -> InputCmd {
         let tick = world.tick();
+        // Fresh randomness per tick, and per strafe window, from the seed alone.
+        let mut rng = DetRng::from_seed(self.seed ^ u64::from(tick).wrapping_mul(0x9E37_79B9));
+        let mut window = DetRng::from_seed(self.seed ^ u64::from(tick / STRAFE_WINDOW) << 32);
+        let strafing = window.below(10) == 0;
         let state = world.state();
         let me = state.players[usize::from(self.me)];
         let mut cmd = InputCmd::idle(tick);
@@ -59,35 +64,30 @@ impl Bot {
         if !state.round.is_fighting() || !me.is_alive() {
             return cmd;
         }
-        if self.strafe.0 > 0 {
-            self.strafe.0 -= 1;
-            cmd.move_x = self.strafe.1;
-            cmd.move_y = self.strafe.2;
-        } else if self.rng.below(40) == 0 {
+        if strafing {
             let dirs = [(127, 0), (-127, 0), (0, 127), (0, -127)];
-            let (x, y) = dirs[self.rng.below(4) as usize];
-            self.strafe = (6 + self.rng.below(12) as u16, x, y);
+            (cmd.move_x, cmd.move_y) = dirs[window.below(4) as usize];
         }
         let to_target = target.pos - me.pos;
         let manhattan = to_target.x.abs() + to_target.y.abs();
         let visible = manhattan < Fx::from_num(12)
             && segment_grid_toi(&state.maze, me.pos, to_target).is_none();
         if visible {
-            if self.strafe.0 == 0 {
+            if !strafing {
                 (cmd.move_x, cmd.move_y) = stick_towards(to_target);
             }
             let rules = world.rules();
             let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
-            if close && self.rng.below(3) == 0 {
+            if close && rng.below(3) == 0 {
                 cmd.buttons |= buttons::MELEE;
-            } else if self.rng.below(4) != 0 {
+            } else if rng.below(4) != 0 {
                 cmd.buttons |= buttons::SHOOT;
             }
-        } else if self.strafe.0 == 0 {
+        } else if !strafing {
             if let Some(step) = self.next_tile_towards(world, me.pos, target.pos) {
                 (cmd.move_x, cmd.move_y) = stick_towards(step - me.pos);
             }
-            if me.ammo < world.rules().magazine && self.rng.below(90) == 0 {
+            if me.ammo < world.rules().magazine && rng.below(90) == 0 {
                 cmd.buttons |= buttons::RELOAD;
             }
         }

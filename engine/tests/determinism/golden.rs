@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1680, 3, 520, 0xbde2_ed48_26ca_e524, 0x0b00_56a9_d137_67eb);
+    let expected = (1470, 3, 520, 0x2c66_e2f4_f04c_a340, 0x6f31_5749_2b9c_8cd1);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"
