@@ -65,6 +65,9 @@ impl Default for AppOptions {
 /// The game window: SDL, the canvas, input devices and the renderer.
 pub struct App {
     options: AppOptions,
+    /// The shortest interval between two presents: where vsync is missing (some headless
+    /// drivers), this cap keeps the loop at the display's rate instead of spinning.
+    min_frame: Duration,
     _sdl: Sdl,
     _video: VideoSubsystem,
     controllers: Option<GameControllerSubsystem>,
@@ -89,6 +92,23 @@ impl App {
         };
         let sdl = sdl2::init().map_err(no_display)?;
         let video = sdl.video().map_err(no_display)?;
+        let driver = video.current_video_driver();
+        if invisible_fallback(driver, std::env::var("SDL_VIDEODRIVER").ok().as_deref()) {
+            return Err(no_display(format!(
+                "no display found (SDL could only start its invisible `{driver}` video driver)"
+            )));
+        }
+        // Render at the display's rate; 60 Hz where the driver does not say.
+        let refresh = video
+            .current_display_mode(0)
+            .map_or(0, |mode| mode.refresh_rate);
+        let refresh = if (24..=1000).contains(&refresh) {
+            refresh as u32
+        } else {
+            60
+        };
+        // Slightly shorter than a refresh, so the cap never fights a real vsync.
+        let min_frame = Duration::from_secs(1) / refresh * 19 / 20;
         // Controllers are optional: without joystick support the keyboard still works.
         let controllers = sdl.game_controller().ok();
         let canvas = make_canvas(&video, &options).map_err(no_display)?;
@@ -97,6 +117,7 @@ impl App {
             .map_err(|e| anyhow!("SDL event pump: {e}"))?;
         let input = LocalInput::new(options.bindings.clone());
         Ok(App {
+            min_frame,
             options,
             _sdl: sdl,
             _video: video,
@@ -124,6 +145,7 @@ impl App {
         let tick = Duration::from_secs(1) / TICKS_PER_SECOND;
         let mut banked = Duration::ZERO;
         let mut last = Instant::now();
+        let mut last_present = last;
         let mut effects = Effects::new();
         let mut overlay = if self.options.controls_at_start {
             Overlay::Controls { at_start: true }
@@ -220,6 +242,11 @@ impl App {
                 .draw(&mut self.canvas, &scene)
                 .map_err(|e| anyhow!("drawing: {e}"))?;
             self.canvas.present();
+            let since = last_present.elapsed();
+            if since < self.min_frame {
+                std::thread::sleep(self.min_frame - since);
+            }
+            last_present = Instant::now();
             pacing.frame();
             if self.options.run_for.is_some_and(|d| pacing.elapsed() >= d) {
                 break;
@@ -240,6 +267,18 @@ impl App {
             let _ = self.canvas.window_mut().set_title(&title);
         }
     }
+}
+
+/// Whether SDL ended up on a video driver that shows nothing (`offscreen`, `dummy`) without
+/// being asked for it through `SDL_VIDEODRIVER`: then there is no display, and an invisible
+/// window would only confuse.
+fn invisible_fallback(driver: &str, asked: Option<&str>) -> bool {
+    let invisible = matches!(driver, "offscreen" | "dummy");
+    let requested = asked.is_some_and(|list| {
+        list.split(',')
+            .any(|d| d.trim().eq_ignore_ascii_case(driver))
+    });
+    invisible && !requested
 }
 
 /// What a key or button press means outside the game itself.
@@ -357,6 +396,15 @@ mod tests {
             menu_action(&key(Scancode::Escape), &keys, start, false),
             MenuAction::Quit
         );
+    }
+
+    #[test]
+    fn an_unrequested_invisible_driver_means_no_display() {
+        assert!(invisible_fallback("offscreen", None));
+        assert!(invisible_fallback("dummy", Some("x11")));
+        assert!(!invisible_fallback("offscreen", Some("offscreen")));
+        assert!(!invisible_fallback("dummy", Some("x11,dummy")));
+        assert!(!invisible_fallback("x11", None));
     }
 
     #[test]

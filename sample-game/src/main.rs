@@ -49,7 +49,6 @@ fn run() -> anyhow::Result<()> {
         (None, false) => &[],
     };
     let mut source = match_source(rules, seed, bots)?;
-    println!("maze-duel: seed {seed}");
     let options = AppOptions {
         window_size: cli.size,
         software: cli.software,
@@ -59,6 +58,7 @@ fn run() -> anyhow::Result<()> {
         ..AppOptions::default()
     };
     let mut app = App::new(options, renderer)?;
+    println!("maze-duel: seed {seed}");
     let report = app.run(source.as_mut())?;
     if measuring.is_some() {
         println!("{report}");

@@ -1,4 +1,4 @@
-//! The netcode overlay (Tab or H): a panel in the arena's top-left corner listing a
+//! The netcode overlay (Tab or H): a panel in the arena's top-right corner listing a
 //! [`NetView`], with a sparkline of recent rollback depths. Missing values show as "—".
 
 use crate::font::{BitmapFont, CELL_H, CELL_W};
@@ -15,7 +15,7 @@ pub(crate) const TITLE: &str = "NETCODE";
 /// Rollback depths the sparkline shows (the newest ones).
 const SPARK_LEN: usize = 40;
 /// Label column width, in characters.
-const LABEL_CHARS: u32 = 10;
+const LABEL_CHARS: u32 = 11;
 
 /// "—" for a missing value.
 fn or_dash<T: ToString>(v: Option<T>) -> String {
@@ -94,8 +94,9 @@ pub(crate) fn draw_net_hud<T: RenderTarget>(
     let width = (LABEL_CHARS + value_chars + 2) * CELL_W * s;
     let height = (rows.len() as u32 + 1) * line as u32 + 4 * s;
     let maze = layout.maze_rect();
+    // Top-right: the one corner of a two-player arena nobody spawns in.
     let panel = Rect::new(
-        maze.x() + (2 * s) as i32,
+        maze.right() - (2 * s) as i32 - width as i32,
         maze.y() + (2 * s) as i32,
         width,
         height,

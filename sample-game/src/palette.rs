@@ -73,7 +73,7 @@ pub const GOOD: Color = Color::RGB(110, 230, 130);
 /// The HUD strip along the top.
 pub const HUD_BACK: Color = Color::RGB(18, 21, 31);
 /// Panels drawn over the arena (translucent).
-pub const PANEL: Color = Color::RGBA(10, 12, 20, 215);
+pub const PANEL: Color = Color::RGBA(10, 12, 20, 200);
 /// Panel borders.
 pub const PANEL_EDGE: Color = Color::RGB(70, 80, 110);
 /// Empty part of a bar.
