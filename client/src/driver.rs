@@ -55,6 +55,8 @@ pub struct Driver {
     scratch: Vec<InputCmd>,
     /// Depths of the rollbacks served by the last `handle` call.
     last_depths: Vec<u32>,
+    /// Ticks GGRS has asked to save at least once.
+    ggrs_saved: TickRing<()>,
     /// A deliberate perturbation, for proving the desync tools (never set in play).
     injection: Option<Injection>,
 }
@@ -90,6 +92,7 @@ impl Driver {
             inputs: TickRing::new(HISTORY_TICKS),
             scratch: Vec::with_capacity(engine::MAX_PLAYERS),
             last_depths: Vec::new(),
+            ggrs_saved: TickRing::new(HISTORY_TICKS),
             injection: None,
         }
     }
@@ -128,6 +131,7 @@ impl Driver {
                         self.first_saves.slot_mut(tick).snapshot = Some(self.world.snapshot());
                     }
                     self.history.save(&self.world);
+                    self.ggrs_saved.insert(tick, ());
                     let hash = self.world.state_hash();
                     self.hashes.insert(tick, hash);
                     cell.save(frame, Some(tick), Some(u128::from(hash.combined)));
@@ -163,13 +167,16 @@ impl Driver {
                     let events = self.world.step(&self.scratch)?;
                     self.events.extend_from_slice(events);
                     let now = self.world.tick();
+                    // Keep every reached state, not only those GGRS asks to save: spectators
+                    // are never asked, and logs checkpoint and dump from here.
                     if let Some(inj) = self.injection {
-                        let saved = self.history.get(now).is_ok();
+                        let saved = self.ggrs_saved.get(now).is_ok();
                         if inj.tick == now && (!inj.first_pass_only || !saved) {
                             self.perturb();
                         }
                     }
                     self.hashes.insert(now, self.world.state_hash());
+                    self.history.save(&self.world);
                     self.counters.advances += 1;
                     if now > self.furthest {
                         self.furthest = now;

@@ -80,6 +80,56 @@ pub enum Error {
         /// Where the original and re-simulated snapshots were written.
         dump: PathBuf,
     },
+    /// A match log record that is damaged or out of order. Reading stops there.
+    #[error("{}: corrupt record at byte {offset} (LSN {lsn}): {reason}", path.display())]
+    LogCorrupt {
+        /// The log.
+        path: PathBuf,
+        /// Byte offset of the record.
+        offset: u64,
+        /// The LSN the record claims.
+        lsn: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A match log written in another format version.
+    #[error("{}: log format version {found}, this build reads version {expected}", path.display())]
+    LogVersion {
+        /// The log.
+        path: PathBuf,
+        /// The version in the log.
+        found: u32,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// A log whose rules do not hash to the hash it records (or to the rules asked for).
+    #[error("the log's rules hash {recorded:016x} does not match the rules {actual:016x}")]
+    LogRulesMismatch {
+        /// The hash in the header.
+        recorded: u64,
+        /// The hash of the rules compared against.
+        actual: u64,
+    },
+    /// Re-simulating a log gave another state than it records.
+    #[error("tick {tick}: re-simulation differs from the log in section `{section}` (logged {logged:016x}, got {got:016x})")]
+    VerifyMismatch {
+        /// The first tick that differs.
+        tick: Tick,
+        /// The first section that differs.
+        section: &'static str,
+        /// The logged section hash.
+        logged: u64,
+        /// The re-simulated section hash.
+        got: u64,
+    },
+    /// A finished log cannot be continued.
+    #[error("{}: the match already ended at tick {tick}", path.display())]
+    LogFinished {
+        /// The log.
+        path: PathBuf,
+        /// Its last tick.
+        tick: Tick,
+    },
     /// A tick the caller expected in order arrived out of order.
     #[error("hash log: tick {got} written after tick {last}")]
     HashLogOrder {

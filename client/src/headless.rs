@@ -1,13 +1,12 @@
-//! Headless runs: seeded bot matches, and networked peers driven by bots.
+//! Headless bot matches: seeded bots play a local match, with hash and match logs, and a match
+//! killed mid-way resumes from its match log.
 
-use crate::driver::Injection;
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
-use crate::netplay::{NetEvent, NetPeer};
-use crate::pacing::{FrameDecision, FramePacer};
-use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, WireInput, World};
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use crate::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use crate::replay::recover;
+use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
+use std::path::{Path, PathBuf};
 
 /// What to play.
 #[derive(Debug, Clone)]
@@ -26,6 +25,8 @@ pub struct BotMatch {
     pub stop_at_match_end: bool,
     /// Write a per-tick hash log here.
     pub hash_log: Option<PathBuf>,
+    /// Write the durable match log here.
+    pub match_log: Option<PathBuf>,
 }
 
 /// How it went.
@@ -41,16 +42,20 @@ pub struct BotMatchSummary {
     pub wins: Vec<u8>,
 }
 
+/// The bots of a match: bot `p` plays slot `p` with a seed derived from the match's bot seed.
+fn bots_for(players: usize, bot_seed: u64) -> Vec<Bot> {
+    (0..players as u8)
+        .map(|p| Bot::new(p, engine::splitmix64(bot_seed ^ u64::from(p))))
+        .collect()
+}
+
 /// Plays a seeded bot match headless.
 ///
 /// # Errors
-/// Rules or player-count errors from the engine; I/O errors writing the hash log.
+/// Rules or player-count errors from the engine; I/O errors writing the logs.
 pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
-    let mut world = World::new(spec.rules.clone(), spec.seed, spec.players)?;
-    let mut bots: Vec<Bot> = (0..spec.players as u8)
-        .map(|p| Bot::new(p, engine::splitmix64(spec.bot_seed ^ u64::from(p))))
-        .collect();
-    let mut log = match &spec.hash_log {
+    let world = World::new(spec.rules.clone(), spec.seed, spec.players)?;
+    let hash_log = match &spec.hash_log {
         Some(path) => Some(HashLogWriter::create(
             path,
             &format!(
@@ -62,244 +67,100 @@ pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
         )?),
         None => None,
     };
-    let mut inputs: Vec<InputCmd> = Vec::with_capacity(spec.players);
-    while world.tick() < spec.ticks {
-        if spec.stop_at_match_end && world.state().round.phase == RoundPhase::MatchOver {
+    let match_log = match &spec.match_log {
+        Some(path) => Some(MatchLogWriter::create(
+            path,
+            &LogHeader::for_world(&world, "bot-match", Some(spec.bot_seed)),
+            &world,
+            DEFAULT_CHECKPOINT_EVERY,
+        )?),
+        None => None,
+    };
+    play_bots(
+        world,
+        spec.bot_seed,
+        spec.ticks,
+        spec.stop_at_match_end,
+        hash_log,
+        match_log,
+    )
+}
+
+/// Resumes a bot match from its match log after the process died (even by SIGKILL): cuts a
+/// torn tail, restores the last checkpoint, re-applies every logged tick after it checking each
+/// hash, then plays on with the same bots up to `ticks`, appending to the same log.
+///
+/// # Errors
+/// Log errors (corrupt records, other versions, a finished match), [`Error::VerifyMismatch`] if
+/// the logged ticks do not re-simulate to their hashes.
+pub fn resume_bot_match(
+    path: &Path,
+    ticks: Tick,
+    hash_log: Option<&Path>,
+) -> Result<BotMatchSummary, Error> {
+    let log = read_log(path)?;
+    let bot_seed = log.header.bot_seed.ok_or_else(|| Error::LogCorrupt {
+        path: path.to_owned(),
+        offset: 0,
+        lsn: 1,
+        reason: format!("a `{}` log has no bot seed to resume with", log.header.mode),
+    })?;
+    let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+    let world = recover(log)?;
+    let hash_log = match hash_log {
+        Some(p) => Some(HashLogWriter::create(
+            p,
+            &format!("resumed from {} at tick {}", path.display(), world.tick()),
+        )?),
+        None => None,
+    };
+    play_bots(world, bot_seed, ticks, false, hash_log, Some(writer))
+}
+
+fn play_bots(
+    mut world: World,
+    bot_seed: u64,
+    ticks: Tick,
+    stop_at_match_end: bool,
+    mut hash_log: Option<HashLogWriter>,
+    mut match_log: Option<MatchLogWriter>,
+) -> Result<BotMatchSummary, Error> {
+    let mut bots = bots_for(world.player_count(), bot_seed);
+    let mut inputs: Vec<InputCmd> = Vec::with_capacity(bots.len());
+    while world.tick() < ticks {
+        if stop_at_match_end && world.state().round.phase == RoundPhase::MatchOver {
             break;
         }
         inputs.clear();
         inputs.extend(bots.iter_mut().map(|b| b.think(&world)));
         world.step(&inputs)?;
-        if let Some(log) = &mut log {
-            log.record(world.tick(), &world.state_hash())?;
+        let hash = world.state_hash();
+        if let Some(log) = &mut hash_log {
+            log.record(world.tick(), &hash)?;
+        }
+        if let Some(writer) = &mut match_log {
+            let record = TickRecord {
+                tick: world.tick(),
+                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+                hash,
+            };
+            let state = writer
+                .is_checkpoint_tick(world.tick())
+                .then(|| world.state());
+            writer.record_tick(&record, state)?;
         }
     }
-    if let Some(log) = &mut log {
+    if let Some(log) = &mut hash_log {
         log.flush()?;
+    }
+    if let Some(writer) = &mut match_log {
+        writer.finish("completed")?;
     }
     let state = world.state();
     Ok(BotMatchSummary {
         ticks: world.tick(),
         final_hash: world.state_hash(),
         round: state.round.round,
-        wins: state.round.wins[..spec.players].to_vec(),
+        wins: state.round.wins[..world.player_count()].to_vec(),
     })
-}
-
-/// A headless networked run: a bot plays (or a spectator watches) until `ticks` are final.
-#[derive(Debug, Clone)]
-pub struct NetRun {
-    /// Final ticks to reach.
-    pub ticks: Tick,
-    /// Seed of the local bot.
-    pub bot_seed: u64,
-    /// Per-tick hash log of final (confirmed) ticks.
-    pub hash_log: Option<PathBuf>,
-    /// How long to wait for the peers' `Finish` once done.
-    pub finish_timeout: Duration,
-    /// Frames per second.
-    pub fps: u32,
-    /// Deliberately perturb the state at this tick on this peer (desync tooling).
-    pub inject_desync: Option<Tick>,
-    /// Where desync snapshots are dumped.
-    pub dump_dir: Option<PathBuf>,
-}
-
-/// How a headless networked run went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NetRunSummary {
-    /// Final ticks reached (and logged).
-    pub ticks: Tick,
-    /// Frames simulated including re-simulations.
-    pub advances: u64,
-    /// Rollbacks.
-    pub rollbacks: u64,
-    /// Deepest rollback.
-    pub max_depth: u32,
-    /// Desync events.
-    pub desyncs: u64,
-    /// Frames that could not advance.
-    pub stalls: u64,
-    /// Average bytes sent per second.
-    pub bytes_sent_per_sec: u64,
-    /// Average bytes received per second.
-    pub bytes_received_per_sec: u64,
-    /// Datagrams dropped at the socket.
-    pub dropped: u64,
-    /// The socket's counters at the end, by kind of drop.
-    pub socket: crate::socket::SocketCounters,
-    /// A peer disconnected before the end.
-    pub disconnected: Option<std::net::SocketAddr>,
-    /// Whether every peer confirmed the finish.
-    pub clean_finish: bool,
-    /// Hash of the last final tick.
-    pub final_hash: StateHash,
-}
-
-impl std::fmt::Display for NetRunSummary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "ticks={} rollbacks={} max_depth={} desyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} disconnected={} finish={} hash={:016x}",
-            self.ticks,
-            self.rollbacks,
-            self.max_depth,
-            self.desyncs,
-            self.stalls,
-            self.bytes_sent_per_sec,
-            self.bytes_received_per_sec,
-            self.dropped,
-            self.disconnected.map_or("no".to_string(), |a| a.to_string()),
-            if self.clean_finish { "clean" } else { "timeout" },
-            self.final_hash.combined
-        )
-    }
-}
-
-/// Plays `peer` headless with a seeded bot (spectators just watch) until `plan.ticks` are
-/// final, writing the hash log of final ticks; then exchanges `Finish` with the peers so nobody
-/// leaves while another still needs its datagrams. A disconnect ends the run early, cleanly,
-/// with the log flushed and the disconnect in the summary.
-///
-/// # Errors
-/// Engine, GGRS or I/O errors.
-pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, Error> {
-    let slot = peer.local_slot();
-    let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
-    if let Some(tick) = plan.inject_desync {
-        peer.driver_mut().inject(Injection {
-            tick,
-            first_pass_only: false,
-        });
-    }
-    let role = match slot {
-        Some(0) => "host",
-        Some(_) => "join",
-        None => "spectate",
-    };
-    let rules_hash = peer.world().rules().hash();
-    let mut log = match &plan.hash_log {
-        Some(path) => Some(HashLogWriter::create(
-            path,
-            &format!(
-                "seed={} rules={rules_hash:016x} players={} source={role}",
-                peer.agreement().match_seed,
-                peer.agreement().players
-            ),
-        )?),
-        None => None,
-    };
-    let mut pacer = FramePacer::new(plan.fps);
-    let mut desyncs = 0;
-    let mut disconnected = None;
-    let mut logged: Tick = 0;
-    let started = Instant::now();
-    let mut dumped = Vec::new();
-    while logged < plan.ticks {
-        peer.poll();
-        for event in peer.take_events() {
-            match event {
-                // A spectator leaving does not end the match; a player leaving does.
-                NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
-                    disconnected = Some(who);
-                }
-                NetEvent::DesyncDetected { tick, .. } => {
-                    desyncs += 1;
-                    if let Some(dir) = &plan.dump_dir {
-                        if !dumped.contains(&tick) {
-                            dump_desync(dir, role, &peer, tick)?;
-                            dumped.push(tick);
-                        }
-                    }
-                }
-                NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
-                _ => {}
-            }
-        }
-        if disconnected.is_some() {
-            break;
-        }
-        match pacer.frame_due(Instant::now(), peer.frames_ahead()) {
-            FrameDecision::Run => {
-                let input = match &mut bot {
-                    Some(bot) => bot.think(peer.world()).to_wire(),
-                    None => WireInput::default(),
-                };
-                peer.advance(input)?;
-            }
-            FrameDecision::Skip => {}
-            FrameDecision::NotYet(wait) => std::thread::sleep(wait.min(Duration::from_millis(1))),
-        }
-        let upto = peer.final_tick().min(plan.ticks);
-        while logged < upto {
-            logged += 1;
-            if let Some(log) = &mut log {
-                log.record(logged, &peer.driver().hash_at(logged)?)?;
-            }
-        }
-        peer.update_stats();
-    }
-    if let Some(log) = &mut log {
-        log.flush()?;
-    }
-    let clean_finish = disconnected.is_none() && finish(&mut peer, logged, plan.finish_timeout);
-    let secs = started.elapsed().as_millis().max(1) as u64;
-    let counters = peer.socket_counters();
-    let final_hash = if logged > 0 {
-        peer.driver().hash_at(logged)?
-    } else {
-        peer.world().state_hash()
-    };
-    Ok(NetRunSummary {
-        ticks: logged,
-        advances: peer.driver().counters().advances,
-        rollbacks: peer.driver().counters().rollbacks,
-        max_depth: peer.driver().counters().max_depth,
-        desyncs,
-        stalls: peer.total_stalls(),
-        bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
-        bytes_received_per_sec: counters.bytes_received * 1000 / secs,
-        dropped: counters.dropped(),
-        socket: counters,
-        disconnected,
-        clean_finish,
-        final_hash,
-    })
-}
-
-/// Says `Finish` every 100 ms while keeping the session polled (so the peers still get our
-/// retransmissions) until every peer has said it too, or `timeout` passes.
-fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    let mut next = Instant::now();
-    while Instant::now() < deadline {
-        if Instant::now() >= next {
-            peer.send_finish(confirmed);
-            next = Instant::now() + Duration::from_millis(100);
-        }
-        peer.poll();
-        if peer.all_peers_finished() {
-            // Answer a few more times: the peers may still be waiting for ours.
-            for _ in 0..3 {
-                peer.send_finish(confirmed);
-                std::thread::sleep(Duration::from_millis(20));
-                peer.poll();
-            }
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    false
-}
-
-/// Writes the snapshots this peer holds around a desynced tick (the tick and the few before
-/// it), named by role, so two peers' dumps can be compared field by field.
-fn dump_desync(dir: &std::path::Path, role: &str, peer: &NetPeer, tick: Tick) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    for t in tick.saturating_sub(3)..=tick {
-        if let Ok(snapshot) = peer.driver().snapshot_at(t) {
-            crate::synctest::write_snapshot(dir, &format!("{role}-tick-{t}"), snapshot)?;
-        }
-    }
-    Ok(())
 }

@@ -4,12 +4,21 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
+use client::fielddiff::diff;
+use client::hashlog::{compare_logs, read_hash_log, LogComparison};
+use client::matchlog::read_log;
 use client::netplay::open_link;
+use client::replay::verify;
 use client::synctest::{run_sync_test, SyncTest};
 use client::transport::{default_bind_for, resolve};
 use client::wire::Role;
-use client::{load_rules, run_bot_match, run_net_peer, BotMatch, NetConfig, NetPeer, NetRun};
+use client::{
+    dumps_next_to, load_rules, resume_bot_match, run_bot_match, run_net_peer, BotMatch, NetConfig,
+    NetPeer, NetRun,
+};
+use engine::WorldSnapshot;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -50,6 +59,42 @@ enum Command {
         /// Write a per-tick hash log (`tick combined players projectiles maze rest`).
         #[arg(long)]
         hash_log: Option<PathBuf>,
+        /// Write the durable match log (replay file; `resume` continues it after a crash).
+        #[arg(long)]
+        match_log: Option<PathBuf>,
+    },
+    /// Resume a bot match from its match log after the process died, and play on.
+    Resume {
+        /// The match log (it is continued in place).
+        log: PathBuf,
+        /// Play on until this tick.
+        #[arg(long, default_value_t = 3600)]
+        ticks: u32,
+        /// Write a hash log of the ticks played after resuming.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+    },
+    /// Re-simulate a match log headless; every recorded hash and checkpoint must match.
+    Verify {
+        /// The match log.
+        log: PathBuf,
+        /// Insist on these rules (the log's own rules are used otherwise).
+        #[arg(long)]
+        rules: Option<PathBuf>,
+    },
+    /// Compare two peers' hash logs: the first divergent tick and section, and a field-level
+    /// diff when both sides have snapshot dumps of that tick.
+    Desync {
+        /// One peer's hash log.
+        a: PathBuf,
+        /// The other peer's hash log.
+        b: PathBuf,
+        /// Snapshot dumps of the first peer (default: `<a>.dumps`).
+        #[arg(long)]
+        dumps_a: Option<PathBuf>,
+        /// Snapshot dumps of the second peer (default: `<b>.dumps`).
+        #[arg(long)]
+        dumps_b: Option<PathBuf>,
     },
     /// Host a networked match as player 1 (slot 0), played by a bot.
     Host {
@@ -132,6 +177,9 @@ struct NetArgs {
     /// Per-tick hash log of confirmed ticks.
     #[arg(long)]
     hash_log: Option<PathBuf>,
+    /// Durable match log of confirmed ticks (a replay file).
+    #[arg(long)]
+    match_log: Option<PathBuf>,
     /// Frames of input delay.
     #[arg(long, default_value_t = 2)]
     input_delay: usize,
@@ -151,9 +199,10 @@ struct NetArgs {
     /// Milliseconds of silence after which the other side counts as disconnected.
     #[arg(long, default_value_t = 2000)]
     disconnect_timeout_ms: u64,
-    /// Where snapshots are dumped when a desync is detected.
-    #[arg(long, default_value = "desync-dump")]
-    dump_dir: PathBuf,
+    /// Where snapshots are dumped when a desync is detected (default: `<hash log>.dumps`, or
+    /// `desync-dump` without a hash log).
+    #[arg(long)]
+    dump_dir: Option<PathBuf>,
     /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
     #[arg(long, hide = true)]
     debug_inject_desync: Option<u32>,
@@ -184,7 +233,12 @@ impl NetArgs {
             finish_timeout: Duration::from_secs(10),
             fps: self.fps,
             inject_desync: self.debug_inject_desync,
-            dump_dir: Some(self.dump_dir.clone()),
+            dump_dir: self.dump_dir.clone().or_else(|| {
+                self.hash_log
+                    .is_none()
+                    .then(|| PathBuf::from("desync-dump"))
+            }),
+            match_log: self.match_log.clone(),
         }
     }
 }
@@ -221,6 +275,7 @@ fn run() -> Result<ExitCode> {
             no_stop,
             rules,
             hash_log,
+            match_log,
         } => {
             let rules = load_rules(rules.as_deref())?;
             let summary = run_bot_match(&BotMatch {
@@ -231,6 +286,7 @@ fn run() -> Result<ExitCode> {
                 ticks,
                 stop_at_match_end: !no_stop,
                 hash_log,
+                match_log,
             })?;
             println!(
                 "ticks={} round={} wins={:?} hash={:016x}",
@@ -281,6 +337,47 @@ fn run() -> Result<ExitCode> {
                 summary.ticks, summary.rollbacks, summary.final_hash.combined
             );
         }
+        Command::Resume {
+            log,
+            ticks,
+            hash_log,
+        } => {
+            let summary = resume_bot_match(&log, ticks, hash_log.as_deref())?;
+            println!(
+                "resumed: ticks={} round={} wins={:?} hash={:016x}",
+                summary.ticks, summary.round, summary.wins, summary.final_hash.combined
+            );
+        }
+        Command::Verify { log, rules } => {
+            let rules = rules.as_deref().map(|p| load_rules(Some(p))).transpose()?;
+            let read = read_log(&log)?;
+            if read.torn_bytes > 0 {
+                println!(
+                    "torn tail: {} bytes after the last whole record ignored",
+                    read.torn_bytes
+                );
+            }
+            let report = verify(&read, rules.as_ref())?;
+            println!(
+                "verified: ticks={} checkpoints={} ended={} (mode {}, seed {}, rules {:016x})",
+                report.ticks,
+                report.checkpoints,
+                if report.ended { "cleanly" } else { "cut" },
+                read.header.mode,
+                read.header.match_seed,
+                read.header.rules_hash
+            );
+        }
+        Command::Desync {
+            a,
+            b,
+            dumps_a,
+            dumps_b,
+        } => {
+            let dumps_a = dumps_a.unwrap_or_else(|| dumps_next_to(&a));
+            let dumps_b = dumps_b.unwrap_or_else(|| dumps_next_to(&b));
+            return desync_report(&a, &b, &dumps_a, &dumps_b);
+        }
         Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
     }
     Ok(ExitCode::SUCCESS)
@@ -294,4 +391,65 @@ fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Resu
     let peer =
         NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// Prints where two hash logs diverge and, when both dump directories hold a snapshot of that
+/// tick (or the nearest later dumped tick), the fields that differ. Exit 0 if they agree, 2 if
+/// they diverge.
+fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<ExitCode> {
+    let (la, lb) = (read_hash_log(a)?, read_hash_log(b)?);
+    let (tick, section) = match compare_logs(&la, &lb) {
+        LogComparison::Agree { common } => {
+            println!("no divergence: {common} common ticks agree");
+            return Ok(ExitCode::SUCCESS);
+        }
+        LogComparison::Diverge { tick, section } => (tick, section),
+    };
+    println!(
+        "first divergence at tick {tick}, section {}",
+        section.name()
+    );
+    let dumped = |dir: &Path| -> Vec<(u32, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter_map(|p| {
+                let name = p.file_name()?.to_str()?.to_owned();
+                let t = name
+                    .strip_suffix(".snapshot")?
+                    .rsplit_once("-tick-")?
+                    .1
+                    .parse()
+                    .ok()?;
+                Some((t, p))
+            })
+            .collect()
+    };
+    let (da, db) = (dumped(dumps_a), dumped(dumps_b));
+    let common = da
+        .iter()
+        .filter(|(t, _)| *t >= tick && db.iter().any(|(u, _)| u == t))
+        .min_by_key(|(t, _)| *t);
+    let Some((at, path_a)) = common else {
+        println!(
+            "no snapshot dumps of tick {tick} or later on both sides ({} / {})",
+            dumps_a.display(),
+            dumps_b.display()
+        );
+        return Ok(ExitCode::from(2));
+    };
+    let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
+    let load = |p: &Path| -> Result<WorldSnapshot> {
+        let bytes = std::fs::read(p).with_context(|| p.display().to_string())?;
+        WorldSnapshot::from_bytes(&bytes).with_context(|| p.display().to_string())
+    };
+    let (sa, sb) = (load(path_a)?, load(path_b)?);
+    println!("fields that differ at tick {at}:");
+    for d in diff(&sa, &sb) {
+        println!("  {d}");
+    }
+    Ok(ExitCode::from(2))
 }

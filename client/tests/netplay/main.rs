@@ -3,6 +3,7 @@
 //! datagrams, a vanishing peer, and handshake refusals.
 
 mod common;
+mod desync;
 mod garbage;
 mod handshake;
 mod processes;

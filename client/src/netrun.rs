@@ -1,0 +1,292 @@
+//! Headless networked runs: a bot plays (or a spectator watches) a real session to a number of
+//! final ticks, writing the hash log and the match log of confirmed ticks.
+
+use crate::driver::Injection;
+use crate::error::Error;
+use crate::hashlog::HashLogWriter;
+use crate::matchlog::{LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use crate::netplay::{NetEvent, NetPeer};
+use crate::pacing::{FrameDecision, FramePacer};
+use engine::{Bot, StateHash, Tick, WireInput};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Most desynced ticks whose snapshots are dumped in one run (each later tick differs too).
+const MAX_DESYNC_DUMPS: usize = 3;
+
+/// A headless networked run: a bot plays (or a spectator watches) until `ticks` are final.
+#[derive(Debug, Clone)]
+pub struct NetRun {
+    /// Final ticks to reach.
+    pub ticks: Tick,
+    /// Seed of the local bot.
+    pub bot_seed: u64,
+    /// Per-tick hash log of final (confirmed) ticks.
+    pub hash_log: Option<PathBuf>,
+    /// How long to wait for the peers' `Finish` once done.
+    pub finish_timeout: Duration,
+    /// Frames per second.
+    pub fps: u32,
+    /// Deliberately perturb the state at this tick on this peer (desync tooling).
+    pub inject_desync: Option<Tick>,
+    /// Where desync snapshots are dumped (default: next to the hash log, `<log>.dumps`).
+    pub dump_dir: Option<PathBuf>,
+    /// Durable match log of the confirmed ticks (also a replay file).
+    pub match_log: Option<PathBuf>,
+}
+
+impl NetRun {
+    /// Where this run dumps snapshots on a desync.
+    #[must_use]
+    pub fn dumps(&self) -> Option<PathBuf> {
+        self.dump_dir
+            .clone()
+            .or_else(|| self.hash_log.as_deref().map(dumps_next_to))
+    }
+}
+
+/// The dump directory that belongs to a log: `<log>.dumps`.
+#[must_use]
+pub fn dumps_next_to(log: &Path) -> PathBuf {
+    let mut name = log.as_os_str().to_owned();
+    name.push(".dumps");
+    PathBuf::from(name)
+}
+
+/// How a headless networked run went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetRunSummary {
+    /// Final ticks reached (and logged).
+    pub ticks: Tick,
+    /// Frames simulated including re-simulations.
+    pub advances: u64,
+    /// Rollbacks.
+    pub rollbacks: u64,
+    /// Deepest rollback.
+    pub max_depth: u32,
+    /// Desync events.
+    pub desyncs: u64,
+    /// Frames that could not advance.
+    pub stalls: u64,
+    /// Average bytes sent per second.
+    pub bytes_sent_per_sec: u64,
+    /// Average bytes received per second.
+    pub bytes_received_per_sec: u64,
+    /// Datagrams dropped at the socket.
+    pub dropped: u64,
+    /// The socket's counters at the end, by kind of drop.
+    pub socket: crate::socket::SocketCounters,
+    /// A peer disconnected before the end.
+    pub disconnected: Option<std::net::SocketAddr>,
+    /// Whether every peer confirmed the finish.
+    pub clean_finish: bool,
+    /// Hash of the last final tick.
+    pub final_hash: StateHash,
+}
+
+impl std::fmt::Display for NetRunSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ticks={} rollbacks={} max_depth={} desyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} disconnected={} finish={} hash={:016x}",
+            self.ticks,
+            self.rollbacks,
+            self.max_depth,
+            self.desyncs,
+            self.stalls,
+            self.bytes_sent_per_sec,
+            self.bytes_received_per_sec,
+            self.dropped,
+            self.disconnected.map_or("no".to_string(), |a| a.to_string()),
+            if self.clean_finish { "clean" } else { "timeout" },
+            self.final_hash.combined
+        )
+    }
+}
+
+/// Plays `peer` headless with a seeded bot (spectators just watch) until `plan.ticks` are
+/// final, writing the hash log of final ticks; then exchanges `Finish` with the peers so nobody
+/// leaves while another still needs its datagrams. A disconnect ends the run early, cleanly,
+/// with the log flushed and the disconnect in the summary.
+///
+/// # Errors
+/// Engine, GGRS or I/O errors.
+pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, Error> {
+    let slot = peer.local_slot();
+    let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
+    if let Some(tick) = plan.inject_desync {
+        peer.driver_mut().inject(Injection {
+            tick,
+            first_pass_only: false,
+        });
+    }
+    let role = match slot {
+        Some(0) => "host",
+        Some(_) => "join",
+        None => "spectate",
+    };
+    let rules_hash = peer.world().rules().hash();
+    let mut log = match &plan.hash_log {
+        Some(path) => Some(HashLogWriter::create(
+            path,
+            &format!(
+                "seed={} rules={rules_hash:016x} players={} source={role}",
+                peer.agreement().match_seed,
+                peer.agreement().players
+            ),
+        )?),
+        None => None,
+    };
+    let mut match_log = match &plan.match_log {
+        Some(path) => Some(MatchLogWriter::create(
+            path,
+            &LogHeader::for_world(peer.world(), role, slot.map(|_| plan.bot_seed)),
+            peer.world(),
+            DEFAULT_CHECKPOINT_EVERY,
+        )?),
+        None => None,
+    };
+    let dump_dir = plan.dumps();
+    let mut pacer = FramePacer::new(plan.fps);
+    let mut desyncs = 0;
+    let mut disconnected = None;
+    let mut logged: Tick = 0;
+    let started = Instant::now();
+    let mut dumped = Vec::new();
+    while logged < plan.ticks {
+        peer.poll();
+        for event in peer.take_events() {
+            match event {
+                // A spectator leaving does not end the match; a player leaving does.
+                NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
+                    disconnected = Some(who);
+                }
+                NetEvent::DesyncDetected { tick, .. } => {
+                    desyncs += 1;
+                    if let Some(dir) = &dump_dir {
+                        if !dumped.contains(&tick) && dumped.len() < MAX_DESYNC_DUMPS {
+                            dump_desync(dir, role, &peer, tick)?;
+                            dumped.push(tick);
+                        }
+                    }
+                }
+                NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
+                _ => {}
+            }
+        }
+        if disconnected.is_some() {
+            break;
+        }
+        match pacer.frame_due(Instant::now(), peer.frames_ahead()) {
+            FrameDecision::Run => {
+                let input = match &mut bot {
+                    Some(bot) => bot.think(peer.world()).to_wire(),
+                    None => WireInput::default(),
+                };
+                peer.advance(input)?;
+            }
+            FrameDecision::Skip => {}
+            FrameDecision::NotYet(wait) => std::thread::sleep(wait.min(Duration::from_millis(1))),
+        }
+        let upto = peer.final_tick().min(plan.ticks);
+        while logged < upto {
+            logged += 1;
+            let hash = peer.driver().hash_at(logged)?;
+            if let Some(log) = &mut log {
+                log.record(logged, &hash)?;
+            }
+            if let Some(writer) = &mut match_log {
+                let inputs = peer
+                    .driver()
+                    .inputs_at(logged - 1)?
+                    .iter()
+                    .map(|i| i.to_wire())
+                    .collect();
+                let state = if writer.is_checkpoint_tick(logged) {
+                    Some(peer.driver().snapshot_at(logged)?)
+                } else {
+                    None
+                };
+                writer.record_tick(
+                    &TickRecord {
+                        tick: logged,
+                        inputs,
+                        hash,
+                    },
+                    state,
+                )?;
+            }
+        }
+        peer.update_stats();
+    }
+    if let Some(log) = &mut log {
+        log.flush()?;
+    }
+    if let Some(writer) = &mut match_log {
+        match disconnected {
+            // The match did not end: leave the log open-ended, so it reads as cut, not finished.
+            Some(_) => writer.flush()?,
+            None => writer.finish("completed")?,
+        }
+    }
+    let clean_finish = disconnected.is_none() && finish(&mut peer, logged, plan.finish_timeout);
+    let secs = started.elapsed().as_millis().max(1) as u64;
+    let counters = peer.socket_counters();
+    let final_hash = if logged > 0 {
+        peer.driver().hash_at(logged)?
+    } else {
+        peer.world().state_hash()
+    };
+    Ok(NetRunSummary {
+        ticks: logged,
+        advances: peer.driver().counters().advances,
+        rollbacks: peer.driver().counters().rollbacks,
+        max_depth: peer.driver().counters().max_depth,
+        desyncs,
+        stalls: peer.total_stalls(),
+        bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
+        bytes_received_per_sec: counters.bytes_received * 1000 / secs,
+        dropped: counters.dropped(),
+        socket: counters,
+        disconnected,
+        clean_finish,
+        final_hash,
+    })
+}
+
+/// Says `Finish` every 100 ms while keeping the session polled (so the peers still get our
+/// retransmissions) until every peer has said it too, or `timeout` passes.
+fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    let mut next = Instant::now();
+    while Instant::now() < deadline {
+        if Instant::now() >= next {
+            peer.send_finish(confirmed);
+            next = Instant::now() + Duration::from_millis(100);
+        }
+        peer.poll();
+        if peer.all_peers_finished() {
+            // Answer a few more times: the peers may still be waiting for ours.
+            for _ in 0..3 {
+                peer.send_finish(confirmed);
+                std::thread::sleep(Duration::from_millis(20));
+                peer.poll();
+            }
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    false
+}
+
+/// Writes the snapshots this peer holds around a desynced tick (the tick and the few before
+/// it), named by role, so two peers' dumps can be compared field by field.
+fn dump_desync(dir: &std::path::Path, role: &str, peer: &NetPeer, tick: Tick) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    for t in tick.saturating_sub(3)..=tick {
+        if let Ok(snapshot) = peer.driver().snapshot_at(t) {
+            crate::synctest::write_snapshot(dir, &format!("{role}-tick-{t}"), snapshot)?;
+        }
+    }
+    Ok(())
+}

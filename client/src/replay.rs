@@ -1,0 +1,198 @@
+//! Re-simulating match logs: verification, seeking for replays, and resuming after a crash.
+
+use crate::error::Error;
+use crate::matchlog::{MatchLog, TickRecord};
+use engine::{InputCmd, Rules, StateHash, Tick, World, WorldSnapshot};
+
+/// What a verification went through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Ticks re-simulated and matched.
+    pub ticks: Tick,
+    /// Checkpoints compared byte for byte.
+    pub checkpoints: usize,
+    /// Whether the log ended cleanly (else it was cut, possibly with a torn tail).
+    pub ended: bool,
+    /// Bytes of torn tail ignored.
+    pub torn_bytes: u64,
+}
+
+/// The rules a log was played under: its own, or `expected` if the caller insists (then the
+/// hashes must agree).
+///
+/// # Errors
+/// [`Error::LogRulesMismatch`].
+pub fn log_rules(log: &MatchLog, expected: Option<&Rules>) -> Result<Rules, Error> {
+    let rules = log.header.rules()?;
+    if let Some(expected) = expected {
+        if expected.hash() != log.header.rules_hash {
+            return Err(Error::LogRulesMismatch {
+                recorded: log.header.rules_hash,
+                actual: expected.hash(),
+            });
+        }
+    }
+    Ok(rules)
+}
+
+fn inputs_of(record: &TickRecord) -> Vec<InputCmd> {
+    record
+        .inputs
+        .iter()
+        .map(|w| w.at(record.tick - 1))
+        .collect()
+}
+
+fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
+    match record.hash.first_difference(&got) {
+        None => Ok(()),
+        Some(section) => Err(Error::VerifyMismatch {
+            tick: record.tick,
+            section: section.name(),
+            logged: record.hash.section(section),
+            got: got.section(section),
+        }),
+    }
+}
+
+/// Re-simulates the whole log from its header: every recorded hash and every checkpoint must
+/// match.
+///
+/// # Errors
+/// [`Error::VerifyMismatch`] at the first tick and section that differ; rules errors.
+pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Error> {
+    let rules = log_rules(log, rules)?;
+    let mut world = World::new(
+        rules,
+        log.header.match_seed,
+        usize::from(log.header.players),
+    )?;
+    let mut checkpoints = log.checkpoints.iter().peekable();
+    let mut compared = 0;
+    let mut compare_checkpoint = |world: &World, compared: &mut usize| -> Result<(), Error> {
+        while let Some((tick, bytes)) = checkpoints.next_if(|c| c.0 <= world.tick()) {
+            if *tick == world.tick() {
+                let logged = WorldSnapshot::from_bytes(bytes)?;
+                if logged != *world.state() {
+                    let section = logged.hash().first_difference(&world.state_hash());
+                    return Err(Error::VerifyMismatch {
+                        tick: *tick,
+                        section: section.map_or("snapshot", |s| s.name()),
+                        logged: logged.hash().combined,
+                        got: world.state_hash().combined,
+                    });
+                }
+                *compared += 1;
+            }
+        }
+        Ok(())
+    };
+    compare_checkpoint(&world, &mut compared)?;
+    for record in &log.ticks {
+        world.step(&inputs_of(record))?;
+        check(record, world.state_hash())?;
+        compare_checkpoint(&world, &mut compared)?;
+    }
+    Ok(VerifyReport {
+        ticks: log.ticks.len() as Tick,
+        checkpoints: compared,
+        ended: log.end.is_some(),
+        torn_bytes: log.torn_bytes,
+    })
+}
+
+/// A world positioned anywhere in a logged match, for replay viewers.
+#[derive(Debug)]
+pub struct Replay {
+    log: MatchLog,
+    rules: Rules,
+    world: World,
+}
+
+impl Replay {
+    /// A replay at the log's first checkpoint.
+    ///
+    /// # Errors
+    /// Rules or snapshot errors from the log.
+    pub fn new(log: MatchLog) -> Result<Replay, Error> {
+        let rules = log_rules(&log, None)?;
+        let first = log.checkpoints.first().ok_or(Error::VerifyMismatch {
+            tick: 0,
+            section: "checkpoint",
+            logged: 0,
+            got: 0,
+        })?;
+        let world = World::from_snapshot(rules.clone(), &WorldSnapshot::from_bytes(&first.1)?)?;
+        Ok(Replay { log, rules, world })
+    }
+
+    /// The log.
+    #[must_use]
+    pub fn log(&self) -> &MatchLog {
+        &self.log
+    }
+
+    /// The world at the current position.
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The last tick that can be shown.
+    #[must_use]
+    pub fn last_tick(&self) -> Tick {
+        self.log.last_tick()
+    }
+
+    /// Moves to `tick` (clamped to the log): restores the nearest checkpoint at or before it and
+    /// re-applies the logged ticks from there, checking each hash.
+    ///
+    /// # Errors
+    /// [`Error::VerifyMismatch`] if the log does not replay; snapshot errors.
+    pub fn seek(&mut self, tick: Tick) -> Result<(), Error> {
+        let tick = tick.min(self.last_tick());
+        let (from, bytes) = self
+            .log
+            .checkpoint_before(tick)
+            .ok_or(Error::VerifyMismatch {
+                tick,
+                section: "checkpoint",
+                logged: 0,
+                got: 0,
+            })?;
+        if !(self.world.tick() >= *from && self.world.tick() <= tick) {
+            let snapshot = WorldSnapshot::from_bytes(bytes)?;
+            self.world = World::from_snapshot(self.rules.clone(), &snapshot)?;
+        }
+        while self.world.tick() < tick {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Advances one logged tick; returns false at the end of the log.
+    ///
+    /// # Errors
+    /// [`Error::VerifyMismatch`] if the state differs from the log.
+    pub fn step(&mut self) -> Result<bool, Error> {
+        let Some(record) = self.log.tick_record(self.world.tick() + 1) else {
+            return Ok(false);
+        };
+        let inputs = inputs_of(record);
+        self.world.step(&inputs)?;
+        check(record, self.world.state_hash())?;
+        Ok(true)
+    }
+}
+
+/// Rebuilds the world at the end of a log after a crash: the last checkpoint, then every logged
+/// tick after it, checking each hash. The result equals the logged state at every tick.
+///
+/// # Errors
+/// As [`Replay::seek`].
+pub fn recover(log: MatchLog) -> Result<World, Error> {
+    let last = log.last_tick();
+    let mut replay = Replay::new(log)?;
+    replay.seek(last)?;
+    Ok(replay.world)
+}

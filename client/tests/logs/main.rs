@@ -1,0 +1,245 @@
+//! Durable match logs: a recorded match verifies; damaged logs each give their own clear error
+//! (a flipped byte, a missing record, a torn tail, another format version, other rules); a
+//! match killed with SIGKILL resumes from its log and continues exactly as the uninterrupted
+//! run.
+
+use client::hashlog::read_hash_log;
+use client::matchlog::{read_log, LogHeader, MatchLogWriter, LOG_FORMAT_VERSION};
+use client::replay::{verify, Replay};
+use client::{run_bot_match, BotMatch, Error};
+use engine::{Rules, World};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("duel-logs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+/// Records a complete multi-round bot match.
+fn record(dir: &Path) -> PathBuf {
+    let path = dir.join("match.log");
+    let summary = run_bot_match(&BotMatch {
+        rules: Rules::default(),
+        seed: 3,
+        bot_seed: 8,
+        players: 2,
+        ticks: 20_000,
+        stop_at_match_end: true,
+        hash_log: None,
+        match_log: Some(path.clone()),
+    })
+    .expect("match");
+    assert!(summary.round >= 2, "several rounds");
+    path
+}
+
+/// Byte offsets of every record (walking the framing: len u32, lsn, prev, kind, payload, check).
+fn record_offsets(bytes: &[u8]) -> Vec<usize> {
+    let mut offsets = Vec::new();
+    let mut at = 0;
+    while at + 4 <= bytes.len() {
+        offsets.push(at);
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
+        at += 21 + len + 8;
+    }
+    offsets
+}
+
+#[test]
+fn a_recorded_multi_round_match_verifies() {
+    let dir = scratch("verify");
+    let log = read_log(&record(&dir)).expect("reads");
+    assert!(log.end.is_some());
+    let report = verify(&log, None).expect("verifies");
+    assert_eq!(report.ticks, log.last_tick());
+    assert!(
+        report.checkpoints >= 3,
+        "checkpoints compared: {}",
+        report.checkpoints
+    );
+}
+
+#[test]
+fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
+    let dir = scratch("flip");
+    let path = record(&dir);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let offsets = record_offsets(&bytes);
+    let victim = offsets.len() / 2;
+    bytes[offsets[victim] + 30] ^= 0x01;
+    std::fs::write(&path, &bytes).expect("write");
+    match read_log(&path) {
+        Err(Error::LogCorrupt {
+            offset,
+            lsn,
+            reason,
+            ..
+        }) => {
+            assert_eq!(offset as usize, offsets[victim]);
+            assert_eq!(lsn, victim as u64 + 1);
+            assert!(reason.contains("checksum"), "{reason}");
+        }
+        other => panic!("expected a corrupt record error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_record_breaks_the_lsn_chain_and_is_not_skipped() {
+    let dir = scratch("gap");
+    let path = record(&dir);
+    let bytes = std::fs::read(&path).expect("read");
+    let offsets = record_offsets(&bytes);
+    let victim = offsets.len() / 2;
+    let mut cut = bytes[..offsets[victim]].to_vec();
+    cut.extend_from_slice(&bytes[offsets[victim + 1]..]);
+    std::fs::write(&path, &cut).expect("write");
+    let err = read_log(&path).unwrap_err();
+    let Error::LogCorrupt {
+        offset,
+        lsn,
+        reason,
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(*offset as usize, offsets[victim], "{err}");
+    assert_eq!(*lsn, victim as u64 + 2, "{err}");
+    assert!(reason.contains("previous record is LSN"), "{err}");
+}
+
+#[test]
+fn a_torn_tail_is_cut_at_the_last_whole_record_and_still_replays() {
+    let dir = scratch("torn");
+    let path = record(&dir);
+    let full = read_log(&path).expect("reads");
+    let bytes = std::fs::read(&path).expect("read");
+    let offsets = record_offsets(&bytes);
+    let keep = offsets[offsets.len() * 2 / 3] + 17; // in the middle of a record
+    std::fs::write(&path, &bytes[..keep]).expect("truncate");
+    let log = read_log(&path).expect("a torn tail is not an error");
+    assert_eq!(log.torn_bytes, 17);
+    assert!(log.end.is_none());
+    assert!(log.last_tick() < full.last_tick());
+    let report = verify(&log, None).expect("verifies up to the cut");
+    assert_eq!(report.ticks, log.last_tick());
+    let mut replay = Replay::new(log.clone()).expect("replay");
+    replay.seek(log.last_tick()).expect("seeks to the cut");
+    assert_eq!(
+        replay.world().state_hash(),
+        log.ticks.last().expect("ticks").hash
+    );
+}
+
+#[test]
+fn another_format_version_is_refused_by_name() {
+    let dir = scratch("version");
+    let path = dir.join("future.log");
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let mut header = LogHeader::for_world(&world, "local", None);
+    header.format_version = LOG_FORMAT_VERSION + 1;
+    drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
+    let err = read_log(&path).unwrap_err();
+    assert!(
+        matches!(err, Error::LogVersion { found, .. } if found == LOG_FORMAT_VERSION + 1),
+        "{err}"
+    );
+}
+
+#[test]
+fn another_rules_hash_is_refused_by_name() {
+    let dir = scratch("rules");
+    let path = dir.join("tampered.log");
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    let mut header = LogHeader::for_world(&world, "local", None);
+    header.rules_hash ^= 0xFF;
+    drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
+    let log = read_log(&path).expect("the framing is intact");
+    let err = verify(&log, None).unwrap_err();
+    assert!(matches!(err, Error::LogRulesMismatch { .. }), "{err}");
+    // And an intact log verified against other rules.
+    let good = read_log(&record(&dir)).expect("reads");
+    let other = Rules {
+        max_hp: 90,
+        ..Rules::default()
+    };
+    assert!(matches!(
+        verify(&good, Some(&other)),
+        Err(Error::LogRulesMismatch { .. })
+    ));
+}
+
+#[test]
+fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
+    let dir = scratch("kill");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let log = dir.join("killed.log");
+    let mut child = Command::new(exe)
+        .args([
+            "bot-match",
+            "--seed",
+            "11",
+            "--bot-seed",
+            "12",
+            "--no-stop",
+            "--ticks",
+            "100000000",
+        ])
+        .arg("--match-log")
+        .arg(&log)
+        .spawn()
+        .expect("spawn");
+    // Kill it at whatever moment it has written some checkpoints' worth of ticks.
+    while std::fs::metadata(&log).map_or(0, |m| m.len()) < 150_000 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let cut = read_log(&log).expect("a killed log reads (torn tail cut)");
+    let killed_at = cut.last_tick();
+    let target = killed_at + 2000;
+    let resumed = Command::new(exe)
+        .arg("resume")
+        .arg(&log)
+        .args(["--ticks", &target.to_string()])
+        .arg("--hash-log")
+        .arg(dir.join("resumed.hashlog"))
+        .output()
+        .expect("resume");
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let straight = Command::new(exe)
+        .args([
+            "bot-match",
+            "--seed",
+            "11",
+            "--bot-seed",
+            "12",
+            "--no-stop",
+            "--ticks",
+            &target.to_string(),
+        ])
+        .arg("--hash-log")
+        .arg(dir.join("straight.hashlog"))
+        .output()
+        .expect("uninterrupted run");
+    assert!(straight.status.success());
+    let after: Vec<_> = read_hash_log(&dir.join("resumed.hashlog")).expect("resumed log");
+    let all: Vec<_> = read_hash_log(&dir.join("straight.hashlog")).expect("straight log");
+    assert_eq!(after.len() as u32, target - killed_at);
+    assert_eq!(
+        after[..],
+        all[killed_at as usize..],
+        "every tick after the resume matches"
+    );
+    // The continued log replays from the start, through the resume point, to the end.
+    let whole = read_log(&log).expect("continued log reads");
+    assert_eq!(whole.last_tick(), target);
+    verify(&whole, None).expect("the resumed log verifies end to end");
+}
