@@ -145,8 +145,23 @@ fn options() -> impl Options {
         .with_limit(u64::from(MAX_PAYLOAD))
 }
 
-fn encode_payload(record: &Record, out: &mut Vec<u8>) -> u8 {
+/// A record borrowed for writing (a tick record is written every tick: no clone).
+enum RecordRef<'a> {
+    Record(&'a Record),
+    Tick(&'a TickRecord),
+}
+
+fn encode_payload(record: RecordRef<'_>, out: &mut Vec<u8>) -> u8 {
     let opts = options();
+    let record = match record {
+        RecordRef::Tick(t) => {
+            return opts
+                .serialize_into(&mut *out, t)
+                .map(|()| KIND_TICK)
+                .expect("records always encode");
+        }
+        RecordRef::Record(r) => r,
+    };
     let result = match record {
         Record::Header(h) => opts.serialize_into(&mut *out, h).map(|()| KIND_HEADER),
         Record::Tick(t) => opts.serialize_into(&mut *out, t).map(|()| KIND_TICK),
@@ -270,6 +285,10 @@ impl MatchLogWriter {
     /// # Errors
     /// [`Error::Io`].
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
+        self.append_ref(RecordRef::Record(record))
+    }
+
+    fn append_ref(&mut self, record: RecordRef<'_>) -> Result<(), Error> {
         self.buf.clear();
         self.buf.extend_from_slice(&[0; PREFIX_LEN]);
         let kind = encode_payload(record, &mut self.buf);
@@ -307,7 +326,7 @@ impl MatchLogWriter {
             });
         }
         self.last_tick = record.tick;
-        self.append(&Record::Tick(record.clone()))?;
+        self.append_ref(RecordRef::Tick(record))?;
         if record.tick.is_multiple_of(self.checkpoint_every) {
             if let Some(state) = state {
                 debug_assert_eq!(state.tick, record.tick);
