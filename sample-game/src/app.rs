@@ -238,10 +238,12 @@ impl App {
                 controllers: &controllers,
                 can_rematch: true,
             };
+            let drawing = Instant::now();
             self.renderer
                 .draw(&mut self.canvas, &scene)
                 .map_err(|e| anyhow!("drawing: {e}"))?;
             self.canvas.present();
+            pacing.drew(drawing.elapsed());
             let since = last_present.elapsed();
             if since < self.min_frame {
                 std::thread::sleep(self.min_frame - since);

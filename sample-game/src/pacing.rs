@@ -18,6 +18,11 @@ pub(crate) struct PacingRecorder {
     steady: Vec<Duration>,
     worst_overall: Duration,
     frames: u64,
+    /// Time spent drawing and presenting (SDL batches draw calls and runs them at present),
+    /// after the warm-up.
+    draw_total: Duration,
+    draw_worst: Duration,
+    draws: u32,
 }
 
 impl PacingRecorder {
@@ -30,6 +35,9 @@ impl PacingRecorder {
             steady: Vec::with_capacity(8192),
             worst_overall: Duration::ZERO,
             frames: 0,
+            draw_total: Duration::ZERO,
+            draw_worst: Duration::ZERO,
+            draws: 0,
         }
     }
 
@@ -47,6 +55,15 @@ impl PacingRecorder {
         self.worst_overall = self.worst_overall.max(interval);
         if now - self.start >= WARMUP {
             self.steady.push(interval);
+        }
+    }
+
+    /// Drawing and presenting one frame took `spent`.
+    pub(crate) fn drew(&mut self, spent: Duration) {
+        if self.start.elapsed() >= WARMUP {
+            self.draw_total += spent;
+            self.draw_worst = self.draw_worst.max(spent);
+            self.draws += 1;
         }
     }
 
@@ -75,6 +92,8 @@ impl PacingRecorder {
             worst_steady_frame: sorted.last().copied().unwrap_or_default(),
             worst_frame: self.worst_overall,
             frames_over_20ms: sorted.iter().filter(|d| d.as_millis() >= 20).count() as u64,
+            mean_draw: self.draw_total.checked_div(self.draws).unwrap_or_default(),
+            worst_draw: self.draw_worst,
             renderer: renderer.to_string(),
             vsync,
         }
@@ -102,6 +121,11 @@ pub struct PacingReport {
     pub worst_frame: Duration,
     /// Frames after the warm-up that took 20 ms or more.
     pub frames_over_20ms: u64,
+    /// Mean time to draw and present a frame (including any wait for vsync), after the
+    /// warm-up.
+    pub mean_draw: Duration,
+    /// Longest time to draw and present a frame, after the warm-up.
+    pub worst_draw: Duration,
     /// SDL's name for the renderer.
     pub renderer: String,
     /// Whether the renderer presents with vsync (real or simulated by SDL).
@@ -150,6 +174,12 @@ impl fmt::Display for PacingReport {
             ms(self.worst_steady_frame),
             self.frames_over_20ms
         )?;
+        writeln!(
+            f,
+            "draw + present: mean {:.2} ms, worst {:.2} ms",
+            ms(self.mean_draw),
+            ms(self.worst_draw)
+        )?;
         write!(
             f,
             "worst frame including warm-up: {:.2} ms",
@@ -174,6 +204,8 @@ mod tests {
             worst_steady_frame: Duration::ZERO,
             worst_frame: Duration::ZERO,
             frames_over_20ms: 0,
+            mean_draw: Duration::ZERO,
+            worst_draw: Duration::ZERO,
             renderer: "software".into(),
             vsync: true,
         };
