@@ -22,9 +22,9 @@ pub(crate) fn lines(
         names.join(" ")
     };
     let [p1, p2] = &bindings.players;
-    let row = |label: &str, a: String, b: String| format!("{label:<13}{a:<22}{b}");
+    let row = |label: &str, a: String, b: String| format!("{label:<15}{a:<22}{b}");
     let pads = if controllers.is_empty() {
-        "none connected".to_string()
+        "none".to_string()
     } else {
         controllers
             .iter()
@@ -65,7 +65,7 @@ pub(crate) fn lines(
             palette::TEXT,
         ),
         ("B, X or RB swings, Y or LB reloads.".into(), palette::TEXT),
-        (format!("Connected: {pads}"), palette::TEXT_DIM),
+        (format!("Controllers connected: {pads}"), palette::TEXT_DIM),
         (String::new(), palette::TEXT),
         (global, palette::TEXT_DIM),
         (

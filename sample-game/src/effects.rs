@@ -43,6 +43,8 @@ struct Flash {
 struct Popup {
     pos: Vec2,
     text: String,
+    /// For a damage number: the damage it adds up, so quick hits on one victim merge.
+    damage: Option<u32>,
     age: u16,
     life: u16,
     color: Color,
@@ -150,11 +152,7 @@ impl Effects {
                     let n = if source == HitSource::Melee { 14 } else { 8 };
                     self.burst(at, n, 0.09, 18, color);
                     self.flash(at, 0.45, 6, palette::with_alpha(color, 160));
-                    self.popup(
-                        at - Vec2::new(0.0, 0.5),
-                        format!("-{damage}"),
-                        palette::TEXT,
-                    );
+                    self.damage_popup(at - Vec2::new(0.0, 0.5), u32::from(damage));
                 }
             }
             EventKind::Ko { victim, .. } => {
@@ -228,10 +226,35 @@ impl Effects {
         });
     }
 
+    /// A damage number; hits landing on the same spot within a few ticks add up in one.
+    fn damage_popup(&mut self, pos: Vec2, damage: u32) {
+        let recent = self
+            .popups
+            .iter_mut()
+            .rev()
+            .find(|p| p.damage.is_some() && p.age < 12 && (p.pos - pos).length() < 0.8);
+        if let Some(p) = recent {
+            let total = p.damage.unwrap_or(0) + damage;
+            p.damage = Some(total);
+            p.text = format!("-{total}");
+            p.age = 0;
+            return;
+        }
+        self.popups.push(Popup {
+            pos,
+            text: format!("-{damage}"),
+            damage: Some(damage),
+            age: 0,
+            life: 40,
+            color: palette::TEXT,
+        });
+    }
+
     fn popup(&mut self, pos: Vec2, text: String, color: Color) {
         self.popups.push(Popup {
             pos,
             text,
+            damage: None,
             age: 0,
             life: 40,
             color,
@@ -279,5 +302,36 @@ impl Effects {
             font.draw_shadowed(canvas, &p.text, pos, s, palette::with_alpha(p.color, fade))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Rules, World};
+
+    #[test]
+    fn quick_hits_on_one_victim_add_up_in_one_number() {
+        let world = World::new(Rules::default(), 1, 2).unwrap();
+        let state = world.state();
+        let hit = |tick| Event {
+            tick,
+            kind: EventKind::Hit {
+                attacker: 0,
+                attacker_generation: 1,
+                victim: 1,
+                damage: 8,
+                source: HitSource::Projectile(tick),
+            },
+        };
+        let mut fx = Effects::new();
+        fx.on_tick(&[hit(0)], state, state);
+        fx.on_tick(&[hit(1)], state, state);
+        let numbers: Vec<&str> = fx.popups.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(numbers, ["-16"]);
+        for _ in 0..200 {
+            fx.on_tick(&[], state, state);
+        }
+        assert!(fx.is_empty(), "effects die out");
     }
 }
