@@ -3,16 +3,12 @@
 
 use crate::driver::Injection;
 use crate::error::Error;
-use crate::hashlog::HashLogWriter;
-use crate::matchlog::{LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::{NetEvent, NetPeer};
 use crate::pacing::{FrameDecision, FramePacer};
+use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
 use engine::{Bot, StateHash, Tick, WireInput};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Most desynced ticks whose snapshots are dumped in one run (each later tick differs too).
-const MAX_DESYNC_DUMPS: usize = 3;
 
 /// A headless networked run: a bot plays (or a spectator watches) until `ticks` are final.
 #[derive(Debug, Clone)]
@@ -43,14 +39,6 @@ impl NetRun {
             .clone()
             .or_else(|| self.hash_log.as_deref().map(dumps_next_to))
     }
-}
-
-/// The dump directory that belongs to a log: `<log>.dumps`.
-#[must_use]
-pub fn dumps_next_to(log: &Path) -> PathBuf {
-    let mut name = log.as_os_str().to_owned();
-    name.push(".dumps");
-    PathBuf::from(name)
 }
 
 /// How a headless networked run went.
@@ -120,40 +108,20 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
             first_pass_only: false,
         });
     }
-    let role = match slot {
-        Some(0) => "host",
-        Some(_) => "join",
-        None => "spectate",
-    };
-    let rules_hash = peer.world().rules().hash();
-    let mut log = match &plan.hash_log {
-        Some(path) => Some(HashLogWriter::create(
-            path,
-            &format!(
-                "seed={} rules={rules_hash:016x} players={} source={role}",
-                peer.agreement().match_seed,
-                peer.agreement().players
-            ),
-        )?),
-        None => None,
-    };
-    let mut match_log = match &plan.match_log {
-        Some(path) => Some(MatchLogWriter::create(
-            path,
-            &LogHeader::for_world(peer.world(), role, slot.map(|_| plan.bot_seed)),
-            peer.world(),
-            DEFAULT_CHECKPOINT_EVERY,
-        )?),
-        None => None,
-    };
-    let dump_dir = plan.dumps();
+    let mut logs = PeerLogs::open(
+        &peer,
+        &LogPaths {
+            hash_log: plan.hash_log.clone(),
+            match_log: plan.match_log.clone(),
+            dump_dir: plan.dumps(),
+        },
+        slot.map(|_| plan.bot_seed),
+    )?;
     let mut pacer = FramePacer::new(plan.fps);
     let mut desyncs = 0;
     let mut disconnected = None;
-    let mut logged: Tick = 0;
     let started = Instant::now();
-    let mut dumped = Vec::new();
-    while logged < plan.ticks {
+    while logs.logged() < plan.ticks {
         peer.poll();
         for event in peer.take_events() {
             match event {
@@ -163,12 +131,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                 }
                 NetEvent::DesyncDetected { tick, .. } => {
                     desyncs += 1;
-                    if let Some(dir) = &dump_dir {
-                        if !dumped.contains(&tick) && dumped.len() < MAX_DESYNC_DUMPS {
-                            dump_desync(dir, role, &peer, tick)?;
-                            dumped.push(tick);
-                        }
-                    }
+                    logs.on_desync(&peer, tick)?;
                 }
                 NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
                 _ => {}
@@ -188,47 +151,11 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
             FrameDecision::Skip => {}
             FrameDecision::NotYet(wait) => std::thread::sleep(wait.min(Duration::from_millis(1))),
         }
-        let upto = peer.final_tick().min(plan.ticks);
-        while logged < upto {
-            logged += 1;
-            let hash = peer.driver().hash_at(logged)?;
-            if let Some(log) = &mut log {
-                log.record(logged, &hash)?;
-            }
-            if let Some(writer) = &mut match_log {
-                let inputs = peer
-                    .driver()
-                    .inputs_at(logged - 1)?
-                    .iter()
-                    .map(|i| i.to_wire())
-                    .collect();
-                let state = if writer.is_checkpoint_tick(logged) {
-                    Some(peer.driver().snapshot_at(logged)?)
-                } else {
-                    None
-                };
-                writer.record_tick(
-                    &TickRecord {
-                        tick: logged,
-                        inputs,
-                        hash,
-                    },
-                    state,
-                )?;
-            }
-        }
+        logs.catch_up(&peer, plan.ticks)?;
         peer.update_stats();
     }
-    if let Some(log) = &mut log {
-        log.flush()?;
-    }
-    if let Some(writer) = &mut match_log {
-        match disconnected {
-            // The match did not end: leave the log open-ended, so it reads as cut, not finished.
-            Some(_) => writer.flush()?,
-            None => writer.finish("completed")?,
-        }
-    }
+    logs.close(disconnected.is_none())?;
+    let logged = logs.logged();
     let clean_finish = disconnected.is_none() && finish(&mut peer, logged, plan.finish_timeout);
     let secs = started.elapsed().as_millis().max(1) as u64;
     let counters = peer.socket_counters();
@@ -277,16 +204,4 @@ fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(2));
     }
     false
-}
-
-/// Writes the snapshots this peer holds around a desynced tick (the tick and the few before
-/// it), named by role, so two peers' dumps can be compared field by field.
-fn dump_desync(dir: &std::path::Path, role: &str, peer: &NetPeer, tick: Tick) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    for t in tick.saturating_sub(3)..=tick {
-        if let Ok(snapshot) = peer.driver().snapshot_at(t) {
-            crate::synctest::write_snapshot(dir, &format!("{role}-tick-{t}"), snapshot)?;
-        }
-    }
-    Ok(())
 }

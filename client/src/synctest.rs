@@ -5,8 +5,8 @@ use crate::config::GgrsConfig;
 use crate::driver::{Driver, Injection};
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
-use engine::{Bot, Rules, StateHash, Tick, World, WorldSnapshot};
-use ggrs::{GgrsError, PlayerType, SessionBuilder};
+use engine::{Bot, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
+use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
 use std::path::{Path, PathBuf};
 
 /// A sync test to run.
@@ -41,27 +41,107 @@ pub struct SyncTestSummary {
     pub final_hash: StateHash,
 }
 
+/// A running sync-test session: any source of inputs (bots, keyboards) can drive it frame by
+/// frame, e.g. the game's sync-test mode that proves determinism while people play.
+pub struct SyncTester {
+    session: SyncTestSession<GgrsConfig>,
+    driver: Driver,
+    dump_dir: PathBuf,
+}
+
+impl std::fmt::Debug for SyncTester {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncTester")
+            .field("tick", &self.driver.world().tick())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SyncTester {
+    /// A sync test of `players` local players on a fresh world.
+    ///
+    /// # Errors
+    /// Rules or GGRS setup errors (GGRS needs a check distance of at least 2 for comparisons).
+    pub fn new(
+        rules: Rules,
+        seed: u64,
+        players: usize,
+        check_distance: usize,
+        dump_dir: PathBuf,
+    ) -> Result<SyncTester, Error> {
+        let world = World::new(rules, seed, players)?;
+        let mut driver = Driver::new(world);
+        driver.keep_first_saves(true);
+        let mut builder = SessionBuilder::<GgrsConfig>::new()
+            .with_num_players(players)?
+            .with_check_distance(check_distance)
+            .with_max_prediction_window(check_distance.max(7) + 1);
+        for handle in 0..players {
+            builder = builder.add_player(PlayerType::Local, handle)?;
+        }
+        Ok(SyncTester {
+            session: builder.start_synctest_session()?,
+            driver,
+            dump_dir,
+        })
+    }
+
+    /// Arms a deliberate non-determinism at `tick` (to prove mismatches are caught).
+    pub fn inject(&mut self, tick: Tick) {
+        self.driver.inject(Injection {
+            tick,
+            first_pass_only: true,
+        });
+    }
+
+    /// Simulates one frame with one input per player (re-simulating the check distance first).
+    ///
+    /// # Errors
+    /// [`Error::SyncTestMismatch`] naming the frames, after writing the original and the
+    /// re-simulated snapshots to the dump directory; GGRS or engine errors.
+    pub fn advance(&mut self, inputs: &[WireInput]) -> Result<(), Error> {
+        for (handle, &input) in inputs.iter().enumerate() {
+            self.session.add_local_input(handle, input)?;
+        }
+        match self.session.advance_frame() {
+            Ok(requests) => self.driver.handle(requests),
+            Err(GgrsError::MismatchedChecksum {
+                current_frame,
+                mismatched_frames,
+            }) => {
+                let dump = dump_mismatch(&self.dump_dir, &self.driver, &mismatched_frames)?;
+                Err(Error::SyncTestMismatch {
+                    at: current_frame,
+                    frames: mismatched_frames,
+                    dump,
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The driver (world, history, hashes, counters).
+    #[must_use]
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+}
+
 /// Runs a sync test of two bot players.
 ///
 /// # Errors
 /// [`Error::SyncTestMismatch`] naming the frames and the dump directory; GGRS or engine errors.
 pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
-    let world = World::new(spec.rules.clone(), spec.seed, 2)?;
-    let mut driver = Driver::new(world);
-    driver.keep_first_saves(true);
+    let mut tester = SyncTester::new(
+        spec.rules.clone(),
+        spec.seed,
+        2,
+        spec.check_distance,
+        spec.dump_dir.clone(),
+    )?;
     if let Some(tick) = spec.inject {
-        driver.inject(Injection {
-            tick,
-            first_pass_only: true,
-        });
+        tester.inject(tick);
     }
-    let mut session = SessionBuilder::<GgrsConfig>::new()
-        .with_num_players(2)?
-        .with_check_distance(spec.check_distance)
-        .with_max_prediction_window(spec.check_distance.max(7) + 1)
-        .add_player(PlayerType::Local, 0)?
-        .add_player(PlayerType::Local, 1)?
-        .start_synctest_session()?;
     let mut bots = [
         Bot::new(0, spec.bot_seed),
         Bot::new(1, engine::splitmix64(spec.bot_seed)),
@@ -77,33 +157,22 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
         )?),
         None => None,
     };
-    while driver.world().tick() < spec.ticks {
-        for (handle, bot) in bots.iter_mut().enumerate() {
-            session.add_local_input(handle, bot.think(driver.world()).to_wire())?;
-        }
-        match session.advance_frame() {
-            Ok(requests) => driver.handle(requests)?,
-            Err(GgrsError::MismatchedChecksum {
-                current_frame,
-                mismatched_frames,
-            }) => {
-                let dump = dump_mismatch(&spec.dump_dir, &driver, &mismatched_frames)?;
-                return Err(Error::SyncTestMismatch {
-                    at: current_frame,
-                    frames: mismatched_frames,
-                    dump,
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
+    while tester.driver().world().tick() < spec.ticks {
+        let world = tester.driver().world();
+        let inputs = [
+            bots[0].think(world).to_wire(),
+            bots[1].think(world).to_wire(),
+        ];
+        tester.advance(&inputs)?;
         if let Some(log) = &mut log {
             // Local inputs are final at once: every tick reached for the first time is logged.
-            let now = driver.world().tick();
+            let now = tester.driver().world().tick();
             if log.last_tick().is_none_or(|t| now > t) {
-                log.record(now, &driver.hash_at(now)?)?;
+                log.record(now, &tester.driver().hash_at(now)?)?;
             }
         }
     }
+    let driver = tester.driver();
     Ok(SyncTestSummary {
         ticks: driver.world().tick(),
         rollbacks: driver.counters().rollbacks,

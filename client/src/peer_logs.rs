@@ -1,0 +1,180 @@
+//! The logs a networked peer keeps of its final ticks: the hash log, the durable match log,
+//! and snapshot dumps when a desync is detected. Shared by headless runs and the game.
+
+use crate::error::Error;
+use crate::hashlog::HashLogWriter;
+use crate::matchlog::{LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use crate::netplay::NetPeer;
+use engine::Tick;
+use std::path::{Path, PathBuf};
+
+/// Most desynced ticks whose snapshots are dumped in one match (each later tick differs too).
+const MAX_DESYNC_DUMPS: usize = 3;
+
+/// Where a peer's logs go; every part optional.
+#[derive(Debug, Clone, Default)]
+pub struct LogPaths {
+    /// Per-tick hash log.
+    pub hash_log: Option<PathBuf>,
+    /// Durable match log.
+    pub match_log: Option<PathBuf>,
+    /// Directory for desync dumps (default: `<hash log>.dumps`).
+    pub dump_dir: Option<PathBuf>,
+}
+
+/// The dump directory that belongs to a log: `<log>.dumps`.
+#[must_use]
+pub fn dumps_next_to(log: &Path) -> PathBuf {
+    let mut name = log.as_os_str().to_owned();
+    name.push(".dumps");
+    PathBuf::from(name)
+}
+
+/// Writes a peer's final ticks, in order, to its logs.
+#[derive(Debug)]
+pub struct PeerLogs {
+    role: &'static str,
+    hash_log: Option<HashLogWriter>,
+    match_log: Option<MatchLogWriter>,
+    dump_dir: Option<PathBuf>,
+    dumped: Vec<Tick>,
+    logged: Tick,
+}
+
+/// `host`, `join` or `spectate`.
+#[must_use]
+pub fn role_of(peer: &NetPeer) -> &'static str {
+    match peer.local_slot() {
+        Some(0) => "host",
+        Some(_) => "join",
+        None => "spectate",
+    }
+}
+
+impl PeerLogs {
+    /// Opens the logs for `peer` (before its first tick). `bot_seed` is recorded when a bot plays.
+    ///
+    /// # Errors
+    /// [`Error::Io`] creating the files.
+    pub fn open(
+        peer: &NetPeer,
+        paths: &LogPaths,
+        bot_seed: Option<u64>,
+    ) -> Result<PeerLogs, Error> {
+        let role = role_of(peer);
+        let world = peer.world();
+        let hash_log = match &paths.hash_log {
+            Some(path) => Some(HashLogWriter::create(
+                path,
+                &format!(
+                    "seed={} rules={:016x} players={} source={role}",
+                    peer.agreement().match_seed,
+                    world.rules().hash(),
+                    peer.agreement().players
+                ),
+            )?),
+            None => None,
+        };
+        let match_log = match &paths.match_log {
+            Some(path) => Some(MatchLogWriter::create(
+                path,
+                &LogHeader::for_world(world, role, bot_seed),
+                world,
+                DEFAULT_CHECKPOINT_EVERY,
+            )?),
+            None => None,
+        };
+        let dump_dir = paths
+            .dump_dir
+            .clone()
+            .or_else(|| paths.hash_log.as_deref().map(dumps_next_to))
+            .or_else(|| paths.match_log.as_deref().map(dumps_next_to));
+        Ok(PeerLogs {
+            role,
+            hash_log,
+            match_log,
+            dump_dir,
+            dumped: Vec::new(),
+            logged: 0,
+        })
+    }
+
+    /// Logs every final tick not yet logged, up to `limit`.
+    ///
+    /// # Errors
+    /// I/O errors, or a tick no longer in the peer's history (cannot happen while the logs are
+    /// caught up every frame).
+    pub fn catch_up(&mut self, peer: &NetPeer, limit: Tick) -> Result<(), Error> {
+        let upto = peer.final_tick().min(limit);
+        while self.logged < upto {
+            let tick = self.logged + 1;
+            let hash = peer.driver().hash_at(tick)?;
+            if let Some(log) = &mut self.hash_log {
+                log.record(tick, &hash)?;
+            }
+            if let Some(writer) = &mut self.match_log {
+                let inputs = peer
+                    .driver()
+                    .inputs_at(tick - 1)?
+                    .iter()
+                    .map(|i| i.to_wire())
+                    .collect();
+                let state = if writer.is_checkpoint_tick(tick) {
+                    Some(peer.driver().snapshot_at(tick)?)
+                } else {
+                    None
+                };
+                writer.record_tick(&TickRecord { tick, inputs, hash }, state)?;
+            }
+            self.logged = tick;
+        }
+        Ok(())
+    }
+
+    /// Dumps the snapshots around a desynced tick (the tick and the three before it), named by
+    /// role, for `duel-cli desync`. Only the first few desynced ticks are dumped.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn on_desync(&mut self, peer: &NetPeer, tick: Tick) -> Result<(), Error> {
+        let Some(dir) = &self.dump_dir else {
+            return Ok(());
+        };
+        if self.dumped.contains(&tick) || self.dumped.len() >= MAX_DESYNC_DUMPS {
+            return Ok(());
+        }
+        self.dumped.push(tick);
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        for t in tick.saturating_sub(3)..=tick {
+            if let Ok(snapshot) = peer.driver().snapshot_at(t) {
+                crate::synctest::write_snapshot(dir, &format!("{}-tick-{t}", self.role), snapshot)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The last tick logged.
+    #[must_use]
+    pub fn logged(&self) -> Tick {
+        self.logged
+    }
+
+    /// Flushes everything; a completed match gets its end record, an interrupted one is left
+    /// open-ended (it reads as cut, not finished).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn close(&mut self, completed: bool) -> Result<(), Error> {
+        if let Some(log) = &mut self.hash_log {
+            log.flush()?;
+        }
+        if let Some(writer) = &mut self.match_log {
+            if completed {
+                writer.finish("completed")?;
+            } else {
+                writer.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
