@@ -9,7 +9,7 @@
 use crate::effects::Effects;
 use crate::key_bindings::KeyBindings;
 use crate::local_input::LocalInput;
-use crate::match_source::MatchSource;
+use crate::match_source::{MatchSource, SourceCommand};
 use crate::pacing::{PacingRecorder, PacingReport};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
@@ -162,6 +162,12 @@ impl App {
                 self.input.handle_event(&event, self.controllers.as_ref());
                 let match_over = source.current().round.phase == RoundPhase::MatchOver;
                 let action = menu_action(&event, &bindings, overlay, match_over);
+                if action == MenuAction::None {
+                    let watching = source.local_players().is_empty();
+                    if let Some(command) = source_command(&event, watching) {
+                        source.command(command)?;
+                    }
+                }
                 match action {
                     MenuAction::None => {}
                     MenuAction::Quit => break 'frames,
@@ -254,6 +260,7 @@ impl App {
                 break;
             }
         }
+        source.close()?;
         let (name, vsync) = self.renderer_info();
         Ok(pacing.report(&name, vsync))
     }
@@ -268,6 +275,33 @@ impl App {
             // A title with a NUL byte cannot be set; the old one stays, which is harmless.
             let _ = self.canvas.window_mut().set_title(&title);
         }
+    }
+}
+
+/// Keys that talk to the match source: F5/F6 change the input delay online; while watching
+/// (spectating, replaying, so no local player needs the keys) Space pauses, N steps, +/- change
+/// the speed, Left/Right seek five seconds, Home restarts.
+fn source_command(event: &Event, watching: bool) -> Option<SourceCommand> {
+    let Event::KeyDown {
+        scancode: Some(k),
+        repeat,
+        ..
+    } = *event
+    else {
+        return None;
+    };
+    match k {
+        Scancode::F5 if !repeat => Some(SourceCommand::LessInputDelay),
+        Scancode::F6 if !repeat => Some(SourceCommand::MoreInputDelay),
+        _ if !watching => None,
+        Scancode::Space if !repeat => Some(SourceCommand::TogglePause),
+        Scancode::N => Some(SourceCommand::Step),
+        Scancode::Equals | Scancode::KpPlus if !repeat => Some(SourceCommand::Faster),
+        Scancode::Minus | Scancode::KpMinus if !repeat => Some(SourceCommand::Slower),
+        Scancode::Left => Some(SourceCommand::Seek(-5)),
+        Scancode::Right => Some(SourceCommand::Seek(5)),
+        Scancode::Home if !repeat => Some(SourceCommand::Restart),
+        _ => None,
     }
 }
 

@@ -1,15 +1,21 @@
 //! The command line.
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+use client::conditioner::ConditionerConfig;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
-/// A top-down maze duel for two players on one keyboard (and game controllers).
+/// A top-down maze duel for two players on one keyboard (and game controllers), or over the
+/// network with rollback netcode.
 ///
-/// With no arguments a local match starts at once. Online play (`host`, `join <addr>`,
-/// `spectate <addr>`) will come as subcommands, each another match source.
+/// With no arguments a local match starts at once.
 #[derive(Parser, Debug, Clone, PartialEq)]
 #[command(name = "maze-duel", version, about, long_about = None)]
 pub struct Cli {
+    /// Online play, spectating, replays; a local match when absent.
+    #[command(subcommand)]
+    pub mode: Option<Mode>,
+
     /// Match seed: picks the mazes. Default: from the clock (printed at start). Each rematch
     /// uses the next seed.
     #[arg(long)]
@@ -43,6 +49,86 @@ pub struct Cli {
     /// the simulation tick rate and frame times.
     #[arg(long, value_name = "SECONDS", conflicts_with = "screenshot", value_parser = parse_seconds)]
     pub measure_pacing: Option<f64>,
+
+    /// Local play under a GGRS sync test: every frame is rolled back this many frames and
+    /// re-simulated, proving determinism while you play (a mismatch stops the game).
+    #[arg(long, value_name = "FRAMES", value_parser = clap::value_parser!(u8).range(2..=15))]
+    pub sync_test: Option<u8>,
+
+    /// Write the durable match log (also the replay file) here. Default:
+    /// `matches/<mode>-seed<seed>-<time>.duellog`.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub match_log: Option<PathBuf>,
+
+    /// Do not write a match log.
+    #[arg(long, global = true, conflicts_with = "match_log")]
+    pub no_match_log: bool,
+
+    /// Write a per-tick hash log of confirmed ticks (`tick combined players projectiles maze
+    /// rest`).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub hash_log: Option<PathBuf>,
+}
+
+/// Ways to play besides a local match.
+#[derive(Subcommand, Debug, Clone, PartialEq)]
+pub enum Mode {
+    /// Host an online match: wait for a player (and spectators) to join.
+    Host {
+        /// Port to listen on (all interfaces); see --bind for one address.
+        #[arg(long, default_value_t = 7000)]
+        port: u16,
+        /// Exact address to listen on, e.g. 192.168.1.20:7000 (overrides --port).
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        /// Spectators to wait for before starting.
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
+        /// Online options.
+        #[command(flatten)]
+        net: NetOptions,
+    },
+    /// Join an online match hosted at HOST:PORT.
+    Join {
+        /// The host's address, e.g. 192.168.1.20:7000 or myhost.lan:7000.
+        address: String,
+        /// Online options.
+        #[command(flatten)]
+        net: NetOptions,
+    },
+    /// Watch an online match hosted at HOST:PORT.
+    Spectate {
+        /// The host's address.
+        address: String,
+        /// Online options.
+        #[command(flatten)]
+        net: NetOptions,
+    },
+    /// Watch a recorded match log: Space pauses, N steps, +/- speed, Left/Right seek 5 s.
+    Replay {
+        /// The match log.
+        log: PathBuf,
+    },
+    /// Continue a local match from its match log (after the game was closed or crashed).
+    Resume {
+        /// The match log; it is continued in place.
+        log: PathBuf,
+    },
+}
+
+/// Options of online play.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct NetOptions {
+    /// Frames of input delay (F5/F6 change it while playing).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=8))]
+    pub input_delay: u8,
+    /// Impair outgoing datagrams for testing:
+    /// `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1` (ms one way; percent).
+    #[arg(long, value_parser = ConditionerConfig::parse)]
+    pub conditioner: Option<ConditionerConfig>,
+    /// Seconds to wait for the other side before giving up.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
 }
 
 /// `WIDTHxHEIGHT`, each at least 64.
@@ -75,7 +161,10 @@ mod tests {
     #[test]
     fn no_arguments_is_a_local_match() {
         let cli = Cli::try_parse_from(["maze-duel"]).unwrap();
-        assert_eq!((cli.seed, cli.rules, cli.vs_bot), (None, None, false));
+        assert_eq!(
+            (cli.seed, cli.rules, cli.vs_bot, cli.mode),
+            (None, None, false, None)
+        );
         assert_eq!(cli.size, (1280, 800));
     }
 
@@ -88,6 +177,33 @@ mod tests {
         let lone = Cli::try_parse_from(["maze-duel", "--screenshot", "a.png"]).unwrap_err();
         assert!(lone.to_string().contains("--at-tick"));
         assert!(Cli::try_parse_from(["maze-duel", "--measure-pacing", "-1"]).is_err());
+        let cond = Cli::try_parse_from(["maze-duel", "join", "h:1", "--conditioner", "lag=3"])
+            .unwrap_err();
+        assert!(cond.to_string().contains("unknown key `lag`"), "{cond}");
+        assert!(Cli::try_parse_from(["maze-duel", "--sync-test", "1"]).is_err());
+        assert!(Cli::try_parse_from(["maze-duel", "host", "--input-delay", "20"]).is_err());
+    }
+
+    #[test]
+    fn online_modes_parse() {
+        let cli = Cli::try_parse_from(["maze-duel", "join", "10.0.0.2:7000", "--input-delay", "3"])
+            .unwrap();
+        let Some(Mode::Join { address, net }) = cli.mode else {
+            panic!()
+        };
+        assert_eq!((address.as_str(), net.input_delay), ("10.0.0.2:7000", 3));
+        let cli = Cli::try_parse_from(["maze-duel", "host", "--port", "7100", "--spectators", "1"])
+            .unwrap();
+        assert!(matches!(
+            cli.mode,
+            Some(Mode::Host {
+                port: 7100,
+                spectators: 1,
+                ..
+            })
+        ));
+        let cli = Cli::try_parse_from(["maze-duel", "replay", "m.duellog"]).unwrap();
+        assert!(matches!(cli.mode, Some(Mode::Replay { .. })));
     }
 
     #[test]

@@ -4,7 +4,10 @@
 use crate::match_source::MatchSource;
 use crate::net_view::NetView;
 use anyhow::{ensure, Context as _};
-use engine::{Bot, Event, InputCmd, PlayerId, Rules, World, WorldSnapshot};
+use client::hashlog::HashLogWriter;
+use client::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use engine::{Bot, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
+use std::path::{Path, PathBuf};
 
 /// Players in a local match.
 const PLAYERS: usize = 2;
@@ -20,6 +23,94 @@ pub struct LocalMatch {
     humans: Vec<PlayerId>,
     bots: Vec<Bot>,
     inputs: Vec<InputCmd>,
+    logs: LocalLogs,
+}
+
+/// Where a local match writes its logs: the durable match log (also the replay file) and the
+/// per-tick hash log. A rematch gets its own files, named after its seed.
+#[derive(Debug, Default)]
+pub struct LocalLogs {
+    match_log_path: Option<PathBuf>,
+    hash_log_path: Option<PathBuf>,
+    match_log: Option<MatchLogWriter>,
+    hash_log: Option<HashLogWriter>,
+}
+
+impl LocalLogs {
+    /// Logs to these files (either may be absent).
+    #[must_use]
+    pub fn to(match_log: Option<PathBuf>, hash_log: Option<PathBuf>) -> LocalLogs {
+        LocalLogs {
+            match_log_path: match_log,
+            hash_log_path: hash_log,
+            ..LocalLogs::default()
+        }
+    }
+
+    fn open(&mut self, world: &World, mode: &str) -> anyhow::Result<()> {
+        if let Some(path) = &self.match_log_path {
+            let header = LogHeader::for_world(world, mode, None);
+            self.match_log = Some(
+                MatchLogWriter::create(path, &header, world, DEFAULT_CHECKPOINT_EVERY)
+                    .with_context(|| format!("creating the match log {}", path.display()))?,
+            );
+        }
+        if let Some(path) = &self.hash_log_path {
+            let description = format!(
+                "seed={} rules={:016x} source={mode}",
+                world.state().match_seed,
+                world.rules().hash()
+            );
+            self.hash_log = Some(HashLogWriter::create(path, &description)?);
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, world: &World, inputs: &[InputCmd]) -> anyhow::Result<()> {
+        let hash = world.state_hash();
+        if let Some(log) = &mut self.hash_log {
+            log.record(world.tick(), &hash)?;
+        }
+        if let Some(writer) = &mut self.match_log {
+            let record = TickRecord {
+                tick: world.tick(),
+                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+                hash,
+            };
+            let state = writer
+                .is_checkpoint_tick(world.tick())
+                .then(|| world.state());
+            writer.record_tick(&record, state)?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, completed: bool) -> anyhow::Result<()> {
+        if let Some(log) = &mut self.hash_log {
+            log.flush()?;
+        }
+        if let Some(writer) = &mut self.match_log {
+            if completed {
+                writer.finish("completed")?;
+            } else {
+                writer.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The files for the rematch on `seed`: `<stem>-seed<seed>.<ext>` beside the originals.
+    fn for_rematch(&self, seed: u64) -> LocalLogs {
+        let rename = |p: &PathBuf| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("match");
+            let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("log");
+            p.with_file_name(format!("{stem}-seed{seed}.{ext}"))
+        };
+        LocalLogs::to(
+            self.match_log_path.as_ref().map(rename),
+            self.hash_log_path.as_ref().map(rename),
+        )
+    }
 }
 
 impl LocalMatch {
@@ -36,7 +127,58 @@ impl LocalMatch {
             humans: (0..PLAYERS as PlayerId).collect(),
             bots: Vec::new(),
             inputs: Vec::with_capacity(PLAYERS),
+            logs: LocalLogs::default(),
         })
+    }
+
+    /// Writes the match (and its rematches) to these logs, starting now.
+    ///
+    /// # Errors
+    /// If a log cannot be created.
+    pub fn with_logs(mut self, logs: LocalLogs) -> anyhow::Result<LocalMatch> {
+        self.logs = logs;
+        let mode = self.mode();
+        self.logs.open(&self.world, mode)?;
+        Ok(self)
+    }
+
+    fn mode(&self) -> &'static str {
+        if self.bots.is_empty() {
+            "local"
+        } else {
+            "local-vs-bot"
+        }
+    }
+
+    /// Continues a local match from its match log after the game was closed or killed: the
+    /// last checkpoint, then every logged tick re-applied with its hash checked; the log is
+    /// continued in place (a torn tail is cut first).
+    ///
+    /// # Errors
+    /// If the log is damaged, already finished, or does not re-simulate.
+    pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
+        let log = read_log(path).with_context(|| format!("reading {}", path.display()))?;
+        let vs_bot = log.header.mode == "local-vs-bot";
+        let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+        let world = client::replay::recover(log).context("re-simulating the logged ticks")?;
+        let seed = world.state().match_seed;
+        let mut m = LocalMatch {
+            previous: world.snapshot(),
+            world,
+            seed,
+            humans: (0..PLAYERS as PlayerId).collect(),
+            bots: Vec::new(),
+            inputs: Vec::with_capacity(PLAYERS),
+            logs: LocalLogs {
+                match_log_path: Some(path.to_owned()),
+                ..LocalLogs::default()
+            },
+        };
+        if vs_bot {
+            m = m.with_bots(&[1]);
+        }
+        m.logs.match_log = Some(writer);
+        Ok(m)
     }
 
     /// Hands the given slots to bots (seeded from the match seed, so a bot match replays).
@@ -94,8 +236,9 @@ impl MatchSource for LocalMatch {
             self.inputs.push(InputCmd { tick, ..input });
         }
         self.world.save_into(&mut self.previous);
-        let events = self.world.step(&self.inputs)?;
-        Ok(events.to_vec())
+        let events = self.world.step(&self.inputs)?.to_vec();
+        self.logs.record(&self.world, &self.inputs)?;
+        Ok(events)
     }
 
     fn current(&self) -> &WorldSnapshot {
@@ -122,8 +265,17 @@ impl MatchSource for LocalMatch {
         let seed = self.seed.wrapping_add(1);
         let bot_slots: Vec<PlayerId> = self.bots.iter().map(Bot::player).collect();
         let rules = self.world.rules().clone();
-        *self = LocalMatch::new(rules, seed)?.with_bots(&bot_slots);
+        self.close()?;
+        let logs = self.logs.for_rematch(seed);
+        *self = LocalMatch::new(rules, seed)?
+            .with_bots(&bot_slots)
+            .with_logs(logs)?;
         Ok(true)
+    }
+
+    fn close(&mut self) -> anyhow::Result<()> {
+        let over = self.world.state().round.phase == RoundPhase::MatchOver;
+        self.logs.close(over)
     }
 }
 

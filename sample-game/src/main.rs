@@ -3,10 +3,19 @@
 
 use anyhow::Context as _;
 use clap::Parser;
+use client::netplay::open_link;
+use client::peer_logs::LogPaths;
+use client::transport::{default_bind_for, resolve};
+use client::wire::Role;
+use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
+use sample_game::cli::{Mode, NetOptions};
 use sample_game::{
-    App, AppOptions, BitmapFont, Cli, LocalMatch, MatchSource, Renderer, Screenshot,
+    App, AppOptions, BitmapFont, Cli, LocalLogs, LocalMatch, MatchSource, NetMatch, Renderer,
+    ReplayMatch, Screenshot, SyncTestMatch,
 };
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -48,17 +57,17 @@ fn run() -> anyhow::Result<()> {
         (None, true) => &[1],
         (None, false) => &[],
     };
-    let mut source = match_source(rules, seed, bots)?;
+    let mut source = match_source(&cli, rules, seed, bots)?;
     let options = AppOptions {
         window_size: cli.size,
         software: cli.software,
-        controls_at_start: measuring.is_none(),
+        controls_at_start: measuring.is_none() && !source.local_players().is_empty(),
         run_for: measuring,
         auto_rematch_after: measuring.map(|_| 180),
         ..AppOptions::default()
     };
     let mut app = App::new(options, renderer)?;
-    println!("maze-duel: seed {seed}");
+    println!("maze-duel: seed {}", source.current().match_seed);
     let report = app.run(source.as_mut())?;
     if measuring.is_some() {
         println!("{report}");
@@ -66,14 +75,166 @@ fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The match to play. Local play today; the online subcommands (`host`, `join <addr>`,
-/// `spectate <addr>`) will each build their own source here from the same rules and seed.
+/// The match to play: local (optionally under a sync test), online, a replay or a resumed
+/// local match.
 fn match_source(
+    cli: &Cli,
     rules: Rules,
     seed: u64,
     bots: &[PlayerId],
 ) -> anyhow::Result<Box<dyn MatchSource>> {
-    Ok(Box::new(LocalMatch::new(rules, seed)?.with_bots(bots)))
+    let log_for = |mode: &str, seed: u64| -> anyhow::Result<Option<PathBuf>> {
+        if cli.no_match_log {
+            return Ok(None);
+        }
+        if let Some(path) = &cli.match_log {
+            return Ok(Some(path.clone()));
+        }
+        std::fs::create_dir_all("matches").context("creating the matches/ directory")?;
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Ok(Some(PathBuf::from(format!(
+            "matches/{mode}-seed{seed}-{stamp}.duellog"
+        ))))
+    };
+    let announce = |path: &Option<PathBuf>| {
+        if let Some(path) = path {
+            println!(
+                "maze-duel: recording to {} (replay: maze-duel replay <file>)",
+                path.display()
+            );
+        }
+    };
+    match &cli.mode {
+        None => {
+            if let Some(distance) = cli.sync_test {
+                let dump = PathBuf::from("synctest-dump");
+                println!(
+                    "maze-duel: sync test, check distance {distance}; mismatches go to {}",
+                    dump.display()
+                );
+                return Ok(Box::new(SyncTestMatch::new(
+                    rules,
+                    seed,
+                    usize::from(distance),
+                    dump,
+                )?));
+            }
+            let path = log_for(
+                if bots.is_empty() {
+                    "local"
+                } else {
+                    "local-vs-bot"
+                },
+                seed,
+            )?;
+            announce(&path);
+            let logs = LocalLogs::to(path, cli.hash_log.clone());
+            Ok(Box::new(
+                LocalMatch::new(rules, seed)?
+                    .with_bots(bots)
+                    .with_logs(logs)?,
+            ))
+        }
+        Some(Mode::Resume { log }) => {
+            let m = LocalMatch::resume(log)?;
+            println!(
+                "maze-duel: resumed {} at tick {}",
+                log.display(),
+                m.world().tick()
+            );
+            Ok(Box::new(m))
+        }
+        Some(Mode::Replay { log }) => {
+            let read = client::matchlog::read_log(log)
+                .with_context(|| format!("reading {}", log.display()))?;
+            if read.torn_bytes > 0 {
+                println!(
+                    "maze-duel: {} ends in a torn record ({} bytes ignored)",
+                    log.display(),
+                    read.torn_bytes
+                );
+            }
+            Ok(Box::new(ReplayMatch::new(read)?))
+        }
+        Some(Mode::Host {
+            port,
+            bind,
+            spectators,
+            net,
+        }) => {
+            let bind = bind.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], *port)));
+            let config = net_config(net, rules, seed, *spectators);
+            let link = open_link(bind, config.conditioner)?;
+            let local = link.borrow().local_addr();
+            println!(
+                "maze-duel: hosting on {local}; waiting up to {} s for a player{} (Ctrl-C to cancel)",
+                net.timeout,
+                if *spectators > 0 { format!(" and {spectators} spectator(s)") } else { String::new() }
+            );
+            let peer = NetPeer::host_on(link, &config)?;
+            online(peer, net, "host", cli, log_for)
+        }
+        Some(Mode::Join { address, net }) | Some(Mode::Spectate { address, net }) => {
+            let role = match &cli.mode {
+                Some(Mode::Join { .. }) => Role::Player,
+                _ => Role::Spectator,
+            };
+            let host = resolve(address).map_err(anyhow::Error::msg)?;
+            let config = net_config(net, rules, seed, 0);
+            let link = open_link(default_bind_for(host), config.conditioner)?;
+            println!(
+                "maze-duel: contacting {host} (giving up after {} s)",
+                net.timeout
+            );
+            let peer = NetPeer::join_on(link, host, role, &config)
+                .with_context(|| format!("joining {host}"))?;
+            let mode = if role == Role::Player {
+                "join"
+            } else {
+                "spectate"
+            };
+            online(peer, net, mode, cli, log_for)
+        }
+    }
+}
+
+fn net_config(net: &NetOptions, rules: Rules, seed: u64, spectators: usize) -> NetConfig {
+    NetConfig {
+        rules,
+        seed,
+        input_delay: usize::from(net.input_delay),
+        handshake_timeout: Duration::from_secs(net.timeout),
+        spectators,
+        conditioner: net.conditioner.unwrap_or_default(),
+        ..NetConfig::default()
+    }
+}
+
+fn online(
+    peer: NetPeer,
+    net: &NetOptions,
+    mode: &str,
+    cli: &Cli,
+    log_for: impl Fn(&str, u64) -> anyhow::Result<Option<PathBuf>>,
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    let match_seed = peer.agreement().match_seed;
+    println!("maze-duel: connected ({mode}, match seed {match_seed})");
+    let match_log = log_for(mode, match_seed)?;
+    if let Some(path) = &match_log {
+        println!("maze-duel: recording confirmed ticks to {}", path.display());
+    }
+    let logs = LogPaths {
+        hash_log: cli.hash_log.clone(),
+        match_log,
+        dump_dir: None,
+    };
+    Ok(Box::new(NetMatch::new(
+        peer,
+        usize::from(net.input_delay),
+        &logs,
+    )?))
 }
 
 /// A seed for when none is given: the clock's low bits (printed, so a match can be replayed).

@@ -8,6 +8,28 @@
 use crate::net_view::NetView;
 use engine::{Event, InputCmd, PlayerId, Rules, WorldSnapshot};
 
+/// Something the player asks of the match source itself (not of the game): online play's input
+/// delay, a replay's transport controls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceCommand {
+    /// One frame less input delay (online).
+    LessInputDelay,
+    /// One frame more input delay (online).
+    MoreInputDelay,
+    /// Pause or resume a replay.
+    TogglePause,
+    /// Advance a paused replay by one tick.
+    Step,
+    /// Play a replay faster.
+    Faster,
+    /// Play a replay slower.
+    Slower,
+    /// Jump a replay by this many seconds (negative: back).
+    Seek(i32),
+    /// Jump a replay to its start.
+    Restart,
+}
+
 /// A running match the game can feed inputs to and draw.
 pub trait MatchSource {
     /// The player slots whose inputs this machine supplies, in the order
@@ -44,6 +66,22 @@ pub trait MatchSource {
     /// Whether the match may be paused here (only when no remote peer is waiting on us).
     fn can_pause(&self) -> bool {
         false
+    }
+
+    /// Carries out a [`SourceCommand`]; sources ignore the ones that mean nothing to them.
+    ///
+    /// # Errors
+    /// If the command fails (e.g. a replay cannot seek because its log does not re-simulate).
+    fn command(&mut self, _command: SourceCommand) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Called when the window closes: flush logs, say goodbye to peers.
+    ///
+    /// # Errors
+    /// If a log cannot be written.
+    fn close(&mut self) -> anyhow::Result<()> {
+        Ok(())
     }
 
     /// Starts a new match after this one is over, if this source can (a local one can; an

@@ -30,7 +30,7 @@ pub(crate) fn rows(view: &NetView) -> Vec<(&'static str, String, Color)> {
         DesyncStatus::Desynced { tick } => (format!("DESYNC @{tick}"), palette::DANGER),
     };
     let rate = |v: Option<u32>| v.map_or_else(|| "—".to_string(), |b| format!("{b}"));
-    vec![
+    let mut rows = vec![
         ("mode", view.mode.label().to_string(), palette::TEXT),
         (
             "ping",
@@ -69,7 +69,14 @@ pub(crate) fn rows(view: &NetView) -> Vec<(&'static str, String, Color)> {
             or_dash(view.confirmed_hash.map(|h| h.short())),
             palette::ACCENT,
         ),
-    ]
+    ];
+    if let Some(delay) = view.input_delay {
+        rows.push(("delay", format!("{delay} frames (F5/F6)"), palette::TEXT));
+    }
+    if let Some(status) = &view.status {
+        rows.push(("status", status.clone(), palette::TEXT));
+    }
+    rows
 }
 
 /// Draws the overlay.

@@ -18,6 +18,8 @@ pub enum NetMode {
     Spectate,
     /// Rolling back and re-simulating locally every frame to check determinism.
     SyncTest,
+    /// Watching a recorded match log.
+    Replay,
 }
 
 impl NetMode {
@@ -30,6 +32,7 @@ impl NetMode {
             NetMode::Join => "join",
             NetMode::Spectate => "spectate",
             NetMode::SyncTest => "sync test",
+            NetMode::Replay => "replay",
         }
     }
 }
@@ -76,6 +79,10 @@ pub struct NetView {
     pub desync: DesyncStatus,
     /// Hash of the state at [`NetView::confirmed_tick`].
     pub confirmed_hash: Option<StateHash>,
+    /// Frames of input delay (online play).
+    pub input_delay: Option<u8>,
+    /// A line of status: replay speed, an interrupted peer, a sync test's check distance.
+    pub status: Option<String>,
 }
 
 impl NetView {
@@ -95,6 +102,8 @@ impl NetView {
             bytes_received_per_second: None,
             desync: DesyncStatus::Unchecked,
             confirmed_hash: Some(hash),
+            input_delay: None,
+            status: None,
         }
     }
 }

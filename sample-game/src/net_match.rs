@@ -1,0 +1,212 @@
+//! `NetMatch`: an online match (host, join or spectate) on a GGRS rollback session.
+//!
+//! The window's 60 Hz clock calls [`MatchSource::advance`] once per tick; the session may
+//! simulate one new frame, none (waiting for the peer), or roll back and re-simulate several.
+//! Events are presented once per happening: a re-simulated frame's events were already shown
+//! when the frame was first predicted, so only events of frames reached for the first time are
+//! passed on. The hash log and the match log record only final (confirmed) ticks.
+
+use crate::match_source::{MatchSource, SourceCommand};
+use crate::net_view::{DesyncStatus, NetMode, NetView};
+use anyhow::{anyhow, Context as _};
+use client::peer_logs::{LogPaths, PeerLogs};
+use client::{NetEvent, NetPeer};
+use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
+use std::net::SocketAddr;
+
+/// Input delay bounds offered by F5/F6.
+const MAX_INPUT_DELAY: usize = 8;
+/// Every this many calls while we are ahead of the peer, one is skipped (about 10 % slower),
+/// so the two clocks converge without a visible stop.
+const SLOWDOWN_EVERY: u32 = 10;
+
+/// An online match seen from this machine.
+pub struct NetMatch {
+    peer: NetPeer,
+    mode: NetMode,
+    local: Vec<PlayerId>,
+    previous: WorldSnapshot,
+    /// The furthest tick whose events have been presented.
+    presented: Tick,
+    logs: PeerLogs,
+    desync: DesyncStatus,
+    input_delay: usize,
+    skip_debt: u32,
+    calls: u32,
+    interrupted: Option<SocketAddr>,
+}
+
+impl std::fmt::Debug for NetMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetMatch")
+            .field("mode", &self.mode)
+            .field("peer", &self.peer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NetMatch {
+    /// Wraps a peer whose handshake is done.
+    ///
+    /// # Errors
+    /// If the logs cannot be created.
+    pub fn new(peer: NetPeer, input_delay: usize, logs: &LogPaths) -> anyhow::Result<NetMatch> {
+        let (mode, local) = match peer.local_slot() {
+            Some(0) => (NetMode::Host, vec![0]),
+            Some(slot) => (NetMode::Join, vec![slot as PlayerId]),
+            None => (NetMode::Spectate, Vec::new()),
+        };
+        let logs = PeerLogs::open(&peer, logs, None).context("opening the match logs")?;
+        Ok(NetMatch {
+            previous: peer.world().snapshot(),
+            peer,
+            mode,
+            local,
+            presented: 0,
+            logs,
+            desync: DesyncStatus::Unchecked,
+            input_delay,
+            skip_debt: 0,
+            calls: 0,
+            interrupted: None,
+        })
+    }
+
+    /// The session.
+    #[must_use]
+    pub fn peer(&self) -> &NetPeer {
+        &self.peer
+    }
+
+    fn handle_net_events(&mut self) -> anyhow::Result<()> {
+        for event in self.peer.take_events() {
+            match event {
+                NetEvent::Disconnected { peer } if self.peer.is_remote_player(peer) => {
+                    self.logs.close(false)?;
+                    return Err(anyhow!(
+                        "the other player ({peer}) disconnected at tick {}; the confirmed part of \
+                         the match is in the logs",
+                        self.logs.logged()
+                    ));
+                }
+                NetEvent::DesyncDetected { tick, .. } => {
+                    if !matches!(self.desync, DesyncStatus::Desynced { .. }) {
+                        self.desync = DesyncStatus::Desynced { tick };
+                    }
+                    self.logs.on_desync(&self.peer, tick)?;
+                }
+                NetEvent::Interrupted { peer, .. } => self.interrupted = Some(peer),
+                NetEvent::Resumed { .. } => self.interrupted = None,
+                NetEvent::WaitRecommendation { frames } => {
+                    self.skip_debt = self.skip_debt.max(frames)
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl MatchSource for NetMatch {
+    fn local_players(&self) -> &[PlayerId] {
+        &self.local
+    }
+
+    fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
+        self.peer.poll();
+        self.handle_net_events()?;
+        self.calls += 1;
+        // Slow down smoothly when ahead, and honour wait recommendations one frame at a time.
+        let ahead = self.peer.frames_ahead() > 1 && self.calls.is_multiple_of(SLOWDOWN_EVERY);
+        let waiting = self.skip_debt > 0 && self.calls % SLOWDOWN_EVERY == 5;
+        if ahead || waiting {
+            self.skip_debt = self.skip_debt.saturating_sub(u32::from(waiting));
+            return Ok(Vec::new());
+        }
+        let input = local.first().map(|i| i.to_wire()).unwrap_or_default();
+        self.peer.advance(input)?;
+        self.handle_net_events()?;
+        let tick = self.peer.world().tick();
+        if tick > 0 {
+            if let Ok(before) = self.peer.driver().snapshot_at(tick - 1) {
+                self.previous.clone_from(before);
+            }
+        }
+        let fresh: Vec<Event> = self
+            .peer
+            .driver()
+            .events()
+            .iter()
+            .filter(|e| e.tick >= self.presented)
+            .copied()
+            .collect();
+        self.presented = self.presented.max(tick);
+        self.logs.catch_up(&self.peer, Tick::MAX)?;
+        if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
+            if self.logs.logged() > 0 {
+                self.desync = DesyncStatus::InSync {
+                    checked: self.logs.logged(),
+                };
+            }
+        }
+        self.peer.update_stats();
+        Ok(fresh)
+    }
+
+    fn current(&self) -> &WorldSnapshot {
+        self.peer.world().state()
+    }
+
+    fn previous(&self) -> &WorldSnapshot {
+        &self.previous
+    }
+
+    fn rules(&self) -> &Rules {
+        self.peer.world().rules()
+    }
+
+    fn net_view(&self) -> NetView {
+        let stats = self.peer.stats();
+        let confirmed = self.peer.final_tick();
+        NetView {
+            mode: self.mode,
+            ping_ms: stats.ping_ms,
+            frames_ahead: Some(self.peer.frames_ahead()),
+            rollbacks_per_second: Some(stats.rollbacks_per_sec as f32),
+            rollback_depths: stats
+                .recent_depths
+                .iter()
+                .map(|&d| d.min(255) as u8)
+                .collect(),
+            predicted_tick: self.peer.world().tick(),
+            confirmed_tick: confirmed,
+            bytes_sent_per_second: Some(stats.bytes_sent_per_sec as u32),
+            bytes_received_per_second: Some(stats.bytes_received_per_sec as u32),
+            desync: self.desync,
+            confirmed_hash: self.peer.driver().hash_at(confirmed).ok(),
+            input_delay: (!self.local.is_empty()).then_some(self.input_delay as u8),
+            status: self.interrupted.map(|p| format!("{p} not answering")),
+        }
+    }
+
+    fn command(&mut self, command: SourceCommand) -> anyhow::Result<()> {
+        let delay = match command {
+            SourceCommand::LessInputDelay => self.input_delay.saturating_sub(1),
+            SourceCommand::MoreInputDelay => (self.input_delay + 1).min(MAX_INPUT_DELAY),
+            _ => return Ok(()),
+        };
+        if delay != self.input_delay && !self.local.is_empty() {
+            self.peer.set_input_delay(delay)?;
+            self.input_delay = delay;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> anyhow::Result<()> {
+        let confirmed = self.logs.logged();
+        self.peer.send_finish(confirmed);
+        let over = self.current().round.phase == engine::RoundPhase::MatchOver;
+        self.logs.close(over)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,198 @@
+//! `ReplayMatch`: watches a recorded match log, with pause, single-step, speed and seek (seeks
+//! restore the nearest checkpoint and re-simulate from it, checking every logged hash).
+
+use crate::match_source::{MatchSource, SourceCommand};
+use crate::net_view::{DesyncStatus, NetMode, NetView};
+use client::matchlog::MatchLog;
+use client::replay::Replay;
+use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
+
+/// Playback speeds, in eighths of real time.
+const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Index of 1× in [`SPEEDS`].
+const NORMAL: usize = 3;
+
+/// A replay viewer.
+#[derive(Debug)]
+pub struct ReplayMatch {
+    replay: Replay,
+    previous: WorldSnapshot,
+    paused: bool,
+    speed: usize,
+    /// Eighths of a tick owed at the current speed.
+    owed: u32,
+    step_once: bool,
+}
+
+impl ReplayMatch {
+    /// A viewer at the start of `log`.
+    ///
+    /// # Errors
+    /// If the log's rules or first checkpoint cannot be used.
+    pub fn new(log: MatchLog) -> anyhow::Result<ReplayMatch> {
+        let replay = Replay::new(log)?;
+        Ok(ReplayMatch {
+            previous: replay.world().snapshot(),
+            replay,
+            paused: false,
+            speed: NORMAL,
+            owed: 0,
+            step_once: false,
+        })
+    }
+
+    /// The replay.
+    #[must_use]
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    fn step(&mut self, events: &mut Vec<Event>) -> anyhow::Result<bool> {
+        self.replay.world().save_into(&mut self.previous);
+        if !self.replay.step()? {
+            return Ok(false);
+        }
+        events.extend_from_slice(self.replay.world().events());
+        Ok(true)
+    }
+
+    fn seek(&mut self, tick: Tick) -> anyhow::Result<()> {
+        self.replay.seek(tick)?;
+        self.replay.world().save_into(&mut self.previous);
+        Ok(())
+    }
+}
+
+impl MatchSource for ReplayMatch {
+    fn local_players(&self) -> &[PlayerId] {
+        &[]
+    }
+
+    fn advance(&mut self, _local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
+        let mut events = Vec::new();
+        if self.paused {
+            if std::mem::take(&mut self.step_once) {
+                self.step(&mut events)?;
+            } else {
+                self.replay.world().save_into(&mut self.previous);
+            }
+            return Ok(events);
+        }
+        self.owed += SPEEDS[self.speed];
+        while self.owed >= 8 {
+            self.owed -= 8;
+            if !self.step(&mut events)? {
+                self.owed = 0;
+                break;
+            }
+        }
+        Ok(events)
+    }
+
+    fn current(&self) -> &WorldSnapshot {
+        self.replay.world().state()
+    }
+
+    fn previous(&self) -> &WorldSnapshot {
+        &self.previous
+    }
+
+    fn rules(&self) -> &Rules {
+        self.replay.world().rules()
+    }
+
+    fn net_view(&self) -> NetView {
+        let world = self.replay.world();
+        let speed = SPEEDS[self.speed];
+        let speed = if speed >= 8 {
+            format!("{}x", speed / 8)
+        } else {
+            format!("1/{}x", 8 / speed)
+        };
+        let state = if self.paused { "paused" } else { "playing" };
+        NetView {
+            mode: NetMode::Replay,
+            desync: DesyncStatus::InSync {
+                checked: world.tick(),
+            },
+            status: Some(format!(
+                "{state} {speed} of {} ticks",
+                self.replay.last_tick()
+            )),
+            ..NetView::local(world.tick(), world.state_hash())
+        }
+    }
+
+    fn can_pause(&self) -> bool {
+        true
+    }
+
+    fn command(&mut self, command: SourceCommand) -> anyhow::Result<()> {
+        let seconds = |s: i32| s.unsigned_abs() * TICKS_PER_SECOND;
+        match command {
+            SourceCommand::TogglePause => self.paused = !self.paused,
+            SourceCommand::Step => {
+                self.paused = true;
+                self.step_once = true;
+            }
+            SourceCommand::Faster => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
+            SourceCommand::Slower => self.speed = self.speed.saturating_sub(1),
+            SourceCommand::Seek(s) if s < 0 => {
+                self.seek(self.replay.world().tick().saturating_sub(seconds(s)))?
+            }
+            SourceCommand::Seek(s) => self.seek(self.replay.world().tick() + seconds(s))?,
+            SourceCommand::Restart => self.seek(0)?,
+            SourceCommand::LessInputDelay | SourceCommand::MoreInputDelay => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use client::matchlog::read_log;
+
+    fn recorded() -> MatchLog {
+        let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.log");
+        client::run_bot_match(&client::BotMatch {
+            rules: Rules::default(),
+            seed: 4,
+            bot_seed: 5,
+            players: 2,
+            ticks: 1500,
+            stop_at_match_end: false,
+            hash_log: None,
+            match_log: Some(path.clone()),
+        })
+        .unwrap();
+        read_log(&path).unwrap()
+    }
+
+    #[test]
+    fn plays_pauses_steps_speeds_and_seeks() {
+        let log = recorded();
+        let mut m = ReplayMatch::new(log).unwrap();
+        m.advance(&[]).unwrap();
+        assert_eq!(m.current().tick, 1);
+        m.command(SourceCommand::Faster).unwrap(); // 2x
+        m.advance(&[]).unwrap();
+        assert_eq!(m.current().tick, 3);
+        m.command(SourceCommand::TogglePause).unwrap();
+        m.advance(&[]).unwrap();
+        assert_eq!(m.current().tick, 3, "paused");
+        m.command(SourceCommand::Step).unwrap();
+        m.advance(&[]).unwrap();
+        assert_eq!((m.previous().tick, m.current().tick), (3, 4));
+        m.command(SourceCommand::Seek(10)).unwrap();
+        assert_eq!(m.current().tick, 604);
+        m.command(SourceCommand::Seek(-5)).unwrap();
+        assert_eq!(m.current().tick, 304);
+        m.command(SourceCommand::Seek(1000)).unwrap();
+        assert_eq!(m.current().tick, 1500, "clamped to the end of the log");
+        m.command(SourceCommand::Restart).unwrap();
+        assert_eq!(m.current().tick, 0);
+    }
+}
