@@ -79,7 +79,7 @@ pub(crate) struct MazeScratch {
 }
 
 impl Maze {
-    /// An empty grid of walls with no capacity; [`Maze::generate_into`] fills it.
+    /// An empty grid with no capacity, to be filled by generation or a restore.
     #[must_use]
     pub fn empty() -> Maze {
         Maze {
