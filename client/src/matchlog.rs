@@ -337,6 +337,15 @@ impl MatchLogWriter {
                 return self.flush();
             }
         }
+        self.flush_if_due()
+    }
+
+    /// Flushes if the last flush is a second old or more (call it regularly: a stalled match
+    /// records no ticks, and what it recorded before must still reach the disk).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn flush_if_due(&mut self) -> Result<(), Error> {
         if self.last_flush.elapsed() >= FLUSH_INTERVAL {
             self.flush()?;
         }

@@ -128,6 +128,9 @@ impl PeerLogs {
             }
             self.logged = tick;
         }
+        if let Some(writer) = &mut self.match_log {
+            writer.flush_if_due()?;
+        }
         Ok(())
     }
 

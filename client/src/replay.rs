@@ -61,6 +61,19 @@ fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
 /// # Errors
 /// [`Error::VerifyMismatch`] at the first tick and section that differ; rules errors.
 pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Error> {
+    verify_logging(log, rules, None)
+}
+
+/// As [`verify`], also writing every re-simulated tick to a hash log (replays are one of the
+/// modes that can produce a hash log comparable with the players' own).
+///
+/// # Errors
+/// As [`verify`], and I/O errors writing the hash log.
+pub fn verify_logging(
+    log: &MatchLog,
+    rules: Option<&Rules>,
+    mut hash_log: Option<&mut crate::hashlog::HashLogWriter>,
+) -> Result<VerifyReport, Error> {
     let rules = log_rules(log, rules)?;
     let mut world = World::new(
         rules,
@@ -91,6 +104,9 @@ pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Err
     for record in &log.ticks {
         world.step(&inputs_of(record))?;
         check(record, world.state_hash())?;
+        if let Some(out) = hash_log.as_deref_mut() {
+            out.record(world.tick(), &world.state_hash())?;
+        }
         compare_checkpoint(&world, &mut compared)?;
     }
     Ok(VerifyReport {

@@ -156,7 +156,14 @@ fn match_source(
                     read.torn_bytes
                 );
             }
-            Ok(Box::new(ReplayMatch::new(read)?))
+            let seed = read.header.match_seed;
+            let mut replay = ReplayMatch::new(read)?;
+            if let Some(path) = &cli.hash_log {
+                let description = format!("seed={seed} source=replay of {}", log.display());
+                replay = replay
+                    .with_hash_log(client::hashlog::HashLogWriter::create(path, &description)?);
+            }
+            Ok(Box::new(replay))
         }
         Some(Mode::Host {
             port,

@@ -3,6 +3,7 @@
 
 use crate::match_source::{MatchSource, SourceCommand};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
+use client::hashlog::HashLogWriter;
 use client::matchlog::MatchLog;
 use client::replay::Replay;
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
@@ -22,6 +23,7 @@ pub struct ReplayMatch {
     /// Eighths of a tick owed at the current speed.
     owed: u32,
     step_once: bool,
+    hash_log: Option<HashLogWriter>,
 }
 
 impl ReplayMatch {
@@ -38,7 +40,15 @@ impl ReplayMatch {
             speed: NORMAL,
             owed: 0,
             step_once: false,
+            hash_log: None,
         })
+    }
+
+    /// Also writes a hash log of the ticks played (each tick once, the first time it is shown).
+    #[must_use]
+    pub fn with_hash_log(mut self, log: HashLogWriter) -> ReplayMatch {
+        self.hash_log = Some(log);
+        self
     }
 
     /// The replay.
@@ -53,6 +63,12 @@ impl ReplayMatch {
             return Ok(false);
         }
         events.extend_from_slice(self.replay.world().events());
+        if let Some(log) = &mut self.hash_log {
+            let world = self.replay.world();
+            if log.last_tick().is_none_or(|t| world.tick() > t) {
+                log.record(world.tick(), &world.state_hash())?;
+            }
+        }
         Ok(true)
     }
 
@@ -125,6 +141,13 @@ impl MatchSource for ReplayMatch {
 
     fn can_pause(&self) -> bool {
         true
+    }
+
+    fn close(&mut self) -> anyhow::Result<()> {
+        if let Some(log) = &mut self.hash_log {
+            log.flush()?;
+        }
+        Ok(())
     }
 
     fn command(&mut self, command: SourceCommand) -> anyhow::Result<()> {

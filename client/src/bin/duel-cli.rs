@@ -8,7 +8,7 @@ use client::fielddiff::diff;
 use client::hashlog::{compare_logs, read_hash_log, LogComparison};
 use client::matchlog::read_log;
 use client::netplay::open_link;
-use client::replay::verify;
+use client::replay::verify_logging;
 use client::synctest::{run_sync_test, SyncTest};
 use client::transport::{default_bind_for, resolve};
 use client::wire::Role;
@@ -81,6 +81,9 @@ enum Command {
         /// Insist on these rules (the log's own rules are used otherwise).
         #[arg(long)]
         rules: Option<PathBuf>,
+        /// Write the re-simulated ticks' hashes as a hash log.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
     },
     /// Compare two peers' hash logs: the first divergent tick and section, and a field-level
     /// diff when both sides have snapshot dumps of that tick.
@@ -348,7 +351,11 @@ fn run() -> Result<ExitCode> {
                 summary.ticks, summary.round, summary.wins, summary.final_hash.combined
             );
         }
-        Command::Verify { log, rules } => {
+        Command::Verify {
+            log,
+            rules,
+            hash_log,
+        } => {
             let rules = rules.as_deref().map(|p| load_rules(Some(p))).transpose()?;
             let read = read_log(&log)?;
             if read.torn_bytes > 0 {
@@ -357,7 +364,17 @@ fn run() -> Result<ExitCode> {
                     read.torn_bytes
                 );
             }
-            let report = verify(&read, rules.as_ref())?;
+            let mut out = match &hash_log {
+                Some(p) => Some(client::hashlog::HashLogWriter::create(
+                    p,
+                    &format!(
+                        "seed={} rules={:016x} source=replay",
+                        read.header.match_seed, read.header.rules_hash
+                    ),
+                )?),
+                None => None,
+            };
+            let report = verify_logging(&read, rules.as_ref(), out.as_mut())?;
             println!(
                 "verified: ticks={} checkpoints={} ended={} (mode {}, seed {}, rules {:016x})",
                 report.ticks,

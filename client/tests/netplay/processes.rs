@@ -1,5 +1,5 @@
-//! Two peers as separate OS processes (`duel-cli host` / `duel-cli join`) through the link
-//! conditioner: both exit cleanly with identical confirmed hash logs.
+//! Two peers and a spectator as separate OS processes (`duel-cli host` / `join` / `spectate`)
+//! through the link conditioner: all exit cleanly with identical confirmed hash logs.
 
 use crate::common::scratch_dir;
 use std::io::{BufRead, BufReader};
@@ -8,10 +8,14 @@ use std::process::{Command, Stdio};
 const CONDITIONS: &str = "latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2";
 
 #[test]
-fn host_and_join_processes_agree_on_every_confirmed_tick() {
+fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
     let dir = scratch_dir("processes");
     let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let (h, j) = (dir.join("host.log"), dir.join("join.log"));
+    let (h, j, s) = (
+        dir.join("host.log"),
+        dir.join("join.log"),
+        dir.join("spectator.log"),
+    );
     let ticks = "3600";
     let mut host = Command::new(exe)
         .args([
@@ -20,6 +24,8 @@ fn host_and_join_processes_agree_on_every_confirmed_tick() {
             "127.0.0.1:0",
             "--ticks",
             ticks,
+            "--spectators",
+            "1",
             "--disconnect-timeout-ms",
             "10000",
         ])
@@ -38,6 +44,22 @@ fn host_and_join_processes_agree_on_every_confirmed_tick() {
         .strip_prefix("listening on ")
         .expect("listening line")
         .to_string();
+    let spectator = Command::new(exe)
+        .args([
+            "spectate",
+            &addr,
+            "--ticks",
+            ticks,
+            "--disconnect-timeout-ms",
+            "10000",
+        ])
+        .args(["--conditioner", &format!("{CONDITIONS},seed=3")])
+        .arg("--hash-log")
+        .arg(&s)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn spectator");
     let join = Command::new(exe)
         .args([
             "join",
@@ -56,6 +78,13 @@ fn host_and_join_processes_agree_on_every_confirmed_tick() {
         .expect("run joiner");
     let host_rest: Vec<String> = lines.map_while(Result::ok).collect();
     let host_status = host.wait().expect("host exits");
+    let spectator = spectator.wait_with_output().expect("spectator exits");
+    assert!(
+        spectator.status.success(),
+        "spectator exit {}: {}",
+        spectator.status,
+        String::from_utf8_lossy(&spectator.stderr)
+    );
     println!(
         "host: {host_rest:?}\njoin: {}",
         String::from_utf8_lossy(&join.stdout)
@@ -66,5 +95,5 @@ fn host_and_join_processes_agree_on_every_confirmed_tick() {
     assert!(host_rest
         .iter()
         .any(|l| l.contains("desyncs=0") && l.contains("finish=clean")));
-    crate::common::assert_logs_identical(&[&h, &j], 3600);
+    crate::common::assert_logs_identical(&[&h, &j, &s], 3600);
 }
