@@ -3,8 +3,9 @@
 
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
-use crate::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use crate::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::replay::recover;
+use crate::tick_logs::TickLogs;
 use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
 use std::path::{Path, PathBuf};
 
@@ -122,9 +123,10 @@ fn play_bots(
     bot_seed: u64,
     ticks: Tick,
     stop_at_match_end: bool,
-    mut hash_log: Option<HashLogWriter>,
-    mut match_log: Option<MatchLogWriter>,
+    hash_log: Option<HashLogWriter>,
+    match_log: Option<MatchLogWriter>,
 ) -> Result<BotMatchSummary, Error> {
+    let mut logs = TickLogs::new(hash_log, match_log);
     let mut bots = bots_for(world.player_count(), bot_seed);
     let mut inputs: Vec<InputCmd> = Vec::with_capacity(bots.len());
     while world.tick() < ticks {
@@ -135,27 +137,9 @@ fn play_bots(
         inputs.extend(bots.iter_mut().map(|b| b.think(&world)));
         world.step(&inputs)?;
         let hash = world.state_hash();
-        if let Some(log) = &mut hash_log {
-            log.record(world.tick(), &hash)?;
-        }
-        if let Some(writer) = &mut match_log {
-            let record = TickRecord {
-                tick: world.tick(),
-                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
-                hash,
-            };
-            let state = writer
-                .is_checkpoint_tick(world.tick())
-                .then(|| world.state());
-            writer.record_tick(&record, state)?;
-        }
+        logs.record(world.tick(), &inputs, hash, || Ok(world.state()))?;
     }
-    if let Some(log) = &mut hash_log {
-        log.flush()?;
-    }
-    if let Some(writer) = &mut match_log {
-        writer.finish("completed")?;
-    }
+    logs.close(true)?;
     let state = world.state();
     Ok(BotMatchSummary {
         ticks: world.tick(),

@@ -22,6 +22,7 @@ mod rules_file;
 pub mod socket;
 pub mod stats;
 pub mod synctest;
+pub mod tick_logs;
 pub mod transport;
 pub mod wire;
 

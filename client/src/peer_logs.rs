@@ -3,8 +3,9 @@
 
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
-use crate::matchlog::{LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use crate::matchlog::{LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::NetPeer;
+use crate::tick_logs::TickLogs;
 use engine::Tick;
 use std::path::{Path, PathBuf};
 
@@ -34,8 +35,7 @@ pub fn dumps_next_to(log: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct PeerLogs {
     role: &'static str,
-    hash_log: Option<HashLogWriter>,
-    match_log: Option<MatchLogWriter>,
+    logs: TickLogs,
     dump_dir: Option<PathBuf>,
     dumped: Vec<Tick>,
     logged: Tick,
@@ -91,8 +91,7 @@ impl PeerLogs {
             .or_else(|| paths.match_log.as_deref().map(dumps_next_to));
         Ok(PeerLogs {
             role,
-            hash_log,
-            match_log,
+            logs: TickLogs::new(hash_log, match_log),
             dump_dir,
             dumped: Vec::new(),
             logged: 0,
@@ -108,30 +107,14 @@ impl PeerLogs {
         let upto = peer.final_tick().min(limit);
         while self.logged < upto {
             let tick = self.logged + 1;
-            let hash = peer.driver().hash_at(tick)?;
-            if let Some(log) = &mut self.hash_log {
-                log.record(tick, &hash)?;
-            }
-            if let Some(writer) = &mut self.match_log {
-                let inputs = peer
-                    .driver()
-                    .inputs_at(tick - 1)?
-                    .iter()
-                    .map(|i| i.to_wire())
-                    .collect();
-                let state = if writer.is_checkpoint_tick(tick) {
-                    Some(peer.driver().snapshot_at(tick)?)
-                } else {
-                    None
-                };
-                writer.record_tick(&TickRecord { tick, inputs, hash }, state)?;
-            }
+            let driver = peer.driver();
+            let inputs = driver.inputs_at(tick - 1)?;
+            self.logs.record(tick, inputs, driver.hash_at(tick)?, || {
+                driver.snapshot_at(tick)
+            })?;
             self.logged = tick;
         }
-        if let Some(writer) = &mut self.match_log {
-            writer.flush_if_due()?;
-        }
-        Ok(())
+        self.logs.flush_if_due()
     }
 
     /// Dumps the snapshots around a desynced tick (the tick and the three before it), named by
@@ -168,16 +151,6 @@ impl PeerLogs {
     /// # Errors
     /// [`Error::Io`].
     pub fn close(&mut self, completed: bool) -> Result<(), Error> {
-        if let Some(log) = &mut self.hash_log {
-            log.flush()?;
-        }
-        if let Some(writer) = &mut self.match_log {
-            if completed {
-                writer.finish("completed")?;
-            } else {
-                writer.flush()?;
-            }
-        }
-        Ok(())
+        self.logs.close(completed)
     }
 }

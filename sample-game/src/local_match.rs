@@ -5,7 +5,8 @@ use crate::match_source::MatchSource;
 use crate::net_view::NetView;
 use anyhow::{ensure, Context as _};
 use client::hashlog::HashLogWriter;
-use client::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord, DEFAULT_CHECKPOINT_EVERY};
+use client::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use client::tick_logs::TickLogs;
 use engine::{Bot, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
 use std::path::{Path, PathBuf};
 
@@ -32,8 +33,7 @@ pub struct LocalMatch {
 pub struct LocalLogs {
     match_log_path: Option<PathBuf>,
     hash_log_path: Option<PathBuf>,
-    match_log: Option<MatchLogWriter>,
-    hash_log: Option<HashLogWriter>,
+    logs: TickLogs,
 }
 
 impl LocalLogs {
@@ -50,7 +50,7 @@ impl LocalLogs {
     fn open(&mut self, world: &World, mode: &str) -> anyhow::Result<()> {
         if let Some(path) = &self.match_log_path {
             let header = LogHeader::for_world(world, mode, None);
-            self.match_log = Some(
+            self.logs.match_log = Some(
                 MatchLogWriter::create(path, &header, world, DEFAULT_CHECKPOINT_EVERY)
                     .with_context(|| format!("creating the match log {}", path.display()))?,
             );
@@ -61,42 +61,20 @@ impl LocalLogs {
                 world.state().match_seed,
                 world.rules().hash()
             );
-            self.hash_log = Some(HashLogWriter::create(path, &description)?);
+            self.logs.hash_log = Some(HashLogWriter::create(path, &description)?);
         }
         Ok(())
     }
 
     fn record(&mut self, world: &World, inputs: &[InputCmd]) -> anyhow::Result<()> {
         let hash = world.state_hash();
-        if let Some(log) = &mut self.hash_log {
-            log.record(world.tick(), &hash)?;
-        }
-        if let Some(writer) = &mut self.match_log {
-            let record = TickRecord {
-                tick: world.tick(),
-                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
-                hash,
-            };
-            let state = writer
-                .is_checkpoint_tick(world.tick())
-                .then(|| world.state());
-            writer.record_tick(&record, state)?;
-        }
-        Ok(())
+        Ok(self
+            .logs
+            .record(world.tick(), inputs, hash, || Ok(world.state()))?)
     }
 
     fn close(&mut self, completed: bool) -> anyhow::Result<()> {
-        if let Some(log) = &mut self.hash_log {
-            log.flush()?;
-        }
-        if let Some(writer) = &mut self.match_log {
-            if completed {
-                writer.finish("completed")?;
-            } else {
-                writer.flush()?;
-            }
-        }
-        Ok(())
+        Ok(self.logs.close(completed)?)
     }
 
     /// The files for the rematch on `seed`: `<stem>-seed<seed>.<ext>` beside the originals.
@@ -177,7 +155,7 @@ impl LocalMatch {
         if vs_bot {
             m = m.with_bots(&[1]);
         }
-        m.logs.match_log = Some(writer);
+        m.logs.logs.match_log = Some(writer);
         Ok(m)
     }
 

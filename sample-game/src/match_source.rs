@@ -93,3 +93,21 @@ pub trait MatchSource {
         Ok(false)
     }
 }
+
+/// The events of frames simulated for the first time. A rollback session re-simulates frames
+/// whose events were already presented when the frames were predicted; presenting them again
+/// would double every shot and spark. `presented` is the first tick not yet presented and moves
+/// on to `now`.
+pub(crate) fn first_time_events(
+    events: &[Event],
+    presented: &mut engine::Tick,
+    now: engine::Tick,
+) -> Vec<Event> {
+    let fresh = events
+        .iter()
+        .filter(|e| e.tick >= *presented)
+        .copied()
+        .collect();
+    *presented = (*presented).max(now);
+    fresh
+}

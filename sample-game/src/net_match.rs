@@ -6,7 +6,7 @@
 //! when the frame was first predicted, so only events of frames reached for the first time are
 //! passed on. The hash log and the match log record only final (confirmed) ticks.
 
-use crate::match_source::{MatchSource, SourceCommand};
+use crate::match_source::{first_time_events, MatchSource, SourceCommand};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::{anyhow, Context as _};
 use client::peer_logs::{LogPaths, PeerLogs};
@@ -132,15 +132,7 @@ impl MatchSource for NetMatch {
                 self.previous.clone_from(before);
             }
         }
-        let fresh: Vec<Event> = self
-            .peer
-            .driver()
-            .events()
-            .iter()
-            .filter(|e| e.tick >= self.presented)
-            .copied()
-            .collect();
-        self.presented = self.presented.max(tick);
+        let fresh = first_time_events(self.peer.driver().events(), &mut self.presented, tick);
         self.logs.catch_up(&self.peer, Tick::MAX)?;
         if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
             if self.logs.logged() > 0 {

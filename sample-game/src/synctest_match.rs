@@ -3,7 +3,7 @@
 //! proven while people play; a mismatch stops the game with the frames and the dumped
 //! snapshots.
 
-use crate::match_source::MatchSource;
+use crate::match_source::{first_time_events, MatchSource};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
 use client::synctest::SyncTester;
@@ -58,15 +58,8 @@ impl MatchSource for SyncTestMatch {
             self.previous.clone_from(previous);
         }
         // Re-simulated frames repeat their events; present each frame's events once.
-        let fresh = self
-            .tester
-            .driver()
-            .events()
-            .iter()
-            .filter(|e| e.tick >= self.presented)
-            .copied()
-            .collect();
-        self.presented = self.tester.driver().world().tick();
+        let now = self.tester.driver().world().tick();
+        let fresh = first_time_events(self.tester.driver().events(), &mut self.presented, now);
         Ok(fresh)
     }
 

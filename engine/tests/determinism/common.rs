@@ -86,6 +86,21 @@ pub struct Segment {
     pub hold: u8,
 }
 
+/// Random input segments for property tests: any button bits (unknown ones included), any
+/// stick values (`i8::MIN` included), held 1–39 ticks, for any of 4 player slots.
+pub fn segment() -> impl proptest::strategy::Strategy<Value = Segment> {
+    use proptest::prelude::*;
+    (0u8..4, any::<u8>(), any::<i8>(), any::<i8>(), 1u8..40).prop_map(
+        |(player, buttons, move_x, move_y, hold)| Segment {
+            player,
+            buttons,
+            move_x,
+            move_y,
+            hold,
+        },
+    )
+}
+
 /// Expands scripted segments into per-tick inputs starting at `start`: each player keeps its
 /// last segment's input until its next one begins.
 pub fn expand(players: usize, start: u32, segments: &[Segment], ticks: u32) -> Vec<Vec<InputCmd>> {

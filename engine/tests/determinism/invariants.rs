@@ -1,20 +1,8 @@
 //! Properties every reachable state has, checked over random input streams.
 
-use crate::common::{expand, Segment};
+use crate::common::{expand, segment};
 use engine::{Error, Rules, World, WorldSnapshot, SNAPSHOT_FORMAT_VERSION};
 use proptest::prelude::*;
-
-fn segment() -> impl Strategy<Value = Segment> {
-    (0u8..4, any::<u8>(), any::<i8>(), any::<i8>(), 1u8..30).prop_map(
-        |(player, buttons, move_x, move_y, hold)| Segment {
-            player,
-            buttons,
-            move_x,
-            move_y,
-            hold,
-        },
-    )
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]

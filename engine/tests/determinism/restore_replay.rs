@@ -1,21 +1,9 @@
 //! A fresh `World` restored at tick K and replayed is byte-identical, tick by tick, to the
 //! uninterrupted run — for random input streams and many rollback points.
 
-use crate::common::{expand, run_recording, Segment};
+use crate::common::{expand, run_recording, segment};
 use engine::{Bot, InputCmd, Rules, World};
 use proptest::prelude::*;
-
-fn segment() -> impl Strategy<Value = Segment> {
-    (0u8..4, any::<u8>(), any::<i8>(), any::<i8>(), 1u8..40).prop_map(
-        |(player, buttons, move_x, move_y, hold)| Segment {
-            player,
-            buttons,
-            move_x,
-            move_y,
-            hold,
-        },
-    )
-}
 
 /// Restores `states[k]` into a fresh world, replays `inputs[k..]` and compares every tick.
 fn assert_replay_matches(states: &[engine::WorldSnapshot], inputs: &[Vec<InputCmd>], k: usize) {

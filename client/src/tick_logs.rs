@@ -1,0 +1,89 @@
+//! The two logs of final ticks, written together: the hash log and the durable match log. Every
+//! mode that produces final ticks (bot matches, local play, networked peers) records through
+//! this one type.
+
+use crate::error::Error;
+use crate::hashlog::HashLogWriter;
+use crate::matchlog::{MatchLogWriter, TickRecord};
+use engine::{InputCmd, StateHash, Tick, WorldSnapshot};
+
+/// A hash log and a match log, either optional, fed the same final ticks in order.
+#[derive(Debug, Default)]
+pub struct TickLogs {
+    /// The per-tick hash log.
+    pub hash_log: Option<HashLogWriter>,
+    /// The durable match log.
+    pub match_log: Option<MatchLogWriter>,
+}
+
+impl TickLogs {
+    /// Logs writing to these writers.
+    #[must_use]
+    pub fn new(hash_log: Option<HashLogWriter>, match_log: Option<MatchLogWriter>) -> TickLogs {
+        TickLogs {
+            hash_log,
+            match_log,
+        }
+    }
+
+    /// Records final tick `tick`: its state `hash`, the `inputs` that led to it, and — when the
+    /// match log wants a checkpoint at this tick — the state from `state_at`.
+    ///
+    /// # Errors
+    /// I/O errors, ticks out of order, or the error of `state_at`.
+    pub fn record<'a>(
+        &mut self,
+        tick: Tick,
+        inputs: &[InputCmd],
+        hash: StateHash,
+        state_at: impl FnOnce() -> Result<&'a WorldSnapshot, Error>,
+    ) -> Result<(), Error> {
+        if let Some(log) = &mut self.hash_log {
+            log.record(tick, &hash)?;
+        }
+        if let Some(writer) = &mut self.match_log {
+            let record = TickRecord {
+                tick,
+                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+                hash,
+            };
+            let state = if writer.is_checkpoint_tick(tick) {
+                Some(state_at()?)
+            } else {
+                None
+            };
+            writer.record_tick(&record, state)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the match log if a second has passed since it was last flushed.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn flush_if_due(&mut self) -> Result<(), Error> {
+        match &mut self.match_log {
+            Some(writer) => writer.flush_if_due(),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes both; a completed match gets its end record, an interrupted one is left
+    /// open-ended (it reads as cut, and can be resumed).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn close(&mut self, completed: bool) -> Result<(), Error> {
+        if let Some(log) = &mut self.hash_log {
+            log.flush()?;
+        }
+        if let Some(writer) = &mut self.match_log {
+            if completed {
+                writer.finish("completed")?;
+            } else {
+                writer.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
