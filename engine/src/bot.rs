@@ -102,6 +102,11 @@ impl Bot {
         self.dist.resize((w * h) as usize, u16::MAX);
         self.queue.clear();
         let (gx, gy) = (tile_of(to.x), tile_of(to.y));
+        let (mx, my) = (tile_of(from.x), tile_of(from.y));
+        let inside = |x: i32, y: i32| x >= 0 && y >= 0 && x < w && y < h;
+        if !inside(gx, gy) || !inside(mx, my) {
+            return None; // only a damaged state puts anyone on the border line
+        }
         let index = |x: i32, y: i32| (y * w + x) as usize;
         self.dist[index(gx, gy)] = 0;
         self.queue.push(index(gx, gy) as u32);
@@ -118,7 +123,6 @@ impl Bot {
                 self.queue.push(index(nx, ny) as u32);
             }
         }
-        let (mx, my) = (tile_of(from.x), tile_of(from.y));
         let here = self.dist[index(mx, my)];
         if here == u16::MAX || here == 0 {
             return None;

@@ -166,7 +166,9 @@ impl WorldSnapshot {
             Fx::from_num(self.maze.height),
         );
         let inside = |v: FxVec| v.x >= ZERO && v.y >= ZERO && v.x <= w && v.y <= h;
-        let bounded = |v: FxVec, limit: Fx| v.x.abs() <= limit && v.y.abs() <= limit;
+        // (No `abs`: the most negative value has none, and this is where damaged values arrive.)
+        let within = |c: Fx, limit: Fx| c >= -limit && c <= limit;
+        let bounded = |v: FxVec, limit: Fx| within(v.x, limit) && within(v.y, limit);
         for (i, p) in self.players.iter().enumerate() {
             if usize::from(p.id) != i {
                 return corrupt(format!("players[{i}] has id {}", p.id));

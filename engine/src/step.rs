@@ -250,7 +250,8 @@ impl World {
             .normalized()
             .unwrap_or(p.aim);
         let id = self.state.next_projectile_id;
-        self.state.next_projectile_id += 1;
+        // Saturates rather than wrapping: 4 billion shots into a match, ids stop being fresh.
+        self.state.next_projectile_id = id.saturating_add(1);
         self.state.projectiles.push(Projectile {
             id,
             owner: p.id,
@@ -262,7 +263,7 @@ impl World {
         let p = &mut self.state.players[i];
         p.ammo -= 1;
         p.shot_cooldown = rules.shot_cooldown;
-        p.stats.shots += 1;
+        p.stats.shots = p.stats.shots.saturating_add(1);
         let empty = p.ammo == 0;
         if empty {
             p.reload_timer = rules.reload_ticks;
@@ -441,9 +442,10 @@ impl World {
         }
         let victim_id = victim.id;
         let credited = &mut self.state.players[usize::from(attacker)].stats;
-        credited.damage_dealt += u32::from(dealt);
+        // Totals for the result screen: saturate rather than panic in an endless match.
+        credited.damage_dealt = credited.damage_dealt.saturating_add(u32::from(dealt));
         if knocked_out {
-            credited.kos += 1;
+            credited.kos = credited.kos.saturating_add(1);
         }
         self.emit(EventKind::Hit {
             attacker,

@@ -117,9 +117,40 @@ impl World {
             });
         }
         snapshot.check()?;
+        self.check_against_rules(snapshot)?;
         self.state.clone_from(snapshot);
         self.rebuild_caches();
         self.events.clear();
+        Ok(())
+    }
+
+    /// The invariants that depend on the rules: a crafted or damaged snapshot must be refused
+    /// here, not make a later step overflow.
+    fn check_against_rules(&self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        let corrupt = |reason: String| Err(Error::SnapshotCorrupt { reason });
+        if snapshot
+            .round
+            .wins
+            .iter()
+            .any(|&w| w > self.rules.rounds_to_win)
+        {
+            return corrupt(format!(
+                "round wins {:?} exceed {}",
+                snapshot.round.wins, self.rules.rounds_to_win
+            ));
+        }
+        if snapshot.round.round == u8::MAX
+            || snapshot.round.phase_timer > self.rules.round_time_limit.max(600)
+        {
+            return corrupt("round counter or timer out of range".into());
+        }
+        if snapshot.projectiles.len() > usize::from(self.rules.max_projectiles) {
+            return corrupt(format!(
+                "{} projectiles, the rules allow {}",
+                snapshot.projectiles.len(),
+                self.rules.max_projectiles
+            ));
+        }
         Ok(())
     }
 
@@ -193,7 +224,7 @@ impl World {
         for p in &mut self.state.players {
             let (cx, cy) = corners[usize::from(p.id)];
             let (tx, ty) = Maze::cell_tile(cx, cy);
-            p.generation += 1;
+            p.generation = p.generation.wrapping_add(1); // only ever compared for equality
             p.pos = FxVec::new(Fx::from_num(tx) + HALF, Fx::from_num(ty) + HALF);
             p.vel = FxVec::ZERO;
             // Face the far side of the arena.

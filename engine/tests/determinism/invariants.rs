@@ -37,6 +37,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Damaged snapshot bytes (as from a corrupt log) are refused with an error or restore to
+    /// a state that then steps without panicking: nothing a file says can crash the engine.
+    #[test]
+    fn damaged_snapshots_never_crash(
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        segments in prop::collection::vec(segment(), 1..10),
+    ) {
+        let mut world = World::new(Rules::default(), 17, 2).expect("world");
+        for inputs in expand(2, 0, &segments, 90) {
+            world.step(&inputs).expect("step");
+        }
+        let mut bytes = world.state().to_bytes();
+        for (at, value) in flips {
+            let i = at.index(bytes.len());
+            bytes[i] ^= value;
+        }
+        let Ok(snapshot) = WorldSnapshot::from_bytes(&bytes) else { return Ok(()) };
+        let Ok(mut damaged) = World::from_snapshot(Rules::default(), &snapshot) else { return Ok(()) };
+        let start = damaged.tick();
+        for inputs in expand(2, start, &segments, 300) {
+            damaged.step(&inputs).expect("a restored world steps");
+        }
+    }
+}
+
 /// Players crowd into one dead end from both sides; the pushbox never shoves anyone into a
 /// wall (regression guard for the re-constraint after pushbox).
 #[test]
@@ -119,6 +147,12 @@ fn restore_refuses_impossible_states() {
     ));
     let mut snap = world.snapshot();
     snap.maze.tiles.pop();
+    assert!(matches!(
+        World::from_snapshot(Rules::default(), &snap),
+        Err(Error::SnapshotCorrupt { .. })
+    ));
+    let mut snap = world.snapshot();
+    snap.round.wins[0] = 200; // one more win would overflow the counter
     assert!(matches!(
         World::from_snapshot(Rules::default(), &snap),
         Err(Error::SnapshotCorrupt { .. })
