@@ -55,6 +55,8 @@ pub struct Driver {
     scratch: Vec<InputCmd>,
     /// Depths of the rollbacks served by the last `handle` call.
     last_depths: Vec<u32>,
+    /// The earliest tick the last `handle` call rolled back to.
+    resimulated_from: Option<Tick>,
     /// Ticks GGRS has asked to save at least once.
     ggrs_saved: TickRing<()>,
     /// A deliberate perturbation, for proving the desync tools (never set in play).
@@ -92,6 +94,7 @@ impl Driver {
             inputs: TickRing::new(HISTORY_TICKS),
             scratch: Vec::with_capacity(engine::MAX_PLAYERS),
             last_depths: Vec::new(),
+            resimulated_from: None,
             ggrs_saved: TickRing::new(HISTORY_TICKS),
             injection: None,
         }
@@ -100,6 +103,13 @@ impl Driver {
     /// Arms a deliberate desync (see [`Injection`]).
     pub fn inject(&mut self, injection: Injection) {
         self.injection = Some(injection);
+    }
+
+    /// The earliest tick the last [`Driver::handle`] call rolled back to, if it rolled back:
+    /// every tick from there on was simulated again and [`Driver::events`] holds their events.
+    #[must_use]
+    pub fn resimulated_from(&self) -> Option<Tick> {
+        self.resimulated_from
     }
 
     /// Depths of the rollbacks served by the last [`Driver::handle`] call.
@@ -123,6 +133,7 @@ impl Driver {
     pub fn handle(&mut self, requests: Vec<GgrsRequest<GgrsConfig>>) -> Result<(), Error> {
         self.events.clear();
         self.last_depths.clear();
+        self.resimulated_from = None;
         for request in requests {
             match request {
                 GgrsRequest::SaveGameState { cell, frame } => {
@@ -152,6 +163,8 @@ impl Driver {
                     self.counters.depth_histogram[bucket] += 1;
                     self.counters.max_depth = self.counters.max_depth.max(depth);
                     self.last_depths.push(depth);
+                    self.resimulated_from =
+                        Some(self.resimulated_from.map_or(tick, |t| t.min(tick)));
                 }
                 GgrsRequest::AdvanceFrame { inputs } => {
                     let tick = self.world.tick();

@@ -12,6 +12,7 @@ pub mod fielddiff;
 pub mod handshake;
 pub mod hashlog;
 mod headless;
+pub mod journal;
 pub mod matchlog;
 pub mod netplay;
 mod netrun;

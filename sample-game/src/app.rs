@@ -212,6 +212,9 @@ impl App {
                     vec![InputCmd::idle(0); locals]
                 };
                 let happened = source.advance(&inputs)?;
+                for retracted in source.take_retractions() {
+                    effects.retract(&retracted.key());
+                }
                 effects.on_tick(&happened, source.previous(), source.current());
                 pacing.tick();
                 if source.current().round.phase == RoundPhase::MatchOver {

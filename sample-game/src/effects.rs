@@ -8,7 +8,7 @@ use crate::interpolate::vec2;
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::fill_circle;
-use engine::{Event, EventKind, HitSource, WorldSnapshot};
+use engine::{Event, EventKey, EventKind, HitSource, WorldSnapshot};
 use glam::Vec2;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -26,6 +26,8 @@ struct Particle {
     /// Side, in tiles.
     size: f32,
     color: Color,
+    /// The event that spawned it, so a retracted event takes its effects with it.
+    origin: EventKey,
 }
 
 /// A disc of light that shrinks away (muzzle flash, impact, KO shockwave).
@@ -36,6 +38,7 @@ struct Flash {
     age: u16,
     life: u16,
     color: Color,
+    origin: EventKey,
 }
 
 /// Text rising from where something happened (damage dealt, "RELOADED").
@@ -48,6 +51,8 @@ struct Popup {
     age: u16,
     life: u16,
     color: Color,
+    /// The events it shows, with the damage each added (0 for a text popup).
+    origins: Vec<(EventKey, u32)>,
 }
 
 /// The effects alive now.
@@ -115,11 +120,30 @@ impl Effects {
         }
         self.popups.retain(|p| p.age < p.life);
         for event in events {
-            self.spawn(event.kind, previous, current);
+            self.spawn(event, previous, current);
         }
     }
 
-    fn spawn(&mut self, kind: EventKind, previous: &WorldSnapshot, current: &WorldSnapshot) {
+    /// Removes the effects of an event that rollback found never happened (or happened
+    /// differently: the corrected event is then spawned anew). A merged damage number loses
+    /// just that hit's share.
+    pub fn retract(&mut self, key: &EventKey) {
+        self.particles.retain(|p| p.origin != *key);
+        self.flashes.retain(|f| f.origin != *key);
+        for p in &mut self.popups {
+            if let Some(i) = p.origins.iter().position(|(k, _)| k == key) {
+                let (_, damage) = p.origins.remove(i);
+                if let Some(total) = &mut p.damage {
+                    *total -= damage;
+                    p.text = format!("-{total}");
+                }
+            }
+        }
+        self.popups.retain(|p| !p.origins.is_empty());
+    }
+
+    fn spawn(&mut self, event: &Event, previous: &WorldSnapshot, current: &WorldSnapshot) {
+        let (kind, origin) = (event.kind, event.key());
         let player = |id: u8| current.players.get(usize::from(id));
         // A projectile removed this tick: where it was, one step on (close to where it ended).
         let last_seen = |id: u32| {
@@ -133,7 +157,7 @@ impl Effects {
             EventKind::ShotFired { player: id, .. } => {
                 if let Some(p) = player(id) {
                     let muzzle = vec2(p.pos) + vec2(p.aim) * 0.45;
-                    self.flash(muzzle, 0.22, 4, palette::shot(id));
+                    self.flash(origin, muzzle, 0.22, 4, palette::shot(id));
                 }
             }
             EventKind::Hit {
@@ -150,36 +174,36 @@ impl Effects {
                         HitSource::Projectile(_) => palette::shot(attacker),
                     };
                     let n = if source == HitSource::Melee { 14 } else { 8 };
-                    self.burst(at, n, 0.09, 18, color);
-                    self.flash(at, 0.45, 6, palette::with_alpha(color, 160));
-                    self.damage_popup(at - Vec2::new(0.0, 0.5), u32::from(damage));
+                    self.burst(origin, at, n, 0.09, 18, color);
+                    self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
+                    self.damage_popup(origin, at - Vec2::new(0.0, 0.5), u32::from(damage));
                 }
             }
             EventKind::Ko { victim, .. } => {
                 if let Some(v) = player(victim) {
                     let at = vec2(v.pos);
-                    self.burst(at, 28, 0.16, 36, palette::player(victim));
-                    self.flash(at, 1.2, 14, palette::with_alpha(palette::TEXT, 140));
+                    self.burst(origin, at, 28, 0.16, 36, palette::player(victim));
+                    self.flash(origin, at, 1.2, 14, palette::with_alpha(palette::TEXT, 140));
                 }
             }
             EventKind::BlockDamaged { x, y, .. } => {
                 let at = Vec2::new(f32::from(x) + 0.5, f32::from(y) + 0.5);
-                self.burst(at, 6, 0.07, 16, palette::BLOCK);
+                self.burst(origin, at, 6, 0.07, 16, palette::BLOCK);
             }
             EventKind::BlockBroken { x, y, .. } => {
                 let at = Vec2::new(f32::from(x) + 0.5, f32::from(y) + 0.5);
-                self.burst(at, 22, 0.12, 30, palette::BLOCK_WORN);
-                self.burst(at, 10, 0.05, 40, palette::MORTAR);
+                self.burst(origin, at, 22, 0.12, 30, palette::BLOCK_WORN);
+                self.burst(origin, at, 10, 0.05, 40, palette::MORTAR);
             }
             EventKind::WallHit { projectile } | EventKind::Expired { projectile } => {
                 if let Some(at) = last_seen(projectile) {
-                    self.burst(at, 4, 0.05, 10, palette::TEXT_DIM);
+                    self.burst(origin, at, 4, 0.05, 10, palette::TEXT_DIM);
                 }
             }
             EventKind::Reloaded { player: id } => {
                 if let Some(p) = player(id) {
                     let at = vec2(p.pos) - Vec2::new(0.0, 0.6);
-                    self.popup(at, "RELOADED".into(), palette::shot(id));
+                    self.popup(origin, at, "RELOADED".into(), palette::shot(id));
                 }
             }
             EventKind::RoundReset { .. } => self.clear(),
@@ -199,7 +223,7 @@ impl Effects {
         (self.rng >> 40) as f32 / (1u64 << 24) as f32
     }
 
-    fn burst(&mut self, at: Vec2, n: usize, speed: f32, life: u16, color: Color) {
+    fn burst(&mut self, origin: EventKey, at: Vec2, n: usize, speed: f32, life: u16, color: Color) {
         for _ in 0..n {
             let dir = Vec2::from_angle(self.random() * std::f32::consts::TAU);
             let v = speed * (0.4 + 0.6 * self.random());
@@ -212,22 +236,24 @@ impl Effects {
                 life: life - jitter.min(life - 1),
                 size,
                 color,
+                origin,
             });
         }
     }
 
-    fn flash(&mut self, pos: Vec2, radius: f32, life: u16, color: Color) {
+    fn flash(&mut self, origin: EventKey, pos: Vec2, radius: f32, life: u16, color: Color) {
         self.flashes.push(Flash {
             pos,
             radius,
             age: 0,
             life,
             color,
+            origin,
         });
     }
 
     /// A damage number; hits landing on the same spot within a few ticks add up in one.
-    fn damage_popup(&mut self, pos: Vec2, damage: u32) {
+    fn damage_popup(&mut self, origin: EventKey, pos: Vec2, damage: u32) {
         let recent = self
             .popups
             .iter_mut()
@@ -238,6 +264,7 @@ impl Effects {
             p.damage = Some(total);
             p.text = format!("-{total}");
             p.age = 0;
+            p.origins.push((origin, damage));
             return;
         }
         self.popups.push(Popup {
@@ -247,10 +274,11 @@ impl Effects {
             age: 0,
             life: 40,
             color: palette::TEXT,
+            origins: vec![(origin, damage)],
         });
     }
 
-    fn popup(&mut self, pos: Vec2, text: String, color: Color) {
+    fn popup(&mut self, origin: EventKey, pos: Vec2, text: String, color: Color) {
         self.popups.push(Popup {
             pos,
             text,
@@ -258,6 +286,7 @@ impl Effects {
             age: 0,
             life: 40,
             color,
+            origins: vec![(origin, 0)],
         });
     }
 

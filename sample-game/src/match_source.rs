@@ -41,7 +41,8 @@ pub trait MatchSource {
     /// The source stamps the inputs with the tick they are for, so callers may leave `tick` at
     /// anything. A local source simulates exactly one tick; a networked one may simulate none
     /// (waiting for a peer) or several (a rollback and its re-simulation). Returns the events to
-    /// present, each new happening once.
+    /// present, each happening once; see [`MatchSource::take_retractions`] for the ones a
+    /// rollback took back.
     ///
     /// # Errors
     /// If the simulation refuses the inputs, or the session fails (a peer disconnects, a
@@ -49,6 +50,14 @@ pub trait MatchSource {
     ///
     /// [`local_players`]: MatchSource::local_players
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>>;
+
+    /// Events presented earlier that the last [`MatchSource::advance`] found never happened
+    /// (or happened differently; the corrected event is then among the events it returned).
+    /// Their effects should be undone. A rollback source fills this from its prediction
+    /// journal; a source that never re-simulates has none.
+    fn take_retractions(&mut self) -> Vec<Event> {
+        Vec::new()
+    }
 
     /// The newest simulated state (predicted, for a rollback session).
     fn current(&self) -> &WorldSnapshot;
@@ -94,20 +103,23 @@ pub trait MatchSource {
     }
 }
 
-/// The events of frames simulated for the first time. A rollback session re-simulates frames
-/// whose events were already presented when the frames were predicted; presenting them again
-/// would double every shot and spark. `presented` is the first tick not yet presented and moves
-/// on to `now`.
-pub(crate) fn first_time_events(
-    events: &[Event],
-    presented: &mut engine::Tick,
-    now: engine::Tick,
+/// Splits journal actions into the events to present now and the ones to take back (a
+/// correction is both: the old version goes, the new one comes).
+pub(crate) fn present(
+    actions: Vec<client::journal::JournalAction>,
+    retracted: &mut Vec<Event>,
 ) -> Vec<Event> {
-    let fresh = events
-        .iter()
-        .filter(|e| e.tick >= *presented)
-        .copied()
-        .collect();
-    *presented = (*presented).max(now);
-    fresh
+    use client::journal::JournalAction;
+    let mut play = Vec::new();
+    for action in actions {
+        match action {
+            JournalAction::Play(e) => play.push(e),
+            JournalAction::Correct { old, new } => {
+                retracted.push(old);
+                play.push(new);
+            }
+            JournalAction::Retract(e) => retracted.push(e),
+        }
+    }
+    play
 }

@@ -2,13 +2,13 @@
 //!
 //! The window's 60 Hz clock calls [`MatchSource::advance`] once per tick; the session may
 //! simulate one new frame, none (waiting for the peer), or roll back and re-simulate several.
-//! Events are presented once per happening: a re-simulated frame's events were already shown
-//! when the frame was first predicted, so only events of frames reached for the first time are
-//! passed on. The hash log and the match log record only final (confirmed) ticks.
+//! Events go through a prediction journal: each happening is presented once, and when a
+//! rollback rewrites history the journal says which presented events to correct or take back. The hash log and the match log record only final (confirmed) ticks.
 
-use crate::match_source::{first_time_events, MatchSource, SourceCommand};
+use crate::match_source::{present, MatchSource, SourceCommand};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::{anyhow, Context as _};
+use client::journal::PredictionJournal;
 use client::peer_logs::{LogPaths, PeerLogs};
 use client::{NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
@@ -26,8 +26,10 @@ pub struct NetMatch {
     mode: NetMode,
     local: Vec<PlayerId>,
     previous: WorldSnapshot,
-    /// The furthest tick whose events have been presented.
-    presented: Tick,
+    /// What has been presented, to reconcile with re-simulated history.
+    journal: PredictionJournal,
+    /// Presented events the last update took back.
+    retracted: Vec<Event>,
     logs: PeerLogs,
     desync: DesyncStatus,
     input_delay: usize,
@@ -62,7 +64,8 @@ impl NetMatch {
             peer,
             mode,
             local,
-            presented: 0,
+            journal: PredictionJournal::new(),
+            retracted: Vec::new(),
             logs,
             desync: DesyncStatus::Unchecked,
             input_delay,
@@ -132,7 +135,13 @@ impl MatchSource for NetMatch {
                 self.previous.clone_from(before);
             }
         }
-        let fresh = first_time_events(self.peer.driver().events(), &mut self.presented, tick);
+        let driver = self.peer.driver();
+        let actions = self.journal.reconcile(
+            driver.events(),
+            driver.resimulated_from(),
+            self.peer.final_tick(),
+        );
+        let fresh = present(actions, &mut self.retracted);
         self.logs.catch_up(&self.peer, Tick::MAX)?;
         if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
             if self.logs.logged() > 0 {
@@ -143,6 +152,10 @@ impl MatchSource for NetMatch {
         }
         self.peer.update_stats();
         Ok(fresh)
+    }
+
+    fn take_retractions(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.retracted)
     }
 
     fn current(&self) -> &WorldSnapshot {

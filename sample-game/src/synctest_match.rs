@@ -3,9 +3,10 @@
 //! proven while people play; a mismatch stops the game with the frames and the dumped
 //! snapshots.
 
-use crate::match_source::{first_time_events, MatchSource};
+use crate::match_source::{present, MatchSource};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
+use client::journal::PredictionJournal;
 use client::synctest::SyncTester;
 use engine::{Event, InputCmd, PlayerId, Rules, WorldSnapshot};
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ pub struct SyncTestMatch {
     tester: SyncTester,
     previous: WorldSnapshot,
     check_distance: usize,
-    presented: engine::Tick,
+    journal: PredictionJournal,
+    retracted: Vec<Event>,
     local: [PlayerId; 2],
 }
 
@@ -39,7 +41,8 @@ impl SyncTestMatch {
             previous: tester.driver().world().snapshot(),
             tester,
             check_distance,
-            presented: 0,
+            journal: PredictionJournal::new(),
+            retracted: Vec::new(),
             local: [0, 1],
         })
     }
@@ -58,9 +61,20 @@ impl MatchSource for SyncTestMatch {
             self.previous.clone_from(previous);
         }
         // Re-simulated frames repeat their events; present each frame's events once.
-        let now = self.tester.driver().world().tick();
-        let fresh = first_time_events(self.tester.driver().events(), &mut self.presented, now);
+        let driver = self.tester.driver();
+        let settled = driver
+            .world()
+            .tick()
+            .saturating_sub(self.check_distance as u32);
+        let actions = self
+            .journal
+            .reconcile(driver.events(), driver.resimulated_from(), settled);
+        let fresh = present(actions, &mut self.retracted);
         Ok(fresh)
+    }
+
+    fn take_retractions(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.retracted)
     }
 
     fn current(&self) -> &WorldSnapshot {

@@ -6,6 +6,7 @@ mod common;
 mod desync;
 mod garbage;
 mod handshake;
+mod journal;
 mod processes;
 mod session;
 mod synctest;

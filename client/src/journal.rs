@@ -1,0 +1,206 @@
+//! The prediction journal: keeps what the player was shown consistent with a history that
+//! rollback keeps rewriting.
+//!
+//! A predicted frame produces events (a shot, a hit, a broken block) that are presented at once
+//! — sound, sparks, a damage number. When the real inputs arrive and the session re-simulates,
+//! the same frames may produce the same events, slightly different ones (the hit did 8, not
+//! 18), none (the shot never happened), or new ones. The journal remembers every presented
+//! event by its stable identity ([`EventKey`]) until its tick is final, and after each
+//! re-simulation says what to do:
+//!
+//! - [`JournalAction::Play`]: an event not presented before;
+//! - [`JournalAction::Correct`]: the same happening with other details (replace it);
+//! - [`JournalAction::Retract`]: a presented event the new history does not contain (undo it;
+//!   retractions come newest first, the reverse of the order they were played);
+//!
+//! and drops entries once their tick is confirmed. Re-simulating a frame that comes out the
+//! same changes nothing: presenting is idempotent per key.
+
+use engine::{Event, EventKey, Tick};
+
+/// What presentation should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalAction {
+    /// Present this event.
+    Play(Event),
+    /// A presented event came out differently: replace `old` with `new`.
+    Correct {
+        /// What was presented.
+        old: Event,
+        /// What actually happened.
+        new: Event,
+    },
+    /// A presented event did not happen after all: undo it.
+    Retract(Event),
+}
+
+/// Presented events not yet final, in tick order.
+#[derive(Debug, Default, Clone)]
+pub struct PredictionJournal {
+    entries: Vec<Event>,
+    /// Counters: events confirmed unchanged, corrected, retracted.
+    confirmed: u64,
+    corrected: u64,
+    retracted: u64,
+}
+
+impl PredictionJournal {
+    /// An empty journal.
+    #[must_use]
+    pub fn new() -> PredictionJournal {
+        PredictionJournal::default()
+    }
+
+    /// Reconciles one session update. `events` are the events of every frame simulated by the
+    /// update, in order; `resimulated_from` is the first tick re-simulated if the update rolled
+    /// back (every tick from it on was simulated again, so `events` is the whole truth for
+    /// them); entries before `final_tick` can no longer change and are dropped as confirmed.
+    pub fn reconcile(
+        &mut self,
+        events: &[Event],
+        resimulated_from: Option<Tick>,
+        final_tick: Tick,
+    ) -> Vec<JournalAction> {
+        let mut actions = Vec::new();
+        // Entries the update re-simulated are on trial; the rest stay as they are.
+        let mut on_trial = match resimulated_from {
+            Some(from) => {
+                let split = self.entries.partition_point(|e| e.tick < from);
+                self.entries.split_off(split)
+            }
+            None => Vec::new(),
+        };
+        let mut kept = Vec::with_capacity(events.len());
+        for event in events {
+            let key = event.key();
+            match on_trial.iter().position(|old| old.key() == key) {
+                Some(i) => {
+                    let old = on_trial.remove(i);
+                    if old != *event {
+                        self.corrected += 1;
+                        actions.push(JournalAction::Correct { old, new: *event });
+                    }
+                }
+                None if self.entries.iter().any(|e| e.key() == key) => continue, // already shown
+                None => actions.push(JournalAction::Play(*event)),
+            }
+            kept.push(*event);
+        }
+        // Whatever is left on trial did not happen in the new history: undo, newest first.
+        for old in on_trial.into_iter().rev() {
+            self.retracted += 1;
+            actions.push(JournalAction::Retract(old));
+        }
+        self.entries.extend(kept);
+        self.entries.sort_by_key(|e| e.tick); // stable: keeps same-tick order
+        let final_count = self.entries.partition_point(|e| e.tick < final_tick);
+        self.confirmed += final_count as u64;
+        self.entries.drain(..final_count);
+        actions
+    }
+
+    /// Events presented and not yet final.
+    #[must_use]
+    pub fn pending(&self) -> &[Event] {
+        &self.entries
+    }
+
+    /// `(confirmed unchanged, corrected, retracted)` since the start.
+    #[must_use]
+    pub fn counts(&self) -> (u64, u64, u64) {
+        (self.confirmed, self.corrected, self.retracted)
+    }
+
+    /// Whether `key` is presented and still pending.
+    #[must_use]
+    pub fn is_pending(&self, key: &EventKey) -> bool {
+        self.entries.iter().any(|e| e.key() == *key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{EventKind, HitSource};
+
+    fn shot(tick: Tick, player: u8, projectile: u32) -> Event {
+        Event {
+            tick,
+            kind: EventKind::ShotFired { player, projectile },
+        }
+    }
+
+    fn hit(tick: Tick, damage: u16) -> Event {
+        Event {
+            tick,
+            kind: EventKind::Hit {
+                attacker: 0,
+                attacker_generation: 1,
+                victim: 1,
+                damage,
+                source: HitSource::Projectile(7),
+            },
+        }
+    }
+
+    #[test]
+    fn new_frames_play_and_identical_resimulation_changes_nothing() {
+        let mut j = PredictionJournal::new();
+        let a = j.reconcile(&[shot(10, 0, 1)], None, 0);
+        assert_eq!(a, vec![JournalAction::Play(shot(10, 0, 1))]);
+        let b = j.reconcile(&[shot(10, 0, 1), hit(11, 8)], Some(10), 0);
+        assert_eq!(
+            b,
+            vec![JournalAction::Play(hit(11, 8))],
+            "the shot is not played twice"
+        );
+    }
+
+    #[test]
+    fn a_changed_detail_is_corrected_and_a_vanished_event_retracted() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(10, 0, 1), hit(12, 18), shot(13, 1, 2)], None, 0);
+        // The real inputs: the hit did 8, and player 1 never fired at 13.
+        let actions = j.reconcile(&[shot(10, 0, 1), hit(12, 8)], Some(11), 0);
+        assert_eq!(
+            actions,
+            vec![
+                JournalAction::Correct {
+                    old: hit(12, 18),
+                    new: hit(12, 8)
+                },
+                JournalAction::Retract(shot(13, 1, 2)),
+            ]
+        );
+        assert_eq!(j.counts(), (0, 1, 1));
+        assert_eq!(j.pending(), &[shot(10, 0, 1), hit(12, 8)]);
+    }
+
+    #[test]
+    fn retractions_come_newest_first_and_final_ticks_leave_the_journal() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(5, 0, 1), shot(6, 0, 2), shot(7, 0, 3)], None, 0);
+        let actions = j.reconcile(&[], Some(5), 0);
+        assert_eq!(
+            actions,
+            vec![
+                JournalAction::Retract(shot(7, 0, 3)),
+                JournalAction::Retract(shot(6, 0, 2)),
+                JournalAction::Retract(shot(5, 0, 1)),
+            ]
+        );
+        j.reconcile(&[shot(8, 0, 4), shot(9, 0, 5)], None, 9);
+        assert_eq!(j.pending(), &[shot(9, 0, 5)]);
+        assert_eq!(j.counts().0, 1);
+    }
+
+    #[test]
+    fn a_rollback_only_puts_the_resimulated_ticks_on_trial() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(3, 0, 1), shot(8, 0, 2)], None, 0);
+        // Rolled back to 6: tick 3 is untouched even though the update does not repeat it.
+        let actions = j.reconcile(&[shot(8, 0, 2)], Some(6), 0);
+        assert!(actions.is_empty());
+        assert_eq!(j.pending().len(), 2);
+    }
+}
