@@ -363,4 +363,34 @@ mod tests {
         }
         assert!(fx.is_empty(), "effects die out");
     }
+
+    #[test]
+    fn a_retracted_hit_takes_its_sparks_and_its_share_of_the_number() {
+        let world = World::new(Rules::default(), 1, 2).unwrap();
+        let state = world.state();
+        let hit = |tick, damage| Event {
+            tick,
+            kind: EventKind::Hit {
+                attacker: 0,
+                attacker_generation: 1,
+                victim: 1,
+                damage,
+                source: HitSource::Projectile(tick),
+            },
+        };
+        let mut fx = Effects::new();
+        fx.on_tick(&[hit(0, 8)], state, state);
+        let after_first = fx.len();
+        fx.on_tick(&[hit(1, 18)], state, state);
+        fx.retract(&hit(1, 18).key());
+        let numbers: Vec<&str> = fx.popups.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(numbers, ["-8"], "only the hit that happened is counted");
+        assert_eq!(
+            fx.len(),
+            after_first,
+            "the retracted hit's sparks are gone too"
+        );
+        fx.retract(&hit(0, 8).key());
+        assert!(fx.is_empty());
+    }
 }
