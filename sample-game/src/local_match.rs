@@ -98,15 +98,20 @@ impl LocalMatch {
     /// If the rules do not validate.
     pub fn new(rules: Rules, seed: u64) -> anyhow::Result<LocalMatch> {
         let world = World::new(rules, seed, PLAYERS).context("setting up the match")?;
-        Ok(LocalMatch {
+        Ok(LocalMatch::from_world(world))
+    }
+
+    /// Two humans playing on from `world` as it stands; no logs yet.
+    fn from_world(world: World) -> LocalMatch {
+        LocalMatch {
             previous: world.snapshot(),
+            seed: world.state().match_seed,
             world,
-            seed,
             humans: (0..PLAYERS as PlayerId).collect(),
             bots: Vec::new(),
             inputs: Vec::with_capacity(PLAYERS),
             logs: LocalLogs::default(),
-        })
+        }
     }
 
     /// Writes the match (and its rematches) to these logs, starting now.
@@ -139,19 +144,8 @@ impl LocalMatch {
         let vs_bot = log.header.mode == "local-vs-bot";
         let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
         let world = client::replay::recover(log).context("re-simulating the logged ticks")?;
-        let seed = world.state().match_seed;
-        let mut m = LocalMatch {
-            previous: world.snapshot(),
-            world,
-            seed,
-            humans: (0..PLAYERS as PlayerId).collect(),
-            bots: Vec::new(),
-            inputs: Vec::with_capacity(PLAYERS),
-            logs: LocalLogs {
-                match_log_path: Some(path.to_owned()),
-                ..LocalLogs::default()
-            },
-        };
+        let mut m = LocalMatch::from_world(world);
+        m.logs.match_log_path = Some(path.to_owned());
         if vs_bot {
             m = m.with_bots(&[1]);
         }

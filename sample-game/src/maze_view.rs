@@ -3,7 +3,7 @@
 
 use crate::layout::Layout;
 use crate::palette;
-use crate::shapes::thick_line;
+use crate::shapes::{fill, thick_line};
 use engine::{Maze, Tile};
 use glam::Vec2;
 use sdl2::pixels::Color;
@@ -181,18 +181,6 @@ fn draw_block<T: RenderTarget>(
         fill(canvas, &corners, palette::FLOOR)?;
     }
     Ok(())
-}
-
-fn fill<T: RenderTarget>(
-    canvas: &mut Canvas<T>,
-    rects: &[Rect],
-    color: Color,
-) -> Result<(), String> {
-    if rects.is_empty() {
-        return Ok(());
-    }
-    canvas.set_draw_color(color);
-    canvas.fill_rects(rects)
 }
 
 #[cfg(test)]

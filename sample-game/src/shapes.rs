@@ -182,7 +182,8 @@ fn push_span(rects: &mut Vec<Rect>, l: i32, r: i32, y: i32) {
     }
 }
 
-fn fill<T: RenderTarget>(
+/// Fills `rects` in `color` (nothing to do for none).
+pub(crate) fn fill<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     rects: &[Rect],
     color: Color,
