@@ -6,7 +6,6 @@ use crate::palette;
 use crate::shapes::{fill, thick_line};
 use engine::{Maze, Tile};
 use glam::Vec2;
-use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};
 
