@@ -181,6 +181,10 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
     })
 }
 
+/// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the
+/// link conditioner adds (latency, jitter and reordering of a few hundred milliseconds at most).
+const FINISH_LINGER: Duration = Duration::from_millis(600);
+
 /// Says `Finish` every 100 ms while keeping the session polled (so the peers still get our
 /// retransmissions) until every peer has said it too, or `timeout` passes.
 fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
@@ -193,10 +197,13 @@ fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
         }
         peer.poll();
         if peer.all_peers_finished() {
-            // Answer a few more times: the peers may still be waiting for ours.
-            for _ in 0..3 {
+            // Linger a moment, still answering and polling: the peers may be waiting for our
+            // `Finish`, and a link conditioner only releases the datagrams it holds back while
+            // it is polled (leaving at once would drop everything still in its queue).
+            let linger = Instant::now() + FINISH_LINGER;
+            while Instant::now() < linger {
                 peer.send_finish(confirmed);
-                std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(25));
                 peer.poll();
             }
             return true;
