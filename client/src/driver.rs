@@ -81,10 +81,12 @@ impl Driver {
     pub fn new(world: World) -> Driver {
         let mut hashes = TickRing::new(HISTORY_TICKS);
         hashes.insert(world.tick(), world.state_hash());
+        let mut history = StateHistory::new(HISTORY_TICKS);
+        history.save(&world);
         let furthest = world.tick();
         Driver {
             world,
-            history: StateHistory::new(HISTORY_TICKS),
+            history,
             hashes,
             first_saves: TickRing::new(HISTORY_TICKS),
             keep_first_saves: false,
@@ -141,10 +143,11 @@ impl Driver {
                     if self.keep_first_saves && self.first_saves.get(tick).is_err() {
                         self.first_saves.slot_mut(tick).snapshot = Some(self.world.snapshot());
                     }
-                    self.history.save(&self.world);
+                    // The world's current state is already in the history with its hash (kept
+                    // there by `new`, every advance and every load): saving copies nothing.
+                    let hash = *self.hashes.get(tick)?;
+                    debug_assert_eq!(hash, self.world.state_hash(), "history out of step");
                     self.ggrs_saved.insert(tick, ());
-                    let hash = self.world.state_hash();
-                    self.hashes.insert(tick, hash);
                     cell.save(frame, Some(tick), Some(u128::from(hash.combined)));
                 }
                 GgrsRequest::LoadGameState { cell, frame } => {
@@ -228,12 +231,6 @@ impl Driver {
         &self.world
     }
 
-    /// Mutable access to the world, for tools that must perturb it on purpose (desync
-    /// injection); never needed to play.
-    pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
-    }
-
     /// Events of the frames advanced by the last [`Driver::handle`].
     #[must_use]
     pub fn events(&self) -> &[Event] {
@@ -277,11 +274,5 @@ impl Driver {
     #[must_use]
     pub fn counters(&self) -> &RollbackCounters {
         &self.counters
-    }
-
-    /// The furthest tick ever reached.
-    #[must_use]
-    pub fn furthest_tick(&self) -> Tick {
-        self.furthest
     }
 }
