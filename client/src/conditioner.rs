@@ -220,11 +220,6 @@ impl<T: Transport> LinkConditioner<T> {
             self.inner.send(&d.bytes, d.to);
         }
     }
-
-    /// The wrapped transport.
-    pub fn inner_mut(&mut self) -> &mut T {
-        &mut self.inner
-    }
 }
 
 impl<T: Transport> Transport for LinkConditioner<T> {

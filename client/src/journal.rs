@@ -16,7 +16,7 @@
 //! and drops entries once their tick is confirmed. Re-simulating a frame that comes out the
 //! same changes nothing: presenting is idempotent per key.
 
-use engine::{Event, EventKey, Tick};
+use engine::{Event, Tick};
 
 /// What presentation should do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,12 +109,6 @@ impl PredictionJournal {
     #[must_use]
     pub fn counts(&self) -> (u64, u64, u64) {
         (self.confirmed, self.corrected, self.retracted)
-    }
-
-    /// Whether `key` is presented and still pending.
-    #[must_use]
-    pub fn is_pending(&self, key: &EventKey) -> bool {
-        self.entries.iter().any(|e| e.key() == *key)
     }
 }
 

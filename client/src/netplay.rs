@@ -571,10 +571,4 @@ impl NetPeer {
         let link = self.link.borrow();
         link.peers().iter().all(|p| self.finished_peers.contains(p))
     }
-
-    /// Whether `peer` has said it is done.
-    #[must_use]
-    pub fn peer_finished(&self, peer: SocketAddr) -> bool {
-        self.finished_peers.contains(&peer)
-    }
 }

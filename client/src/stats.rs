@@ -41,7 +41,6 @@ pub struct NetStats {
 /// Turns running counters into per-second rates.
 #[derive(Debug)]
 pub struct StatsClock {
-    started: Instant,
     window_start: Instant,
     last_socket: SocketCounters,
     last_rollbacks: u64,
@@ -64,7 +63,6 @@ impl StatsClock {
     pub fn new() -> StatsClock {
         let now = Instant::now();
         StatsClock {
-            started: now,
             window_start: now,
             last_socket: SocketCounters::default(),
             last_rollbacks: 0,
@@ -84,12 +82,6 @@ impl StatsClock {
     /// Notes a rollback of `depth` frames.
     pub fn rollback(&mut self, depth: u32) {
         self.depths_in_window.push(depth);
-    }
-
-    /// Seconds since the clock started.
-    #[must_use]
-    pub fn elapsed(&self) -> Duration {
-        self.started.elapsed()
     }
 
     /// Closes the window if a second has passed, returning the fresh statistics.

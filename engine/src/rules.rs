@@ -280,18 +280,6 @@ impl Rules {
         let bytes = bincode::serialize(self).expect("Rules always serialize");
         xxhash_rust::xxh3::xxh3_64(&bytes)
     }
-
-    /// Width of the tile grid, walls included.
-    #[must_use]
-    pub fn grid_width(&self) -> u32 {
-        u32::from(self.maze_cells_w) * 2 + 1
-    }
-
-    /// Height of the tile grid, walls included.
-    #[must_use]
-    pub fn grid_height(&self) -> u32 {
-        u32::from(self.maze_cells_h) * 2 + 1
-    }
 }
 
 #[cfg(test)]
