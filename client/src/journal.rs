@@ -5,7 +5,7 @@
 //! — sound, sparks, a damage number. When the real inputs arrive and the session re-simulates,
 //! the same frames may produce the same events, slightly different ones (the hit did 8, not
 //! 18), none (the shot never happened), or new ones. The journal remembers every presented
-//! event by its stable identity ([`EventKey`]) until its tick is final, and after each
+//! event by its stable identity ([`engine::EventKey`]) until its tick is final, and after each
 //! re-simulation says what to do:
 //!
 //! - [`JournalAction::Play`]: an event not presented before;
