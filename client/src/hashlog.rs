@@ -98,24 +98,29 @@ pub fn read_hash_log(path: &Path) -> Result<Vec<HashLogEntry>, Error> {
             reason,
         };
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() != 6 {
-            return Err(syntax(format!("expected 6 fields, found {}", fields.len())));
+        let expected = 2 + Section::ALL.len();
+        if fields.len() != expected {
+            return Err(syntax(format!(
+                "expected {expected} fields, found {}",
+                fields.len()
+            )));
         }
         let tick = fields[0]
             .parse()
             .map_err(|e| syntax(format!("tick: {e}")))?;
-        let mut h = [0u64; 5];
+        let mut h = [0u64; 1 + Section::ALL.len()];
         for (slot, text) in h.iter_mut().zip(&fields[1..]) {
             *slot =
                 u64::from_str_radix(text, 16).map_err(|e| syntax(format!("hash `{text}`: {e}")))?;
         }
-        let hash = StateHash {
-            combined: h[0],
-            players: h[1],
-            projectiles: h[2],
-            maze: h[3],
-            rest: h[4],
-        };
+        let [combined, sections @ ..] = h;
+        let hash = StateHash::from_sections(sections);
+        if hash.combined != combined {
+            return Err(syntax(format!(
+                "combined hash {combined:016x} does not match its sections ({:016x})",
+                hash.combined
+            )));
+        }
         entries.push(HashLogEntry { tick, hash });
     }
     Ok(entries)

@@ -28,6 +28,12 @@ pub fn arena(rows: &[&str], spots: &[(u32, u32)]) -> World {
     }
     snap.round.phase = RoundPhase::Fighting;
     snap.round.phase_timer = 0;
+    let rules = Rules::default();
+    snap.pose_history.reset(
+        &snap.players,
+        rules.pushbox_radius,
+        rules.pose_history_ticks,
+    );
     world.restore(&snap).expect("valid arena");
     world
 }
@@ -54,10 +60,10 @@ pub const ROOM: [&str; 9] = [
 /// An input for `tick` with the given buttons and stick.
 pub fn cmd(tick: u32, buttons: u8, move_x: i8, move_y: i8) -> InputCmd {
     InputCmd {
-        tick,
         buttons,
         move_x,
         move_y,
+        ..InputCmd::idle(tick)
     }
 }
 
