@@ -70,6 +70,12 @@ pub enum Error {
         /// Where the spectator was.
         tick: Tick,
     },
+    /// The operation needs a playing peer, and this one watches.
+    #[error("{what} needs a player slot; this peer is a spectator")]
+    NotAPlayer {
+        /// What was asked.
+        what: &'static str,
+    },
     /// A sync test found a frame whose re-simulation differs from the original.
     #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]
     SyncTestMismatch {

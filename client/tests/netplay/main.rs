@@ -8,6 +8,7 @@ mod garbage;
 mod handshake;
 mod journal;
 mod processes;
+mod rail_fairness;
 mod session;
 mod synctest;
 mod vanish;
