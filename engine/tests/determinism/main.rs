@@ -3,6 +3,7 @@
 
 mod closure;
 mod common;
+mod counter_limits;
 mod golden;
 mod inputs;
 mod invariants;
