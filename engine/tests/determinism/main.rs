@@ -8,4 +8,5 @@ mod golden;
 mod inputs;
 mod invariants;
 mod restore_replay;
+mod rules_extremes;
 mod step_order;
