@@ -319,7 +319,7 @@ impl MatchLogWriter {
         record: &TickRecord,
         state: Option<&WorldSnapshot>,
     ) -> Result<(), Error> {
-        if record.tick != self.last_tick + 1 {
+        if self.last_tick.checked_add(1) != Some(record.tick) {
             return Err(Error::HashLogOrder {
                 last: self.last_tick,
                 got: record.tick,
@@ -553,7 +553,7 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                         "a tick before the first checkpoint".into(),
                     ));
                 };
-                if t.tick != prev_tick + 1 {
+                if prev_tick.checked_add(1) != Some(t.tick) {
                     return Err(corrupt(
                         offset,
                         lsn,
