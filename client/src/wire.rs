@@ -137,6 +137,27 @@ fn payload_options() -> impl Options {
         .with_limit(MAX_PAYLOAD)
 }
 
+/// `value` in the payload layout (bincode, fixed-size little-endian integers), without the size
+/// limit: for re-encoding a message whose size our own checks already bound.
+#[must_use]
+pub fn encode_payload<T: Serialize>(value: &T) -> Vec<u8> {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .serialize(value)
+        .expect("serializing to memory cannot fail")
+}
+
+/// Decodes bytes made by [`encode_payload`] from a value we built ourselves (no size limit).
+pub(crate) fn decode_own<T: for<'de> Deserialize<'de>>(payload: &[u8]) -> Result<T, Reject> {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .reject_trailing_bytes()
+        .deserialize(payload)
+        .map_err(|_| Reject::Undecodable)
+}
+
 fn check(kind: u8, session: u32, payload: &[u8]) -> u32 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&[kind]);
