@@ -560,4 +560,225 @@ mod tests {
             assert!(run(&msg, Sender::Host, 0).is_err(), "{msg:?}");
         }
     }
+
+    /// What anything `check` accepts must satisfy: the limits hold, and GGRS's own run-length
+    /// decoder reads exactly what ours did.
+    fn assert_within_limits(accepted: &ggrs::Message, sender: Sender, local: i32) {
+        let l = limits();
+        let msg: GgrsMessage = wire::decode_own(&wire::encode_payload(accepted)).expect("mirror");
+        let cap = match sender {
+            Sender::Player { .. } => i64::from(local) + i64::from(l.max_lead),
+            _ => i64::from(MAX_FRAME),
+        }
+        .min(i64::from(MAX_FRAME));
+        let ok = |f: i32, min: i32| f >= min && i64::from(f) <= cap;
+        match msg.body {
+            Body::Input(i) => {
+                assert_ne!(sender, Sender::Spectator);
+                assert_eq!(i.peer_connect_status.len(), l.players);
+                assert!(ok(i.start_frame, 0) && ok(i.ack_frame, -1));
+                for st in &i.peer_connect_status {
+                    assert!(ok(st.last_frame, -1));
+                    assert!(!(st.disconnected && matches!(sender, Sender::Player { .. })));
+                }
+                let theirs = bitfield_rle::decode(&i.bytes).expect("GGRS decodes it");
+                let ours = decode_run(&i.bytes, usize::MAX).expect("ours too");
+                assert_eq!(theirs, ours);
+                let slots = match sender {
+                    Sender::Player { slots } => slots,
+                    _ => l.players,
+                };
+                let count = count_frames(&ours, slots * l.input_size).expect("frames");
+                assert!(count <= MAX_INPUTS_PER_MESSAGE);
+                if count > 0 {
+                    assert!(i64::from(i.start_frame) + count as i64 - 1 <= cap);
+                }
+            }
+            Body::InputAck { ack_frame } => assert!(ok(ack_frame, -1)),
+            Body::ChecksumReport { frame, .. } => assert!(ok(frame, 0)),
+            Body::QualityReport {
+                frame_advantage, ..
+            } => assert!(i32::from(frame_advantage).abs() <= l.max_lead),
+            Body::QualityReply { pong } => {
+                assert!(1_000_000u128.saturating_sub(pong) <= MAX_RTT_MS)
+            }
+            Body::SyncRequest { .. } | Body::SyncReply { .. } | Body::KeepAlive => {}
+        }
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn sender() -> impl Strategy<Value = Sender> {
+            prop_oneof![
+                Just(Sender::Player { slots: 1 }),
+                Just(Sender::Spectator),
+                Just(Sender::Host),
+            ]
+        }
+
+        fn frame() -> impl Strategy<Value = i32> {
+            prop_oneof![
+                4 => -2..150i32,
+                1 => any::<i32>(),
+                1 => Just(i32::MAX),
+                1 => Just(i32::MIN),
+            ]
+        }
+
+        /// Run-length blocks built from arbitrary headers: huge runs, literals past the end,
+        /// varints of 0xff, and real encodings of real frames.
+        fn run_bytes() -> impl Strategy<Value = Vec<u8>> {
+            let header = prop_oneof![
+                any::<u64>(),
+                (0u64..64).prop_map(|n| n << 2 | 1),
+                (0u64..64).prop_map(|n| n << 2 | 3),
+                (0u64..64).prop_map(|n| n << 1),
+            ];
+            let segment = prop_oneof![
+                (header, proptest::collection::vec(any::<u8>(), 0..8)).prop_map(|(h, tail)| {
+                    let mut out = literal_run(&[]);
+                    let mut h = h;
+                    while h > 0x7f {
+                        out.push((h as u8) | 0x80);
+                        h >>= 7;
+                    }
+                    out.push(h as u8);
+                    out.extend(tail);
+                    out
+                }),
+                proptest::collection::vec(any::<u8>(), 0..16),
+                (0usize..140, any::<u8>(), 1usize..=2).prop_map(|(frames, fill, slots)| {
+                    let size = limits().input_size * slots;
+                    let mut raw = Vec::new();
+                    for _ in 0..frames {
+                        raw.extend_from_slice(&(size as u16).to_le_bytes());
+                        raw.extend(std::iter::repeat_n(fill, size));
+                    }
+                    bitfield_rle::encode(raw)
+                }),
+            ];
+            let real = (1usize..20, any::<u8>(), 1usize..=2).prop_map(|(frames, fill, slots)| {
+                let size = limits().input_size * slots;
+                let mut raw = Vec::new();
+                for f in 0..frames {
+                    raw.extend_from_slice(&(size as u16).to_le_bytes());
+                    raw.extend(std::iter::repeat_n(fill.wrapping_add(f as u8), size));
+                }
+                bitfield_rle::encode(raw)
+            });
+            prop_oneof![
+                2 => real,
+                3 => proptest::collection::vec(segment, 0..4).prop_map(|v| v.concat()),
+            ]
+        }
+
+        fn body() -> impl Strategy<Value = Body> {
+            let status = || {
+                (any::<bool>(), frame()).prop_map(|(disconnected, last_frame)| ConnectionStatus {
+                    disconnected,
+                    last_frame,
+                })
+            };
+            let statuses = prop_oneof![
+                2 => proptest::collection::vec(status(), 2..=2),
+                1 => proptest::collection::vec(status(), 0..4),
+            ];
+            let input = (statuses, any::<bool>(), frame(), frame(), run_bytes()).prop_map(
+                |(peer_connect_status, disconnect_requested, start_frame, ack_frame, bytes)| {
+                    Body::Input(Input {
+                        peer_connect_status,
+                        disconnect_requested,
+                        start_frame,
+                        ack_frame,
+                        bytes,
+                    })
+                },
+            );
+            prop_oneof![
+                any::<u32>().prop_map(|random_request| Body::SyncRequest { random_request }),
+                any::<u32>().prop_map(|random_reply| Body::SyncReply { random_reply }),
+                input,
+                frame().prop_map(|ack_frame| Body::InputAck { ack_frame }),
+                (any::<i16>(), any::<u128>()).prop_map(|(frame_advantage, ping)| {
+                    Body::QualityReport {
+                        frame_advantage,
+                        ping,
+                    }
+                }),
+                prop_oneof![any::<u128>(), 900_000u128..1_100_000]
+                    .prop_map(|pong| Body::QualityReply { pong }),
+                (any::<u128>(), frame())
+                    .prop_map(|(checksum, frame)| Body::ChecksumReport { checksum, frame }),
+                Just(Body::KeepAlive),
+            ]
+        }
+
+        /// The generators reach accepted inputs too, not only refusals (a property that only ever
+        /// sees refusals would prove little about what GGRS is handed).
+        #[test]
+        fn generated_messages_include_accepted_inputs() {
+            use proptest::strategy::ValueTree;
+            let mut runner = proptest::test_runner::TestRunner::deterministic();
+            let strategy = (any::<u16>(), body());
+            let (mut inputs, mut accepted) = (0, 0);
+            for _ in 0..3000 {
+                let (magic, body) = strategy.new_tree(&mut runner).expect("tree").current();
+                let is_input = matches!(body, Body::Input(_));
+                let payload = wire::encode_payload(&GgrsMessage { magic, body });
+                if let Ok(msg) = check(&payload, Sender::Host, 10, &limits(), 1_000_000) {
+                    assert_within_limits(&msg, Sender::Host, 10);
+                    inputs += usize::from(is_input);
+                    accepted += 1;
+                }
+            }
+            assert!(
+                inputs > 0 && accepted > inputs,
+                "{inputs} inputs of {accepted} accepted"
+            );
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            /// Arbitrary bytes never panic, and anything accepted is within limits.
+            #[test]
+            fn arbitrary_payloads(payload in proptest::collection::vec(any::<u8>(), 0..600),
+                                  sender in sender(), local in 0..1000i32) {
+                if let Ok(msg) = check(&payload, sender, local, &limits(), 1_000_000) {
+                    assert_within_limits(&msg, sender, local);
+                }
+            }
+
+            /// Well-formed GGRS messages with arbitrary (often hostile) field values.
+            #[test]
+            fn arbitrary_messages(magic in any::<u16>(), body in body(),
+                                  sender in sender(), local in 0..1000i32) {
+                let payload = wire::encode_payload(&GgrsMessage { magic, body });
+                if let Ok(msg) = check(&payload, sender, local, &limits(), 1_000_000) {
+                    assert_within_limits(&msg, sender, local);
+                }
+            }
+
+            /// Real messages with bytes flipped, cut off or inserted.
+            #[test]
+            fn mutated_messages(frames in 0usize..20, start in 0..100i32,
+                                edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..6),
+                                sender in sender()) {
+                let mut payload = wire::encode_payload(&input(start, frames, limits().input_size));
+                for (at, byte, how) in edits {
+                    let i = at % (payload.len() + 1);
+                    match how {
+                        0 if i < payload.len() => payload[i] ^= byte | 1,
+                        1 => payload.insert(i, byte),
+                        _ => payload.truncate(i),
+                    }
+                }
+                if let Ok(msg) = check(&payload, sender, 100, &limits(), 1_000_000) {
+                    assert_within_limits(&msg, sender, 100);
+                }
+            }
+        }
+    }
 }
