@@ -39,9 +39,12 @@ pub struct NetConfig {
     pub fps: u32,
     /// How long the handshake waits.
     pub handshake_timeout: Duration,
-    /// How long GGRS may take to synchronize with the peers once the handshake is done. A host
-    /// whose welcomed peers do not synchronize in time (they vanished, or a stranger's `Hello`
-    /// took the slot) forgets them and waits for a joiner again, within `handshake_timeout`.
+    /// How long GGRS may take to synchronize with the peers once the handshake is done (GGRS
+    /// alone would wait forever). A host whose welcomed peers do not synchronize in time (they
+    /// vanished, or a stranger's `Hello` took the slot) forgets them all and waits for a joiner
+    /// again, within `handshake_timeout`. A joiner or spectator allows what is left of its
+    /// `handshake_timeout` plus this (the host starts GGRS only once everyone has arrived), then
+    /// fails with [`Error::SyncTimeout`].
     pub sync_timeout: Duration,
     /// Spectators the host waits for before starting.
     pub spectators: usize,
@@ -301,9 +304,14 @@ impl NetPeer {
         config: &NetConfig,
     ) -> Result<NetPeer, Error> {
         let info = PeerInfo::local(config.rules.hash());
+        let deadline = Instant::now() + config.handshake_timeout;
         let agreement = handshake::join(&link, &info, host, role, config.handshake_timeout)?;
         let mut peer = Self::start(link, agreement, config)?;
-        peer.wait_synchronized(config.sync_timeout)?;
+        // The host starts GGRS only once everyone has arrived (it may still be waiting for
+        // spectators), so a welcomed peer allows it what is left of the handshake time too.
+        peer.wait_synchronized(
+            deadline.saturating_duration_since(Instant::now()) + config.sync_timeout,
+        )?;
         Ok(peer)
     }
 

@@ -183,6 +183,7 @@ fn a_host_that_vanishes_after_the_welcome_is_reported() {
     let fake_host = RawPeer::bind();
     let host_addr = fake_host.addr();
     let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(2);
     config.sync_timeout = Duration::from_secs(1);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -214,6 +215,44 @@ fn a_host_that_vanishes_after_the_welcome_is_reported() {
         matches!(result, Err(Error::SyncTimeout { .. })),
         "{result:?}"
     );
+}
+
+/// The sync timeout (item 12) must not cut off a joiner whose host is still waiting for a
+/// spectator: GGRS starts only once everyone has arrived.
+#[test]
+fn a_joiner_waits_while_the_host_still_waits_for_its_spectator() {
+    let dir = scratch_dir("hostile-late-spectator");
+    let ticks = 120;
+    let (h, j, s) = (dir.join("h.log"), dir.join("j.log"), dir.join("s.log"));
+    let mut host_config = test_config(Default::default());
+    host_config.spectators = 1;
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        host_config,
+        plan(ticks, 1, &h),
+    );
+    let mut quick = test_config(Default::default());
+    quick.sync_timeout = Duration::from_millis(500);
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        quick.clone(),
+        plan(ticks, 2, &j),
+    );
+    // Arrives well after the joiner's own sync timeout would have run out.
+    std::thread::sleep(Duration::from_secs(2));
+    let spectator = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Spectator,
+        quick,
+        plan(ticks, 0, &s),
+    );
+    for (name, t) in [("host", host), ("joiner", joiner), ("spectator", spectator)] {
+        let summary = t.join().expect("thread").expect(name);
+        assert_eq!(summary.ticks, ticks, "{name}");
+    }
 }
 
 /// Item 18: the host's first sync request travels right behind its `Welcome` and used to be
