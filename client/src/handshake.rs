@@ -2,7 +2,7 @@
 //!
 //! A joiner (or spectator) says `Hello` with its protocol version, engine version, state format
 //! and rules hash, repeating it until the host answers. The host compares them with its own:
-//! on any difference it answers `Reject` naming what differs and stops; otherwise it answers
+//! on any difference it answers `Reject` naming what differs (and waits on); otherwise it answers
 //! `Welcome` with the match seed, the number of players, the joiner's slot and a session id.
 //! The joiner checks the host's side too. Both sides therefore agree on everything that makes
 //! two simulations identical before the first input is exchanged.

@@ -91,6 +91,45 @@ fn a_lost_reject_is_sent_again_at_the_next_hello() {
     ));
 }
 
+/// Item 16 as the issue saw it: at 50 % loss on the host's side, a joiner with other rules
+/// waited out its timeout and said "no answer … is the host running?". It hears the reason.
+#[test]
+fn at_half_loss_a_refused_joiner_hears_the_reason_not_no_answer() {
+    let dir = scratch_dir("hostile-half-loss-reject");
+    let lossy = client::conditioner::ConditionerConfig {
+        loss_permille: 500,
+        burst_len: 1,
+        seed: 3,
+        ..Default::default()
+    };
+    let mut host_config = test_config(lossy);
+    host_config.handshake_timeout = Duration::from_secs(3);
+    let (addr, host) = spawn_host(
+        move || loopback_link(lossy),
+        host_config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let mut config = test_config(Default::default());
+    config.rules = Rules {
+        block_hp: 5,
+        ..Rules::default()
+    };
+    let joined = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        &config,
+    );
+    let Err(Error::Refused { reason }) = joined else {
+        panic!("expected the refusal, got {:?}", joined.map(|_| ()))
+    };
+    assert!(reason.contains("rules hash"), "{reason}");
+    assert!(matches!(
+        host.join().expect("host thread"),
+        Err(Error::HandshakeTimeout { .. })
+    ));
+}
+
 /// Item 16: a joiner arriving once the match is under way got silence and then "no answer
 /// (is the host running?)". It is told the match is under way.
 #[test]
