@@ -163,7 +163,11 @@ pub fn join(
         let inbox = link.borrow_mut().take_control();
         for (_, msg) in inbox {
             match msg {
-                Control::Reject { reason } => return Err(Error::Refused { reason }),
+                Control::Reject { reason } => {
+                    return Err(Error::Refused {
+                        reason: wire::printable(&reason, 300),
+                    })
+                }
                 Control::Welcome {
                     info: theirs,
                     match_seed,

@@ -62,6 +62,33 @@ fn a_stranger_with_other_rules_is_refused_and_the_host_keeps_waiting() {
     assert_logs_identical(&[&h, &j], ticks);
 }
 
+/// Found on the way (item 13's class): the host echoed a stranger's engine version whole in its
+/// `Reject`; 4 000 bytes of it pushed the answer past the payload limit and the encoder
+/// panicked, ending the host. The echo is cut short and the host keeps waiting.
+#[test]
+fn a_hello_with_a_huge_engine_version_is_refused_without_crashing_the_host() {
+    let dir = scratch_dir("hostile-huge-version");
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(2);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let stranger = RawPeer::bind();
+    let mut info = our_info();
+    info.engine_version = "9".repeat(4000);
+    stranger.hello(&info, addr);
+    let Some((_, Control::Reject { reason })) = stranger.recv_control(soon()) else {
+        panic!("no Reject")
+    };
+    assert!(reason.contains("engine") && reason.len() < 300, "{reason}");
+    assert!(matches!(
+        host.join().expect("host thread did not panic"),
+        Err(Error::HandshakeTimeout { .. })
+    ));
+}
+
 /// Item 16: a lost `Reject` was never sent again, so at 50 % loss the joiner waited out its
 /// timeout and blamed the host. Every `Hello` from a refused peer is answered again.
 #[test]
