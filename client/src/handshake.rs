@@ -180,6 +180,19 @@ pub fn join(
                             reason: format!("host {host_addr} differs: {diff}"),
                         });
                     }
+                    // Only what this build can play: two players, the slot we asked for, a
+                    // session id (0 means "none yet"). Anything else would reach GGRS's builder.
+                    let expected_slot = match role {
+                        Role::Player => Some(1),
+                        Role::Spectator => None,
+                    };
+                    if players != 2 || slot != expected_slot || session == 0 {
+                        return Err(Error::Refused {
+                            reason: format!(
+                                "host {host_addr} sent an invalid welcome ({players} players, slot {slot:?}, session {session})"
+                            ),
+                        });
+                    }
                     link.borrow_mut().set_session(session);
                     return Ok(Agreement {
                         match_seed,

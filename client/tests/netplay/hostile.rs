@@ -321,6 +321,44 @@ fn a_joiner_waits_while_the_host_still_waits_for_its_spectator() {
     }
 }
 
+/// A hostile "host" may welcome us with any numbers; only a two-player match in the slot we
+/// asked for, with a session id, is accepted before anything reaches GGRS's builder.
+#[test]
+fn a_welcome_with_impossible_numbers_is_refused() {
+    for (players, slot, session) in [(200u8, Some(1u8), 5u32), (2, Some(0), 5), (2, Some(1), 0)] {
+        let fake_host = RawPeer::bind();
+        let host_addr = fake_host.addr();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let joined = NetPeer::join_on(
+                loopback_link(Default::default()),
+                host_addr,
+                Role::Player,
+                &test_config(Default::default()),
+            );
+            let _ = tx.send(joined.map(|_| ()));
+        });
+        let Some((joiner, Control::Hello { .. })) = fake_host.recv_control(soon()) else {
+            panic!("no Hello")
+        };
+        fake_host.send_control(
+            &Control::Welcome {
+                info: our_info(),
+                match_seed: 1,
+                players,
+                slot,
+                session,
+            },
+            joiner,
+        );
+        let result = rx.recv_timeout(Duration::from_secs(30)).expect("no hang");
+        let Err(Error::Refused { reason }) = result else {
+            panic!("{players} {slot:?} {session}: {result:?}")
+        };
+        assert!(reason.contains("invalid welcome"), "{reason}");
+    }
+}
+
 /// Item 18: the host's first sync request travels right behind its `Welcome` and used to be
 /// dropped as "another session" (the id was not set yet), costing a 200 ms retry. It is held
 /// and answered.
