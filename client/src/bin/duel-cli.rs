@@ -209,6 +209,10 @@ struct NetArgs {
     /// Seconds to wait for the other side at the handshake.
     #[arg(long, default_value_t = 30)]
     handshake_timeout: u64,
+    /// Seconds GGRS may take to synchronize after the handshake (a host whose peers do not
+    /// synchronize in time forgets them and waits for a joiner again).
+    #[arg(long, default_value_t = 5)]
+    sync_timeout: u64,
     /// Milliseconds of silence after which the other side counts as disconnected.
     #[arg(long, default_value_t = 2000)]
     disconnect_timeout_ms: u64,
@@ -230,6 +234,7 @@ impl NetArgs {
             desync_interval: self.desync_interval,
             fps: self.fps,
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            sync_timeout: Duration::from_secs(self.sync_timeout),
             disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
             disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
             spectators,
