@@ -547,6 +547,97 @@ fn crafted_ggrs_messages_from_an_on_path_attacker_are_dropped_and_the_match_goes
     assert_logs_identical(&[&h, &j], ticks);
 }
 
+/// Found on the way (item 14's class): an `Input` from a spectator reached GGRS's
+/// `assert!(player < num_players)` and ended the host. A welcomed spectator that synchronizes
+/// and then sends one is refused; the players finish their match.
+#[test]
+fn an_input_from_a_spectator_is_dropped_and_the_match_goes_on() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = scratch_dir("hostile-spectator-input");
+    let ticks = 300;
+    let (h, j) = (dir.join("host.log"), dir.join("join.log"));
+    let mut host_config = test_config(Default::default());
+    host_config.spectators = 1;
+    // The raw spectator never says `Finish`: do not wait long for it.
+    let mut host_plan = plan(ticks, 1, &h);
+    host_plan.finish_timeout = Duration::from_secs(1);
+    let (addr, host) = spawn_host(|| loopback_link(Default::default()), host_config, host_plan);
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let spectator = std::thread::spawn(move || {
+        let raw = RawPeer::bind();
+        raw.send_control(
+            &Control::Hello {
+                info: our_info(),
+                role: Role::Spectator,
+            },
+            addr,
+        );
+        let Some((_, Control::Welcome { session, .. })) = raw.recv_control(soon()) else {
+            panic!("spectator not welcomed")
+        };
+        let mut sent = false;
+        while !stop2.load(Ordering::Relaxed) {
+            let Some((_, Kind::Ggrs, _, payload)) =
+                raw.recv(Instant::now() + Duration::from_millis(50))
+            else {
+                continue;
+            };
+            let Ok(msg) = client::wire::decode::<GgrsMessage>(&payload) else {
+                continue;
+            };
+            if let Body::SyncRequest { random_request } = msg.body {
+                let reply = GgrsMessage {
+                    magic: 77,
+                    body: Body::SyncReply {
+                        random_reply: random_request,
+                    },
+                };
+                raw.send_ggrs(session, &reply, addr);
+                if !sent {
+                    let mut frame = (input_size() as u16).to_le_bytes().to_vec();
+                    frame.extend(std::iter::repeat_n(0u8, input_size()));
+                    let input = GgrsMessage {
+                        magic: 77,
+                        body: Body::Input(Input {
+                            peer_connect_status: statuses(),
+                            disconnect_requested: false,
+                            start_frame: 0,
+                            ack_frame: -1,
+                            bytes: literal_run(&frame),
+                        }),
+                    };
+                    raw.send_ggrs(session, &input, addr);
+                    sent = true;
+                }
+            }
+        }
+        sent
+    });
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        test_config(Default::default()),
+        plan(ticks, 2, &j),
+    );
+    let host = host
+        .join()
+        .expect("host thread did not panic")
+        .expect("host run");
+    let joiner = joiner.join().expect("joiner thread").expect("joiner run");
+    stop.store(true, Ordering::Relaxed);
+    assert!(
+        spectator.join().expect("spectator thread"),
+        "the input was sent"
+    );
+    println!("host: {host} {:?}", host.socket);
+    assert_eq!((host.ticks, joiner.ticks), (ticks, ticks));
+    assert!(host.socket.dropped_invalid >= 1);
+    assert_logs_identical(&[&h, &j], ticks);
+}
+
 /// Item 15: a forged "peer disconnected" status made GGRS drop the joiner without a
 /// `Disconnected` event; the host played on alone and exited 0. It now ends the match as a
 /// disconnect of that peer.
