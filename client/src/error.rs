@@ -64,6 +64,14 @@ pub enum Error {
         /// How long we waited.
         seconds: u64,
     },
+    /// The handshake was done but GGRS did not synchronize with these peers in time.
+    #[error("no synchronization with {peers} within {millis} ms after the handshake (the peer vanished?)")]
+    SyncTimeout {
+        /// The peers that did not synchronize.
+        peers: String,
+        /// How long we waited.
+        millis: u64,
+    },
     /// A spectator fell so far behind the host that it cannot catch up.
     #[error("spectator fell too far behind the host to catch up (at tick {tick})")]
     SpectatorTooFarBehind {

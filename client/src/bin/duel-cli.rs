@@ -23,11 +23,21 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Exit statuses, shown by `--help`.
+const EXIT_CODES: &str = "\
+Exit status:
+  0  done (host/join/spectate: every final tick reached)
+  1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
+     no GGRS synchronization after the handshake
+  2  desync detected (host/join/spectate), or two hash logs diverge (desync)
+  3  host/join/spectate: the other side disconnected before the end";
+
 #[derive(Parser)]
 #[command(
     name = "duel-cli",
     version,
-    about = "Headless tools for the maze duel rollback engine"
+    about = "Headless tools for the maze duel rollback engine",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -232,6 +242,10 @@ struct NetArgs {
     /// Seconds to wait for the other side at the handshake.
     #[arg(long, default_value_t = 30)]
     handshake_timeout: u64,
+    /// Seconds GGRS may take to synchronize after the handshake (a host whose peers do not
+    /// synchronize in time forgets them and waits for a joiner again).
+    #[arg(long, default_value_t = 5)]
+    sync_timeout: u64,
     /// Milliseconds of silence after which the other side counts as disconnected.
     #[arg(long, default_value_t = 2000)]
     disconnect_timeout_ms: u64,
@@ -253,6 +267,7 @@ impl NetArgs {
             desync_interval: self.desync_interval,
             fps: self.fps,
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            sync_timeout: Duration::from_secs(self.sync_timeout),
             disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
             disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
             spectators,
@@ -293,8 +308,16 @@ fn main() -> ExitCode {
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
     println!("{summary}");
     if summary.desyncs > 0 {
+        eprintln!(
+            "duel-cli: desync detected ({} time(s)); exiting with status 2",
+            summary.desyncs
+        );
         ExitCode::from(2)
-    } else if summary.disconnected.is_some() {
+    } else if let Some(peer) = summary.disconnected {
+        eprintln!(
+            "duel-cli: peer {peer} disconnected after {} final ticks; the match ended early (exit status 3)",
+            summary.ticks
+        );
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
