@@ -59,12 +59,19 @@ pub(crate) fn lines(
             row("reload", key_names(&p1.reload), key_names(&p2.reload)),
             palette::TEXT,
         ),
+        (
+            row("rail", key_names(&p1.rail), key_names(&p2.rail)),
+            palette::TEXT,
+        ),
         (String::new(), palette::TEXT),
         (
             "Controllers: left stick or D-pad moves, A or RT shoots,".into(),
             palette::TEXT,
         ),
-        ("B, X or RB swings, Y or LB reloads.".into(), palette::TEXT),
+        (
+            "B, X or RB swings, Y or LB reloads, LT or R3 fires the rail.".into(),
+            palette::TEXT,
+        ),
         (format!("Controllers connected: {pads}"), palette::TEXT_DIM),
         (String::new(), palette::TEXT),
         (global, palette::TEXT_DIM),

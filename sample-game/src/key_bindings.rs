@@ -20,6 +20,8 @@ pub struct PlayerKeys {
     pub melee: Vec<Scancode>,
     /// Reload (on the press).
     pub reload: Vec<Scancode>,
+    /// Fire the rail, the hitscan weapon (on the press).
+    pub rail: Vec<Scancode>,
 }
 
 impl PlayerKeys {
@@ -33,6 +35,7 @@ impl PlayerKeys {
             &self.shoot,
             &self.melee,
             &self.reload,
+            &self.rail,
         ]
         .into_iter()
         .flatten()
@@ -71,6 +74,7 @@ impl Default for KeyBindings {
                     shoot: vec![S::F],
                     melee: vec![S::G],
                     reload: vec![S::R],
+                    rail: vec![S::E],
                 },
                 PlayerKeys {
                     up: vec![S::Up],
@@ -80,6 +84,7 @@ impl Default for KeyBindings {
                     shoot: vec![S::Period, S::RCtrl],
                     melee: vec![S::Slash, S::Comma],
                     reload: vec![S::RShift],
+                    rail: vec![S::Semicolon, S::RAlt],
                 },
             ],
             pause: S::P,

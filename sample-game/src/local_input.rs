@@ -138,6 +138,7 @@ impl LocalInput {
                     (&keys.shoot, buttons::SHOOT),
                     (&keys.melee, buttons::MELEE),
                     (&keys.reload, buttons::RELOAD),
+                    (&keys.rail, buttons::RAIL),
                 ] {
                     if any(list) {
                         cmd.buttons |= bit;
@@ -178,6 +179,7 @@ fn key_buttons(keys: &PlayerKeys, key: Scancode) -> u8 {
         (&keys.shoot, buttons::SHOOT),
         (&keys.melee, buttons::MELEE),
         (&keys.reload, buttons::RELOAD),
+        (&keys.rail, buttons::RAIL),
     ] {
         if list.contains(&key) {
             bits |= bit;
@@ -187,17 +189,20 @@ fn key_buttons(keys: &PlayerKeys, key: Scancode) -> u8 {
 }
 
 /// The game buttons a controller button maps to: A shoots; B, X or the right shoulder swing;
-/// Y or the left shoulder reload.
+/// Y or the left shoulder reload; a right-stick click fires the rail (as does the left trigger,
+/// read in [`pad_state`]).
 fn pad_buttons(button: Button) -> u8 {
     match button {
         Button::A => buttons::SHOOT,
         Button::B | Button::X | Button::RightShoulder => buttons::MELEE,
         Button::Y | Button::LeftShoulder => buttons::RELOAD,
+        Button::RightStick => buttons::RAIL,
         _ => 0,
     }
 }
 
-/// Buttons held on a controller (the right trigger also shoots).
+/// Buttons held on a controller (the right trigger also shoots, the left trigger fires the
+/// rail).
 fn pad_state(pad: &GameController) -> u8 {
     let mut bits = 0;
     for b in [
@@ -207,6 +212,7 @@ fn pad_state(pad: &GameController) -> u8 {
         Button::Y,
         Button::LeftShoulder,
         Button::RightShoulder,
+        Button::RightStick,
     ] {
         if pad.button(b) {
             bits |= pad_buttons(b);
@@ -214,6 +220,9 @@ fn pad_state(pad: &GameController) -> u8 {
     }
     if pad.axis(Axis::TriggerRight) > TRIGGER_THRESHOLD {
         bits |= buttons::SHOOT;
+    }
+    if pad.axis(Axis::TriggerLeft) > TRIGGER_THRESHOLD {
+        bits |= buttons::RAIL;
     }
     bits
 }
@@ -295,5 +304,18 @@ mod tests {
         let cmds = input.sample(1, held(&[Scancode::Down, Scancode::RCtrl]));
         assert_eq!(cmds.len(), 1);
         assert_eq!((cmds[0].move_y, cmds[0].buttons), (127, buttons::SHOOT));
+    }
+
+    #[test]
+    fn each_player_has_a_rail_key() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let cmds = input.sample(2, held(&[Scancode::E, Scancode::Semicolon]));
+        assert_eq!(
+            (cmds[0].buttons, cmds[1].buttons),
+            (buttons::RAIL, buttons::RAIL)
+        );
+        let cmds = input.sample(2, held(&[Scancode::RAlt]));
+        assert_eq!((cmds[0].buttons, cmds[1].buttons), (0, buttons::RAIL));
+        assert_eq!(pad_buttons(Button::RightStick), buttons::RAIL);
     }
 }
