@@ -11,6 +11,7 @@ use crate::key_bindings::KeyBindings;
 use crate::local_input::LocalInput;
 use crate::match_source::{MatchSource, SourceCommand};
 use crate::pacing::{PacingRecorder, PacingReport};
+use crate::remote_view::{alpha_256, ShownView};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
 use anyhow::anyhow;
@@ -155,6 +156,9 @@ impl App {
         let mut show_net = false;
         let mut decided_for = 0u32;
         let mut pacing = PacingRecorder::new();
+        // What the last presented frame showed of the remote players: what a rail press
+        // sampled now was aimed at.
+        let mut shown = ShownView::default();
         let bindings = self.options.bindings.clone();
         self.set_title(source);
         'frames: loop {
@@ -206,8 +210,9 @@ impl App {
                 let locals = source.local_players().len();
                 let inputs = if overlay == Overlay::None {
                     let keys = self.events.keyboard_state();
+                    let view = shown.for_input(source.input_tick());
                     self.input
-                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k))
+                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k), view)
                 } else {
                     vec![InputCmd::idle(0); locals]
                 };
@@ -232,6 +237,11 @@ impl App {
                 }
             }
             let alpha = banked.as_secs_f32() / tick.as_secs_f32();
+            shown = ShownView {
+                tick: source.current().tick,
+                back: source.remote_view_back(),
+                alpha_256: alpha_256(banked.as_nanos(), tick.as_nanos()),
+            };
 
             let net = show_net.then(|| source.net_view());
             let controllers = self.input.controller_names();
@@ -240,6 +250,8 @@ impl App {
                 previous: source.previous(),
                 alpha,
                 rules: source.rules(),
+                shown,
+                local_players: source.local_players(),
                 net: net.as_ref(),
                 effects: &effects,
                 overlay,

@@ -237,11 +237,16 @@ fn online(
         match_log,
         dump_dir: None,
     };
-    Ok(Box::new(NetMatch::new(
-        peer,
-        usize::from(net.input_delay),
-        &logs,
-    )?))
+    println!(
+        "maze-duel: remote player drawn {} (--remote-view)",
+        match net.remote_view {
+            client::remote_view::RemoteView::Past => "from confirmed history",
+            client::remote_view::RemoteView::Predicted => "predicted",
+        }
+    );
+    Ok(Box::new(
+        NetMatch::new(peer, usize::from(net.input_delay), &logs)?.with_remote_view(net.remote_view),
+    ))
 }
 
 /// A seed for when none is given: the clock's low bits (printed, so a match can be replayed).

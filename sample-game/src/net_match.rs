@@ -10,6 +10,7 @@ use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
 use client::peer_logs::{LogPaths, PeerLogs};
+use client::remote_view::{RemoteView, ViewDelay};
 use client::{NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 use std::net::SocketAddr;
@@ -33,6 +34,9 @@ pub struct NetMatch {
     logs: PeerLogs,
     desync: DesyncStatus,
     input_delay: usize,
+    /// How remote players are drawn, and the steady distance to the past they are drawn at.
+    remote_view: RemoteView,
+    view_delay: ViewDelay,
     skip_debt: u32,
     calls: u32,
     interrupted: Option<SocketAddr>,
@@ -69,10 +73,19 @@ impl NetMatch {
             logs,
             desync: DesyncStatus::Unchecked,
             input_delay,
+            remote_view: RemoteView::default(),
+            view_delay: ViewDelay::default(),
             skip_debt: 0,
             calls: 0,
             interrupted: None,
         })
+    }
+
+    /// Draws remote players `mode`'s way ([`RemoteView::Past`] by default).
+    #[must_use]
+    pub fn with_remote_view(mut self, mode: RemoteView) -> NetMatch {
+        self.remote_view = mode;
+        self
     }
 
     /// The session.
@@ -168,6 +181,22 @@ impl MatchSource for NetMatch {
 
     fn rules(&self) -> &Rules {
         self.peer.world().rules()
+    }
+
+    fn remote_view_back(&mut self) -> u8 {
+        let world = self.peer.world();
+        let window = world.rules().pose_history_ticks;
+        self.view_delay.update(
+            self.remote_view,
+            world.tick(),
+            self.peer.final_tick(),
+            window,
+        )
+    }
+
+    fn input_tick(&self) -> Tick {
+        // GGRS applies an input added now `input_delay` frames later.
+        self.peer.world().tick() + self.input_delay as Tick
     }
 
     fn net_view(&self) -> NetView {

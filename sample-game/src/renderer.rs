@@ -11,6 +11,7 @@ use crate::layout::Layout;
 use crate::maze_view::draw_maze;
 use crate::net_hud::draw_net_hud;
 use crate::palette;
+use crate::remote_view::fighter_positions;
 use crate::scene::{Overlay, Scene};
 use sdl2::render::{BlendMode, Canvas, RenderTarget};
 
@@ -64,14 +65,15 @@ impl Renderer {
         canvas.clear();
         let state = scene.current;
         draw_maze(canvas, &layout, &state.maze, scene.rules.block_hp)?;
-        draw_fighters(
-            canvas,
-            &layout,
-            scene.rules,
+        let positions = fighter_positions(
             scene.previous,
             state,
+            scene.rules,
+            scene.shown,
+            scene.local_players,
             scene.alpha,
-        )?;
+        );
+        draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
         scene.effects.draw(canvas, &layout, font, scene.alpha)?;
         if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch);

@@ -51,6 +51,8 @@ pub fn render_to_rgba(
         previous: source.previous(),
         alpha: 1.0,
         rules: source.rules(),
+        shown: crate::remote_view::ShownView::default(),
+        local_players: source.local_players(),
         net: shot.net_hud.then_some(&net),
         effects: &effects,
         overlay: Overlay::None,

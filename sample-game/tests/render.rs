@@ -11,7 +11,7 @@ use engine::{buttons, Action, InputCmd, Rules, Tile, WorldSnapshot};
 use glam::Vec2;
 use sample_game::{
     palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, CELL_W, GLYPH_H, GLYPH_W,
+    Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -144,6 +144,8 @@ fn render(shot: &Shot<'_>) -> Frame {
         previous: shot.previous,
         alpha: shot.alpha,
         rules: &rules,
+        shown: ShownView::default(),
+        local_players: &[0, 1],
         net: shot.net,
         effects: &effects,
         overlay: shot.overlay,
