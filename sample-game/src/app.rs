@@ -45,6 +45,8 @@ pub struct AppOptions {
     pub run_for: Option<Duration>,
     /// Start the next match by itself this many ticks after one is decided (unattended runs).
     pub auto_rematch_after: Option<u32>,
+    /// Show the rail debug overlay from the start (F3 toggles it).
+    pub rail_debug: bool,
     /// The keys.
     pub bindings: KeyBindings,
 }
@@ -58,6 +60,7 @@ impl Default for AppOptions {
             controls_at_start: true,
             run_for: None,
             auto_rematch_after: None,
+            rail_debug: false,
             bindings: KeyBindings::default(),
         }
     }
@@ -154,6 +157,7 @@ impl App {
             Overlay::None
         };
         let mut show_net = false;
+        let mut rail_debug = self.options.rail_debug;
         let mut decided_for = 0u32;
         let mut pacing = PacingRecorder::new();
         // What the last presented frame showed of the remote players: what a rail press
@@ -186,6 +190,7 @@ impl App {
                         }
                     }
                     MenuAction::NetHud => show_net = !show_net,
+                    MenuAction::RailDebug => rail_debug = !rail_debug,
                     MenuAction::Rematch => {
                         if source.current().round.phase == RoundPhase::MatchOver
                             && source.rematch()?
@@ -252,6 +257,7 @@ impl App {
                 rules: source.rules(),
                 shown,
                 local_players: source.local_players(),
+                rail_debug,
                 net: net.as_ref(),
                 effects: &effects,
                 overlay,
@@ -341,6 +347,7 @@ enum MenuAction {
     Controls,
     Pause,
     NetHud,
+    RailDebug,
     Rematch,
 }
 
@@ -370,6 +377,8 @@ fn menu_action(
                 MenuAction::Pause
             } else if keys.net_hud.contains(&k) {
                 MenuAction::NetHud
+            } else if k == keys.rail_debug {
+                MenuAction::RailDebug
             } else if keys.rematch.contains(&k) {
                 MenuAction::Rematch
             } else {
@@ -481,6 +490,10 @@ mod tests {
         assert_eq!(
             menu_action(&key(Scancode::Return), &keys, play, false),
             MenuAction::Rematch
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::F3), &keys, play, false),
+            MenuAction::RailDebug
         );
         assert_eq!(
             menu_action(&key(Scancode::W), &keys, play, false),

@@ -42,6 +42,17 @@ pub struct Cli {
     #[arg(long, value_name = "PNG", requires = "at_tick")]
     pub screenshot: Option<PathBuf>,
 
+    /// Show the rail debug overlay (F3) from the start, also on a --screenshot: the hitboxes
+    /// a rail shot is judged against and the last shot's ray.
+    #[arg(long)]
+    pub rail_debug: bool,
+
+    /// On a --screenshot, draw player 2 as player 1 would see them online with
+    /// `--remote-view past`, this many ticks back.
+    #[arg(long, value_name = "TICKS", requires = "screenshot", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=12))]
+    pub remote_back: u8,
+
     /// The tick --screenshot captures.
     #[arg(long, value_name = "N", requires = "screenshot")]
     pub at_tick: Option<u32>,

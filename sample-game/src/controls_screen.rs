@@ -77,6 +77,13 @@ pub(crate) fn lines(
         (global, palette::TEXT_DIM),
         (
             format!(
+                "{} rail debug: the hitboxes your rail is judged against, the last ray",
+                key_names(&[bindings.rail_debug])
+            ),
+            palette::TEXT_DIM,
+        ),
+        (
+            format!(
                 "Shoot or slash your rival down to 0 HP. First to {rounds_to_win} rounds wins."
             ),
             palette::TEXT_DIM,

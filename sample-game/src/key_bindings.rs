@@ -55,6 +55,8 @@ pub struct KeyBindings {
     pub controls: Scancode,
     /// Show / hide the netcode overlay.
     pub net_hud: [Scancode; 2],
+    /// Show / hide the rail debug overlay (rewound hitboxes, the last rail ray).
+    pub rail_debug: Scancode,
     /// Start the next match once this one is decided.
     pub rematch: [Scancode; 2],
     /// Leave the game.
@@ -90,6 +92,7 @@ impl Default for KeyBindings {
             pause: S::P,
             controls: S::F1,
             net_hud: [S::Tab, S::H],
+            rail_debug: S::F3,
             rematch: [S::Return, S::KpEnter],
             quit: S::Escape,
         }
@@ -116,7 +119,7 @@ mod tests {
     fn no_key_is_bound_twice() {
         let b = KeyBindings::default();
         let mut keys: Vec<Scancode> = b.players.iter().flat_map(PlayerKeys::all).collect();
-        keys.extend([b.pause, b.controls, b.quit]);
+        keys.extend([b.pause, b.controls, b.rail_debug, b.quit]);
         keys.extend(b.net_hud);
         keys.extend(b.rematch);
         let n = keys.len();

@@ -46,6 +46,7 @@ mod net_match;
 mod net_view;
 mod pacing;
 pub mod palette;
+mod rail_debug;
 mod remote_view;
 mod renderer;
 mod replay_match;

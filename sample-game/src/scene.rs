@@ -36,6 +36,8 @@ pub struct Scene<'a> {
     pub shown: ShownView,
     /// The players this machine plays: always drawn predicted.
     pub local_players: &'a [PlayerId],
+    /// Whether to draw the rail debug overlay (rewound hitboxes, the last rail ray).
+    pub rail_debug: bool,
     /// The netcode overlay's contents, when it is shown.
     pub net: Option<&'a NetView>,
     /// Transient effects.

@@ -146,6 +146,7 @@ fn render(shot: &Shot<'_>) -> Frame {
         rules: &rules,
         shown: ShownView::default(),
         local_players: &[0, 1],
+        rail_debug: false,
         net: shot.net,
         effects: &effects,
         overlay: shot.overlay,
