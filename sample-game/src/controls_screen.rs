@@ -84,7 +84,7 @@ pub(crate) fn lines(
         ),
         (
             format!(
-                "Shoot or slash your rival down to 0 HP. First to {rounds_to_win} rounds wins."
+                "Shoot, rail or slash your rival down to 0 HP. First to {rounds_to_win} rounds wins."
             ),
             palette::TEXT_DIM,
         ),
