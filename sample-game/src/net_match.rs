@@ -123,6 +123,13 @@ impl NetMatch {
     }
 }
 
+/// The most ticks back remote players may be drawn for a rail press made now to be judged at
+/// the moment drawn: `back + 1 + input_delay ≤ window`.
+fn max_back(window: u8, input_delay: usize) -> u8 {
+    let delay = u8::try_from(input_delay).unwrap_or(u8::MAX);
+    window.saturating_sub(delay.saturating_add(1))
+}
+
 impl MatchSource for NetMatch {
     fn local_players(&self) -> &[PlayerId] {
         &self.local
@@ -186,12 +193,17 @@ impl MatchSource for NetMatch {
     fn remote_view_back(&mut self) -> u8 {
         let world = self.peer.world();
         let window = world.rules().pose_history_ticks;
-        self.view_delay.update(
+        let back = self.view_delay.update(
             self.remote_view,
             world.tick(),
             self.peer.final_tick(),
             window,
-        )
+        );
+        // Remote players are drawn `back + 1 − alpha` ticks before the current tick, and a rail
+        // press is applied `input_delay` ticks after it: the view it carries must stay within
+        // the pose window, or the simulation would clamp it and judge a moment that was not
+        // drawn. Past that, the freshest moment the window still covers is drawn instead.
+        back.min(max_back(window, self.input_delay))
     }
 
     fn input_tick(&self) -> Tick {
@@ -242,5 +254,35 @@ impl MatchSource for NetMatch {
         let over = self.current().round.phase == engine::RoundPhase::MatchOver;
         self.logs.close(over)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote_view::ShownView;
+
+    /// At the deepest past allowed, a rail press carries a view the pose window still covers,
+    /// whatever the phase of the frame: what is drawn is what is judged.
+    #[test]
+    fn the_deepest_past_drawn_is_still_inside_the_window() {
+        for delay in 0..=8 {
+            let back = max_back(12, delay);
+            for alpha_256 in [0, 1, 128, 255] {
+                let shown = ShownView {
+                    tick: 500,
+                    back,
+                    alpha_256,
+                };
+                let view = shown.for_input(500 + delay as Tick);
+                let back_256 = u32::from(view.ticks_back) * 256 - u32::from(view.frac);
+                assert!(
+                    back_256 <= 12 * 256,
+                    "delay {delay}, back {back}, alpha {alpha_256}: {view:?}"
+                );
+            }
+        }
+        assert_eq!(max_back(12, 2), 9);
+        assert_eq!(max_back(3, 8), 0);
     }
 }

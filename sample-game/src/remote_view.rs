@@ -8,7 +8,8 @@
 //! it), so nothing unconfirmed is shown — and with `back = 0` it is exactly the interpolation
 //! everyone else gets. A rail press then carries that moment, expressed relative to the tick
 //! the input is for (which is input-delay ticks ahead of the world drawn), so the simulation
-//! reads the same poses the player saw.
+//! reads the same poses the player saw. (Online, `back` is capped so that moment is still
+//! inside the pose window when the input is applied; see `NetMatch::remote_view_back`.)
 //!
 //! This is integer arithmetic on ticks and 1/256 ticks; only the final positions become `f32`.
 //!

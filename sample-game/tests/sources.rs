@@ -7,7 +7,7 @@ use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
-use engine::{buttons, EventKind, InputCmd, Rules};
+use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
     LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView, SourceCommand,
     SyncTestMatch,
@@ -78,6 +78,9 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
                 if let EventKind::RailShot(shot) = e.kind {
                     let mine = u32::from(shot.shooter) == player;
                     compensated += u32::from(mine && shot.requested.ticks_back > 0);
+                    if mine {
+                        assert_eq!(shot.clamp, ViewClamp::None, "judged at the moment drawn");
+                    }
                 }
             }
             let back = source.remote_view_back();
