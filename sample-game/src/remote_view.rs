@@ -4,12 +4,13 @@
 //! Every moving thing is drawn `alpha` of the way from the previous tick to the current one,
 //! so a frame shows world time `now − 1 + alpha`. In [`RemoteView::Past`] mode remote players
 //! are drawn `back` ticks further in the past, at `now − back − 1 + alpha`, read from the pose
-//! history: that is the last final tick or older (`back` is never less than the distance to
+//! history: that lies before the last final tick (`back` is never less than the distance to
 //! it), so nothing unconfirmed is shown — and with `back = 0` it is exactly the interpolation
 //! everyone else gets. A rail press then carries that moment, expressed relative to the tick
 //! the input is for (which is input-delay ticks ahead of the world drawn), so the simulation
-//! reads the same poses the player saw. (Online, `back` is capped so that moment is still
-//! inside the pose window when the input is applied; see `NetMatch::remote_view_back`.)
+//! reads the same poses the player saw. Online, `back` is capped so that moment is still
+//! inside the pose window when the input is applied (see `NetMatch::remote_view_back`); only
+//! under that cap can a drawn pose be a predicted one, and it is still the one judged.
 //!
 //! This is integer arithmetic on ticks and 1/256 ticks; only the final positions become `f32`.
 //!
