@@ -10,7 +10,8 @@
 //! the input is for (which is input-delay ticks ahead of the world drawn), so the simulation
 //! reads the same poses the player saw. Online, `back` is capped so that moment is still
 //! inside the pose window when the input is applied (see `NetMatch::remote_view_back`); only
-//! under that cap can a drawn pose be a predicted one, and it is still the one judged.
+//! under that cap can a drawn pose be a predicted one: the shot is judged at the same moment,
+//! but against that moment's confirmed pose, which late inputs may still have moved.
 //!
 //! This is integer arithmetic on ticks and 1/256 ticks; only the final positions become `f32`.
 //!
