@@ -69,7 +69,19 @@ impl SyncTester {
         check_distance: usize,
         dump_dir: PathBuf,
     ) -> Result<SyncTester, Error> {
-        let world = World::new(rules, seed, players)?;
+        SyncTester::from_world(World::new(rules, seed, players)?, check_distance, dump_dir)
+    }
+
+    /// A sync test of every player of `world` as a local player, starting from its state.
+    ///
+    /// # Errors
+    /// GGRS setup errors (GGRS needs a check distance of at least 2 for comparisons).
+    pub fn from_world(
+        world: World,
+        check_distance: usize,
+        dump_dir: PathBuf,
+    ) -> Result<SyncTester, Error> {
+        let players = world.player_count();
         let mut driver = Driver::new(world);
         driver.keep_first_saves(true);
         let mut builder = SessionBuilder::<GgrsConfig>::new()

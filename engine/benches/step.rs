@@ -5,51 +5,19 @@
 //! - `snapshot/*`: save into a used snapshot, restore into a used world, hash, at 1024
 //!   projectiles; `baseline/memcpy+xxh3` does a plain copy plus xxh3 of as many bytes as the
 //!   snapshot encodes to, for comparison with `snapshot/save+hash`.
+//! - `rollback_frame/{engine,memcpy+xxh3}/N`: what one rollback of 8 frames costs — load a
+//!   snapshot, then 8 × (advance + save + hash) — at 2 players and N projectiles (pose history
+//!   included), beside a plain copy + xxh3 of the same bytes (one load, 8 saves and hashes).
+//! - `pose_history/record` and `rail/trace`: the per-tick pose recording and one rail query.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use engine::{
-    DetRng, Fx, FxVec, InputCmd, Projectile, RoundPhase, Rules, Tile, World, WorldSnapshot,
-};
+use engine::bench_support::loaded_world;
+use engine::{InputCmd, Rules, World, WorldSnapshot};
 use std::hint::black_box;
 
-/// A world in the Fighting phase with `n` projectiles spread over the maze's floor tiles, flying
-/// in all directions with a long life.
+/// A world in the Fighting phase with `n` slow projectiles over the floor tiles.
 fn loaded(n: usize) -> World {
-    let rules = Rules {
-        max_projectiles: 8192,
-        projectile_life: 600,
-        ..Rules::default()
-    };
-    let mut world = World::new(rules.clone(), 7, 2).expect("world");
-    let mut snap = world.snapshot();
-    snap.round.phase = RoundPhase::Fighting;
-    let floor: Vec<(u32, u32)> = (0..snap.maze.height)
-        .flat_map(|y| (0..snap.maze.width).map(move |x| (x, y)))
-        .filter(|&(x, y)| snap.maze.get(x, y) == Tile::FLOOR)
-        .collect();
-    let mut rng = DetRng::from_seed(11);
-    let sixteenth = |v: i32| Fx::from_num(v) / Fx::from_num(16);
-    for id in 0..n as u32 {
-        let (x, y) = floor[rng.below(floor.len() as u32) as usize];
-        let dir = FxVec::new(sixteenth(rng.symmetric(16)), sixteenth(rng.symmetric(16)));
-        let dir = dir
-            .normalized()
-            .unwrap_or(FxVec::new(Fx::from_num(1), Fx::ZERO));
-        snap.projectiles.push(Projectile {
-            id,
-            owner: (id % 2) as u8,
-            owner_generation: 1,
-            pos: FxVec::new(
-                Fx::from_num(x) + sixteenth(8),
-                Fx::from_num(y) + sixteenth(8),
-            ),
-            vel: dir.scale(rules.projectile_speed),
-            life: rules.projectile_life,
-        });
-    }
-    snap.next_projectile_id = n as u32;
-    world.restore(&snap).expect("restore");
-    world
+    loaded_world(n, Rules::default().pose_history_ticks)
 }
 
 fn idle_inputs(world: &World) -> [InputCmd; 2] {
@@ -108,5 +76,87 @@ fn snapshot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step, snapshot);
+/// Eight frames of inputs for `world`'s next ticks; player 0 runs and fires, player 1 idles.
+fn eight_frames(world: &World) -> Vec<[InputCmd; 2]> {
+    (0..8)
+        .map(|i| {
+            let tick = world.tick() + i;
+            let run = InputCmd {
+                buttons: engine::buttons::SHOOT,
+                move_x: 127,
+                ..InputCmd::idle(tick)
+            };
+            [run, InputCmd::idle(tick)]
+        })
+        .collect()
+}
+
+fn rollback_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rollback_frame");
+    // (n, pose window): the window-1 run against the default one shows what the pose
+    // history costs.
+    for (n, window) in [(32usize, 12u8), (32, 1), (1024, 12), (4096, 12)] {
+        let mut world = loaded_world(n, window);
+        let start = world.snapshot();
+        let id = if window == 12 {
+            n.to_string()
+        } else {
+            format!("{n}/window{window}")
+        };
+        let inputs = eight_frames(&world);
+        let mut ring: Vec<WorldSnapshot> = (0..8).map(|_| world.snapshot()).collect();
+        group.bench_function(BenchmarkId::new("engine", &id), |b| {
+            b.iter(|| {
+                world.restore(black_box(&start)).expect("restore");
+                for (frame, slot) in inputs.iter().zip(ring.iter_mut()) {
+                    world.step(frame).expect("step");
+                    world.save_into(slot);
+                    black_box(world.state_hash());
+                }
+            });
+        });
+        let bytes = start.encoded_len() as usize;
+        let src = vec![0x5Au8; bytes];
+        let mut live = vec![0u8; bytes];
+        let mut saves = vec![vec![0u8; bytes]; 8];
+        group.bench_function(BenchmarkId::new("memcpy+xxh3", &id), |b| {
+            b.iter(|| {
+                live.copy_from_slice(black_box(&src));
+                for save in &mut saves {
+                    save.copy_from_slice(black_box(&live));
+                    black_box(xxhash_rust::xxh3::xxh3_64(save));
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+fn rail(c: &mut Criterion) {
+    let world = loaded(32);
+    let view = engine::ViewTime {
+        ticks_back: 6,
+        frac: 100,
+    };
+    c.bench_function("rail/trace", |b| {
+        b.iter(|| black_box(world.rail_trace(0, black_box(view))))
+    });
+    let state = world.state();
+    let mut history = state.pose_history.clone();
+    let rules = world.rules();
+    let mut tick = state.tick;
+    c.bench_function("pose_history/record", |b| {
+        b.iter(|| {
+            tick += 1;
+            history.record(
+                tick,
+                black_box(&state.players),
+                rules.pushbox_radius,
+                rules.pose_history_ticks,
+            );
+        })
+    });
+}
+
+criterion_group!(benches, step, snapshot, rollback_frame, rail);
 criterion_main!(benches);

@@ -83,6 +83,10 @@ impl Bot {
                 cmd.buttons |= buttons::MELEE;
             } else if rail_ready && rng.below(8) == 0 {
                 cmd.buttons |= buttons::RAIL;
+                // Any view, as a remote peer may send: now, within the pose window, beyond
+                // it, or "from the future" — the simulation must take every one.
+                cmd.view_ticks = rng.below(20) as u8;
+                cmd.view_frac = rng.below(256) as u8;
             } else if rng.below(4) != 0 {
                 cmd.buttons |= buttons::SHOOT;
             }

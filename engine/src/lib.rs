@@ -36,6 +36,8 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+#[doc(hidden)]
+pub mod bench_support;
 mod bot;
 mod error;
 mod event;

@@ -138,7 +138,7 @@ impl PoseHistory {
 
     /// Records every player's pose at time `now`, marking a discontinuity where the player was
     /// respawned or moved more than one tile on an axis since time `now − 1`.
-    pub(crate) fn record(&mut self, now: Tick, players: &[Player], radius: Fx, window: u8) {
+    pub fn record(&mut self, now: Tick, players: &[Player], radius: Fx, window: u8) {
         let depth = PoseHistory::depth(window);
         let now = u64::from(now);
         for (i, p) in players.iter().enumerate() {

@@ -1,0 +1,92 @@
+//! The rollback frame through GGRS, beside GGRS's own cost with a trivial state.
+//!
+//! - `synctest_frame/engine/N`: one frame of a GGRS sync test (check distance 7: every frame
+//!   loads the state 7 frames back and re-simulates 7 frames, saving and hashing each) with
+//!   our driver, 2 players and N projectiles — the workload bevy_ggrs is measured with.
+//! - `synctest_frame/ggrs_u64`: the same GGRS session and check distance with a `u64` as the
+//!   whole game state: what GGRS itself costs per frame.
+
+use client::synctest::SyncTester;
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use engine::bench_support::loaded_world;
+use engine::{Rules, WireInput};
+use ggrs::{Config, GgrsRequest, PlayerType, SessionBuilder, SyncTestSession};
+use std::hint::black_box;
+
+const CHECK_DISTANCE: usize = 7;
+
+struct Trivial;
+
+impl Config for Trivial {
+    type Input = u8;
+    type InputPredictor = ggrs::PredictRepeatLast;
+    type State = u64;
+    type Address = std::net::SocketAddr;
+}
+
+fn trivial_session() -> SyncTestSession<Trivial> {
+    SessionBuilder::<Trivial>::new()
+        .with_num_players(2)
+        .map(|b| {
+            b.with_check_distance(CHECK_DISTANCE)
+                .with_max_prediction_window(CHECK_DISTANCE + 1)
+        })
+        .and_then(|b| b.add_player(PlayerType::Local, 0))
+        .and_then(|b| b.add_player(PlayerType::Local, 1))
+        .expect("session builder")
+        .start_synctest_session()
+        .expect("sync test session")
+}
+
+fn trivial_frame(session: &mut SyncTestSession<Trivial>, state: &mut u64) {
+    session.add_local_input(0, 1).expect("input");
+    session.add_local_input(1, 2).expect("input");
+    for request in session.advance_frame().expect("advance") {
+        match request {
+            GgrsRequest::SaveGameState { cell, frame } => {
+                cell.save(frame, Some(*state), Some(u128::from(*state)));
+            }
+            GgrsRequest::LoadGameState { cell, .. } => *state = cell.load().expect("saved"),
+            GgrsRequest::AdvanceFrame { inputs } => {
+                *state = state.wrapping_add(u64::from(inputs[0].0) + u64::from(inputs[1].0));
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("synctest_frame");
+    let mut session = trivial_session();
+    let mut state = 0u64;
+    for _ in 0..CHECK_DISTANCE + 2 {
+        trivial_frame(&mut session, &mut state);
+    }
+    group.bench_function("ggrs_u64", |b| {
+        b.iter(|| trivial_frame(&mut session, black_box(&mut state)))
+    });
+    let idle = [WireInput::default(); 2];
+    for n in [32usize, 1024] {
+        let world = loaded_world(n, Rules::default().pose_history_ticks);
+        group.bench_function(BenchmarkId::new("engine", n), |b| {
+            // A fresh tester per frame measured keeps the load at n projectiles; warming up
+            // past the check distance puts GGRS in its steady state (setup is not timed).
+            b.iter_batched_ref(
+                || {
+                    let dump = std::env::temp_dir().join("duel-bench-synctest");
+                    let mut t = SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump)
+                        .expect("tester");
+                    for _ in 0..CHECK_DISTANCE + 2 {
+                        t.advance(&idle).expect("warm up");
+                    }
+                    t
+                },
+                |t| t.advance(black_box(&idle)).expect("frame"),
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
