@@ -130,6 +130,46 @@ pub enum Error {
         /// Its last tick.
         tick: Tick,
     },
+    /// A file that is not the kind of log expected (no magic, or another kind of log).
+    #[error("{}: not a {expected} ({found})", path.display())]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// The kind of log expected (`match log`, `hash log`).
+        expected: &'static str,
+        /// What it looks like instead.
+        found: String,
+    },
+    /// The rules recorded in a log's header do not parse or validate.
+    #[error("the rules recorded in the log header are invalid: {reason}")]
+    LogRules {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// Another writer holds the log (the match is still running, or being resumed).
+    #[error("{}: another process is writing this log (is the match still running?)", path.display())]
+    LogLocked {
+        /// The log.
+        path: PathBuf,
+    },
+    /// The log changed between reading it and reopening it to continue it.
+    #[error("{}: the log changed since it was read (last LSN {read_lsn} then, {now_lsn} now)", path.display())]
+    LogChanged {
+        /// The log.
+        path: PathBuf,
+        /// Its last LSN when read.
+        read_lsn: u64,
+        /// Its last LSN now.
+        now_lsn: u64,
+    },
+    /// A log that cannot be continued honestly (not a bot match, no bot seed, no stop tick).
+    #[error("{}: cannot resume: {reason}", path.display())]
+    LogNotResumable {
+        /// The log.
+        path: PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// A tick the caller expected in order arrived out of order.
     #[error("hash log: tick {got} written after tick {last}")]
     HashLogOrder {

@@ -11,6 +11,8 @@ use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod framing;
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("duel-logs-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -36,16 +38,31 @@ fn record(dir: &Path) -> PathBuf {
     path
 }
 
-/// Byte offsets of every record (walking the framing: len u32, lsn, prev, kind, payload, check).
+/// Bytes of a record's framing before its payload: len u32, lsn, prev, kind, prefix check.
+const PREFIX: usize = 25;
+
+/// Byte offsets of every record (walking the framing after the 8-byte magic: len u32, lsn,
+/// prev, kind, prefix check, payload, check).
 fn record_offsets(bytes: &[u8]) -> Vec<usize> {
     let mut offsets = Vec::new();
-    let mut at = 0;
+    let mut at = client::matchlog::LOG_MAGIC.len();
     while at + 4 <= bytes.len() {
         offsets.push(at);
         let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
-        at += 21 + len + 8;
+        at += PREFIX + len + 8;
     }
     offsets
+}
+
+/// Runs `f` on another thread and fails if it has not returned within a minute: a hang
+/// becomes a failure instead of a stuck test run (the bound is a watchdog, not a measurement).
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("returned (no hang)")
 }
 
 #[test]
@@ -69,7 +86,7 @@ fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
     let mut bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     let victim = offsets.len() / 2;
-    bytes[offsets[victim] + 30] ^= 0x01;
+    bytes[offsets[victim] + PREFIX + 9] ^= 0x01;
     std::fs::write(&path, &bytes).expect("write");
     match read_log(&path) {
         Err(Error::LogCorrupt {
