@@ -13,8 +13,8 @@ use client::synctest::{run_sync_test, SyncTest};
 use client::transport::{default_bind_for, resolve};
 use client::wire::Role;
 use client::{
-    dumps_next_to, load_rules, resume_bot_match, run_bot_match, run_net_peer, BotMatch, NetConfig,
-    NetPeer, NetRun,
+    dumps_next_to, load_rules, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
+    NetConfig, NetPeer, NetRun, Resume,
 };
 use engine::WorldSnapshot;
 use std::net::SocketAddr;
@@ -67,9 +67,10 @@ enum Command {
     Resume {
         /// The match log (it is continued in place).
         log: PathBuf,
-        /// Play on until this tick.
-        #[arg(long, default_value_t = 3600)]
-        ticks: u32,
+        /// Play on until this tick (default: where the original run was to stop, as its log
+        /// records).
+        #[arg(long)]
+        ticks: Option<u32>,
         /// Write a hash log of the ticks played after resuming.
         #[arg(long)]
         hash_log: Option<PathBuf>,
@@ -345,7 +346,13 @@ fn run() -> Result<ExitCode> {
             ticks,
             hash_log,
         } => {
-            let summary = resume_bot_match(&log, ticks, hash_log.as_deref())?;
+            let resumed = resume_logged_bot_match(&Resume {
+                log: log.clone(),
+                ticks,
+                hash_log,
+            })?;
+            println!("{}: {resumed}", log.display());
+            let summary = &resumed.played;
             println!(
                 "resumed: ticks={} round={} wins={:?} hash={:016x}",
                 summary.ticks, summary.round, summary.wins, summary.final_hash.combined
@@ -358,11 +365,8 @@ fn run() -> Result<ExitCode> {
         } => {
             let rules = rules.as_deref().map(|p| load_rules(Some(p))).transpose()?;
             let read = read_log(&log)?;
-            if read.torn_bytes > 0 {
-                println!(
-                    "torn tail: {} bytes after the last whole record ignored",
-                    read.torn_bytes
-                );
+            if let Some(tail) = read.tail_report() {
+                println!("{tail}");
             }
             let mut out = match &hash_log {
                 Some(p) => Some(client::hashlog::HashLogWriter::create(

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod framing;
+mod hashlogs;
+mod resume;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("duel-logs-{name}-{}", std::process::id()));
