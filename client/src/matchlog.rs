@@ -501,6 +501,9 @@ impl MatchLogWriter {
 impl Drop for MatchLogWriter {
     fn drop(&mut self) {
         let _ = self.out.flush();
+        // Release the lock now rather than when the last copy of the descriptor closes: a child
+        // process forked meanwhile (by another thread) holds a copy until it execs.
+        let _ = self.out.get_ref().unlock();
     }
 }
 
