@@ -5,7 +5,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
-use client::hashlog::{compare_logs, read_hash_log, LogComparison};
+use client::hashlog::{
+    compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
+};
 use client::matchlog::read_log;
 use client::netplay::open_link;
 use client::replay::verify_logging;
@@ -415,21 +417,62 @@ fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Resu
 }
 
 /// Prints where two hash logs diverge and, when both dump directories hold a snapshot of that
-/// tick (or the nearest later dumped tick), the fields that differ. Exit 0 if they agree, 2 if
-/// they diverge.
+/// tick (or the nearest later dumped tick), the fields that differ, and the ticks only one log
+/// holds. Exit 0 if they agree, 2 if they diverge; an error (exit 1) if they are not of the same
+/// match, have no tick in common, or agree but one has gaps inside the other's span.
 fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<ExitCode> {
-    let (la, lb) = (read_hash_log(a)?, read_hash_log(b)?);
-    let (tick, section) = match compare_logs(&la, &lb) {
-        LogComparison::Agree { common } => {
-            println!("no divergence: {common} common ticks agree");
-            return Ok(ExitCode::SUCCESS);
+    let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
+    for (path, log) in [(a, &la), (b, &lb)] {
+        if let Some((line, bytes)) = log.torn_line {
+            println!(
+                "{}: torn last line {line} ({bytes} bytes) ignored",
+                path.display()
+            );
         }
-        LogComparison::Diverge { tick, section } => (tick, section),
-    };
-    println!(
-        "first divergence at tick {tick}, section {}",
-        section.name()
+    }
+    let differences = header_differences(&la, &lb);
+    anyhow::ensure!(
+        differences.is_empty(),
+        "{} and {} are not logs of the same match: {}",
+        a.display(),
+        b.display(),
+        differences.join(", ")
     );
+    let cmp = compare_logs(&la.entries, &lb.entries);
+    let span = |log: &HashLog| match (log.entries.first(), log.entries.last()) {
+        (Some(f), Some(l)) => format!("ticks {}–{}", f.tick, l.tick),
+        _ => "no ticks".to_owned(),
+    };
+    anyhow::ensure!(
+        cmp.common > 0,
+        "no tick in common, nothing compared: {} holds {}, {} holds {}",
+        a.display(),
+        span(&la),
+        b.display(),
+        span(&lb)
+    );
+    for (path, only) in [(a, &cmp.only_in_a), (b, &cmp.only_in_b)] {
+        if !only.is_empty() {
+            println!("ticks only in {}: {}", path.display(), format_ranges(only));
+        }
+    }
+    let Some(Divergence { tick, section }) = cmp.divergence else {
+        println!("no divergence: {} common ticks agree", cmp.common);
+        // Ticks missing inside the other log's span leave part of the match unchecked.
+        let inside = |only: &[(u32, u32)], other: &HashLog| {
+            let (Some(f), Some(l)) = (other.entries.first(), other.entries.last()) else {
+                return false;
+            };
+            only.iter().any(|&(from, to)| to > f.tick && from < l.tick)
+        };
+        anyhow::ensure!(
+            !inside(&cmp.only_in_a, &lb) && !inside(&cmp.only_in_b, &la),
+            "the logs have gaps the other does not (listed above): ticks left unchecked"
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let section = section.map_or("combined (the section hashes agree)", |s| s.name());
+    println!("first divergence at tick {tick}, section {section}");
     let dumped = |dir: &Path| -> Vec<(u32, PathBuf)> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
