@@ -4,9 +4,9 @@
 //! machines are line-comparable.
 //!
 //! Every line ends in `\n`, so a last line without one was torn by a crash: readers report it
-//! and use the rest. Everything else is strict: a line that does not parse, whose combined hash
-//! is not the combination of its section hashes, or whose tick is not after the previous one is
-//! an error naming the line. The writer hands its lines to the OS at least once a second (they
+//! and use the rest. Everything else is strict: a line that does not parse or is not in the
+//! writer's exact form, whose combined hash is not the combination of its section hashes, or
+//! whose tick is not after the previous one is an error naming the line. The writer hands its lines to the OS at least once a second (they
 //! then survive the process being killed) and syncs the file to disk when closed.
 
 use crate::error::Error;
@@ -258,7 +258,8 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     Ok(log)
 }
 
-/// One data line: the tick and five hex hashes, the combined one the combination of the rest.
+/// One data line: the tick and five hex hashes, the combined one the combination of the rest,
+/// in exactly the form the writer gives them (so no two texts read as the same entry).
 fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     if fields.len() != 6 {
@@ -276,7 +277,15 @@ fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
             h[0], hash.combined
         ));
     }
-    Ok(HashLogEntry { tick, hash })
+    let entry = HashLogEntry { tick, hash };
+    if format!("{tick} {hash}") != line {
+        return Err(
+            "not in the writer's form (`tick` then five 16-digit lower-case hex \
+                    hashes, one space apart)"
+                .into(),
+        );
+    }
+    Ok(entry)
 }
 
 /// The first tick where two logs disagree.

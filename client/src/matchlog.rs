@@ -25,9 +25,10 @@
 //!
 //! - a *torn* tail: less than one record (its prefix checks out, the file ends before the
 //!   record does, or the file ends inside a prefix) — the writer died mid-write;
-//! - a *zero-filled* tail: nothing but zero bytes from the end of the last whole record (or
-//!   from inside the last record, check field included) to the end of the file — space the file
-//!   system allocated but whose data never reached the disk before a power loss.
+//! - a *zero-filled* tail: nothing but zero bytes from the end of the last whole record, or from
+//!   inside the next record's prefix, or from inside a record whose check field is zero, to the
+//!   end of the file — space the file system allocated but whose data never reached the disk
+//!   before a power loss.
 //!
 //! Anything else at the end (a damaged prefix followed by non-zero bytes) is an error: more than
 //! one partial record is never cut.
@@ -618,7 +619,9 @@ fn frame(rest: &[u8]) -> Frame<'_> {
             .expect("4 bytes"),
     );
     if prefix_check(&rest[..PREFIX_CHECKED]) != stated_prefix {
-        if all_zero(rest) {
+        // Zeros from inside the prefix to the end of the file: the prefix was never wholly
+        // written (the zero run of an unwritten block can start anywhere in it).
+        if all_zero(&rest[PREFIX_LEN - 1..]) {
             return Frame::Tail { zeroed: true };
         }
         return Frame::Bad {

@@ -226,6 +226,12 @@ fn a_zero_filled_tail_is_cut_like_a_torn_tail() {
     assert_eq!(log.valid_len as usize, victim);
     assert!(log.zeroed_tail);
     verify(&log, None).expect("what is left verifies");
+    // Zeros from inside a record's prefix.
+    let mut zeroed = bytes[..victim + 10].to_vec();
+    zeroed.resize(bytes.len(), 0);
+    std::fs::write(&path, &zeroed).expect("write");
+    let log = read_log(&path).expect("zeros from inside a prefix");
+    assert_eq!((log.valid_len as usize, log.zeroed_tail), (victim, true));
 }
 
 /// Contract: a file that is not a match log is named as such (no magic), a hash log is

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod framing;
+mod fuzz;
 mod hashlogs;
 mod resume;
 
