@@ -140,6 +140,14 @@ pub enum Error {
         /// What it looks like instead.
         found: String,
     },
+    /// A log longer than a reader accepts (it is not read into memory).
+    #[error("{}: longer than the {limit}-byte limit for this kind of log", path.display())]
+    LogTooLarge {
+        /// The log.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// The rules recorded in a log's header do not parse or validate.
     #[error("the rules recorded in the log header are invalid: {reason}")]
     LogRules {

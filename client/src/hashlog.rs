@@ -22,6 +22,8 @@ pub const COLUMNS: &str = "# tick combined players projectiles maze rest";
 pub const HASH_LOG_VERSION: u32 = 1;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
+/// Largest hash log read (a data line is 90 bytes: about two days of 60 Hz ticks).
+const MAX_HASH_LOG_BYTES: u64 = 1 << 30;
 /// Longest line a reader accepts (a data line is 90 bytes).
 const MAX_LINE: usize = 4096;
 /// Longest time a written line may stay in the buffer.
@@ -166,9 +168,10 @@ pub fn read_hash_log(path: &Path) -> Result<Vec<HashLogEntry>, Error> {
 ///
 /// # Errors
 /// [`Error::Io`]; [`Error::NotALog`] for a file that is not a hash log (a match log is named);
-/// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line.
+/// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line;
+/// [`Error::LogTooLarge`] over the limit.
 pub fn read_hash_log_file(path: &Path) -> Result<HashLog, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::matchlog::read_limited(path, MAX_HASH_LOG_BYTES)?;
     parse_hash_log(path, &bytes)
 }
 

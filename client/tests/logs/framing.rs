@@ -297,3 +297,20 @@ fn invalid_rules_in_a_log_are_named_as_the_logs_rules() {
     let replay = Replay::new(log).unwrap_err().to_string();
     assert!(replay.contains("log header"), "{replay}");
 }
+
+/// Contract: a log longer than its reader's limit is refused by its length, before anything is
+/// read into memory (a sparse file makes the test cheap).
+#[test]
+fn a_log_over_the_size_limit_is_refused_before_it_is_read() {
+    let dir = scratch("too-large");
+    let path = dir.join("huge.log");
+    let file = std::fs::File::create(&path).expect("create");
+    file.set_len((1 << 30) + 1).expect("sparse length");
+    let err = read_log(&path).unwrap_err();
+    assert!(
+        matches!(err, Error::LogTooLarge { limit, .. } if limit == 1 << 30),
+        "{err}"
+    );
+    let err = client::hashlog::read_hash_log_file(&path).unwrap_err();
+    assert!(matches!(err, Error::LogTooLarge { .. }), "{err}");
+}
