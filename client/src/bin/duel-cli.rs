@@ -374,8 +374,8 @@ fn run() -> Result<ExitCode> {
                 Some(p) => Some(client::hashlog::HashLogWriter::create(
                     p,
                     &format!(
-                        "seed={} rules={:016x} source=replay",
-                        read.header.match_seed, read.header.rules_hash
+                        "seed={} rules={:016x} players={} source=replay",
+                        read.header.match_seed, read.header.rules_hash, read.header.players
                     ),
                 )?),
                 None => None,

@@ -39,8 +39,8 @@
 //! - Records go through a buffer handed to the OS at least once a second, at every checkpoint
 //!   and on exit. What the OS holds survives the process being killed (even `kill -9`): a killed
 //!   match loses at most the last second of ticks, and its log ends at most in a torn tail.
-//! - The file is `fsync`ed (data) when it is created, at every checkpoint, when a resume cuts a
-//!   tail and at the end record. A power loss or OS crash loses at most what was written since
+//! - The file is `fsync`ed (data) when it is created (its directory entry too, on Unix), at
+//!   every checkpoint, when a resume cuts a tail and at the end record. A power loss or OS crash loses at most what was written since
 //!   the last checkpoint (5 s of ticks at the default) — the log then ends in a torn or
 //!   zero-filled tail, both read as above.
 //! - The writer holds an exclusive lock on the file (`File::try_lock`, advisory: `flock` on

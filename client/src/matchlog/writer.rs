@@ -34,6 +34,24 @@ fn open_locked(path: &Path, create: bool) -> Result<File, Error> {
     }
 }
 
+/// Syncs the directory holding `path`, so a power loss cannot take the new file's name away
+/// with it (Unix; elsewhere the file system does not let a directory be opened for this).
+fn sync_directory_of(path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| Error::io(dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 /// Appends records to a match log. Holds the file's exclusive lock while it lives.
 #[derive(Debug)]
 pub struct MatchLogWriter {
@@ -49,8 +67,8 @@ pub struct MatchLogWriter {
 }
 
 impl MatchLogWriter {
-    /// Creates `path` (truncating it) with the magic, the header and the checkpoint of `world`,
-    /// and syncs it to disk.
+    /// Creates `path` (truncating it once the lock is held) with the magic, the header and the
+    /// checkpoint of `world`, and syncs it and its directory entry to disk.
     ///
     /// # Errors
     /// [`Error::LogLocked`] if another writer holds the file; [`Error::Io`].
@@ -80,6 +98,7 @@ impl MatchLogWriter {
             snapshot: world.state().to_bytes(),
         })?;
         w.sync()?;
+        sync_directory_of(path)?;
         Ok(w)
     }
 
