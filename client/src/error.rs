@@ -87,7 +87,7 @@ pub enum Error {
         path: PathBuf,
         /// Byte offset of the record.
         offset: u64,
-        /// The LSN the record claims.
+        /// The LSN the record claims (the one expected there when its prefix is damaged).
         lsn: u64,
         /// What is wrong.
         reason: String,

@@ -368,7 +368,7 @@ fn run() -> Result<ExitCode> {
             let rules = rules.as_deref().map(|p| load_rules(Some(p))).transpose()?;
             let read = read_log(&log)?;
             if let Some(tail) = read.tail_report() {
-                println!("{tail}");
+                println!("{tail}, not verified");
             }
             let mut out = match &hash_log {
                 Some(p) => Some(client::hashlog::HashLogWriter::create(

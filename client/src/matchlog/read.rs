@@ -68,7 +68,7 @@ impl MatchLog {
                 "torn tail (a record cut short: the writer died mid-write)"
             };
             format!(
-                "{what}: {} bytes after byte {} (LSN {}, tick {}) ignored",
+                "{what}: {} bytes after byte {} (LSN {}, tick {})",
                 self.torn_bytes,
                 self.valid_len,
                 self.last_lsn,
@@ -123,8 +123,8 @@ enum Frame<'a> {
     },
     /// The end of the log: a torn or zero-filled tail (`zeroed`).
     Tail { zeroed: bool },
-    /// A damaged record.
-    Bad { lsn: u64, reason: String },
+    /// A damaged record, with its LSN when its prefix can be trusted.
+    Bad { lsn: Option<u64>, reason: String },
 }
 
 /// Frames the record at the start of `rest` (the rest of the file), trusting nothing before
@@ -152,17 +152,17 @@ fn frame(rest: &[u8]) -> Frame<'_> {
             return Frame::Tail { zeroed: true };
         }
         return Frame::Bad {
-            lsn,
+            lsn: None,
             reason: format!(
-                "record prefix check mismatch: its length ({len}), LSN and kind cannot be \
-                 trusted, and {} bytes follow",
+                "record prefix check mismatch: its length ({len}), LSN ({lsn}) and kind cannot \
+                 be trusted, and {} bytes follow",
                 rest.len()
             ),
         };
     }
     if len > MAX_PAYLOAD {
         return Frame::Bad {
-            lsn,
+            lsn: Some(lsn),
             reason: format!("record declares {len} bytes, more than the limit {MAX_PAYLOAD}"),
         };
     }
@@ -179,7 +179,7 @@ fn frame(rest: &[u8]) -> Frame<'_> {
             return Frame::Tail { zeroed: true };
         }
         return Frame::Bad {
-            lsn,
+            lsn: Some(lsn),
             reason: "checksum mismatch".into(),
         };
     }
@@ -261,7 +261,11 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 tail = Some(zeroed);
                 break;
             }
-            Frame::Bad { lsn, reason } => return Err(corrupt(offset, lsn, reason)),
+            Frame::Bad { lsn, reason } => {
+                // An untrusted prefix is named by the LSN expected there.
+                let lsn = lsn.unwrap_or(last_lsn.saturating_add(1));
+                return Err(corrupt(offset, lsn, reason));
+            }
         };
         if prev != last_lsn || Some(lsn) != last_lsn.checked_add(1) {
             return Err(corrupt(

@@ -58,8 +58,9 @@ fn a_flipped_bit_in_a_length_field_is_corruption_not_a_torn_tail() {
     let mut bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     let victim = offsets.len() / 3;
-    for bit in [17, 3] {
-        // A longer length (past the end of the file) and a shorter one.
+    for bit in [17, 3, 37] {
+        // A longer length (past the end of the file), a shorter one, and an LSN off by 32
+        // (the error names the LSN expected there, not the damaged one).
         let mut damaged = bytes.clone();
         damaged[offsets[victim] + bit / 8] ^= 1 << (bit % 8);
         std::fs::write(&path, &damaged).expect("write");
