@@ -198,8 +198,9 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let cut = log.tail_report();
     let resumed_at = log.last_tick();
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
+    // Re-simulate before touching the file: a log that does not replay is left as it is.
+    let world = recover(log.clone())?;
     let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
-    let world = recover(log)?;
     let hash_log = match &spec.hash_log {
         Some(p) => Some(HashLogWriter::create(p, &description)?),
         None => None,

@@ -98,9 +98,8 @@ fn a_flipped_bit_in_a_length_field_is_corruption_not_a_torn_tail() {
         .output()
         .expect("resume");
     assert!(!resume.status.success(), "resume must refuse");
-    assert_eq!(
-        std::fs::read(&path).expect("read"),
-        bytes,
+    assert!(
+        std::fs::read(&path).expect("read") == bytes,
         "nothing was cut"
     );
 }

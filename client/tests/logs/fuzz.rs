@@ -11,7 +11,7 @@
 //!   that reads and whose data lines changed is told apart from the original by `desync`'s
 //!   comparison (header fields, common ticks, gaps).
 
-use super::{record_offsets, within_a_minute, PREFIX};
+use super::{frame, record_offsets, within_a_minute, PREFIX};
 use client::hashlog::{compare_logs, header_differences, read_hash_log_file, HashLog};
 use client::matchlog::{read_log, MatchLog, LOG_MAGIC};
 use client::replay::{recover, verify, Replay};
@@ -55,25 +55,6 @@ fn case_file(ext: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("duel-logs-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     dir.join(format!("{}.{ext}", N.fetch_add(1, Ordering::Relaxed)))
-}
-
-fn xxh3(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
-/// Frames a record as the writer does: prefix with its check, payload, checksum.
-fn frame(lsn: u64, kind: u8, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(PREFIX + payload.len() + 8);
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&lsn.to_le_bytes());
-    out.extend_from_slice(&(lsn - 1).to_le_bytes());
-    out.push(kind);
-    let prefix = xxh3(&out) as u32;
-    out.extend_from_slice(&prefix.to_le_bytes());
-    out.extend_from_slice(payload);
-    let check = xxh3(&out);
-    out.extend_from_slice(&check.to_le_bytes());
-    out
 }
 
 #[derive(Debug, Clone)]

@@ -57,6 +57,25 @@ fn record_offsets(bytes: &[u8]) -> Vec<usize> {
     offsets
 }
 
+fn xxh3(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Frames a record as the writer does: prefix with its check, payload, checksum.
+fn frame(lsn: u64, kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(PREFIX + payload.len() + 8);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&lsn.to_le_bytes());
+    out.extend_from_slice(&(lsn - 1).to_le_bytes());
+    out.push(kind);
+    let prefix = xxh3(&out) as u32;
+    out.extend_from_slice(&prefix.to_le_bytes());
+    out.extend_from_slice(payload);
+    let check = xxh3(&out);
+    out.extend_from_slice(&check.to_le_bytes());
+    out
+}
+
 /// Runs `f` on another thread and fails if it has not returned within a minute: a hang
 /// becomes a failure instead of a stuck test run (the bound is a watchdog, not a measurement).
 fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
