@@ -319,6 +319,21 @@ impl LogComparison {
     pub fn identical(&self) -> bool {
         self.divergence.is_none() && self.only_in_a.is_empty() && self.only_in_b.is_empty()
     }
+
+    /// Whether a tick only one log holds lies inside the other log's span: a line missing
+    /// from the middle of a log, which leaves that tick unchecked (rather than one log simply
+    /// starting later or ending earlier). `a` and `b` are the entries compared.
+    #[must_use]
+    pub fn has_gaps(&self, a: &[HashLogEntry], b: &[HashLogEntry]) -> bool {
+        let inside =
+            |only: &[(Tick, Tick)], other: &[HashLogEntry]| match (other.first(), other.last()) {
+                (Some(first), Some(last)) => only
+                    .iter()
+                    .any(|&(from, to)| to > first.tick && from < last.tick),
+                _ => false,
+            };
+        inside(&self.only_in_a, b) || inside(&self.only_in_b, a)
+    }
 }
 
 /// Compares two logs' entries (each with strictly increasing ticks, as read): every common tick
