@@ -261,30 +261,36 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     Ok(log)
 }
 
-/// One data line: the tick and five hex hashes, the combined one the combination of the rest,
-/// in exactly the form the writer gives them (so no two texts read as the same entry).
+/// One data line: the tick, the combined hash and one hash per section (in [`Section::ALL`]
+/// order), all hex; the combined one the combination of the rest, in exactly the form the
+/// writer gives them (so no two texts read as the same entry).
 fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() != 6 {
-        return Err(format!("expected 6 fields, found {}", fields.len()));
+    let expected = 2 + Section::ALL.len();
+    if fields.len() != expected {
+        return Err(format!(
+            "expected {expected} fields, found {}",
+            fields.len()
+        ));
     }
     let tick = fields[0].parse().map_err(|e| format!("tick: {e}"))?;
-    let mut h = [0u64; 5];
+    let mut h = [0u64; 1 + Section::ALL.len()];
     for (slot, text) in h.iter_mut().zip(&fields[1..]) {
         *slot = u64::from_str_radix(text, 16).map_err(|e| format!("hash `{text}`: {e}"))?;
     }
-    let hash = StateHash::from_sections(h[1], h[2], h[3], h[4]);
-    if hash.combined != h[0] {
+    let [combined, sections @ ..] = h;
+    let hash = StateHash::from_sections(sections);
+    if hash.combined != combined {
         return Err(format!(
-            "combined hash {:016x} is not the combination of its sections ({:016x})",
-            h[0], hash.combined
+            "combined hash {combined:016x} is not the combination of its sections ({:016x})",
+            hash.combined
         ));
     }
     let entry = HashLogEntry { tick, hash };
     if format!("{tick} {hash}") != line {
         return Err(
-            "not in the writer's form (`tick` then five 16-digit lower-case hex \
-                    hashes, one space apart)"
+            "not in the writer's form (`tick` then 16-digit lower-case hex hashes, one space \
+             apart)"
                 .into(),
         );
     }

@@ -18,6 +18,7 @@ pub mod netplay;
 mod netrun;
 pub mod pacing;
 pub mod peer_logs;
+pub mod remote_view;
 pub mod replay;
 mod rules_file;
 pub mod socket;

@@ -78,8 +78,11 @@ impl Bot {
             }
             let rules = world.rules();
             let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
+            let rail_ready = me.rail_charges > 0 && me.rail_cooldown == 0;
             if close && rng.below(3) == 0 {
                 cmd.buttons |= buttons::MELEE;
+            } else if rail_ready && rng.below(8) == 0 {
+                cmd.buttons |= buttons::RAIL;
             } else if rng.below(4) != 0 {
                 cmd.buttons |= buttons::SHOOT;
             }

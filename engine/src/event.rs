@@ -7,6 +7,7 @@
 
 use crate::player::PlayerId;
 use crate::projectile::ProjectileId;
+use crate::rail::ShotRecord;
 use crate::Tick;
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,8 @@ pub enum HitSource {
     Projectile(ProjectileId),
     /// A melee swing.
     Melee,
+    /// A rail shot (one per shooter per tick: the event's tick and attacker identify it).
+    Rail,
 }
 
 /// The kinds of event a step can emit.
@@ -116,6 +119,9 @@ pub enum EventKind {
         /// The winner.
         winner: PlayerId,
     },
+    /// A rail shot was fired and resolved: the full shot record. Its identity is the tick and
+    /// the shooter (a player fires at most one rail shot per tick).
+    RailShot(ShotRecord),
 }
 
 /// One event: its tick and what happened.
@@ -159,6 +165,7 @@ impl Event {
                 let via = match source {
                     HitSource::Projectile(id) => id,
                     HitSource::Melee => u32::MAX,
+                    HitSource::Rail => u32::MAX - 1,
                 };
                 (3, u32::from(attacker) << 8 | u32::from(victim), via)
             }
@@ -175,6 +182,7 @@ impl Event {
             K::FightStarted { round } => (12, u32::from(round), 0),
             K::RoundWon { round, .. } => (13, u32::from(round), 0),
             K::MatchWon { winner } => (14, u32::from(winner), 0),
+            K::RailShot(shot) => (15, u32::from(shot.shooter), 0),
         };
         EventKey {
             tick: self.tick,

@@ -9,6 +9,7 @@
 use crate::fx::FxVec;
 use crate::maze::Maze;
 use crate::player::{Player, PlayerStats, MAX_PLAYERS};
+use crate::pose_history::{PoseHistory, PoseSample};
 use crate::projectile::Projectile;
 use crate::round::RoundState;
 use crate::snapshot::WorldSnapshot;
@@ -25,16 +26,19 @@ pub enum Section {
     Projectiles,
     /// `maze`.
     Maze,
+    /// `pose_history`.
+    History,
     /// Everything else: tick, rules hash, seed, RNG, id counter, round state.
     Rest,
 }
 
 impl Section {
     /// All sections, in the order they are combined.
-    pub const ALL: [Section; 4] = [
+    pub const ALL: [Section; 5] = [
         Section::Players,
         Section::Projectiles,
         Section::Maze,
+        Section::History,
         Section::Rest,
     ];
 
@@ -45,6 +49,7 @@ impl Section {
             Section::Players => "players",
             Section::Projectiles => "projectiles",
             Section::Maze => "maze",
+            Section::History => "history",
             Section::Rest => "rest",
         }
     }
@@ -53,7 +58,7 @@ impl Section {
 /// The hash of a state: the combined value and one per section.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StateHash {
-    /// xxh3 of the four section hashes (little-endian, in [`Section::ALL`] order).
+    /// xxh3 of the five section hashes (little-endian, in [`Section::ALL`] order).
     pub combined: u64,
     /// xxh3 of the canonical encoding of `players`.
     pub players: u64,
@@ -61,6 +66,8 @@ pub struct StateHash {
     pub projectiles: u64,
     /// xxh3 of the canonical encoding of `maze`.
     pub maze: u64,
+    /// xxh3 of the canonical encoding of `pose_history`.
+    pub history: u64,
     /// xxh3 of the canonical encoding of every other field.
     pub rest: u64,
 }
@@ -73,6 +80,7 @@ impl StateHash {
             Section::Players => self.players,
             Section::Projectiles => self.projectiles,
             Section::Maze => self.maze,
+            Section::History => self.history,
             Section::Rest => self.rest,
         }
     }
@@ -85,21 +93,20 @@ impl StateHash {
             .find(|&s| self.section(s) != other.section(s))
     }
 
-    /// Combines four section hashes.
+    /// Combines the section hashes, given in [`Section::ALL`] order.
     #[must_use]
-    pub fn from_sections(players: u64, projectiles: u64, maze: u64, rest: u64) -> StateHash {
-        let mut bytes = [0u8; 32];
-        for (chunk, h) in bytes
-            .chunks_exact_mut(8)
-            .zip([players, projectiles, maze, rest])
-        {
+    pub fn from_sections(sections: [u64; 5]) -> StateHash {
+        let mut bytes = [0u8; 40];
+        for (chunk, h) in bytes.chunks_exact_mut(8).zip(sections) {
             chunk.copy_from_slice(&h.to_le_bytes());
         }
+        let [players, projectiles, maze, history, rest] = sections;
         StateHash {
             combined: xxh3_64(&bytes),
             players,
             projectiles,
             maze,
+            history,
             rest,
         }
     }
@@ -112,13 +119,14 @@ impl StateHash {
 }
 
 impl fmt::Display for StateHash {
-    /// `combined players projectiles maze rest`, each as 16 hex digits: the hash-log format.
+    /// `combined players projectiles maze history rest`, each as 16 hex digits: the hash-log
+    /// format.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:016x} {:016x} {:016x} {:016x} {:016x}",
-            self.combined, self.players, self.projectiles, self.maze, self.rest
-        )
+        write!(f, "{:016x}", self.combined)?;
+        for section in Section::ALL {
+            write!(f, " {:016x}", self.section(section))?;
+        }
+        Ok(())
     }
 }
 
@@ -176,7 +184,9 @@ impl<'a> Le<'a> {
 // hash runs every tick and bincode's per-field calls cost several times more.
 
 /// Bytes of one player in the canonical encoding.
-const PLAYER_LEN: usize = 57;
+const PLAYER_LEN: usize = 62;
+/// Bytes of one pose sample in the canonical encoding.
+const POSE_LEN: usize = 17;
 /// Bytes of one projectile in the canonical encoding.
 const PROJECTILE_LEN: usize = 27;
 
@@ -195,6 +205,9 @@ fn encode_player(p: &Player, w: &mut Le<'_>) {
         reload_timer,
         prev_buttons,
         melee_hits,
+        rail_charges,
+        rail_cooldown,
+        rail_recharge,
         stats: PlayerStats {
             damage_dealt,
             kos,
@@ -214,6 +227,9 @@ fn encode_player(p: &Player, w: &mut Le<'_>) {
     w.u16(reload_timer);
     w.u8(prev_buttons);
     w.u8(melee_hits);
+    w.u8(rail_charges);
+    w.u16(rail_cooldown);
+    w.u16(rail_recharge);
     w.u32(damage_dealt);
     w.u32(kos);
     w.u32(shots);
@@ -262,6 +278,31 @@ fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
         let mut w = Le::new(&mut buf);
         for p in chunk {
             encode_projectile(p, &mut w);
+        }
+        hasher.update(w.written());
+    }
+    hasher.digest()
+}
+
+/// The pose history, streamed in chunks (its length is `players × (window + 1)`).
+fn hash_history(history: &PoseHistory) -> u64 {
+    const PER_CHUNK: usize = 64;
+    let mut hasher = Xxh3::new();
+    hasher.update(&(history.samples.len() as u64).to_le_bytes());
+    let mut buf = [0u8; POSE_LEN * PER_CHUNK];
+    for chunk in history.samples.chunks(PER_CHUNK) {
+        let mut w = Le::new(&mut buf);
+        for s in chunk {
+            let PoseSample {
+                pos,
+                radius,
+                generation,
+                flags,
+            } = *s;
+            w.vec(pos);
+            w.bytes(radius.to_bits().to_le_bytes());
+            w.u32(generation);
+            w.u8(flags);
         }
         hasher.update(w.written());
     }
@@ -337,13 +378,15 @@ impl WorldSnapshot {
             players,
             projectiles,
             maze: _,
+            pose_history,
         } = self;
-        StateHash::from_sections(
+        StateHash::from_sections([
             hash_players(players),
             hash_projectiles(projectiles),
             maze,
+            hash_history(pose_history),
             hash_rest(self),
-        )
+        ])
     }
 
     /// The state hash of this snapshot, every section computed afresh.
@@ -404,6 +447,7 @@ mod tests {
                 bincode_hash(&s.projectiles)
             );
             assert_eq!(hash_maze(&s.maze), bincode_hash(&s.maze));
+            assert_eq!(hash_history(&s.pose_history), bincode_hash(&s.pose_history));
             assert_eq!(hash_rest(s), bincode_hash(&rest));
             checked += 1;
         }

@@ -1,10 +1,13 @@
 //! `InputCmd`: what a player *wants* on one tick — never what happened.
 //!
-//! An input carries button bits and a stick direction. Positions, hits and damage are computed by
-//! `World::step` from the rules; a peer cannot send a result, only an intent. Inputs come from
-//! the network, so every value is sanitized before use: unknown button bits are dropped and the
-//! stick is clamped to `-127..=127` per axis. Sanitizing is a pure function of the input, so a
-//! hostile value can neither crash the simulation nor make two peers disagree.
+//! An input carries button bits, a stick direction and the shooter's *view*: how far in the
+//! past the player was looking when the input was made (see [`InputCmd::view_ticks`]).
+//! Positions, hits and damage are computed by `World::step` from the rules; a peer cannot send
+//! a result, only an intent. Inputs come from the network, so every value is sanitized before
+//! use: unknown button bits are dropped and the stick is clamped to `-127..=127` per axis; a
+//! view of any value is a request the simulation clamps to its history window and records.
+//! Sanitizing is a pure function of the input, so a hostile value can neither crash the
+//! simulation nor make two peers disagree.
 
 use crate::Tick;
 use serde::{Deserialize, Serialize};
@@ -17,8 +20,11 @@ pub mod buttons {
     pub const MELEE: u8 = 1 << 1;
     /// Start reloading before the magazine is empty (on the press).
     pub const RELOAD: u8 = 1 << 2;
+    /// Fire the rail, the hitscan weapon, along the aim (on the press). The shot is judged
+    /// against the targets' poses at the input's view time (lag compensation).
+    pub const RAIL: u8 = 1 << 3;
     /// Every bit the game knows; the rest are cleared by sanitizing.
-    pub const KNOWN: u8 = SHOOT | MELEE | RELOAD;
+    pub const KNOWN: u8 = SHOOT | MELEE | RELOAD | RAIL;
 }
 
 /// Largest stick magnitude on one axis.
@@ -35,6 +41,13 @@ pub struct InputCmd {
     pub move_x: i8,
     /// Stick y in `-127..=127` (−128 is clamped); down is positive.
     pub move_y: i8,
+    /// Whole ticks back from the input's own tick to what the player was looking at: the
+    /// shooter viewed time `tick − view_ticks + view_frac / 256`. Only a rail shot reads it.
+    /// Any value is safe: the simulation clamps it to its pose history (too old) or to the
+    /// present (a view "from the future") and records which happened.
+    pub view_ticks: u8,
+    /// Sub-tick part of the view, in 1/256 of a tick, forward from `tick − view_ticks`.
+    pub view_frac: u8,
 }
 
 impl InputCmd {
@@ -46,17 +59,20 @@ impl InputCmd {
             buttons: 0,
             move_x: 0,
             move_y: 0,
+            view_ticks: 0,
+            view_frac: 0,
         }
     }
 
-    /// The input with unknown button bits cleared and the stick clamped to `-127..=127`.
+    /// The input with unknown button bits cleared and the stick clamped to `-127..=127`. The
+    /// view is kept as sent: every value is a valid request (see [`InputCmd::view_ticks`]).
     #[must_use]
     pub fn sanitized(self) -> InputCmd {
         InputCmd {
-            tick: self.tick,
             buttons: self.buttons & buttons::KNOWN,
             move_x: self.move_x.max(-STICK_MAX),
             move_y: self.move_y.max(-STICK_MAX),
+            ..self
         }
     }
 
@@ -73,11 +89,13 @@ impl InputCmd {
             buttons: self.buttons,
             move_x: self.move_x,
             move_y: self.move_y,
+            view_ticks: self.view_ticks,
+            view_frac: self.view_frac,
         }
     }
 }
 
-/// The compact form of an [`InputCmd`] that crosses the network: 3 bytes. The tick is implied by
+/// The compact form of an [`InputCmd`] that crosses the network: 5 bytes. The tick is implied by
 /// the frame it is sent for. `Default` is "no input", which is also what a disconnected player
 /// sends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +106,10 @@ pub struct WireInput {
     pub move_x: i8,
     /// Stick y.
     pub move_y: i8,
+    /// View, whole ticks back (see [`InputCmd::view_ticks`]).
+    pub view_ticks: u8,
+    /// View, 1/256 tick forward from there.
+    pub view_frac: u8,
 }
 
 impl WireInput {
@@ -99,6 +121,8 @@ impl WireInput {
             buttons: self.buttons,
             move_x: self.move_x,
             move_y: self.move_y,
+            view_ticks: self.view_ticks,
+            view_frac: self.view_frac,
         }
     }
 }
@@ -114,9 +138,12 @@ mod tests {
             buttons: 0xFF,
             move_x: i8::MIN,
             move_y: i8::MIN,
+            view_ticks: u8::MAX,
+            view_frac: u8::MAX,
         };
         let clean = hostile.sanitized();
         assert_eq!(clean.buttons, buttons::KNOWN);
+        assert_eq!((clean.view_ticks, clean.view_frac), (255, 255));
         assert_eq!((clean.move_x, clean.move_y), (-127, -127));
         assert_eq!(clean.tick, 9);
         assert_eq!(clean.sanitized(), clean, "sanitizing is idempotent");
@@ -129,11 +156,13 @@ mod tests {
             buttons: buttons::SHOOT,
             move_x: -5,
             move_y: 100,
+            view_ticks: 7,
+            view_frac: 128,
         };
         assert_eq!(cmd.to_wire().at(77), cmd);
         assert_eq!(
             bincode::serialize(&cmd.to_wire()).expect("encodes").len(),
-            3
+            5
         );
     }
 }

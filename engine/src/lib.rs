@@ -20,13 +20,13 @@
 //! let mut world = World::new(Rules::default(), 42, 2)?;
 //! let rollback_point = world.snapshot();
 //! for tick in 0..120 {
-//!     let shoot = InputCmd { tick, buttons: buttons::SHOOT, move_x: 127, move_y: 0 };
+//!     let shoot = InputCmd { buttons: buttons::SHOOT, move_x: 127, ..InputCmd::idle(tick) };
 //!     world.step(&[shoot, InputCmd::idle(tick)])?;
 //! }
 //! // Roll back: a fresh world restored from the snapshot replays to the same state.
 //! let mut replay = World::from_snapshot(Rules::default(), &rollback_point)?;
 //! for tick in 0..120 {
-//!     let shoot = InputCmd { tick, buttons: buttons::SHOOT, move_x: 127, move_y: 0 };
+//!     let shoot = InputCmd { buttons: buttons::SHOOT, move_x: 127, ..InputCmd::idle(tick) };
 //!     replay.step(&[shoot, InputCmd::idle(tick)])?;
 //! }
 //! assert_eq!(replay.state_hash(), world.state_hash());
@@ -47,7 +47,9 @@ mod input;
 mod maze;
 mod movement;
 mod player;
+mod pose_history;
 mod projectile;
+mod rail;
 mod rng;
 mod round;
 mod rules;
@@ -73,7 +75,11 @@ pub use history::{InputBuffer, StateHistory, TickInputs, TickRing};
 pub use input::{buttons, InputCmd, WireInput, STICK_MAX};
 pub use maze::{Maze, Tile};
 pub use player::{Action, Player, PlayerId, PlayerStats, MAX_PLAYERS};
+pub use pose_history::{
+    lerp_fx, pose_flags, PoseHistory, PoseSample, RewoundPose, ViewClamp, ViewTime, VIEW_FRAC_UNITS,
+};
 pub use projectile::{Projectile, ProjectileId};
+pub use rail::{ShotOutcome, ShotRecord, ShotTarget};
 pub use rng::{splitmix64, DetRng};
 pub use round::{RoundPhase, RoundState};
 pub use rules::Rules;

@@ -227,6 +227,13 @@ impl Maze {
         count
     }
 
+    /// Whether the segment from `from` to `to` crosses no solid tile (the same grid walk the
+    /// projectiles and the rail use). Tools and bots ask this; the step never does.
+    #[must_use]
+    pub fn line_of_sight(&self, from: FxVec, to: FxVec) -> bool {
+        crate::geom::segment_grid_toi(self, from, to - from).is_none()
+    }
+
     /// Whether a player box centred at `pos` with half-side `r` overlaps a solid tile. A state
     /// reached by stepping never has a player in a wall; tests check it.
     #[must_use]

@@ -80,6 +80,12 @@ pub struct Player {
     pub prev_buttons: u8,
     /// Bit per player already hit by the current swing, so one swing hits each at most once.
     pub melee_hits: u8,
+    /// Rail charges left.
+    pub rail_charges: u8,
+    /// Ticks until the next rail shot is allowed.
+    pub rail_cooldown: u16,
+    /// Ticks until the next rail charge is regained (0: full, nothing to regain).
+    pub rail_recharge: u16,
     /// Match totals.
     pub stats: PlayerStats,
 }

@@ -250,6 +250,25 @@ define_rules! {
     round_time_limit: u32 = 3600, [60, 216_000];
     /// Most projectiles alive at once; a shot beyond it is refused and costs no ammo.
     max_projectiles: u16 = 4096, [1, 8192];
+    /// Damage a rail (hitscan) hit deals.
+    rail_damage: u16 = 30, [0, 10000];
+    /// Hitstun a rail hit causes, in ticks.
+    rail_hitstun: u16 = 10, [0, 240];
+    /// Speed a rail hit knocks the victim back with.
+    rail_knockback: Fx = lit("0.12"), [lit("0"), lit("0.45")];
+    /// Length of the rail's ray from the shooter's centre.
+    rail_range: Fx = lit("24"), [lit("1"), lit("62")];
+    /// Ticks between two rail shots.
+    rail_cooldown: u16 = 45, [1, 600];
+    /// Rail charges when full; a shot spends one when it is accepted, hit or miss.
+    rail_charges: u8 = 2, [1, 9];
+    /// Ticks to regain one rail charge while not full.
+    rail_recharge_ticks: u16 = 240, [1, 3600];
+    /// How far back a rail shot may look, in ticks (12 = 200 ms): the snapshot keeps this many
+    /// ticks (+ the present) of every player's hitbox pose, and an older view is clamped to
+    /// the oldest pose kept. A longer window accepts older views but lets a victim be hit for
+    /// longer after reaching cover on its own screen.
+    pose_history_ticks: u8 = 12, [1, 30];
 }
 
 impl Rules {

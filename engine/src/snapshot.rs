@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::fx::{fx_int, Fx, FxVec, ONE, ZERO};
 use crate::maze::Maze;
 use crate::player::{Player, MAX_PLAYERS};
+use crate::pose_history::PoseHistory;
 use crate::projectile::Projectile;
 use crate::rng::DetRng;
 use crate::round::RoundState;
@@ -17,7 +18,7 @@ use bincode::Options;
 use serde::{Deserialize, Serialize};
 
 /// Version of the snapshot's byte format; bumped whenever a field or its encoding changes.
-pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 2;
 
 /// Largest snapshot [`WorldSnapshot::from_bytes`] accepts (a corrupt length prefix must not
 /// make it allocate gigabytes).
@@ -44,6 +45,9 @@ pub struct WorldSnapshot {
     pub projectiles: Vec<Projectile>,
     /// The arena, with its current block damage.
     pub maze: Maze,
+    /// Every player's hitbox pose over the last `pose_history_ticks` ticks, for rail shots
+    /// judged at their shooter's view time: a rolled-back world must judge them the same way.
+    pub pose_history: PoseHistory,
 }
 
 impl Clone for WorldSnapshot {
@@ -60,6 +64,9 @@ impl Clone for WorldSnapshot {
             players: Vec::with_capacity(self.players.capacity()),
             projectiles: Vec::with_capacity(self.projectiles.capacity()),
             maze: Maze::empty(),
+            pose_history: PoseHistory {
+                samples: Vec::with_capacity(self.pose_history.samples.capacity()),
+            },
         };
         copy.clone_from(self);
         copy
@@ -78,6 +85,7 @@ impl Clone for WorldSnapshot {
             players,
             projectiles,
             maze,
+            pose_history,
         } = source;
         self.tick = *tick;
         self.rules_hash = *rules_hash;
@@ -88,6 +96,7 @@ impl Clone for WorldSnapshot {
         self.players.clone_from(players);
         self.projectiles.clone_from(projectiles);
         self.maze.clone_from(maze);
+        self.pose_history.samples.clone_from(&pose_history.samples);
     }
 }
 

@@ -13,7 +13,9 @@ use crate::input::{buttons, InputCmd, STICK_MAX};
 use crate::maze::Tile;
 use crate::movement::{move_box, pushbox_separation};
 use crate::player::{Action, PlayerId};
+use crate::pose_history::ViewTime;
 use crate::projectile::Projectile;
+use crate::rail::{ShotOutcome, ShotTarget};
 use crate::round::RoundPhase;
 use crate::world::World;
 
@@ -26,27 +28,33 @@ pub enum Phase {
     Timers,
     /// Each player moves by its velocity, X then Y, stopped by walls.
     Movement,
-    /// Aim follows the stick; reload and melee presses; shots spawn (ammo spent on acceptance).
+    /// Aim follows the stick; reload, melee and rail presses; shots spawn and rail shots are
+    /// accepted (ammo and charges spent on acceptance).
     AimAndFire,
     /// Overlapping players push each other apart; each push is re-constrained by the walls.
     Pushbox,
+    /// Every rail shot accepted this tick is resolved, in shooter-id order, against the pose
+    /// history at its view time (lag compensation; see `rail.rs`).
+    Rail,
     /// Melee hitboxes on their active frames, then every projectile swept along its step.
     ProjectilesAndHits,
     /// Spent projectiles are removed, keeping the order of the rest.
     Removal,
     /// KO and time limit decide the round; round and match transitions.
     RoundLogic,
-    /// The tick counter advances; the step's events are final.
+    /// The tick counter advances and every player's hitbox pose is recorded in the pose
+    /// history for the new time; the step's events are final.
     Events,
 }
 
 /// The step order. [`World::step`] runs these and nothing else.
-pub const STEP_PHASES: [Phase; 9] = [
+pub const STEP_PHASES: [Phase; 10] = [
     Phase::Validate,
     Phase::Timers,
     Phase::Movement,
     Phase::AimAndFire,
     Phase::Pushbox,
+    Phase::Rail,
     Phase::ProjectilesAndHits,
     Phase::Removal,
     Phase::RoundLogic,
@@ -76,10 +84,11 @@ impl World {
                 Phase::Movement => self.phase_movement(),
                 Phase::AimAndFire => self.phase_aim_and_fire(),
                 Phase::Pushbox => self.phase_pushbox(),
+                Phase::Rail => self.phase_rail(),
                 Phase::ProjectilesAndHits => self.phase_hits(),
                 Phase::Removal => self.state.projectiles.retain(|p| p.life > 0),
                 Phase::RoundLogic => self.phase_round(),
-                Phase::Events => self.state.tick += 1,
+                Phase::Events => self.phase_events(),
             }
         }
         Ok(&self.events)
@@ -106,6 +115,7 @@ impl World {
             *slot = input.sanitized();
         }
         self.events.clear();
+        self.rails_accepted = 0;
         Ok(())
     }
 
@@ -156,6 +166,16 @@ impl World {
                 }
             }
             p.shot_cooldown = p.shot_cooldown.saturating_sub(1);
+            p.rail_cooldown = p.rail_cooldown.saturating_sub(1);
+            if p.rail_recharge > 0 {
+                p.rail_recharge -= 1;
+                if p.rail_recharge == 0 && p.rail_charges < rules.rail_charges {
+                    p.rail_charges += 1;
+                    if p.rail_charges < rules.rail_charges {
+                        p.rail_recharge = rules.rail_recharge_ticks;
+                    }
+                }
+            }
             let mut reloaded = false;
             if p.reload_timer > 0 {
                 p.reload_timer -= 1;
@@ -223,10 +243,62 @@ impl World {
                 p.melee_hits = 0;
                 let player = p.id;
                 self.emit(EventKind::MeleeStarted { player });
+            } else if pressed & buttons::RAIL != 0 {
+                self.try_rail(i);
             } else if input.held(buttons::SHOOT) {
                 self.try_fire(i);
             }
         }
+    }
+
+    /// Accepts a rail shot if the rail is ready: the charge is spent now, hit or miss, and the
+    /// shot is resolved in [`Phase::Rail`].
+    fn try_rail(&mut self, i: usize) {
+        let rules = &self.rules;
+        let p = &mut self.state.players[i];
+        if p.rail_cooldown > 0 || p.rail_charges == 0 {
+            return;
+        }
+        p.rail_charges -= 1;
+        p.rail_cooldown = rules.rail_cooldown;
+        if p.rail_recharge == 0 {
+            p.rail_recharge = rules.rail_recharge_ticks;
+        }
+        self.rails_accepted |= 1 << i;
+    }
+
+    /// Resolves this tick's accepted rail shots in shooter-id order. Every shot was accepted
+    /// before any resolves, so a shooter hit by an earlier shot still fires.
+    fn phase_rail(&mut self) {
+        for i in 0..self.state.players.len() {
+            if self.rails_accepted & (1 << i) == 0 {
+                continue;
+            }
+            let input = self.inputs[i];
+            let view = ViewTime {
+                ticks_back: input.view_ticks,
+                frac: input.view_frac,
+            };
+            let record = self.rail_trace(i, view);
+            self.emit(EventKind::RailShot(record));
+            if let (ShotOutcome::Hit { .. }, ShotTarget::Player { id, .. }) =
+                (record.outcome, record.target)
+            {
+                let source = HitSource::Rail;
+                let (shooter, generation) = (record.shooter, record.shooter_generation);
+                self.apply_hit(shooter, generation, usize::from(id), source, record.dir);
+            }
+        }
+    }
+
+    /// The tick is done: advance the counter and record the poses of the new time.
+    fn phase_events(&mut self) {
+        self.state.tick += 1;
+        let (radius, window) = (self.rules.pushbox_radius, self.rules.pose_history_ticks);
+        let state = &mut self.state;
+        state
+            .pose_history
+            .record(state.tick, &state.players, radius, window);
     }
 
     /// Fires if the weapon is ready. Ammo is spent only when the shot is accepted. Pulling the
@@ -427,6 +499,7 @@ impl World {
                 rules.projectile_hitstun,
                 rules.projectile_knockback,
             ),
+            HitSource::Rail => (rules.rail_damage, rules.rail_hitstun, rules.rail_knockback),
         };
         let victim = &mut self.state.players[slot];
         let dealt = damage.min(victim.hp);

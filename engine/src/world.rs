@@ -7,6 +7,7 @@ use crate::hash::StateHash;
 use crate::input::InputCmd;
 use crate::maze::{Maze, MazeScratch};
 use crate::player::{Action, Player, PlayerStats, MAX_PLAYERS};
+use crate::pose_history::PoseHistory;
 use crate::rng::DetRng;
 use crate::round::{RoundPhase, RoundState};
 use crate::rules::Rules;
@@ -31,6 +32,8 @@ pub struct World {
     pub(crate) inputs: [InputCmd; MAX_PLAYERS],
     /// Scratch: buffers for maze generation.
     pub(crate) maze_scratch: MazeScratch,
+    /// Scratch: bit per slot whose rail shot was accepted in the step in progress.
+    pub(crate) rails_accepted: u8,
 }
 
 impl World {
@@ -64,6 +67,9 @@ impl World {
             reload_timer: 0,
             prev_buttons: 0,
             melee_hits: 0,
+            rail_charges: 0,
+            rail_cooldown: 0,
+            rail_recharge: 0,
             stats: PlayerStats::default(),
         };
         let state = WorldSnapshot {
@@ -78,6 +84,7 @@ impl World {
                 .collect(),
             projectiles: Vec::with_capacity(64),
             maze: Maze::empty(),
+            pose_history: PoseHistory::default(),
         };
         let mut world = World {
             rules,
@@ -87,9 +94,15 @@ impl World {
             events: Vec::with_capacity(64),
             inputs: [InputCmd::default(); MAX_PLAYERS],
             maze_scratch: MazeScratch::default(),
+            rails_accepted: 0,
         };
         world.start_round(1);
         world.events.clear(); // the first RoundReset is not a step's event
+        let (radius, window) = (world.rules.pushbox_radius, world.rules.pose_history_ticks);
+        world
+            .state
+            .pose_history
+            .reset(&world.state.players, radius, window);
         Ok(world)
     }
 
@@ -151,6 +164,24 @@ impl World {
                 self.rules.max_projectiles
             ));
         }
+        if let Some(p) = snapshot
+            .players
+            .iter()
+            .find(|p| p.rail_charges > self.rules.rail_charges)
+        {
+            return corrupt(format!(
+                "players[{}] holds {} rail charges, the rules allow {}",
+                p.id, p.rail_charges, self.rules.rail_charges
+            ));
+        }
+        let (w, h) = (
+            Fx::from_num(snapshot.maze.width),
+            Fx::from_num(snapshot.maze.height),
+        );
+        snapshot
+            .pose_history
+            .check(snapshot.players.len(), self.rules.pose_history_ticks, w, h)
+            .or_else(corrupt)?;
         Ok(())
     }
 
@@ -236,6 +267,9 @@ impl World {
             p.ammo = rules.magazine;
             p.reload_timer = 0;
             p.melee_hits = 0;
+            p.rail_charges = rules.rail_charges;
+            p.rail_cooldown = 0;
+            p.rail_recharge = 0;
         }
         let r = &mut self.state.round;
         r.round = round;

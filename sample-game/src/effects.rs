@@ -7,8 +7,8 @@ use crate::font::BitmapFont;
 use crate::interpolate::vec2;
 use crate::layout::Layout;
 use crate::palette;
-use crate::shapes::fill_circle;
-use engine::{Event, EventKey, EventKind, HitSource, WorldSnapshot};
+use crate::shapes::{fill_circle, fill_ring, thick_line};
+use engine::{Event, EventKey, EventKind, HitSource, ShotOutcome, WorldSnapshot};
 use glam::Vec2;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -41,6 +41,19 @@ struct Flash {
     origin: EventKey,
 }
 
+/// A rail beam: a line that narrows and fades (the rail's shot record gives its ends).
+#[derive(Clone, Debug)]
+struct Beam {
+    from: Vec2,
+    to: Vec2,
+    age: u16,
+    life: u16,
+    color: Color,
+    /// A hit marker (a ring at `to`) when the shot hit someone.
+    marker: bool,
+    origin: EventKey,
+}
+
 /// Text rising from where something happened (damage dealt, "RELOADED").
 #[derive(Clone, Debug)]
 struct Popup {
@@ -61,6 +74,7 @@ pub struct Effects {
     particles: Vec<Particle>,
     flashes: Vec<Flash>,
     popups: Vec<Popup>,
+    beams: Vec<Beam>,
     rng: u64,
 }
 
@@ -70,6 +84,7 @@ impl Default for Effects {
             particles: Vec::new(),
             flashes: Vec::new(),
             popups: Vec::new(),
+            beams: Vec::new(),
             rng: 0x5EED_F0E1_FEC7,
         }
     }
@@ -85,7 +100,13 @@ impl Effects {
     /// How many effects are alive (for tests and the curious).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.particles.len() + self.flashes.len() + self.popups.len()
+        self.particles.len() + self.flashes.len() + self.popups.len() + self.beams.len()
+    }
+
+    /// Rail hit markers alive now (for tests: a retracted hit must take its marker).
+    #[must_use]
+    pub fn hit_markers(&self) -> usize {
+        self.beams.iter().filter(|b| b.marker).count()
     }
 
     /// Whether no effect is alive.
@@ -99,6 +120,7 @@ impl Effects {
         self.particles.clear();
         self.flashes.clear();
         self.popups.clear();
+        self.beams.clear();
     }
 
     /// Ages every effect by one tick, then spawns the effects of `events`, the events of the
@@ -119,6 +141,10 @@ impl Effects {
             p.pos.y -= 0.02;
         }
         self.popups.retain(|p| p.age < p.life);
+        for b in &mut self.beams {
+            b.age += 1;
+        }
+        self.beams.retain(|b| b.age < b.life);
         for event in events {
             self.spawn(event, previous, current);
         }
@@ -130,6 +156,7 @@ impl Effects {
     pub fn retract(&mut self, key: &EventKey) {
         self.particles.retain(|p| p.origin != *key);
         self.flashes.retain(|f| f.origin != *key);
+        self.beams.retain(|b| b.origin != *key);
         for p in &mut self.popups {
             if let Some(i) = p.origins.iter().position(|(k, _)| k == key) {
                 let (_, damage) = p.origins.remove(i);
@@ -171,7 +198,7 @@ impl Effects {
                     let at = vec2(v.pos);
                     let color = match source {
                         HitSource::Melee => palette::HITSTUN_FLASH,
-                        HitSource::Projectile(_) => palette::shot(attacker),
+                        HitSource::Projectile(_) | HitSource::Rail => palette::shot(attacker),
                     };
                     let n = if source == HitSource::Melee { 14 } else { 8 };
                     self.burst(origin, at, n, 0.09, 18, color);
@@ -204,6 +231,23 @@ impl Effects {
                 if let Some(p) = player(id) {
                     let at = vec2(p.pos) - Vec2::new(0.0, 0.6);
                     self.popup(origin, at, "RELOADED".into(), palette::shot(id));
+                }
+            }
+            EventKind::RailShot(shot) => {
+                let from = vec2(shot.origin);
+                let to = from + vec2(shot.dir) * shot.distance.to_num::<f32>();
+                let marker = matches!(shot.outcome, ShotOutcome::Hit { .. });
+                self.beams.push(Beam {
+                    from,
+                    to,
+                    age: 0,
+                    life: if marker { 24 } else { 14 },
+                    color: palette::shot(shot.shooter),
+                    marker,
+                    origin,
+                });
+                if !marker {
+                    self.burst(origin, to, 5, 0.06, 12, palette::TEXT_DIM);
                 }
             }
             EventKind::RoundReset { .. } => self.clear(),
@@ -301,6 +345,18 @@ impl Effects {
         font: &BitmapFont,
         alpha: f32,
     ) -> Result<(), String> {
+        for b in &self.beams {
+            let t = (f32::from(b.age) + alpha) / f32::from(b.life);
+            let fade = ((1.0 - t) * 255.0).clamp(0.0, 255.0) as u8;
+            let color = palette::with_alpha(b.color, fade);
+            let (from, to) = (layout.to_screen(b.from), layout.to_screen(b.to));
+            let width = (layout.px(0.12) * (1.0 - t)).max(1.0);
+            thick_line(canvas, from, to, width, color)?;
+            if b.marker {
+                let r = layout.px(0.42);
+                fill_ring(canvas, to, r, r - layout.px(0.07).max(1.0), color)?;
+            }
+        }
         for f in &self.flashes {
             let t = (f32::from(f.age) + alpha) / f32::from(f.life);
             let fade = ((1.0 - t) * f32::from(f.color.a)).clamp(0.0, 255.0) as u8;

@@ -48,10 +48,10 @@ mod tests {
             }
             previous = world.snapshot();
             let run = InputCmd {
-                tick,
                 buttons: engine::buttons::SHOOT,
                 move_x: 127,
                 move_y: 40,
+                ..InputCmd::idle(tick)
             };
             world.step(&[run, InputCmd::idle(tick)]).unwrap();
         }

@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn local_play_shows_dashes_and_the_hash() {
-        let hash = StateHash::from_sections(1, 2, 3, 4);
+        let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
         let view = NetView::local(77, hash);
         let rows = rows(&view);
         let value = |name: &str| rows.iter().find(|r| r.0 == name).unwrap().1.clone();

@@ -179,18 +179,14 @@ fn scripted(ticks: &[u32]) -> Vec<(WorldSnapshot, WorldSnapshot)> {
     for tick in 0..last {
         let (p1, p2) = if tick < 110 {
             let fire = InputCmd {
-                tick,
                 buttons: buttons::SHOOT,
-                move_x: 0,
-                move_y: 0,
+                ..InputCmd::idle(tick)
             };
             (fire, fire)
         } else {
             let run = |x| InputCmd {
-                tick,
-                buttons: 0,
                 move_x: x,
-                move_y: 0,
+                ..InputCmd::idle(tick)
             };
             (run(127), run(-127))
         };

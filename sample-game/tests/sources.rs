@@ -31,10 +31,10 @@ fn input(player: u32, t: u32) -> InputCmd {
         0
     };
     InputCmd {
-        tick: 0,
         buttons: b,
         move_x: x,
         move_y: y,
+        ..InputCmd::idle(0)
     }
 }
 

@@ -74,7 +74,7 @@ fn hash_log_lines_reach_the_file_within_a_second() {
     let path = dir.join("slow.hashlog");
     let mut log =
         HashLogWriter::create(&path, "seed=1 rules=0 players=2 source=test").expect("log");
-    let hash = StateHash::from_sections(1, 2, 3, 4);
+    let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     log.record(1, &hash).expect("record");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     log.record(2, &hash).expect("record");
@@ -194,7 +194,7 @@ fn the_combined_column_is_compared() {
         err.contains(":101:") && err.contains("combined hash"),
         "{err}"
     );
-    let hash = StateHash::from_sections(1, 2, 3, 4);
+    let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     let odd = StateHash {
         combined: hash.combined ^ 1,
         ..hash

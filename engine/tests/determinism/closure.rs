@@ -442,3 +442,72 @@ fn tick_counter() {
         "inputs are stamped for the restored tick"
     );
 }
+
+/// A script where player 0 taps the rail (press, release) every other tick for `ticks` ticks.
+fn rail_pulses(ticks: usize) -> Script {
+    (0..ticks)
+        .map(|t| {
+            let b = if t % 2 == 0 { engine::buttons::RAIL } else { 0 };
+            vec![(b, 0, 0), (0, 0, 0)]
+        })
+        .collect()
+}
+
+fn rail_shot_ticks(o: &Outcome) -> Vec<u32> {
+    o.events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::RailShot(_)))
+        .map(|e| e.tick)
+        .collect()
+}
+
+#[test]
+fn rail_cooldown() {
+    let mut world = arena(&ROOM, &[(1, 4), FAR]);
+    step_p0(&mut world, engine::buttons::RAIL, 0, 0);
+    assert!(p0(&world).rail_cooldown > 0);
+    let (good, bad) = check_field(
+        world,
+        &rail_pulses(60),
+        |s| s.players[0].rail_cooldown = 0,
+        |o| rail_shot_ticks(o).first().copied(),
+    );
+    assert!(bad < good, "no cooldown fires sooner: {bad:?} vs {good:?}");
+}
+
+#[test]
+fn rail_charges() {
+    let mut world = arena(&ROOM, &[(1, 4), FAR]);
+    for _ in 0..Rules::default().rail_charges {
+        step_p0(&mut world, engine::buttons::RAIL, 0, 0);
+        idle(&mut world, u32::from(Rules::default().rail_cooldown));
+    }
+    assert_eq!(p0(&world).rail_charges, 0);
+    let (good, bad) = check_field(
+        world,
+        &rail_pulses(60),
+        |s| s.players[0].rail_charges = Rules::default().rail_charges,
+        |o| rail_shot_ticks(o).len(),
+    );
+    assert_eq!((good, bad), (0, 2));
+}
+
+#[test]
+fn rail_recharge_timer() {
+    let mut world = arena(&ROOM, &[(1, 4), FAR]);
+    step_p0(&mut world, engine::buttons::RAIL, 0, 0);
+    let full = Rules::default().rail_charges;
+    assert_eq!(p0(&world).rail_charges, full - 1);
+    assert!(p0(&world).rail_recharge > 0);
+    let (good, bad) = check_field(
+        world,
+        &p0_script(300, 0, 0, 0, 2),
+        |s| s.players[0].rail_recharge = 0,
+        |o| o.state.players[0].rail_charges,
+    );
+    assert_eq!(
+        (good, bad),
+        (full, full - 1),
+        "the charge comes back only on the timer"
+    );
+}

@@ -28,6 +28,12 @@ pub fn arena(rows: &[&str], spots: &[(u32, u32)]) -> World {
     }
     snap.round.phase = RoundPhase::Fighting;
     snap.round.phase_timer = 0;
+    let rules = Rules::default();
+    snap.pose_history.reset(
+        &snap.players,
+        rules.pushbox_radius,
+        rules.pose_history_ticks,
+    );
     world.restore(&snap).expect("valid arena");
     world
 }
@@ -54,10 +60,10 @@ pub const ROOM: [&str; 9] = [
 /// An input for `tick` with the given buttons and stick.
 pub fn cmd(tick: u32, buttons: u8, move_x: i8, move_y: i8) -> InputCmd {
     InputCmd {
-        tick,
         buttons,
         move_x,
         move_y,
+        ..InputCmd::idle(tick)
     }
 }
 
@@ -83,22 +89,32 @@ pub struct Segment {
     pub buttons: u8,
     pub move_x: i8,
     pub move_y: i8,
+    /// The rail's view (any value: the simulation clamps it).
+    pub view: (u8, u8),
     pub hold: u8,
 }
 
-/// Random input segments for property tests: any button bits (unknown ones included), any
-/// stick values (`i8::MIN` included), held 1–39 ticks, for any of 4 player slots.
+/// Random input segments for property tests: any button bits (unknown ones included, the
+/// rail's too), any stick values (`i8::MIN` included), any view, held 1–39 ticks, for any of
+/// 4 player slots.
 pub fn segment() -> impl proptest::strategy::Strategy<Value = Segment> {
     use proptest::prelude::*;
-    (0u8..4, any::<u8>(), any::<i8>(), any::<i8>(), 1u8..40).prop_map(
-        |(player, buttons, move_x, move_y, hold)| Segment {
+    (
+        0u8..4,
+        any::<u8>(),
+        any::<i8>(),
+        any::<i8>(),
+        any::<(u8, u8)>(),
+        1u8..40,
+    )
+        .prop_map(|(player, buttons, move_x, move_y, view, hold)| Segment {
             player,
             buttons,
             move_x,
             move_y,
+            view,
             hold,
-        },
-    )
+        })
 }
 
 /// Expands scripted segments into per-tick inputs starting at `start`: each player keeps its
@@ -108,7 +124,11 @@ pub fn expand(players: usize, start: u32, segments: &[Segment], ticks: u32) -> V
     for s in segments {
         let lane = &mut per_player[usize::from(s.player) % players];
         for _ in 0..s.hold {
-            lane.push(cmd(0, s.buttons, s.move_x, s.move_y));
+            lane.push(InputCmd {
+                view_ticks: s.view.0,
+                view_frac: s.view.1,
+                ..cmd(0, s.buttons, s.move_x, s.move_y)
+            });
         }
     }
     (0..ticks)

@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1470, 3, 520, 0x2c66_e2f4_f04c_a340, 0x6f31_5749_2b9c_8cd1);
+    let expected = (1196, 3, 980, 0xac4c_448c_62e3_7a8a, 0x256f_0c40_6494_1860);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"

@@ -6,5 +6,6 @@ mod common;
 mod golden;
 mod inputs;
 mod invariants;
+mod rail;
 mod restore_replay;
 mod step_order;

@@ -162,3 +162,55 @@ fn pushbox_after_movement_respects_walls() {
         assert!(!s.maze.box_overlaps_solid(p.pos, r));
     }
 }
+
+/// The rail resolves after movement and before projectiles: its ray starts at the shooter's
+/// moved position, and on a tick where a rail shot and a projectile both hit, the rail's hit
+/// comes first.
+#[test]
+fn rail_resolves_after_movement_and_before_projectiles() {
+    let mut world = arena(&ROOM, &[(2, 4), (6, 4)]);
+    let mut snap = world.snapshot();
+    // A projectile of player 0's about to hit player 1.
+    snap.projectiles.push(Projectile {
+        id: snap.next_projectile_id,
+        owner: 0,
+        owner_generation: snap.players[0].generation,
+        pos: FxVec::new(fx(5.9), fx(4.5)),
+        vel: FxVec::new(fx(0.3), fx(0.0)),
+        life: 10,
+    });
+    snap.next_projectile_id += 1;
+    world.restore(&snap).expect("restore");
+    let tick = world.tick();
+    let rail = engine::InputCmd {
+        buttons: engine::buttons::RAIL,
+        move_x: 127,
+        ..engine::InputCmd::idle(tick)
+    };
+    let events: Vec<EventKind> = world
+        .step(&[rail, engine::InputCmd::idle(tick)])
+        .expect("step")
+        .iter()
+        .map(|e| e.kind)
+        .collect();
+    let shot = events
+        .iter()
+        .find_map(|k| match k {
+            EventKind::RailShot(s) => Some(*s),
+            _ => None,
+        })
+        .expect("rail shot");
+    assert!(shot.origin.x > centre(2, 4).x, "from the moved position");
+    assert_eq!(shot.origin, world.state().players[0].pos);
+    let sources: Vec<engine::HitSource> = events
+        .iter()
+        .filter_map(|k| match k {
+            EventKind::Hit { source, .. } => Some(*source),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        sources,
+        vec![engine::HitSource::Rail, engine::HitSource::Projectile(0)]
+    );
+}

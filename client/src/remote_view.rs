@@ -1,0 +1,198 @@
+//! How remote players are shown, and the view a local input carries for the rail.
+//!
+//! In rollback the world a peer draws is *predicted*: remote players stand where their last
+//! known input would take them. A rail shot aimed at such a prediction can land on the
+//! shooter's screen and vanish after the rollback. The alternative is to draw remote players
+//! from **confirmed history** — their poses at the last final tick, read from the world's own
+//! pose history — and to send with every input how far back that was. The simulation then
+//! judges the shot against exactly those poses (see `engine::ViewTime`), so every peer
+//! reaches the verdict the shooter saw. The local player is always drawn predicted.
+//!
+//! [`ViewDelay`] keeps the distance to the past steady: it jumps up at once when confirmation
+//! falls further behind (nothing unconfirmed is ever shown) and eases back down one tick at a
+//! time, so remote players move smoothly instead of stuttering with every late datagram.
+
+use engine::{FxVec, PlayerId, RewoundPose, Tick, ViewTime, World};
+use std::fmt;
+use std::str::FromStr;
+
+/// How remote players are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RemoteView {
+    /// Where prediction puts them now (no lag compensation: a rail shot is judged against
+    /// wherever they truly were at the tick it was fired).
+    Predicted,
+    /// Where they were at the last final tick, interpolated in the pose history; rail shots
+    /// carry that view and are judged against what was drawn.
+    #[default]
+    Past,
+}
+
+impl FromStr for RemoteView {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RemoteView, String> {
+        match s {
+            "predicted" => Ok(RemoteView::Predicted),
+            "past" => Ok(RemoteView::Past),
+            other => Err(format!(
+                "remote view `{other}`: expected `predicted` or `past`"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for RemoteView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RemoteView::Predicted => "predicted",
+            RemoteView::Past => "past",
+        })
+    }
+}
+
+/// Frames a lower delay must be seen before the shown past moves one tick closer to now.
+const EASE_FRAMES: u32 = 20;
+
+/// The steady distance, in ticks, between the predicted present and the past that remote
+/// players are shown at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewDelay {
+    back: u8,
+    lower_for: u32,
+}
+
+impl ViewDelay {
+    /// Ticks back that remote players are shown at, updated for a world at tick `now` whose
+    /// last final tick is `final_tick`, within a pose window of `window` ticks. Never less than
+    /// the distance to the final tick (while the window allows), so only confirmed poses show.
+    pub fn update(&mut self, mode: RemoteView, now: Tick, final_tick: Tick, window: u8) -> u8 {
+        if mode == RemoteView::Predicted {
+            *self = ViewDelay::default();
+            return 0;
+        }
+        let lag = now.saturating_sub(final_tick).min(u32::from(window)) as u8;
+        if lag >= self.back {
+            self.back = lag;
+            self.lower_for = 0;
+        } else {
+            self.lower_for += 1;
+            if self.lower_for >= EASE_FRAMES {
+                self.back -= 1;
+                self.lower_for = 0;
+            }
+        }
+        self.back.min(window)
+    }
+
+    /// The current distance in ticks.
+    #[must_use]
+    pub fn back(&self) -> u8 {
+        self.back
+    }
+}
+
+/// The view for `back` ticks in the past, `alpha` of the way (0..1, in 1/256 steps) toward
+/// the next tick: what a renderer interpolating between frames shows.
+#[must_use]
+pub fn view_at(back: u8, alpha_256: u8) -> ViewTime {
+    if back == 0 {
+        ViewTime::default()
+    } else {
+        ViewTime {
+            ticks_back: back,
+            frac: alpha_256,
+        }
+    }
+}
+
+/// Where player `slot` is shown at `view`: its pose read from the world's history, exactly as
+/// the simulation will read it for a rail shot carrying that view.
+///
+/// # Panics
+/// If `slot` is not a player of `world`.
+#[must_use]
+pub fn shown_pose(world: &World, slot: usize, view: ViewTime) -> RewoundPose {
+    let state = world.state();
+    state
+        .pose_history
+        .pose_at(slot, state.tick, view, world.rules().pose_history_ticks)
+}
+
+/// Where every player is shown for a local player `me`: itself predicted, the others at
+/// `view` (their current position for [`RemoteView::Predicted`]).
+#[must_use]
+pub fn shown_positions(world: &World, me: Option<PlayerId>, view: ViewTime) -> Vec<FxVec> {
+    world
+        .state()
+        .players
+        .iter()
+        .enumerate()
+        .map(|(slot, p)| {
+            if Some(p.id) == me || view == ViewTime::default() {
+                p.pos
+            } else {
+                shown_pose(world, slot, view).pose.pos
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delay_jumps_up_at_once_and_eases_down_slowly() {
+        let mut d = ViewDelay::default();
+        assert_eq!(d.update(RemoteView::Past, 100, 96, 12), 4);
+        assert_eq!(d.update(RemoteView::Past, 101, 100, 12), 4, "holds");
+        for _ in 0..EASE_FRAMES - 2 {
+            assert_eq!(d.update(RemoteView::Past, 101, 100, 12), 4);
+        }
+        assert_eq!(
+            d.update(RemoteView::Past, 101, 100, 12),
+            3,
+            "one tick closer"
+        );
+        assert_eq!(
+            d.update(RemoteView::Past, 140, 100, 12),
+            12,
+            "capped by the window"
+        );
+        assert_eq!(d.update(RemoteView::Predicted, 140, 100, 12), 0);
+    }
+
+    #[test]
+    fn views_parse_and_print() {
+        for v in [RemoteView::Predicted, RemoteView::Past] {
+            assert_eq!(v.to_string().parse::<RemoteView>(), Ok(v));
+        }
+        assert!("future".parse::<RemoteView>().is_err());
+        assert_eq!(view_at(0, 200), ViewTime::default());
+        assert_eq!(
+            view_at(3, 64),
+            ViewTime {
+                ticks_back: 3,
+                frac: 64
+            }
+        );
+    }
+
+    /// What is shown is what the simulation judges: a shown remote pose equals the pose the
+    /// rail trace reads for the same view.
+    #[test]
+    fn shown_remote_poses_come_from_the_pose_history() {
+        let mut world = World::new(engine::Rules::default(), 3, 2).expect("world");
+        let mut bots = [engine::Bot::new(0, 1), engine::Bot::new(1, 2)];
+        for _ in 0..200 {
+            let inputs = [bots[0].think(&world), bots[1].think(&world)];
+            world.step(&inputs).expect("step");
+        }
+        let view = view_at(5, 128);
+        let shown = shown_positions(&world, Some(0), view);
+        assert_eq!(shown[0], world.state().players[0].pos, "me: predicted");
+        assert_eq!(shown[1], shown_pose(&world, 1, view).pose.pos);
+        let now = shown_positions(&world, Some(0), ViewTime::default());
+        assert_eq!(now[1], world.state().players[1].pos);
+    }
+}
