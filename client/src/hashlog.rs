@@ -1,6 +1,7 @@
 //! Per-tick hash logs: one line per confirmed tick, `tick combined players projectiles maze
-//! rest` in hex, after a `# duel hash log v1 <description>` line naming the match (`seed=`,
-//! `rules=`, `players=`, `source=`) and a column line. Two logs of the same match from two
+//! history rest` in hex (one column per [`Section`], in [`Section::ALL`] order), after a
+//! `# duel hash log v2 <description>` line naming the match (`seed=`, `rules=`, `players=`,
+//! `source=`) and a column line. Two logs of the same match from two
 //! machines are line-comparable.
 //!
 //! Every line ends in `\n`, so a last line without one was torn by a crash: readers report it
@@ -17,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Column header line of every hash log.
-pub const COLUMNS: &str = "# tick combined players projectiles maze rest";
-/// Version of the hash log format, on its first line.
-pub const HASH_LOG_VERSION: u32 = 1;
+pub const COLUMNS: &str = "# tick combined players projectiles maze history rest";
+/// Version of the hash log format, on its first line (2: the `history` column).
+pub const HASH_LOG_VERSION: u32 = 2;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
 /// Largest hash log read (a data line is 90 bytes: about two days of 60 Hz ticks).
@@ -41,7 +42,7 @@ pub struct HashLogWriter {
 }
 
 impl HashLogWriter {
-    /// Creates (truncates) `path` and writes the header: `# duel hash log v1 <description>`.
+    /// Creates (truncates) `path` and writes the header: `# duel hash log v2 <description>`.
     ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be created.
@@ -411,4 +412,16 @@ pub fn format_ranges(ranges: &[(Tick, Tick)]) -> String {
         })
         .collect();
     shown.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column line names every section, in the order the lines give them.
+    #[test]
+    fn the_column_line_names_every_section() {
+        let names: Vec<&str> = Section::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(COLUMNS, format!("# tick combined {}", names.join(" ")));
+    }
 }

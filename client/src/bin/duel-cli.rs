@@ -58,7 +58,7 @@ enum Command {
         /// Rules file (TOML); the built-in defaults when absent.
         #[arg(long)]
         rules: Option<PathBuf>,
-        /// Write a per-tick hash log (`tick combined players projectiles maze rest`).
+        /// Write a per-tick hash log (`tick combined players projectiles maze history rest`).
         #[arg(long)]
         hash_log: Option<PathBuf>,
         /// Write the durable match log (replay file; `resume` continues it after a crash).

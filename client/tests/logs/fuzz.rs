@@ -334,5 +334,5 @@ fn the_fuzzed_logs_are_what_they_claim() {
         record_offsets(m).len() > 700,
         "header, checkpoints, ticks, end"
     );
-    assert!(h.starts_with(b"# duel hash log v1 "));
+    assert!(h.starts_with(b"# duel hash log v2 "));
 }
