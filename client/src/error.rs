@@ -64,11 +64,25 @@ pub enum Error {
         /// How long we waited.
         seconds: u64,
     },
+    /// The handshake was done but GGRS did not synchronize with these peers in time.
+    #[error("no synchronization with {peers} within {millis} ms after the handshake (the peer vanished?)")]
+    SyncTimeout {
+        /// The peers that did not synchronize.
+        peers: String,
+        /// How long we waited.
+        millis: u64,
+    },
     /// A spectator fell so far behind the host that it cannot catch up.
     #[error("spectator fell too far behind the host to catch up (at tick {tick})")]
     SpectatorTooFarBehind {
         /// Where the spectator was.
         tick: Tick,
+    },
+    /// The operation needs a playing peer, and this one watches.
+    #[error("{what} needs a player slot; this peer is a spectator")]
+    NotAPlayer {
+        /// What was asked.
+        what: &'static str,
     },
     /// A sync test found a frame whose re-simulation differs from the original.
     #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]

@@ -2,10 +2,14 @@
 //!
 //! A joiner (or spectator) says `Hello` with its protocol version, engine version, state format
 //! and rules hash, repeating it until the host answers. The host compares them with its own:
-//! on any difference it answers `Reject` naming what differs and stops; otherwise it answers
+//! on any difference it answers `Reject` naming what differs (and waits on); otherwise it answers
 //! `Welcome` with the match seed, the number of players, the joiner's slot and a session id.
 //! The joiner checks the host's side too. Both sides therefore agree on everything that makes
 //! two simulations identical before the first input is exchanged.
+//!
+//! A host refuses a peer and keeps waiting: one stranger's datagram must not end it. Every
+//! repeated `Hello` from a refused peer is answered again, so a lost `Reject` costs one `Hello`
+//! interval, not the joiner's whole timeout.
 
 use crate::error::Error;
 use crate::socket::SharedLink;
@@ -37,8 +41,11 @@ pub struct Agreement {
 
 /// Waits for one joining player and `spectators` spectators, as the host of slot 0.
 ///
+/// A peer whose build or rules differ is answered with a `Reject` naming the difference (again
+/// at each of its `Hello`s) and the host keeps waiting, as it does for a peer when the match is
+/// full.
+///
 /// # Errors
-/// [`Error::Refused`] if a peer's build or rules differ (the peer is told why as well);
 /// [`Error::HandshakeTimeout`] if not everyone arrives within `timeout`.
 pub fn host(
     link: &SharedLink,
@@ -77,13 +84,9 @@ pub fn host(
             }
             if let Some(diff) = info.differences(&theirs) {
                 let reason = format!("peer {from} differs from host: {diff}");
-                link.borrow_mut().send_control(
-                    &Control::Reject {
-                        reason: reason.clone(),
-                    },
-                    from,
-                );
-                return Err(Error::Refused { reason });
+                link.borrow_mut()
+                    .send_control(&Control::Reject { reason }, from);
+                continue;
             }
             let slot = match role {
                 Role::Player if joiner.is_none() => Some(1),
@@ -160,7 +163,11 @@ pub fn join(
         let inbox = link.borrow_mut().take_control();
         for (_, msg) in inbox {
             match msg {
-                Control::Reject { reason } => return Err(Error::Refused { reason }),
+                Control::Reject { reason } => {
+                    return Err(Error::Refused {
+                        reason: wire::printable(&reason, 300),
+                    })
+                }
                 Control::Welcome {
                     info: theirs,
                     match_seed,
@@ -171,6 +178,19 @@ pub fn join(
                     if let Some(diff) = info.differences(&theirs) {
                         return Err(Error::Refused {
                             reason: format!("host {host_addr} differs: {diff}"),
+                        });
+                    }
+                    // Only what this build can play: two players, the slot we asked for, a
+                    // session id (0 means "none yet"). Anything else would reach GGRS's builder.
+                    let expected_slot = match role {
+                        Role::Player => Some(1),
+                        Role::Spectator => None,
+                    };
+                    if players != 2 || slot != expected_slot || session == 0 {
+                        return Err(Error::Refused {
+                            reason: format!(
+                                "host {host_addr} sent an invalid welcome ({players} players, slot {slot:?}, session {session})"
+                            ),
                         });
                     }
                     link.borrow_mut().set_session(session);

@@ -4,6 +4,7 @@ use crate::conditioner::{ConditionerConfig, LinkConditioner};
 use crate::config::GgrsConfig;
 use crate::driver::Driver;
 use crate::error::Error;
+use crate::ggrs_message::{Limits, Sender};
 use crate::handshake::{self, Agreement};
 use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
 use crate::stats::{NetStats, StatsClock};
@@ -11,11 +12,11 @@ use crate::transport::UdpTransport;
 use crate::wire::{Control, PeerInfo, Role};
 use engine::{Rules, Tick, WireInput, World};
 use ggrs::{
-    DesyncDetection, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder, SessionState,
-    SpectatorSession,
+    DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, InputStatus, P2PSession, PlayerType,
+    SessionBuilder, SessionState, SpectatorSession,
 };
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How a networked session is set up.
 #[derive(Debug, Clone)]
@@ -38,6 +39,13 @@ pub struct NetConfig {
     pub fps: u32,
     /// How long the handshake waits.
     pub handshake_timeout: Duration,
+    /// How long GGRS may take to synchronize with the peers once the handshake is done (GGRS
+    /// alone would wait forever). A host whose welcomed peers do not synchronize in time (they
+    /// vanished, or a stranger's `Hello` took the slot) forgets them all and waits for a joiner
+    /// again, within `handshake_timeout`. A joiner or spectator allows what is left of its
+    /// `handshake_timeout` plus this (the host starts GGRS only once everyone has arrived), then
+    /// fails with [`Error::SyncTimeout`].
+    pub sync_timeout: Duration,
     /// Spectators the host waits for before starting.
     pub spectators: usize,
     /// A spectator further behind than this catches up...
@@ -60,6 +68,7 @@ impl Default for NetConfig {
             disconnect_notify: Duration::from_millis(500),
             fps: 60,
             handshake_timeout: Duration::from_secs(30),
+            sync_timeout: Duration::from_secs(5),
             spectators: 0,
             max_frames_behind: 10,
             catchup_speed: 2,
@@ -184,6 +193,8 @@ pub struct NetPeer {
     /// Highest tick whose state is final (all inputs before it confirmed and simulated).
     final_tick: Tick,
     finished_peers: Vec<SocketAddr>,
+    /// Remote players reported as disconnected (each is reported once).
+    gone: Vec<SocketAddr>,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -225,15 +236,31 @@ impl NetPeer {
     /// As [`NetPeer::host`].
     pub fn host_on(link: SharedLink, config: &NetConfig) -> Result<NetPeer, Error> {
         let info = PeerInfo::local(config.rules.hash());
-        let agreement = handshake::host(
-            &link,
-            &info,
-            config.seed,
-            config.spectators,
-            handshake::fresh_session_id(),
-            config.handshake_timeout,
-        )?;
-        Self::start(link, agreement, config)
+        let deadline = Instant::now() + config.handshake_timeout;
+        loop {
+            let agreement = handshake::host(
+                &link,
+                &info,
+                config.seed,
+                config.spectators,
+                handshake::fresh_session_id(),
+                deadline.saturating_duration_since(Instant::now()),
+            )?;
+            let mut peer = Self::start(link.clone(), agreement, config)?;
+            match peer.wait_synchronized(config.sync_timeout) {
+                Ok(()) => {
+                    link.borrow_mut().refuse_hellos(info);
+                    return Ok(peer);
+                }
+                // Whoever took the slots never synchronized: forget them and wait again, so a
+                // stranger's `Hello` (or a joiner that vanished) cannot hold the match hostage.
+                Err(_) if Instant::now() < deadline => {
+                    drop(peer);
+                    link.borrow_mut().forget_peers();
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Joins the host at `host` as player 1, binding `bind`.
@@ -277,8 +304,57 @@ impl NetPeer {
         config: &NetConfig,
     ) -> Result<NetPeer, Error> {
         let info = PeerInfo::local(config.rules.hash());
+        let deadline = Instant::now() + config.handshake_timeout;
         let agreement = handshake::join(&link, &info, host, role, config.handshake_timeout)?;
-        Self::start(link, agreement, config)
+        let mut peer = Self::start(link, agreement, config)?;
+        // The host starts GGRS only once everyone has arrived (it may still be waiting for
+        // spectators), so a welcomed peer allows it what is left of the handshake time too.
+        peer.wait_synchronized(
+            deadline.saturating_duration_since(Instant::now()) + config.sync_timeout,
+        )?;
+        Ok(peer)
+    }
+
+    /// Polls until GGRS has synchronized with every peer, keeping the events for the caller.
+    ///
+    /// # Errors
+    /// [`Error::SyncTimeout`] naming the peers still unsynchronized after `timeout` (GGRS itself
+    /// would wait forever).
+    pub fn wait_synchronized(&mut self, timeout: Duration) -> Result<(), Error> {
+        let deadline = Instant::now() + timeout;
+        let mut synced: Vec<SocketAddr> = Vec::new();
+        loop {
+            self.poll();
+            for e in &self.events {
+                if let NetEvent::Synchronized { peer } = e {
+                    if !synced.contains(peer) {
+                        synced.push(*peer);
+                    }
+                }
+            }
+            let running = match &self.session {
+                Session::P2P(s) => s.current_state() == SessionState::Running,
+                Session::Spectator(s) => s.current_state() == SessionState::Running,
+            };
+            if running {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let peers: Vec<String> = self
+                    .link
+                    .borrow()
+                    .peers()
+                    .iter()
+                    .filter(|p| !synced.contains(p))
+                    .map(ToString::to_string)
+                    .collect();
+                return Err(Error::SyncTimeout {
+                    peers: peers.join(", "),
+                    millis: timeout.as_millis() as u64,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {
@@ -296,6 +372,21 @@ impl NetPeer {
             })
             .with_max_frames_behind(config.max_frames_behind)?
             .with_catchup_speed(config.catchup_speed)?;
+        let limits = Limits::for_match::<GgrsConfig>(players, config.max_prediction);
+        let senders: Vec<(SocketAddr, Sender)> = match agreement.local_slot {
+            Some(_) => agreement
+                .remote_players
+                .iter()
+                .map(|&(_, a)| (a, Sender::Player { slots: 1 }))
+                .chain(agreement.spectators.iter().map(|&a| (a, Sender::Spectator)))
+                .collect(),
+            None => agreement
+                .remote_players
+                .iter()
+                .map(|&(_, a)| (a, Sender::Host))
+                .collect(),
+        };
+        link.borrow_mut().set_limits(limits, senders);
         let socket = GameSocket::new(link.clone());
         let (session, local_handle) = match agreement.local_slot {
             Some(slot) => {
@@ -330,6 +421,7 @@ impl NetPeer {
             clock: StatsClock::new(),
             final_tick: 0,
             finished_peers: Vec::new(),
+            gone: Vec::new(),
         })
     }
 
@@ -347,7 +439,27 @@ impl NetPeer {
             Session::P2P(s) => s.events().collect(),
             Session::Spectator(s) => s.events().collect(),
         };
-        self.events.extend(drained.into_iter().map(NetEvent::from));
+        for event in drained.into_iter().map(NetEvent::from) {
+            if let NetEvent::Disconnected { peer } = event {
+                if self.gone.contains(&peer) {
+                    continue; // already reported (a claim or "disconnected" inputs came first)
+                }
+                self.gone.push(peer);
+            }
+            self.events.push(event);
+        }
+        // A remote player declaring someone disconnected: GGRS would drop that player without
+        // an event and play on alone; the socket kept the message from GGRS, and the match
+        // ends here as a disconnect of that peer.
+        let claims = self.link.borrow_mut().take_disconnect_claims();
+        for peer in claims {
+            self.report_gone(peer);
+        }
+        let frame = match &self.session {
+            Session::P2P(s) => s.current_frame(),
+            Session::Spectator(s) => s.current_frame(),
+        };
+        self.link.borrow_mut().set_local_frame(frame);
         for (from, msg) in self.link.borrow_mut().take_control() {
             if matches!(msg, Control::Finish { .. }) && !self.finished_peers.contains(&from) {
                 self.finished_peers.push(from);
@@ -406,6 +518,7 @@ impl NetPeer {
                 Err(e) => return Err(e.into()),
             },
         };
+        self.watch_for_silent_disconnects(&requests);
         self.driver.handle(requests)?;
         for &depth in self.driver.last_rollback_depths() {
             self.clock.rollback(depth);
@@ -430,6 +543,41 @@ impl NetPeer {
         } else {
             self.clock.stall();
             Ok(Advance::Stalled)
+        }
+    }
+
+    /// Reports a remote player as disconnected, once.
+    fn report_gone(&mut self, peer: SocketAddr) {
+        if self.is_remote_player(peer) && !self.gone.contains(&peer) {
+            self.gone.push(peer);
+            self.events.push(NetEvent::Disconnected { peer });
+        }
+    }
+
+    /// GGRS feeding "disconnected" inputs for a remote player it never reported gone (however
+    /// it came to drop the player) is reported as that player's disconnect.
+    fn watch_for_silent_disconnects(&mut self, requests: &[GgrsRequest<GgrsConfig>]) {
+        if !matches!(self.session, Session::P2P(_)) {
+            return;
+        }
+        for request in requests {
+            let GgrsRequest::AdvanceFrame { inputs } = request else {
+                continue;
+            };
+            for (slot, (_, status)) in inputs.iter().enumerate() {
+                if *status != InputStatus::Disconnected {
+                    continue;
+                }
+                let addr = self
+                    .agreement
+                    .remote_players
+                    .iter()
+                    .find(|&&(s, _)| usize::from(s) == slot)
+                    .map(|&(_, a)| a);
+                if let Some(addr) = addr {
+                    self.report_gone(addr);
+                }
+            }
         }
     }
 

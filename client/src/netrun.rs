@@ -66,7 +66,8 @@ pub struct NetRunSummary {
     pub socket: crate::socket::SocketCounters,
     /// A peer disconnected before the end.
     pub disconnected: Option<std::net::SocketAddr>,
-    /// Whether every peer confirmed the finish.
+    /// Whether every peer confirmed the finish (always false after a disconnect: no finish is
+    /// exchanged then).
     pub clean_finish: bool,
     /// Hash of the last final tick.
     pub final_hash: StateHash,
@@ -86,7 +87,11 @@ impl std::fmt::Display for NetRunSummary {
             self.bytes_received_per_sec,
             self.dropped,
             self.disconnected.map_or("no".to_string(), |a| a.to_string()),
-            if self.clean_finish { "clean" } else { "timeout" },
+            match (self.disconnected, self.clean_finish) {
+                (Some(_), _) => "skipped",
+                (None, true) => "clean",
+                (None, false) => "timeout",
+            },
             self.final_hash.combined
         )
     }
@@ -211,4 +216,37 @@ fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(2));
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disconnect_does_not_claim_a_finish_timeout() {
+        let mut s = NetRunSummary {
+            ticks: 10,
+            advances: 10,
+            rollbacks: 0,
+            max_depth: 0,
+            desyncs: 0,
+            stalls: 0,
+            bytes_sent_per_sec: 0,
+            bytes_received_per_sec: 0,
+            dropped: 0,
+            socket: crate::socket::SocketCounters::default(),
+            disconnected: Some("127.0.0.1:9".parse().expect("addr")),
+            clean_finish: false,
+            final_hash: StateHash::default(),
+        };
+        let text = s.to_string();
+        assert!(
+            text.contains("disconnected=127.0.0.1:9 finish=skipped"),
+            "{text}"
+        );
+        s.disconnected = None;
+        assert!(s.to_string().contains("finish=timeout"));
+        s.clean_finish = true;
+        assert!(s.to_string().contains("finish=clean"));
+    }
 }

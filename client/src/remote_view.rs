@@ -4,7 +4,9 @@
 //! known input would take them. A rail shot aimed at such a prediction can land on the
 //! shooter's screen and vanish after the rollback. The alternative is to draw remote players
 //! from **confirmed history** — their poses at the last final tick, read from the world's own
-//! pose history — and to send with every input how far back that was. The simulation then
+//! pose history — and to send with every input how far back that was ([`input_view`], which
+//! adds the input delay: an input sampled at tick `T` is simulated at `T + delay`). The
+//! simulation then
 //! judges the shot against exactly those poses (see `engine::ViewTime`), so every peer
 //! reaches the verdict the shooter saw. The local player is always drawn predicted.
 //!
@@ -102,6 +104,22 @@ pub fn view_at(back: u8, alpha_256: u8) -> ViewTime {
             ticks_back: back,
             frac: alpha_256,
         }
+    }
+}
+
+/// The view a local input sampled while remote players were shown at `shown` must carry: an
+/// input sampled at tick `T` is simulated at `T + input_delay`, so the view reaches that much
+/// further back. With [`RemoteView::Predicted`] there is no lag compensation: the view is 0.
+#[must_use]
+pub fn input_view(mode: RemoteView, shown: ViewTime, input_delay: usize) -> ViewTime {
+    match mode {
+        RemoteView::Predicted => ViewTime::default(),
+        RemoteView::Past => ViewTime {
+            ticks_back: shown
+                .ticks_back
+                .saturating_add(input_delay.min(usize::from(u8::MAX)) as u8),
+            frac: shown.frac,
+        },
     }
 }
 

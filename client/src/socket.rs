@@ -1,8 +1,14 @@
 //! The socket GGRS talks through: our framing over any [`Transport`], with a list of known
 //! peers, a session id, and counters for everything it sends, receives and drops.
+//!
+//! Every GGRS message is checked against the match's hard limits ([`crate::ggrs_message`])
+//! before GGRS sees it. GGRS datagrams that arrive before the session is set up (the host's
+//! first sync request travels right behind its `Welcome`) are held, a few at most, and read
+//! once it is.
 
+use crate::ggrs_message::{self, Limits, Refusal, Sender};
 use crate::transport::{Transport, MAX_DATAGRAM};
-use crate::wire::{self, Control, Kind};
+use crate::wire::{self, Control, Kind, PeerInfo, Role};
 use ggrs::{Message, NonBlockingSocket};
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -27,6 +33,15 @@ pub struct SocketCounters {
     pub dropped_undecodable: u64,
     /// GGRS datagrams carrying another session id (a stale match).
     pub dropped_wrong_session: u64,
+    /// GGRS messages outside the match's limits (see [`crate::ggrs_message::check`]).
+    pub dropped_invalid: u64,
+    /// GGRS messages from a remote player declaring a player disconnected; each ends the match
+    /// as a disconnect instead of reaching GGRS.
+    pub disconnect_claims: u64,
+    /// GGRS datagrams that arrived before the session was set up, beyond the few held.
+    pub dropped_early: u64,
+    /// `Hello`s answered with a `Reject` once the match was under way.
+    pub late_hellos_refused: u64,
 }
 
 impl SocketCounters {
@@ -37,6 +52,9 @@ impl SocketCounters {
             + self.dropped_damaged
             + self.dropped_undecodable
             + self.dropped_wrong_session
+            + self.dropped_invalid
+            + self.disconnect_claims
+            + self.dropped_early
     }
 }
 
@@ -51,7 +69,27 @@ pub struct Link {
     /// `Welcome`, in case the first one was lost).
     answers: Vec<(SocketAddr, Vec<u8>)>,
     buf: Vec<u8>,
+    /// What GGRS messages must respect, and who may send which; `None` until the session starts.
+    policy: Option<Policy>,
+    /// The local session's current frame (remote players may run only so far ahead of it).
+    local_frame: i32,
+    /// Intact GGRS datagrams from peers that arrived before the policy was set.
+    early: Vec<(SocketAddr, Vec<u8>)>,
+    /// Peers that declared a player disconnected, not yet taken.
+    claims: Vec<SocketAddr>,
+    /// Once the match is under way: this side's info, to answer any `Hello` with a `Reject`.
+    refuse_hellos: Option<PeerInfo>,
 }
+
+/// The limits GGRS messages are checked against, and the role of each peer.
+#[derive(Debug, Clone)]
+struct Policy {
+    limits: Limits,
+    senders: Vec<(SocketAddr, Sender)>,
+}
+
+/// GGRS datagrams held while the session is being set up.
+const MAX_EARLY: usize = 32;
 
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -78,6 +116,11 @@ impl Link {
             control: Vec::new(),
             answers: Vec::new(),
             buf: vec![0; MAX_DATAGRAM],
+            policy: None,
+            local_frame: 0,
+            early: Vec::new(),
+            claims: Vec::new(),
+            refuse_hellos: None,
         }))
     }
 
@@ -105,6 +148,42 @@ impl Link {
         self.session = session;
     }
 
+    /// Starts passing GGRS messages on, checked against `limits`, each peer in `senders`
+    /// speaking in its role. Datagrams held until now are read at the next [`Link::pump`].
+    pub fn set_limits(&mut self, limits: Limits, senders: Vec<(SocketAddr, Sender)>) {
+        self.policy = Some(Policy { limits, senders });
+    }
+
+    /// The local session's current frame; remote players may not run further ahead of it
+    /// than [`Limits::max_lead`].
+    pub fn set_local_frame(&mut self, frame: i32) {
+        self.local_frame = frame;
+    }
+
+    /// Forgets every peer, answer, limit and held datagram, and the session id: back to the
+    /// state of a fresh link (a host whose welcomed peers never synchronized starts over).
+    pub fn forget_peers(&mut self) {
+        self.peers.clear();
+        self.answers.clear();
+        self.policy = None;
+        self.early.clear();
+        self.claims.clear();
+        self.control.clear();
+        self.session = 0;
+        self.local_frame = 0;
+    }
+
+    /// From now on answers every `Hello` from an address that is not a peer with a `Reject`
+    /// saying why: how its build or rules differ from `info`, or that the match is under way.
+    pub fn refuse_hellos(&mut self, info: PeerInfo) {
+        self.refuse_hellos = Some(info);
+    }
+
+    /// Peers that declared a player disconnected since the last call.
+    pub fn take_disconnect_claims(&mut self) -> Vec<SocketAddr> {
+        std::mem::take(&mut self.claims)
+    }
+
     /// Repeats `datagram` to `peer` whenever it says `Hello` again.
     pub fn answer_hellos_with(&mut self, peer: SocketAddr, datagram: Vec<u8>) {
         self.answers.retain(|(p, _)| *p != peer);
@@ -130,9 +209,17 @@ impl Link {
     }
 
     /// Reads everything waiting: control messages go to the control inbox (from any sender
-    /// while `accept_strangers`, else from peers only), GGRS messages are returned.
+    /// while `accept_strangers`, else from peers only), GGRS messages that pass the match's
+    /// limits are returned.
     pub fn pump(&mut self, accept_strangers: bool) -> Vec<(SocketAddr, Message)> {
         let mut ggrs_messages = Vec::new();
+        if self.policy.is_some() && self.session != 0 {
+            for (from, datagram) in std::mem::take(&mut self.early) {
+                if let Ok((Kind::Ggrs, session, payload)) = wire::open(&datagram) {
+                    self.take_ggrs(from, session, payload, datagram.len(), &mut ggrs_messages);
+                }
+            }
+        }
         let mut buf = std::mem::take(&mut self.buf);
         while let Some((len, from)) = self.transport.recv(&mut buf) {
             let known = self.peers.contains(&from);
@@ -153,25 +240,85 @@ impl Link {
                         Err(_) => self.counters.dropped_undecodable += 1,
                     }
                 }
-                Ok((Kind::Ggrs, session, payload)) if known => {
-                    if session != self.session || self.session == 0 {
-                        self.counters.dropped_wrong_session += 1;
-                        continue;
-                    }
-                    match wire::decode::<Message>(payload) {
-                        Ok(msg) => {
-                            self.counters.bytes_received += len as u64;
-                            self.counters.datagrams_received += 1;
-                            ggrs_messages.push((from, msg));
+                Ok((Kind::Control, _, payload)) if self.refuse_hellos.is_some() => {
+                    match wire::decode::<Control>(payload) {
+                        Ok(Control::Hello { info, role }) => {
+                            self.refuse_late_hello(from, &info, role)
                         }
-                        Err(_) => self.counters.dropped_undecodable += 1,
+                        _ => self.counters.dropped_unknown_sender += 1,
                     }
+                }
+                Ok((Kind::Ggrs, _, _)) if known && (self.policy.is_none() || self.session == 0) => {
+                    if self.early.len() < MAX_EARLY {
+                        self.early.push((from, buf[..len].to_vec()));
+                    } else {
+                        self.counters.dropped_early += 1;
+                    }
+                }
+                Ok((Kind::Ggrs, session, payload)) if known => {
+                    self.take_ggrs(from, session, payload, len, &mut ggrs_messages);
                 }
                 Ok(_) => self.counters.dropped_unknown_sender += 1,
             }
         }
         self.buf = buf;
         ggrs_messages
+    }
+
+    /// Checks one intact GGRS datagram from a peer and, if it passes, queues it for GGRS.
+    fn take_ggrs(
+        &mut self,
+        from: SocketAddr,
+        session: u32,
+        payload: &[u8],
+        len: usize,
+        out: &mut Vec<(SocketAddr, Message)>,
+    ) {
+        if session != self.session || self.session == 0 {
+            self.counters.dropped_wrong_session += 1;
+            return;
+        }
+        let Some(policy) = &self.policy else {
+            return;
+        };
+        let Some(&(_, sender)) = policy.senders.iter().find(|(a, _)| *a == from) else {
+            self.counters.dropped_unknown_sender += 1;
+            return;
+        };
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        match ggrs_message::check(payload, sender, self.local_frame, &policy.limits, now_ms) {
+            Ok(msg) => {
+                self.counters.bytes_received += len as u64;
+                self.counters.datagrams_received += 1;
+                out.push((from, msg));
+            }
+            Err(Refusal::Undecodable) => self.counters.dropped_undecodable += 1,
+            Err(Refusal::DisconnectClaim { .. }) => {
+                self.counters.disconnect_claims += 1;
+                if !self.claims.contains(&from) {
+                    self.claims.push(from);
+                }
+            }
+            Err(_) => self.counters.dropped_invalid += 1,
+        }
+    }
+
+    /// Answers a `Hello` from a stranger while the match is under way.
+    fn refuse_late_hello(&mut self, from: SocketAddr, theirs: &PeerInfo, role: Role) {
+        let Some(ours) = &self.refuse_hellos else {
+            return;
+        };
+        let reason = match ours.differences(theirs) {
+            Some(diff) => format!("peer {from} differs from host: {diff}"),
+            None => match role {
+                Role::Player => "the match is full (already under way)".to_string(),
+                Role::Spectator => "the match is already under way".to_string(),
+            },
+        };
+        self.counters.late_hellos_refused += 1;
+        self.send_control(&Control::Reject { reason }, from);
     }
 
     fn repeat_answer(&mut self, to: SocketAddr) {

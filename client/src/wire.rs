@@ -76,7 +76,8 @@ impl PeerInfo {
         if self.engine_version != other.engine_version {
             diffs.push(format!(
                 "engine {} vs {}",
-                self.engine_version, other.engine_version
+                printable(&self.engine_version, 40),
+                printable(&other.engine_version, 40)
             ));
         }
         if self.state_format != other.state_format {
@@ -93,6 +94,21 @@ impl PeerInfo {
         }
         (!diffs.is_empty()).then(|| diffs.join(", "))
     }
+}
+
+/// At most `max` characters of text a peer sent, control characters replaced: it is echoed
+/// back in a `Reject` (which must stay within [`MAX_PAYLOAD`]) and printed on a terminal.
+#[must_use]
+pub fn printable(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
 }
 
 /// Messages of our own, before, beside and after GGRS.
@@ -135,6 +151,27 @@ fn payload_options() -> impl Options {
         .with_fixint_encoding()
         .with_little_endian()
         .with_limit(MAX_PAYLOAD)
+}
+
+/// `value` in the payload layout (bincode, fixed-size little-endian integers), without the size
+/// limit: for re-encoding a message whose size our own checks already bound.
+#[must_use]
+pub fn encode_payload<T: Serialize>(value: &T) -> Vec<u8> {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .serialize(value)
+        .expect("serializing to memory cannot fail")
+}
+
+/// Decodes bytes made by [`encode_payload`] from a value we built ourselves (no size limit).
+pub(crate) fn decode_own<T: for<'de> Deserialize<'de>>(payload: &[u8]) -> Result<T, Reject> {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .reject_trailing_bytes()
+        .deserialize(payload)
+        .map_err(|_| Reject::Undecodable)
 }
 
 fn check(kind: u8, session: u32, payload: &[u8]) -> u32 {
@@ -224,6 +261,17 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(open(&bytes[..len]).is_err(), "truncated to {len}");
         }
+    }
+
+    #[test]
+    fn a_huge_engine_version_is_not_echoed_whole() {
+        let a = PeerInfo::local(1);
+        let mut b = a.clone();
+        b.engine_version = "\u{1b}[2J".to_string() + &"9".repeat(4000);
+        let text = a.differences(&b).expect("differs");
+        assert!(text.len() < 200 && !text.contains('\u{1b}'), "{text}");
+        let reject = Control::Reject { reason: text };
+        let _ = encode(Kind::Control, 0, &reject); // within the payload limit
     }
 
     #[test]

@@ -90,4 +90,11 @@ pub enum Error {
         /// The tick asked for.
         requested: Tick,
     },
+    /// `World::step` at the last tick a [`Tick`] can count: the match cannot go on (after
+    /// about 2.27 years of play).
+    #[error("tick {tick}: the tick counter is at its maximum, the match cannot go on")]
+    TickLimit {
+        /// The tick that could not be simulated (`Tick::MAX`).
+        tick: Tick,
+    },
 }

@@ -24,20 +24,21 @@ const fn lit(s: &str) -> Fx {
 trait RuleValue: Copy + PartialOrd + std::fmt::Display {
     /// The form the value takes in a TOML file before range checking.
     type File: for<'de> Deserialize<'de>;
-    /// Converts the file form, or explains why it cannot be this type.
-    fn from_file(v: Self::File, field: &'static str) -> Result<Self, Error>;
+    /// Converts the file form, or explains why it cannot be this type; a value that does not
+    /// even fit the type is reported against the rule's range `min ..= max`.
+    fn from_file(v: Self::File, field: &'static str, min: Self, max: Self) -> Result<Self, Error>;
 }
 
 macro_rules! int_rule_value {
     ($($t:ty),*) => {$(
         impl RuleValue for $t {
             type File = i64;
-            fn from_file(v: i64, field: &'static str) -> Result<Self, Error> {
+            fn from_file(v: i64, field: &'static str, min: $t, max: $t) -> Result<Self, Error> {
                 <$t>::try_from(v).map_err(|_| Error::RuleOutOfRange {
                     field,
                     value: v.to_string(),
-                    min: <$t>::MIN.to_string(),
-                    max: <$t>::MAX.to_string(),
+                    min: min.to_string(),
+                    max: max.to_string(),
                 })
             }
         }
@@ -65,17 +66,21 @@ impl<'de> Deserialize<'de> for FxLiteral {
             Raw::Float(f) => f.to_string(),
             Raw::Text(s) => s,
         };
-        Ok(FxLiteral(text.trim().parse::<Fx>().map_err(|e| {
-            format!("`{text}` is not a fixed-point number ({e})")
-        })))
+        // Parse the inner type: `Strict`'s `FromStr` panics on bad text instead of failing.
+        Ok(FxLiteral(
+            text.trim()
+                .parse::<I16F16>()
+                .map(Strict)
+                .map_err(|e| format!("`{text}` is not a fixed-point number ({e})")),
+        ))
     }
 }
 
 impl RuleValue for Fx {
     type File = FxLiteral;
-    fn from_file(v: FxLiteral, field: &'static str) -> Result<Self, Error> {
+    fn from_file(v: FxLiteral, field: &'static str, min: Fx, max: Fx) -> Result<Self, Error> {
         v.0.map_err(|reason| Error::RulesFile {
-            message: format!("field `{field}`: {reason}"),
+            message: format!("field `{field}`: {reason}; its range is {min} ..= {max}"),
         })
     }
 }
@@ -142,7 +147,9 @@ macro_rules! define_rules {
                 let file: RulesFile = toml::from_str(text)
                     .map_err(|e| Error::RulesFile { message: e.to_string() })?;
                 let rules = Rules {
-                    $( $field: <$ty as RuleValue>::from_file(file.$field, stringify!($field))?, )+
+                    $( $field: <$ty as RuleValue>::from_file(
+                        file.$field, stringify!($field), $min, $max,
+                    )?, )+
                 };
                 rules.validate()?;
                 Ok(rules)
@@ -390,6 +397,76 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    /// A malformed fixed-point value in a rules file is an error naming the field, never a panic.
+    #[test]
+    fn malformed_fixed_point_rule_is_an_error_not_a_panic() {
+        let base = Rules::default().to_toml_string();
+        for bad in [
+            "\"fast\"",
+            "nan",
+            "inf",
+            "-inf",
+            "\"nan\"",
+            "\"0x10\"",
+            "40000",
+            "-40000",
+            "\"40000\"",
+            "\"1e400\"",
+            "1e300",
+            "\"\"",
+            "\"-\"",
+            "\"0.1.2\"",
+            "\" \"",
+        ] {
+            let text = base.replace("max_speed = \"0.1\"", &format!("max_speed = {bad}"));
+            assert_ne!(text, base);
+            let err = Rules::from_toml_str(&text).expect_err(bad).to_string();
+            assert!(err.contains("max_speed"), "{bad}: {err}");
+        }
+    }
+
+    /// An integer that does not even fit a rule's type is reported against the rule's range.
+    #[test]
+    fn integer_beyond_its_type_reports_the_rules_range() {
+        let text = Rules::default()
+            .to_toml_string()
+            .replace("block_hp = 3", "block_hp = 300");
+        let err = Rules::from_toml_str(&text).unwrap_err();
+        assert_eq!(
+            err,
+            Error::RuleOutOfRange {
+                field: "block_hp",
+                value: "300".into(),
+                min: "1".into(),
+                max: "200".into(),
+            }
+        );
+    }
+
+    /// Fixed-point values decoded through serde (bincode, TOML) are raw bits or an error, never
+    /// a panic; out-of-range bits are then refused by validation.
+    #[test]
+    fn fixed_point_through_serde_is_an_error_not_a_panic() {
+        for bits in [i32::MIN, -1, i32::MAX] {
+            let rules = Rules {
+                max_speed: fx_bits(bits),
+                ..Rules::default()
+            };
+            let bytes = bincode::serialize(&rules).expect("encodes");
+            let back: Rules = bincode::deserialize(&bytes).expect("any bits decode");
+            assert_eq!(back, rules);
+            assert!(back.validate().is_err());
+        }
+        for text in ["v = \"fast\"", "v = nan", "v = \"\"", "v = 40000"] {
+            #[derive(Debug, Deserialize)]
+            #[allow(dead_code)]
+            struct One {
+                v: Fx,
+            }
+            assert!(toml::from_str::<One>(text).is_err(), "{text}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::projectile::Projectile;
 use crate::rail::{ShotOutcome, ShotTarget};
 use crate::round::RoundPhase;
 use crate::world::World;
+use crate::Tick;
 
 /// The phases of a step, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +76,8 @@ impl World {
     /// world's buffers have grown to the match's needs, a step does not allocate.
     ///
     /// # Errors
-    /// [`Error::WrongInputCount`] or [`Error::WrongInputTick`]; the world is then unchanged.
+    /// [`Error::WrongInputCount`] or [`Error::WrongInputTick`]; [`Error::TickLimit`] at tick
+    /// `Tick::MAX`, which has no next tick. The world is then unchanged.
     pub fn step(&mut self, inputs: &[InputCmd]) -> Result<&[Event], Error> {
         for phase in STEP_PHASES {
             match phase {
@@ -96,6 +98,10 @@ impl World {
 
     fn validate(&mut self, inputs: &[InputCmd]) -> Result<(), Error> {
         let tick = self.state.tick;
+        // A restored or very long match can stand at the last tick: refuse it, do not overflow.
+        if tick == Tick::MAX {
+            return Err(Error::TickLimit { tick });
+        }
         let expected = self.state.players.len();
         if inputs.len() != expected {
             return Err(Error::WrongInputCount {
@@ -315,15 +321,19 @@ impl World {
         if !ready || self.state.projectiles.len() >= usize::from(rules.max_projectiles) {
             return;
         }
+        // Ids are never reused: once the counter is spent (4 billion shots into a match) a
+        // shot is refused like one beyond `max_projectiles`, and costs no ammo.
+        let id = self.state.next_projectile_id;
+        let Some(next_id) = id.checked_add(1) else {
+            return;
+        };
         // Spread: a sideways offset drawn from the world RNG, so the RNG is part of the closure.
         let jitter = self.state.rng.symmetric(256);
         let side = rules.shot_spread * Fx::from_num(jitter) / Fx::from_num(256);
         let dir = (p.aim + p.aim.perp().scale(side))
             .normalized()
             .unwrap_or(p.aim);
-        let id = self.state.next_projectile_id;
-        // Saturates rather than wrapping: 4 billion shots into a match, ids stop being fresh.
-        self.state.next_projectile_id = id.saturating_add(1);
+        self.state.next_projectile_id = next_id;
         self.state.projectiles.push(Projectile {
             id,
             owner: p.id,
@@ -564,6 +574,8 @@ impl World {
             RoundPhase::RoundOver => {
                 self.state.round.phase_timer = self.state.round.phase_timer.saturating_sub(1);
                 if self.state.round.phase_timer == 0 {
+                    // Saturates: after 254 draws the match stays in round 255 (restore
+                    // accepts it, so rollback goes on).
                     self.start_round(round.saturating_add(1));
                 }
             }

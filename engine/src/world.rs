@@ -141,21 +141,22 @@ impl World {
     /// here, not make a later step overflow.
     fn check_against_rules(&self, snapshot: &WorldSnapshot) -> Result<(), Error> {
         let corrupt = |reason: String| Err(Error::SnapshotCorrupt { reason });
-        if snapshot
-            .round
-            .wins
-            .iter()
-            .any(|&w| w > self.rules.rounds_to_win)
-        {
+        // A win that reaches `rounds_to_win` ends the match, so only a finished match holds one
+        // (one more win in another phase would leave the range this check accepts).
+        let most_wins = match snapshot.round.phase {
+            RoundPhase::MatchOver => self.rules.rounds_to_win,
+            _ => self.rules.rounds_to_win - 1,
+        };
+        if snapshot.round.wins.iter().any(|&w| w > most_wins) {
             return corrupt(format!(
-                "round wins {:?} exceed {}",
-                snapshot.round.wins, self.rules.rounds_to_win
+                "round wins {:?} exceed {most_wins} in phase {:?}",
+                snapshot.round.wins, snapshot.round.phase
             ));
         }
-        if snapshot.round.round == u8::MAX
-            || snapshot.round.phase_timer > self.rules.round_time_limit.max(600)
-        {
-            return corrupt("round counter or timer out of range".into());
+        // Any round number is accepted: the count saturates at `u8::MAX` (a match of endless
+        // draws stays in its last round), and every value steps.
+        if snapshot.round.phase_timer > self.rules.round_time_limit.max(600) {
+            return corrupt("round timer out of range".into());
         }
         if snapshot.projectiles.len() > usize::from(self.rules.max_projectiles) {
             return corrupt(format!(

@@ -11,6 +11,7 @@ use crate::key_bindings::KeyBindings;
 use crate::local_input::LocalInput;
 use crate::match_source::{MatchSource, SourceCommand};
 use crate::pacing::{PacingRecorder, PacingReport};
+use crate::remote_view::{alpha_256, ShownView};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
 use anyhow::anyhow;
@@ -44,6 +45,8 @@ pub struct AppOptions {
     pub run_for: Option<Duration>,
     /// Start the next match by itself this many ticks after one is decided (unattended runs).
     pub auto_rematch_after: Option<u32>,
+    /// Show the rail debug overlay from the start (F3 toggles it).
+    pub rail_debug: bool,
     /// The keys.
     pub bindings: KeyBindings,
 }
@@ -57,6 +60,7 @@ impl Default for AppOptions {
             controls_at_start: true,
             run_for: None,
             auto_rematch_after: None,
+            rail_debug: false,
             bindings: KeyBindings::default(),
         }
     }
@@ -153,8 +157,12 @@ impl App {
             Overlay::None
         };
         let mut show_net = false;
+        let mut rail_debug = self.options.rail_debug;
         let mut decided_for = 0u32;
         let mut pacing = PacingRecorder::new();
+        // What the last presented frame showed of the remote players: what a rail press
+        // sampled now was aimed at.
+        let mut shown = ShownView::default();
         let bindings = self.options.bindings.clone();
         self.set_title(source);
         'frames: loop {
@@ -182,6 +190,7 @@ impl App {
                         }
                     }
                     MenuAction::NetHud => show_net = !show_net,
+                    MenuAction::RailDebug => rail_debug = !rail_debug,
                     MenuAction::Rematch => {
                         if source.current().round.phase == RoundPhase::MatchOver
                             && source.rematch()?
@@ -206,8 +215,9 @@ impl App {
                 let locals = source.local_players().len();
                 let inputs = if overlay == Overlay::None {
                     let keys = self.events.keyboard_state();
+                    let view = shown.for_input(source.input_tick());
                     self.input
-                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k))
+                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k), view)
                 } else {
                     vec![InputCmd::idle(0); locals]
                 };
@@ -232,6 +242,11 @@ impl App {
                 }
             }
             let alpha = banked.as_secs_f32() / tick.as_secs_f32();
+            shown = ShownView {
+                tick: source.current().tick,
+                back: source.remote_view_back(),
+                alpha_256: alpha_256(banked.as_nanos(), tick.as_nanos()),
+            };
 
             let net = show_net.then(|| source.net_view());
             let controllers = self.input.controller_names();
@@ -240,6 +255,9 @@ impl App {
                 previous: source.previous(),
                 alpha,
                 rules: source.rules(),
+                shown,
+                local_players: source.local_players(),
+                rail_debug,
                 net: net.as_ref(),
                 effects: &effects,
                 overlay,
@@ -329,6 +347,7 @@ enum MenuAction {
     Controls,
     Pause,
     NetHud,
+    RailDebug,
     Rematch,
 }
 
@@ -358,6 +377,8 @@ fn menu_action(
                 MenuAction::Pause
             } else if keys.net_hud.contains(&k) {
                 MenuAction::NetHud
+            } else if k == keys.rail_debug {
+                MenuAction::RailDebug
             } else if keys.rematch.contains(&k) {
                 MenuAction::Rematch
             } else {
@@ -469,6 +490,10 @@ mod tests {
         assert_eq!(
             menu_action(&key(Scancode::Return), &keys, play, false),
             MenuAction::Rematch
+        );
+        assert_eq!(
+            menu_action(&key(Scancode::F3), &keys, play, false),
+            MenuAction::RailDebug
         );
         assert_eq!(
             menu_action(&key(Scancode::W), &keys, play, false),

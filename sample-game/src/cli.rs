@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
+use client::remote_view::RemoteView;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -40,6 +41,17 @@ pub struct Cli {
     /// Render a bot match at --at-tick to this PNG and exit (needs no display).
     #[arg(long, value_name = "PNG", requires = "at_tick")]
     pub screenshot: Option<PathBuf>,
+
+    /// Show the rail debug overlay (F3) from the start, also on a --screenshot: the hitboxes
+    /// a rail shot is judged against and the last shot's ray.
+    #[arg(long)]
+    pub rail_debug: bool,
+
+    /// On a --screenshot, draw player 2 as player 1 would see them online with
+    /// `--remote-view past`, this many ticks back.
+    #[arg(long, value_name = "TICKS", requires = "screenshot", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=12))]
+    pub remote_back: u8,
 
     /// The tick --screenshot captures.
     #[arg(long, value_name = "N", requires = "screenshot")]
@@ -129,6 +141,11 @@ pub struct NetOptions {
     /// Seconds to wait for the other side before giving up.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// How the other player is drawn: `past` (from confirmed history, a few ticks behind; a
+    /// rail shot is judged against exactly that) or `predicted` (where prediction puts them
+    /// now; a rail shot is judged against where they truly were on its tick).
+    #[arg(long, value_name = "VIEW", default_value_t = RemoteView::Past)]
+    pub remote_view: RemoteView,
 }
 
 /// `WIDTHxHEIGHT`, each at least 64.
@@ -192,6 +209,7 @@ mod tests {
             panic!()
         };
         assert_eq!((address.as_str(), net.input_delay), ("10.0.0.2:7000", 3));
+        assert_eq!(net.remote_view, RemoteView::Past, "the default");
         let cli = Cli::try_parse_from(["maze-duel", "host", "--port", "7100", "--spectators", "1"])
             .unwrap();
         assert!(matches!(
@@ -202,6 +220,17 @@ mod tests {
                 ..
             })
         ));
+        let cli = Cli::try_parse_from(["maze-duel", "host", "--remote-view", "predicted"]).unwrap();
+        let Some(Mode::Host { net, .. }) = cli.mode else {
+            panic!()
+        };
+        assert_eq!(net.remote_view, RemoteView::Predicted);
+        let bad = Cli::try_parse_from(["maze-duel", "join", "h:1", "--remote-view", "future"])
+            .unwrap_err();
+        assert!(
+            bad.to_string().contains("expected `predicted` or `past`"),
+            "{bad}"
+        );
         let cli = Cli::try_parse_from(["maze-duel", "replay", "m.duellog"]).unwrap();
         assert!(matches!(cli.mode, Some(Mode::Replay { .. })));
     }

@@ -59,18 +59,32 @@ pub(crate) fn lines(
             row("reload", key_names(&p1.reload), key_names(&p2.reload)),
             palette::TEXT,
         ),
+        (
+            row("rail", key_names(&p1.rail), key_names(&p2.rail)),
+            palette::TEXT,
+        ),
         (String::new(), palette::TEXT),
         (
             "Controllers: left stick or D-pad moves, A or RT shoots,".into(),
             palette::TEXT,
         ),
-        ("B, X or RB swings, Y or LB reloads.".into(), palette::TEXT),
+        (
+            "B, X or RB swings, Y or LB reloads, LT or R3 fires the rail.".into(),
+            palette::TEXT,
+        ),
         (format!("Controllers connected: {pads}"), palette::TEXT_DIM),
         (String::new(), palette::TEXT),
         (global, palette::TEXT_DIM),
         (
             format!(
-                "Shoot or slash your rival down to 0 HP. First to {rounds_to_win} rounds wins."
+                "{} rail debug: the hitboxes your rail is judged against, the last ray",
+                key_names(&[bindings.rail_debug])
+            ),
+            palette::TEXT_DIM,
+        ),
+        (
+            format!(
+                "Shoot, rail or slash your rival down to 0 HP. First to {rounds_to_win} rounds wins."
             ),
             palette::TEXT_DIM,
         ),

@@ -8,7 +8,7 @@ use crate::interpolate::vec2;
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::{fill_circle, fill_ring, thick_line};
-use engine::{Event, EventKey, EventKind, HitSource, ShotOutcome, WorldSnapshot};
+use engine::{Event, EventKey, EventKind, HitSource, ShotOutcome, ShotRecord, WorldSnapshot};
 use glam::Vec2;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -75,6 +75,8 @@ pub struct Effects {
     flashes: Vec<Flash>,
     popups: Vec<Popup>,
     beams: Vec<Beam>,
+    /// The newest rail shot presented, for the debug overlay (taken back with its event).
+    last_rail: Option<(EventKey, ShotRecord)>,
     rng: u64,
 }
 
@@ -85,6 +87,7 @@ impl Default for Effects {
             flashes: Vec::new(),
             popups: Vec::new(),
             beams: Vec::new(),
+            last_rail: None,
             rng: 0x5EED_F0E1_FEC7,
         }
     }
@@ -109,6 +112,12 @@ impl Effects {
         self.beams.iter().filter(|b| b.marker).count()
     }
 
+    /// The newest rail shot presented (and not taken back), for the debug overlay.
+    #[must_use]
+    pub fn last_rail_shot(&self) -> Option<&ShotRecord> {
+        self.last_rail.as_ref().map(|(_, shot)| shot)
+    }
+
     /// Whether no effect is alive.
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -121,6 +130,7 @@ impl Effects {
         self.flashes.clear();
         self.popups.clear();
         self.beams.clear();
+        self.last_rail = None;
     }
 
     /// Ages every effect by one tick, then spawns the effects of `events`, the events of the
@@ -157,6 +167,9 @@ impl Effects {
         self.particles.retain(|p| p.origin != *key);
         self.flashes.retain(|f| f.origin != *key);
         self.beams.retain(|b| b.origin != *key);
+        if self.last_rail.is_some_and(|(k, _)| k == *key) {
+            self.last_rail = None;
+        }
         for p in &mut self.popups {
             if let Some(i) = p.origins.iter().position(|(k, _)| k == key) {
                 let (_, damage) = p.origins.remove(i);
@@ -246,6 +259,7 @@ impl Effects {
                     marker,
                     origin,
                 });
+                self.last_rail = Some((origin, shot));
                 if !marker {
                     self.burst(origin, to, 5, 0.06, 12, palette::TEXT_DIM);
                 }
@@ -448,5 +462,31 @@ mod tests {
         );
         fx.retract(&hit(0, 8).key());
         assert!(fx.is_empty());
+    }
+
+    /// The debug overlay's "last rail shot" goes with its event when a rollback takes it back.
+    #[test]
+    fn a_retracted_rail_shot_is_no_longer_the_last() {
+        let world = World::new(Rules::default(), 1, 2).unwrap();
+        let state = world.state();
+        let shot = |tick, shooter| Event {
+            tick,
+            kind: EventKind::RailShot(ShotRecord {
+                shooter,
+                ..ShotRecord::default()
+            }),
+        };
+        let mut fx = Effects::new();
+        fx.on_tick(&[shot(5, 1)], state, state);
+        fx.on_tick(&[shot(6, 0)], state, state);
+        assert_eq!(fx.last_rail_shot().map(|s| s.shooter), Some(0));
+        fx.retract(&shot(5, 1).key());
+        assert_eq!(
+            fx.last_rail_shot().map(|s| s.shooter),
+            Some(0),
+            "another shot"
+        );
+        fx.retract(&shot(6, 0).key());
+        assert_eq!(fx.last_rail_shot(), None);
     }
 }

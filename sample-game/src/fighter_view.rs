@@ -2,11 +2,11 @@
 //! swings on their active frames, hitstun flashes, knocked-out players, small health and
 //! reload bars, projectiles with a short trail.
 //!
-//! Every body is a disc of the player's own colour centred exactly on its (interpolated)
-//! position, and every projectile a disc of its owner's shot colour centred on its position:
+//! Every body is a disc of the player's own colour centred exactly on the position it is
+//! shown at (interpolated; a remote player's from its pose history, see `remote_view.rs`), and every projectile a disc of its owner's shot colour centred on its position:
 //! the render tests look for those colours at those pixels.
 
-use crate::interpolate::{player_pos, projectile_pos, vec2};
+use crate::interpolate::{projectile_pos, vec2};
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::{fill_arc, fill_circle, thick_line};
@@ -18,7 +18,8 @@ use sdl2::render::{Canvas, RenderTarget};
 /// Half the angle a melee swing's arc covers on each side of the aim, in radians.
 const SWING_HALF_ANGLE: f32 = 1.1;
 
-/// Draws shadows, melee swings, projectiles, then the players on top. A projectile only
+/// Draws shadows, melee swings, projectiles, then the players on top, each player at its
+/// entry of `positions` (tiles, in slot order). A projectile only
 /// overlaps a body on the tick it hits, when the simulation removes it, so nothing is hidden;
 /// a shot leaving the barrel slides out from under its shooter.
 ///
@@ -28,16 +29,19 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     layout: &Layout,
     rules: &Rules,
-    previous: &WorldSnapshot,
     current: &WorldSnapshot,
+    positions: &[Vec2],
     alpha: f32,
 ) -> Result<(), String> {
-    for p in &current.players {
-        let at = layout.to_screen(player_pos(previous, p, alpha));
+    let shown = || {
+        (current.players.iter())
+            .zip(positions)
+            .map(|(p, &at)| (p, layout.to_screen(at)))
+    };
+    for (_, at) in shown() {
         draw_shadow(canvas, layout, rules, at)?;
     }
-    for p in &current.players {
-        let at = layout.to_screen(player_pos(previous, p, alpha));
+    for (p, at) in shown() {
         draw_melee(canvas, layout, rules, p, at)?;
     }
     for shot in &current.projectiles {
@@ -49,8 +53,7 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
         fill_circle(canvas, at, r + 1.0, palette::with_alpha(palette::INK, 160))?;
         fill_circle(canvas, at, r, color)?;
     }
-    for p in &current.players {
-        let at = layout.to_screen(player_pos(previous, p, alpha));
+    for (p, at) in shown() {
         draw_player(canvas, layout, rules, current.tick, p, at)?;
     }
     Ok(())

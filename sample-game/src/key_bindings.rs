@@ -20,6 +20,8 @@ pub struct PlayerKeys {
     pub melee: Vec<Scancode>,
     /// Reload (on the press).
     pub reload: Vec<Scancode>,
+    /// Fire the rail, the hitscan weapon (on the press).
+    pub rail: Vec<Scancode>,
 }
 
 impl PlayerKeys {
@@ -33,6 +35,7 @@ impl PlayerKeys {
             &self.shoot,
             &self.melee,
             &self.reload,
+            &self.rail,
         ]
         .into_iter()
         .flatten()
@@ -52,6 +55,8 @@ pub struct KeyBindings {
     pub controls: Scancode,
     /// Show / hide the netcode overlay.
     pub net_hud: [Scancode; 2],
+    /// Show / hide the rail debug overlay (rewound hitboxes, the last rail ray).
+    pub rail_debug: Scancode,
     /// Start the next match once this one is decided.
     pub rematch: [Scancode; 2],
     /// Leave the game.
@@ -71,6 +76,7 @@ impl Default for KeyBindings {
                     shoot: vec![S::F],
                     melee: vec![S::G],
                     reload: vec![S::R],
+                    rail: vec![S::E],
                 },
                 PlayerKeys {
                     up: vec![S::Up],
@@ -80,11 +86,13 @@ impl Default for KeyBindings {
                     shoot: vec![S::Period, S::RCtrl],
                     melee: vec![S::Slash, S::Comma],
                     reload: vec![S::RShift],
+                    rail: vec![S::Semicolon, S::RAlt],
                 },
             ],
             pause: S::P,
             controls: S::F1,
             net_hud: [S::Tab, S::H],
+            rail_debug: S::F3,
             rematch: [S::Return, S::KpEnter],
             quit: S::Escape,
         }
@@ -111,7 +119,7 @@ mod tests {
     fn no_key_is_bound_twice() {
         let b = KeyBindings::default();
         let mut keys: Vec<Scancode> = b.players.iter().flat_map(PlayerKeys::all).collect();
-        keys.extend([b.pause, b.controls, b.quit]);
+        keys.extend([b.pause, b.controls, b.rail_debug, b.quit]);
         keys.extend(b.net_hud);
         keys.extend(b.rematch);
         let n = keys.len();

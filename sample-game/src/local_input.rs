@@ -6,7 +6,7 @@
 //! presses are also latched from events and count as held on the next tick.
 
 use crate::key_bindings::{KeyBindings, PlayerKeys};
-use engine::{buttons, InputCmd, STICK_MAX};
+use engine::{buttons, InputCmd, ViewTime, STICK_MAX};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::Event;
 use sdl2::keyboard::Scancode;
@@ -120,10 +120,16 @@ impl LocalInput {
     /// One input per local player for the coming tick (`local_players` of them, at most 2),
     /// from the keys `is_down` reports held, the controllers, and latched presses, which it
     /// clears. The tick stamp is left at 0 for the match source to set.
+    ///
+    /// An input with the rail pressed carries `view`, the moment the remote players were
+    /// drawn at (relative to the input's tick), so the shot is judged against what was seen;
+    /// every other input carries view 0, which only the rail reads — zeros keep the wire
+    /// input small.
     pub fn sample(
         &mut self,
         local_players: usize,
         is_down: impl Fn(Scancode) -> bool,
+        view: ViewTime,
     ) -> Vec<InputCmd> {
         self.local_players = local_players.min(2);
         let mut out = Vec::with_capacity(self.local_players);
@@ -138,6 +144,7 @@ impl LocalInput {
                     (&keys.shoot, buttons::SHOOT),
                     (&keys.melee, buttons::MELEE),
                     (&keys.reload, buttons::RELOAD),
+                    (&keys.rail, buttons::RAIL),
                 ] {
                     if any(list) {
                         cmd.buttons |= bit;
@@ -158,6 +165,10 @@ impl LocalInput {
             cmd.move_y = axis(stick.1);
             cmd.buttons |= self.latched[local];
             self.latched[local] = 0;
+            if cmd.held(buttons::RAIL) {
+                cmd.view_ticks = view.ticks_back;
+                cmd.view_frac = view.frac;
+            }
             out.push(cmd);
         }
         out
@@ -178,6 +189,7 @@ fn key_buttons(keys: &PlayerKeys, key: Scancode) -> u8 {
         (&keys.shoot, buttons::SHOOT),
         (&keys.melee, buttons::MELEE),
         (&keys.reload, buttons::RELOAD),
+        (&keys.rail, buttons::RAIL),
     ] {
         if list.contains(&key) {
             bits |= bit;
@@ -187,17 +199,20 @@ fn key_buttons(keys: &PlayerKeys, key: Scancode) -> u8 {
 }
 
 /// The game buttons a controller button maps to: A shoots; B, X or the right shoulder swing;
-/// Y or the left shoulder reload.
+/// Y or the left shoulder reload; a right-stick click fires the rail (as does the left trigger,
+/// read in [`pad_state`]).
 fn pad_buttons(button: Button) -> u8 {
     match button {
         Button::A => buttons::SHOOT,
         Button::B | Button::X | Button::RightShoulder => buttons::MELEE,
         Button::Y | Button::LeftShoulder => buttons::RELOAD,
+        Button::RightStick => buttons::RAIL,
         _ => 0,
     }
 }
 
-/// Buttons held on a controller (the right trigger also shoots).
+/// Buttons held on a controller (the right trigger also shoots, the left trigger fires the
+/// rail).
 fn pad_state(pad: &GameController) -> u8 {
     let mut bits = 0;
     for b in [
@@ -207,6 +222,7 @@ fn pad_state(pad: &GameController) -> u8 {
         Button::Y,
         Button::LeftShoulder,
         Button::RightShoulder,
+        Button::RightStick,
     ] {
         if pad.button(b) {
             bits |= pad_buttons(b);
@@ -214,6 +230,9 @@ fn pad_state(pad: &GameController) -> u8 {
     }
     if pad.axis(Axis::TriggerRight) > TRIGGER_THRESHOLD {
         bits |= buttons::SHOOT;
+    }
+    if pad.axis(Axis::TriggerLeft) > TRIGGER_THRESHOLD {
+        bits |= buttons::RAIL;
     }
     bits
 }
@@ -248,6 +267,7 @@ mod tests {
         let cmds = input.sample(
             2,
             held(&[Scancode::D, Scancode::W, Scancode::F, Scancode::Left]),
+            ViewTime::default(),
         );
         assert_eq!((cmds[0].move_x, cmds[0].move_y), (127, -127));
         assert_eq!(cmds[0].buttons, buttons::SHOOT);
@@ -260,7 +280,7 @@ mod tests {
     #[test]
     fn opposite_keys_cancel() {
         let mut input = LocalInput::new(KeyBindings::default());
-        let cmds = input.sample(2, held(&[Scancode::A, Scancode::D]));
+        let cmds = input.sample(2, held(&[Scancode::A, Scancode::D]), ViewTime::default());
         assert_eq!(cmds[0].move_x, 0);
     }
 
@@ -278,22 +298,81 @@ mod tests {
             },
             None,
         );
-        let first = input.sample(2, held(&[]));
+        let first = input.sample(2, held(&[]), ViewTime::default());
         assert_eq!(
             first[1].buttons,
             buttons::MELEE,
             "latched press is seen once"
         );
         assert_eq!(first[0].buttons, 0);
-        let second = input.sample(2, held(&[]));
+        let second = input.sample(2, held(&[]), ViewTime::default());
         assert_eq!(second[1].buttons, 0, "and then released");
     }
 
     #[test]
     fn a_lone_local_player_gets_both_key_sets() {
         let mut input = LocalInput::new(KeyBindings::default());
-        let cmds = input.sample(1, held(&[Scancode::Down, Scancode::RCtrl]));
+        let cmds = input.sample(
+            1,
+            held(&[Scancode::Down, Scancode::RCtrl]),
+            ViewTime::default(),
+        );
         assert_eq!(cmds.len(), 1);
         assert_eq!((cmds[0].move_y, cmds[0].buttons), (127, buttons::SHOOT));
+    }
+
+    #[test]
+    fn each_player_has_a_rail_key() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let cmds = input.sample(
+            2,
+            held(&[Scancode::E, Scancode::Semicolon]),
+            ViewTime::default(),
+        );
+        assert_eq!(
+            (cmds[0].buttons, cmds[1].buttons),
+            (buttons::RAIL, buttons::RAIL)
+        );
+        let cmds = input.sample(2, held(&[Scancode::RAlt]), ViewTime::default());
+        assert_eq!((cmds[0].buttons, cmds[1].buttons), (0, buttons::RAIL));
+        assert_eq!(pad_buttons(Button::RightStick), buttons::RAIL);
+    }
+
+    /// The view goes with a rail press and nothing else: the simulation judges the shot
+    /// against what the player saw, and every other input stays all zeros past the stick.
+    #[test]
+    fn only_a_rail_press_carries_the_view() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let seen = ViewTime {
+            ticks_back: 6,
+            frac: 64,
+        };
+        let cmds = input.sample(2, held(&[Scancode::E, Scancode::F, Scancode::Period]), seen);
+        assert_eq!(
+            (cmds[0].view_ticks, cmds[0].view_frac),
+            (6, 64),
+            "rail pressed"
+        );
+        assert_eq!(
+            (cmds[1].view_ticks, cmds[1].view_frac),
+            (0, 0),
+            "only shooting"
+        );
+        // A press latched between two ticks carries it too.
+        input.handle_event(
+            &Event::KeyDown {
+                timestamp: 0,
+                window_id: 0,
+                keycode: None,
+                scancode: Some(Scancode::Semicolon),
+                keymod: sdl2::keyboard::Mod::NOMOD,
+                repeat: false,
+            },
+            None,
+        );
+        let cmds = input.sample(2, held(&[]), seen);
+        assert_eq!(cmds[1].buttons, buttons::RAIL);
+        assert_eq!((cmds[1].view_ticks, cmds[1].view_frac), (6, 64));
+        assert_eq!(cmds[0], InputCmd::idle(0), "nothing pressed: nothing sent");
     }
 }

@@ -43,7 +43,10 @@ fn run() -> anyhow::Result<()> {
             seed,
             at_tick,
             size: cli.size,
-            net_hud: true,
+            // The netcode panel would cover the top right, where the debug rays often are.
+            net_hud: !cli.rail_debug,
+            rail_debug: cli.rail_debug,
+            remote_back: cli.remote_back,
         };
         let rgba = sample_game::render_to_rgba(rules, &shot, &renderer)?;
         sample_game::write_png(path, cli.size, &rgba)?;
@@ -64,6 +67,7 @@ fn run() -> anyhow::Result<()> {
         controls_at_start: measuring.is_none() && !source.local_players().is_empty(),
         run_for: measuring,
         auto_rematch_after: measuring.map(|_| 180),
+        rail_debug: cli.rail_debug,
         ..AppOptions::default()
     };
     let mut app = App::new(options, renderer)?;
@@ -237,11 +241,16 @@ fn online(
         match_log,
         dump_dir: None,
     };
-    Ok(Box::new(NetMatch::new(
-        peer,
-        usize::from(net.input_delay),
-        &logs,
-    )?))
+    println!(
+        "maze-duel: remote player drawn {} (--remote-view)",
+        match net.remote_view {
+            client::remote_view::RemoteView::Past => "from confirmed history",
+            client::remote_view::RemoteView::Predicted => "predicted",
+        }
+    );
+    Ok(Box::new(
+        NetMatch::new(peer, usize::from(net.input_delay), &logs)?.with_remote_view(net.remote_view),
+    ))
 }
 
 /// A seed for when none is given: the clock's low bits (printed, so a match can be replayed).

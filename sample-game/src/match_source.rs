@@ -6,7 +6,7 @@
 //! [`MatchSource::previous`] say.
 
 use crate::net_view::NetView;
-use engine::{Event, InputCmd, PlayerId, Rules, WorldSnapshot};
+use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Something the player asks of the match source itself (not of the game): online play's input
 /// delay, a replay's transport controls.
@@ -68,6 +68,19 @@ pub trait MatchSource {
 
     /// The rules the match plays by.
     fn rules(&self) -> &Rules;
+
+    /// Ticks further back than everyone else that remote players are drawn this frame (see
+    /// `remote_view.rs`); called once per drawn frame, so a source can keep the distance
+    /// steady. 0 (the default): they are drawn predicted, like everyone else.
+    fn remote_view_back(&mut self) -> u8 {
+        0
+    }
+
+    /// The tick the next local inputs are for (online: input-delay ticks after the current
+    /// one), so their rail view can be stated relative to it.
+    fn input_tick(&self) -> Tick {
+        self.current().tick
+    }
 
     /// The netcode state for the overlay.
     fn net_view(&self) -> NetView;

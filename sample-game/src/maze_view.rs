@@ -111,41 +111,13 @@ fn draw_block<T: RenderTarget>(
         BlockWear::Cracked => palette::BLOCK_WORN,
         BlockWear::Failing => palette::BLOCK_FAILING,
     };
-    let inset = (t / 16).max(1);
-    fill(
-        canvas,
-        &[Rect::new(
-            r.x() + inset as i32,
-            r.y() + inset as i32,
-            t - 2 * inset,
-            t - 2 * inset,
-        )],
-        base,
-    )?;
-    // Mortar: two courses of bricks, the middle one offset by half a brick.
-    let m = (t / 16).max(1);
-    let (x0, y0, ti) = (r.x(), r.y(), t as i32);
-    let mut mortar = vec![
-        Rect::new(x0 + inset as i32, y0 + ti / 3, t - 2 * inset, m),
-        Rect::new(x0 + inset as i32, y0 + 2 * ti / 3, t - 2 * inset, m),
-        Rect::new(x0 + ti / 2, y0 + inset as i32, m, (ti / 3) as u32),
-        Rect::new(x0 + ti / 4, y0 + ti / 3, m, (ti / 3) as u32),
-        Rect::new(x0 + 3 * ti / 4, y0 + ti / 3, m, (ti / 3) as u32),
-        Rect::new(x0 + ti / 2, y0 + 2 * ti / 3, m, (ti / 3) as u32 - inset),
-    ];
-    if front {
-        let f = (t / 6).max(1);
-        mortar.push(Rect::new(
-            x0 + inset as i32,
-            y0 + ti - (f + inset) as i32,
-            t - 2 * inset,
-            f,
-        ));
-    }
-    fill(canvas, &mortar, palette::MORTAR)?;
+    let shape = BlockShape::new(r, front);
+    fill(canvas, &[shape.face], base)?;
+    fill(canvas, &shape.mortar, palette::MORTAR)?;
     if wear == BlockWear::Intact {
         return Ok(());
     }
+    let (x0, y0) = (r.x(), r.y());
     let at = |fx: f32, fy: f32| Vec2::new(x0 as f32 + fx * t as f32, y0 as f32 + fy * t as f32);
     let w = (t as f32 / 14.0).max(1.0);
     let mirror = variant % 2 == 1;
@@ -172,14 +144,56 @@ fn draw_block<T: RenderTarget>(
             palette::CRACK,
         )?;
         // Chipped corners show the floor through.
-        let c = (t / 4).max(1);
-        let corners = [
-            Rect::new(x0, y0, c, c),
-            Rect::new(x0 + ti - c as i32, y0 + ti - c as i32, c, c),
-        ];
-        fill(canvas, &corners, palette::FLOOR)?;
+        fill(canvas, &shape.chips, palette::FLOOR)?;
     }
     Ok(())
+}
+
+/// The rectangles of a block drawn in the tile rectangle `r`: pure arithmetic on the tile
+/// size, so every size the window can take is tested without SDL. Tiles can be a single pixel
+/// (a small window, a large maze): no length here may go below zero.
+#[derive(Debug)]
+pub(crate) struct BlockShape {
+    /// The brick face, inset from the tile's edge.
+    pub(crate) face: Rect,
+    /// Mortar lines: two courses of bricks, the middle one offset by half a brick, and the
+    /// front edge when the block faces the floor below it.
+    pub(crate) mortar: Vec<Rect>,
+    /// The two corners chipped off a failing block.
+    pub(crate) chips: [Rect; 2],
+}
+
+impl BlockShape {
+    pub(crate) fn new(r: Rect, front: bool) -> BlockShape {
+        let t = r.width();
+        let inset = (t / 16).max(1).min(t / 2);
+        let inner = t.saturating_sub(2 * inset);
+        let m = (t / 16).max(1);
+        let (x0, y0, ti) = (r.x(), r.y(), t as i32);
+        let (xi, yi) = (x0 + inset as i32, y0 + inset as i32);
+        let third = t / 3;
+        let mut mortar = vec![
+            Rect::new(xi, y0 + ti / 3, inner, m),
+            Rect::new(xi, y0 + 2 * ti / 3, inner, m),
+            Rect::new(x0 + ti / 2, yi, m, third),
+            Rect::new(x0 + ti / 4, y0 + ti / 3, m, third),
+            Rect::new(x0 + 3 * ti / 4, y0 + ti / 3, m, third),
+            Rect::new(x0 + ti / 2, y0 + 2 * ti / 3, m, third.saturating_sub(inset)),
+        ];
+        if front {
+            let f = (t / 6).max(1);
+            mortar.push(Rect::new(xi, y0 + ti - (f + inset) as i32, inner, f));
+        }
+        let c = (t / 4).max(1);
+        BlockShape {
+            face: Rect::new(xi, yi, inner, inner),
+            mortar,
+            chips: [
+                Rect::new(x0, y0, c, c),
+                Rect::new(x0 + ti - c as i32, y0 + ti - c as i32, c, c),
+            ],
+        }
+    }
 }
 
 #[cfg(test)]
@@ -194,5 +208,45 @@ mod tests {
         assert_eq!(BlockWear::of(1, 1), BlockWear::Intact);
         assert_eq!(BlockWear::of(60, 100), BlockWear::Cracked);
         assert_eq!(BlockWear::of(30, 100), BlockWear::Failing);
+    }
+
+    /// A block draws inside its tile at every tile size, down to one pixel (regression: tiles of
+    /// 1 or 2 pixels, as in a 64x64 or 200x70 window, underflowed a `u32`).
+    #[test]
+    fn block_shape_stays_inside_its_tile_at_every_tile_size() {
+        for t in 1..=4096 {
+            let tile = Rect::new(-3, 7, t, t);
+            let shape = BlockShape::new(tile, true);
+            for r in shape.mortar.iter().chain(&shape.chips).chain([&shape.face]) {
+                assert!(tile.contains_rect(*r), "tile {t}: {r:?} outside {tile:?}");
+            }
+        }
+    }
+
+    /// Every window size, from 1x1 to a few thousand pixels, with every maze size the rules
+    /// allow, lays out whole tiles of at least one pixel that a block can be drawn in.
+    #[test]
+    fn every_window_size_lays_out_drawable_tiles() {
+        let sides = 1..=3000u32;
+        let mazes = [(5, 5), (21, 15), (63, 5), (5, 63), (63, 63)];
+        for maze in mazes {
+            for side in sides.clone() {
+                for size in [
+                    (side, 1),
+                    (1, side),
+                    (side, 64),
+                    (200, side),
+                    (side, 70),
+                    (side, side),
+                ] {
+                    let layout = Layout::new(size, maze);
+                    assert!(layout.tile >= 1, "{size:?} {maze:?}");
+                    let last = layout.tile_rect(maze.0 - 1, maze.1 - 1);
+                    let shape = BlockShape::new(last, false);
+                    assert!(last.contains_rect(shape.face), "{size:?} {maze:?}");
+                    assert_eq!(layout.maze_rect().bottom_right(), last.bottom_right());
+                }
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
 use client::peer_logs::{LogPaths, PeerLogs};
+use client::remote_view::{RemoteView, ViewDelay};
 use client::{NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 use std::net::SocketAddr;
@@ -33,6 +34,9 @@ pub struct NetMatch {
     logs: PeerLogs,
     desync: DesyncStatus,
     input_delay: usize,
+    /// How remote players are drawn, and the steady distance to the past they are drawn at.
+    remote_view: RemoteView,
+    view_delay: ViewDelay,
     skip_debt: u32,
     calls: u32,
     interrupted: Option<SocketAddr>,
@@ -69,10 +73,19 @@ impl NetMatch {
             logs,
             desync: DesyncStatus::Unchecked,
             input_delay,
+            remote_view: RemoteView::default(),
+            view_delay: ViewDelay::default(),
             skip_debt: 0,
             calls: 0,
             interrupted: None,
         })
+    }
+
+    /// Draws remote players `mode`'s way ([`RemoteView::Past`] by default).
+    #[must_use]
+    pub fn with_remote_view(mut self, mode: RemoteView) -> NetMatch {
+        self.remote_view = mode;
+        self
     }
 
     /// The session.
@@ -108,6 +121,13 @@ impl NetMatch {
         }
         Ok(())
     }
+}
+
+/// The most ticks back remote players may be drawn for a rail press made now to be judged at
+/// the moment drawn: `back + 1 + input_delay ≤ window`.
+fn max_back(window: u8, input_delay: usize) -> u8 {
+    let delay = u8::try_from(input_delay).unwrap_or(u8::MAX);
+    window.saturating_sub(delay.saturating_add(1))
 }
 
 impl MatchSource for NetMatch {
@@ -170,6 +190,27 @@ impl MatchSource for NetMatch {
         self.peer.world().rules()
     }
 
+    fn remote_view_back(&mut self) -> u8 {
+        let world = self.peer.world();
+        let window = world.rules().pose_history_ticks;
+        let back = self.view_delay.update(
+            self.remote_view,
+            world.tick(),
+            self.peer.final_tick(),
+            window,
+        );
+        // Remote players are drawn `back + 1 − alpha` ticks before the current tick, and a rail
+        // press is applied `input_delay` ticks after it: the view it carries must stay within
+        // the pose window, or the simulation would clamp it and judge a moment that was not
+        // drawn. Past that, the freshest moment the window still covers is drawn instead.
+        back.min(max_back(window, self.input_delay))
+    }
+
+    fn input_tick(&self) -> Tick {
+        // GGRS applies an input added now `input_delay` frames later.
+        self.peer.world().tick() + self.input_delay as Tick
+    }
+
     fn net_view(&self) -> NetView {
         let stats = self.peer.stats();
         let confirmed = self.peer.final_tick();
@@ -213,5 +254,35 @@ impl MatchSource for NetMatch {
         let over = self.current().round.phase == engine::RoundPhase::MatchOver;
         self.logs.close(over)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote_view::ShownView;
+
+    /// At the deepest past allowed, a rail press carries a view the pose window still covers,
+    /// whatever the phase of the frame: what is drawn is what is judged.
+    #[test]
+    fn the_deepest_past_drawn_is_still_inside_the_window() {
+        for delay in 0..=8 {
+            let back = max_back(12, delay);
+            for alpha_256 in [0, 1, 128, 255] {
+                let shown = ShownView {
+                    tick: 500,
+                    back,
+                    alpha_256,
+                };
+                let view = shown.for_input(500 + delay as Tick);
+                let back_256 = u32::from(view.ticks_back) * 256 - u32::from(view.frac);
+                assert!(
+                    back_256 <= 12 * 256,
+                    "delay {delay}, back {back}, alpha {alpha_256}: {view:?}"
+                );
+            }
+        }
+        assert_eq!(max_back(12, 2), 9);
+        assert_eq!(max_back(3, 8), 0);
     }
 }

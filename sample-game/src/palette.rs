@@ -69,6 +69,8 @@ pub const ACCENT: Color = Color::RGB(255, 214, 80);
 pub const DANGER: Color = Color::RGB(255, 76, 76);
 /// Good news (in sync, full health).
 pub const GOOD: Color = Color::RGB(110, 230, 130);
+/// The rail debug overlay (rewound hitboxes, the last ray).
+pub const DEBUG: Color = Color::RGB(236, 96, 255);
 
 /// The HUD strip along the top.
 pub const HUD_BACK: Color = Color::RGB(18, 21, 31);

@@ -1,6 +1,6 @@
 //! `Renderer`: draws a [`Scene`] onto any SDL canvas — the game window, or a software surface
 //! for tests and screenshots. Layers, bottom to top: letterbox, arena, melee swings, players,
-//! projectiles, effects, banners, the HUD strip, the netcode panel, overlays.
+//! projectiles, effects, the rail debug overlay, banners, the HUD strip, the netcode panel, overlays.
 
 use crate::banner::{banner_lines, draw_banner};
 use crate::controls_screen::{draw_controls, lines as control_lines};
@@ -11,6 +11,8 @@ use crate::layout::Layout;
 use crate::maze_view::draw_maze;
 use crate::net_hud::draw_net_hud;
 use crate::palette;
+use crate::rail_debug::draw_rail_debug;
+use crate::remote_view::fighter_positions;
 use crate::scene::{Overlay, Scene};
 use sdl2::render::{BlendMode, Canvas, RenderTarget};
 
@@ -64,15 +66,20 @@ impl Renderer {
         canvas.clear();
         let state = scene.current;
         draw_maze(canvas, &layout, &state.maze, scene.rules.block_hp)?;
-        draw_fighters(
-            canvas,
-            &layout,
-            scene.rules,
+        let positions = fighter_positions(
             scene.previous,
             state,
+            scene.rules,
+            scene.shown,
+            scene.local_players,
             scene.alpha,
-        )?;
+        );
+        draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
         scene.effects.draw(canvas, &layout, font, scene.alpha)?;
+        if scene.rail_debug {
+            let last = scene.effects.last_rail_shot();
+            draw_rail_debug(canvas, &layout, font, scene, last)?;
+        }
         if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch);
             draw_banner(canvas, &layout, font, &lines)?;

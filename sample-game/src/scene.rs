@@ -3,7 +3,8 @@
 use crate::effects::Effects;
 use crate::key_bindings::KeyBindings;
 use crate::net_view::NetView;
-use engine::{Rules, WorldSnapshot};
+use crate::remote_view::ShownView;
+use engine::{PlayerId, Rules, WorldSnapshot};
 
 /// What covers the arena, if anything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,13 @@ pub struct Scene<'a> {
     pub alpha: f32,
     /// The match's rules (radii, magazine size, timers to scale bars and banners by).
     pub rules: &'a Rules,
+    /// How far in the past remote players are drawn (`ShownView::default()`: not at all;
+    /// its `tick` is `current`'s).
+    pub shown: ShownView,
+    /// The players this machine plays: always drawn predicted.
+    pub local_players: &'a [PlayerId],
+    /// Whether to draw the rail debug overlay (rewound hitboxes, the last rail ray).
+    pub rail_debug: bool,
     /// The netcode overlay's contents, when it is shown.
     pub net: Option<&'a NetView>,
     /// Transient effects.

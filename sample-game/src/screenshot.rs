@@ -5,10 +5,11 @@ use crate::effects::Effects;
 use crate::key_bindings::KeyBindings;
 use crate::local_match::LocalMatch;
 use crate::match_source::MatchSource;
+use crate::remote_view::ShownView;
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
 use anyhow::{anyhow, Context as _};
-use engine::Rules;
+use engine::{PlayerId, Rules};
 use sdl2::pixels::PixelFormatEnum;
 use sdl2::surface::Surface;
 use std::fs::File;
@@ -26,6 +27,11 @@ pub struct Screenshot {
     pub size: (u32, u32),
     /// Whether to show the netcode overlay.
     pub net_hud: bool,
+    /// Whether to show the rail debug overlay.
+    pub rail_debug: bool,
+    /// Draw the match as player 1 would see it online with `--remote-view past`, player 2
+    /// drawn this many ticks back (0: as a bot match, everyone at the present).
+    pub remote_back: u8,
 }
 
 /// Plays a bot match to `shot.at_tick` and renders that tick (no interpolation: `alpha` 1).
@@ -46,11 +52,27 @@ pub fn render_to_rgba(
     }
     let net = source.net_view();
     let bindings = KeyBindings::default();
+    let (shown, local_players): (ShownView, &[PlayerId]) = if shot.remote_back > 0 {
+        let tick = source.current().tick;
+        (
+            ShownView {
+                tick,
+                back: shot.remote_back,
+                alpha_256: u8::MAX,
+            },
+            &[0],
+        )
+    } else {
+        (ShownView::default(), source.local_players())
+    };
     let scene = Scene {
         current: source.current(),
         previous: source.previous(),
         alpha: 1.0,
         rules: source.rules(),
+        shown,
+        local_players,
+        rail_debug: shot.rail_debug,
         net: shot.net_hud.then_some(&net),
         effects: &effects,
         overlay: Overlay::None,

@@ -1,17 +1,22 @@
 //! Renders scripted matches off-screen — SDL's `offscreen` video driver, a hidden window, the
 //! software renderer — reads the pixels back and checks them against the snapshots: every
 //! player's body and every projectile is centred on the pixel its position maps to (also
-//! between ticks, and at other window sizes), and the HUD text says what the state says.
+//! between ticks, and at other window sizes), and the HUD text says what the state says. A rail
+//! shot's beam runs from the shooter along its aim; with `--remote-view past` a remote player is
+//! drawn at its pose-history pose, with the debug overlay's hitbox ring around it.
 //!
 //! The arena's placement is measured from the image itself (the bounding box of the wall
 //! colours), not taken from the game's layout code, so a renderer that put anything in the
 //! wrong place would fail here.
 
-use engine::{buttons, Action, InputCmd, Rules, Tile, WorldSnapshot};
+use engine::{
+    buttons, Action, EventKind, InputCmd, PlayerId, Rules, ShotRecord, Tile, ViewTime,
+    WorldSnapshot,
+};
 use glam::Vec2;
 use sample_game::{
     palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, CELL_W, GLYPH_H, GLYPH_W,
+    Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -34,6 +39,14 @@ impl Frame {
         let i = (y as usize * self.width as usize + x as usize) * 4;
         let p = &self.rgba[i..i + 4];
         Some(Color::RGBA(p[0], p[1], p[2], p[3]))
+    }
+
+    fn at_v(&self, p: Vec2) -> Option<Color> {
+        self.at(p.x as i32, p.y as i32)
+    }
+
+    fn is_v(&self, p: Vec2, c: Color) -> bool {
+        self.is(p.x as i32, p.y as i32, c)
     }
 
     fn is(&self, x: i32, y: i32, c: Color) -> bool {
@@ -119,9 +132,31 @@ struct Shot<'a> {
     size: (u32, u32),
 }
 
+/// What else a frame may show: effects, remote players in the past, the rail debug overlay.
+struct Extras<'a> {
+    effects: &'a Effects,
+    shown: ShownView,
+    local_players: &'a [PlayerId],
+    rail_debug: bool,
+}
+
 /// Draws a scene in a hidden window of SDL's offscreen driver with the software renderer and
 /// reads it back.
 fn render(shot: &Shot<'_>) -> Frame {
+    let effects = Effects::new();
+    render_with(
+        shot,
+        &Extras {
+            effects: &effects,
+            shown: ShownView::default(),
+            local_players: &[0, 1],
+            rail_debug: false,
+        },
+    )
+}
+
+/// [`render`] with effects, a past view of the remote players and the debug overlay.
+fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
     let _turn = SDL.lock().unwrap_or_else(|e| e.into_inner());
     std::env::set_var("SDL_VIDEODRIVER", "offscreen");
     let sdl = sdl2::init().expect("SDL init");
@@ -137,15 +172,17 @@ fn render(shot: &Shot<'_>) -> Frame {
         .build()
         .expect("software renderer");
     let rules = Rules::default();
-    let effects = Effects::new();
     let bindings = KeyBindings::default();
     let scene = Scene {
         current: shot.current,
         previous: shot.previous,
         alpha: shot.alpha,
         rules: &rules,
+        shown: extras.shown,
+        local_players: extras.local_players,
+        rail_debug: extras.rail_debug,
         net: shot.net,
-        effects: &effects,
+        effects: extras.effects,
         overlay: shot.overlay,
         bindings: &bindings,
         controllers: &[],
@@ -438,4 +475,273 @@ fn blocks_show_their_damage() {
     );
     assert!(count(2, palette::BLOCK) > 0 && count(4, palette::BLOCK_WORN) > 0);
     assert!(count(6, palette::BLOCK_FAILING) > 0);
+}
+
+/// Every window size draws, down to 1x1, with damaged blocks, the netcode panel and each
+/// overlay (regression: 64x64 and 200x70 windows panicked on a `u32` underflow drawing
+/// blocks one or two pixels wide).
+#[test]
+fn small_windows_draw_without_panicking() {
+    let mut source = LocalMatch::new(Rules::default(), SEED).expect("match");
+    for _ in 0..90 {
+        source.advance(&[InputCmd::idle(0); 2]).expect("step");
+    }
+    let net = source.net_view();
+    let mut cur = source.current().clone();
+    for (i, hp) in [Rules::default().block_hp, 2, 1].into_iter().enumerate() {
+        cur.maze.tiles[2 + i * 2] = Tile::block(hp);
+    }
+    let overlays = [
+        Overlay::None,
+        Overlay::Paused,
+        Overlay::Controls { at_start: true },
+    ];
+    for size in [
+        (1, 1),
+        (2, 2),
+        (7, 3),
+        (64, 64),
+        (200, 70),
+        (70, 200),
+        (333, 97),
+        (4096, 64),
+        (64, 4096),
+    ] {
+        for (i, overlay) in overlays.into_iter().enumerate() {
+            render(&Shot {
+                current: &cur,
+                previous: source.previous(),
+                alpha: 0.5,
+                net: (i == 0).then_some(&net),
+                overlay,
+                size,
+            });
+        }
+    }
+}
+
+/// Tolerant colour match, for translucent effects blended over the floor.
+fn near(c: Option<Color>, want: Color, tolerance: i32) -> bool {
+    c.is_some_and(|c| {
+        let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).abs();
+        d(c.r, want.r) <= tolerance && d(c.g, want.g) <= tolerance && d(c.b, want.b) <= tolerance
+    })
+}
+
+/// Seed 43 with player 1 tapping the rail (every other tick, so each fight tick after the
+/// countdown has a fresh press) until it fires. Returns the effects and snapshots `after`
+/// ticks after the shot's tick, and the shot.
+fn rail_shot(after: u32) -> (Effects, WorldSnapshot, WorldSnapshot, ShotRecord) {
+    let mut source = LocalMatch::new(Rules::default(), SEED).expect("match");
+    let mut effects = Effects::new();
+    let mut fired = None;
+    for tick in 0..400u32 {
+        let press = fired.is_none() && tick.is_multiple_of(2);
+        let p1 = InputCmd {
+            buttons: if press { buttons::RAIL } else { 0 },
+            ..InputCmd::idle(tick)
+        };
+        let events = source.advance(&[p1, InputCmd::idle(tick)]).expect("step");
+        effects.on_tick(&events, source.previous(), source.current());
+        for e in &events {
+            if let EventKind::RailShot(shot) = e.kind {
+                if shot.shooter == 0 && fired.is_none() {
+                    fired = Some((e.tick, shot));
+                }
+            }
+        }
+        if let Some((at, shot)) = fired {
+            if source.current().tick == at + 1 + after {
+                let (prev, cur) = (source.previous().clone(), source.current().clone());
+                return (effects, prev, cur, shot);
+            }
+        }
+    }
+    panic!("player 1's rail never fired");
+}
+
+/// The rail beam starts at the shooter and runs along its aim for the shot's distance: on the
+/// first frame after the shot's tick its pixels are the shooter's shot colour all along the
+/// ray, and not off it.
+#[test]
+fn a_rail_shot_draws_its_beam_from_the_shooter_along_its_aim() {
+    let (effects, prev, cur, shot) = rail_shot(0);
+    let me = &cur.players[0];
+    assert_eq!(
+        pos(shot.origin),
+        pos(me.pos),
+        "the ray starts at the shooter"
+    );
+    assert_eq!(pos(shot.dir), pos(me.aim), "along its aim");
+    let length = shot.distance.to_num::<f32>();
+    assert!(
+        length > 3.0,
+        "seed 43's long corridor: a long ray ({length})"
+    );
+    let shot_frame = |effects: &Effects| {
+        render_with(
+            &Shot {
+                current: &cur,
+                previous: &prev,
+                alpha: 0.0,
+                net: None,
+                overlay: Overlay::None,
+                size: (1280, 800),
+            },
+            &Extras {
+                effects,
+                shown: ShownView::default(),
+                local_players: &[0, 1],
+                rail_debug: false,
+            },
+        )
+    };
+    let frame = shot_frame(&effects);
+    let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
+    let to_screen = |v: Vec2| origin + v * tile;
+    let colour = palette::shot(0);
+    let (from, dir) = (pos(shot.origin), pos(shot.dir));
+    // Along the ray, clear of the shooter's body and of whatever it met.
+    let samples: Vec<Vec2> = (0..40)
+        .map(|i| from + dir * (0.7 + (length - 1.4) * i as f32 / 39.0))
+        .collect();
+    let on_ray = samples
+        .iter()
+        .filter(|&&p| {
+            let at = to_screen(p);
+            frame.is(at.x as i32, at.y as i32, colour)
+        })
+        .count();
+    assert_eq!(on_ray, samples.len(), "the beam covers the whole ray");
+    // Off the ray (half a tile to the side) it does not.
+    let side = dir.perp() * 0.5;
+    let off = samples
+        .iter()
+        .filter(|&&p| near(frame.at_v(to_screen(p + side)), colour, 0))
+        .count();
+    assert_eq!(off, 0, "nothing of the beam's colour half a tile beside it");
+    // Without the effect, no such pixels: the beam is the effect's, not the barrel's.
+    let bare = shot_frame(&Effects::new());
+    let lit = samples
+        .iter()
+        .filter(|&&p| {
+            let at = to_screen(p);
+            bare.is(at.x as i32, at.y as i32, colour)
+        })
+        .count();
+    assert!(
+        lit < 3,
+        "{lit} pixels of the shot colour on the ray without the beam"
+    );
+}
+
+/// On later ticks the beam fades, but stays on the same line.
+#[test]
+fn the_beam_fades_along_the_same_ray() {
+    let (effects, prev, cur, shot) = rail_shot(2);
+    let frame = render_with(
+        &Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 0.5,
+            net: None,
+            overlay: Overlay::None,
+            size: (1280, 800),
+        },
+        &Extras {
+            effects: &effects,
+            shown: ShownView::default(),
+            local_players: &[0, 1],
+            rail_debug: false,
+        },
+    );
+    let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
+    let length = shot.distance.to_num::<f32>();
+    let (from, dir) = (pos(shot.origin), pos(shot.dir));
+    let mid = origin + (from + dir * length * 0.5) * tile;
+    let c = frame.at_v(mid).expect("inside");
+    assert!(
+        near(Some(c), palette::shot(0), 40),
+        "the fading beam still reads as the shooter's colour mid-ray: {c:?}"
+    );
+    assert!(
+        !frame.is(mid.x as i32, mid.y as i32, palette::shot(0)),
+        "translucent now"
+    );
+}
+
+/// In past mode the remote body is drawn at its pose-history pose for the view shown (and the
+/// debug overlay's hitbox ring around it), the local one where it is.
+#[test]
+fn past_mode_draws_the_remote_player_from_history() {
+    let (prev, cur) = scripted(&[130]).remove(0);
+    let rules = Rules::default();
+    let shown = ShownView {
+        tick: cur.tick,
+        back: 8,
+        alpha_256: 0,
+    };
+    let view = ViewTime {
+        ticks_back: 9,
+        frac: 0,
+    };
+    let past = cur
+        .pose_history
+        .pose_at(1, cur.tick, view, rules.pose_history_ticks)
+        .pose;
+    assert!(
+        (pos(past.pos) - pos(cur.players[1].pos)).length() > 0.5,
+        "player 2 has been running for 20 ticks"
+    );
+    let effects = Effects::new();
+    let frame = render_with(
+        &Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 0.0,
+            net: None,
+            overlay: Overlay::None,
+            size: (1280, 800),
+        },
+        &Extras {
+            effects: &effects,
+            shown,
+            local_players: &[0],
+            rail_debug: true,
+        },
+    );
+    let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
+    let to_screen = |v: Vec2| origin + v * tile;
+    let body_r = (rules.pushbox_radius.to_num::<f32>() * tile) as i32;
+    let there = to_screen(pos(past.pos));
+    assert_centred(
+        &frame,
+        there,
+        body_r + 2,
+        palette::player(1),
+        "remote, past",
+    );
+    let now = to_screen(pos(cur.players[1].pos));
+    assert!(
+        !frame.is(now.x as i32, now.y as i32, palette::player(1)),
+        "not predicted"
+    );
+    let me = to_screen(pos(prev.players[0].pos));
+    assert_centred(
+        &frame,
+        me,
+        body_r + 2,
+        palette::player(0),
+        "local, predicted",
+    );
+    // The debug ring: the hitbox radius around the past pose.
+    let r = past.radius.to_num::<f32>() * tile - 1.0;
+    let ring = [Vec2::X, Vec2::NEG_X, Vec2::Y, Vec2::NEG_Y]
+        .iter()
+        .filter(|&&d| frame.is_v(there + d * r, palette::DEBUG))
+        .count();
+    assert!(
+        ring >= 3,
+        "the rewound hitbox ring around the past body ({ring}/4)"
+    );
 }

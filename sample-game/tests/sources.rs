@@ -1,14 +1,16 @@
-//! The game's match sources without a window: online host and joiner agree on every confirmed
-//! tick, the sync-test source plays without mismatch, and a local match's log replays and
-//! resumes.
+//! The game's match sources without a window: online host and joiner (drawing each other in
+//! the past and firing lag-compensated rails) agree on every confirmed tick, the sync-test
+//! source plays without mismatch, and a local match's log replays and resumes.
 
+use client::conditioner::ConditionerConfig;
 use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
-use engine::{buttons, InputCmd, Rules};
+use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
-    LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, SourceCommand, SyncTestMatch,
+    LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView, SourceCommand,
+    SyncTestMatch,
 };
 use std::time::Duration;
 
@@ -46,6 +48,8 @@ fn config() -> NetConfig {
     }
 }
 
+/// Both peers draw the other in the past (`--remote-view past`, the default) and fire rails
+/// carrying that view; they still agree on every confirmed tick.
 #[test]
 fn online_host_and_joiner_agree_on_every_confirmed_tick() {
     let dir = scratch("online");
@@ -57,31 +61,63 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         match_log: None,
         dump_dir: None,
     };
-    let run = |mut source: NetMatch, player: u32| -> anyhow::Result<u32> {
-        let mut t = 0;
+    // Every frame: the past the remote player is drawn at, and on a rail press that view,
+    // relative to the input's own tick — as the window loop does.
+    let run = |mut source: NetMatch, player: u32| -> anyhow::Result<(u32, u8, u32)> {
+        let (mut t, mut widest, mut compensated) = (0, 0u8, 0u32);
+        let window = source.rules().pose_history_ticks;
+        let mut shown = ShownView::default();
+        let mut frame = |source: &mut NetMatch, t: u32| -> anyhow::Result<()> {
+            let mut cmd = input(player, t);
+            if t % 45 == 20 {
+                cmd.buttons |= buttons::RAIL;
+                let view = shown.for_input(source.input_tick());
+                (cmd.view_ticks, cmd.view_frac) = (view.ticks_back, view.frac);
+            }
+            for e in source.advance(&[cmd])? {
+                if let EventKind::RailShot(shot) = e.kind {
+                    let mine = u32::from(shot.shooter) == player;
+                    compensated += u32::from(mine && shot.requested.ticks_back > 0);
+                    if mine {
+                        assert_eq!(shot.clamp, ViewClamp::None, "judged at the moment drawn");
+                    }
+                }
+            }
+            let back = source.remote_view_back();
+            assert!(back <= window, "drawn {back} ticks back, window {window}");
+            widest = widest.max(back);
+            shown = ShownView {
+                tick: source.current().tick,
+                back,
+                alpha_256: (t * 37 % 256) as u8,
+            };
+            Ok(())
+        };
         while source.peer().final_tick() < 400 {
-            source.advance(&[input(player, t)])?;
+            frame(&mut source, t)?;
             t += 1;
             std::thread::sleep(Duration::from_millis(16));
         }
         // Keep serving the peer a moment so it can confirm its last ticks too.
         for _ in 0..60 {
-            source.advance(&[input(player, t)])?;
+            frame(&mut source, t)?;
             std::thread::sleep(Duration::from_millis(16));
         }
         source.close()?;
-        Ok(source.peer().final_tick())
+        Ok((source.peer().final_tick(), widest, compensated))
     };
+    // 60 ms each way: confirmation trails prediction by a few ticks.
+    let lag = || ConditionerConfig::parse("latency=60,seed=3").unwrap();
     let (hp, jp) = (paths(&host_log), paths(&join_log));
     let host = std::thread::spawn(move || {
-        let link = open_link("127.0.0.1:0".parse().unwrap(), Default::default()).unwrap();
+        let link = open_link("127.0.0.1:0".parse().unwrap(), lag()).unwrap();
         tx.send(link.borrow().local_addr()).unwrap();
         let peer = NetPeer::host_on(link, &config()).unwrap();
         run(NetMatch::new(peer, 2, &hp).unwrap(), 0)
     });
     let addr = rx.recv().unwrap();
     let joiner = std::thread::spawn(move || {
-        let link = open_link("127.0.0.1:0".parse().unwrap(), Default::default()).unwrap();
+        let link = open_link("127.0.0.1:0".parse().unwrap(), lag()).unwrap();
         let mut source = NetMatch::new(
             NetPeer::join_on(link, addr, Role::Player, &config()).unwrap(),
             2,
@@ -91,9 +127,17 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         source.command(SourceCommand::MoreInputDelay).unwrap(); // changed at run time
         run(source, 1)
     });
-    let h = host.join().unwrap().unwrap();
-    let j = joiner.join().unwrap().unwrap();
+    let (h, h_back, h_rails) = host.join().unwrap().unwrap();
+    let (j, j_back, j_rails) = joiner.join().unwrap().unwrap();
     assert!(h >= 400 && j >= 400);
+    assert!(
+        h_back > 0 && j_back > 0,
+        "past mode drew the remote player in the past"
+    );
+    assert!(
+        h_rails > 0 && j_rails > 0,
+        "lag-compensated rail shots were fired ({h_rails}, {j_rails})"
+    );
     let a = client::hashlog::read_hash_log(&host_log).unwrap();
     let b = client::hashlog::read_hash_log(&join_log).unwrap();
     let common = a.len().min(b.len());

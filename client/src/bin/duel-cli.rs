@@ -25,11 +25,21 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Exit statuses, shown by `--help`.
+const EXIT_CODES: &str = "\
+Exit status:
+  0  done (host/join/spectate: every final tick reached)
+  1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
+     no GGRS synchronization after the handshake
+  2  desync detected (host/join/spectate), or two hash logs diverge (desync)
+  3  host/join/spectate: the other side disconnected before the end";
+
 #[derive(Parser)]
 #[command(
     name = "duel-cli",
     version,
-    about = "Headless tools for the maze duel rollback engine"
+    about = "Headless tools for the maze duel rollback engine",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -166,6 +176,39 @@ enum Command {
     },
     /// Print the default rules as a TOML file.
     DefaultRules,
+    /// Measure the rail's fairness: two OS peers on loopback through the link conditioner,
+    /// bots firing the rail at the opponent they see, once with remote players shown predicted
+    /// and once shown from confirmed history with lag compensation.
+    RailFairness {
+        /// Final ticks per run.
+        #[arg(long, default_value_t = 3600)]
+        ticks: u32,
+        /// Impairment of each side's outgoing datagrams.
+        #[arg(long, default_value = "latency=40,jitter=10,loss=5,burst=2,seed=1")]
+        conditioner: String,
+        /// Loopback port the host binds.
+        #[arg(long, default_value_t = 7460)]
+        port: u16,
+        /// Frames of input delay.
+        #[arg(long, default_value_t = 2)]
+        input_delay: usize,
+    },
+    /// One side of `rail-fairness` (run by it as a child process).
+    #[command(hide = true)]
+    RailFairnessPeer {
+        /// `host` or `join`.
+        role: String,
+        /// The host's address (bound by the host).
+        addr: SocketAddr,
+        /// `predicted` or `past`.
+        view: client::remote_view::RemoteView,
+        #[arg(long)]
+        ticks: u32,
+        #[arg(long, value_parser = ConditionerConfig::parse)]
+        conditioner: ConditionerConfig,
+        #[arg(long)]
+        input_delay: usize,
+    },
 }
 
 /// Options shared by host, join and spectate.
@@ -202,6 +245,10 @@ struct NetArgs {
     /// Seconds to wait for the other side at the handshake.
     #[arg(long, default_value_t = 30)]
     handshake_timeout: u64,
+    /// Seconds GGRS may take to synchronize after the handshake (a host whose peers do not
+    /// synchronize in time forgets them and waits for a joiner again).
+    #[arg(long, default_value_t = 5)]
+    sync_timeout: u64,
     /// Milliseconds of silence after which the other side counts as disconnected.
     #[arg(long, default_value_t = 2000)]
     disconnect_timeout_ms: u64,
@@ -223,6 +270,7 @@ impl NetArgs {
             desync_interval: self.desync_interval,
             fps: self.fps,
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            sync_timeout: Duration::from_secs(self.sync_timeout),
             disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
             disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
             spectators,
@@ -263,8 +311,16 @@ fn main() -> ExitCode {
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
     println!("{summary}");
     if summary.desyncs > 0 {
+        eprintln!(
+            "duel-cli: desync detected ({} time(s)); exiting with status 2",
+            summary.desyncs
+        );
         ExitCode::from(2)
-    } else if summary.disconnected.is_some() {
+    } else if let Some(peer) = summary.disconnected {
+        eprintln!(
+            "duel-cli: peer {peer} disconnected after {} final ticks; the match ended early (exit status 3)",
+            summary.ticks
+        );
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
@@ -402,8 +458,86 @@ fn run() -> Result<ExitCode> {
             return desync_report(&a, &b, &dumps_a, &dumps_b);
         }
         Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
+        Command::RailFairness {
+            ticks,
+            conditioner,
+            port,
+            input_delay,
+        } => rail_fairness(ticks, &conditioner, port, input_delay)?,
+        Command::RailFairnessPeer {
+            role,
+            addr,
+            view,
+            ticks,
+            conditioner,
+            input_delay,
+        } => {
+            use client::rail_fairness::{run_fairness_side, FairnessPlan, FairnessRole};
+            let role = match role.as_str() {
+                "host" => FairnessRole::Host,
+                "join" => FairnessRole::Join,
+                other => anyhow::bail!("role `{other}`: expected host or join"),
+            };
+            let plan = FairnessPlan {
+                ticks,
+                bot_seed: 11,
+                view,
+                fps: 60,
+                input_delay,
+                deadline: Duration::from_secs(u64::from(ticks) / 15 + 60),
+            };
+            println!("{}", run_fairness_side(role, addr, conditioner, &plan)?);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs both sides of a fairness run as child processes for each view and prints the table.
+fn rail_fairness(ticks: u32, conditioner: &str, port: u16, input_delay: usize) -> Result<()> {
+    use client::rail_fairness::FairnessReport;
+    use std::process::{Command as Process, Stdio};
+    ConditionerConfig::parse(conditioner).map_err(anyhow::Error::msg)?;
+    let exe = std::env::current_exe()?;
+    println!("rail fairness: {ticks} ticks per run, link {conditioner} each way, input delay {input_delay}");
+    for view in ["predicted", "past"] {
+        let addr = format!("127.0.0.1:{port}");
+        let side = |role: &str| {
+            Process::new(&exe)
+                .args(["rail-fairness-peer", role, &addr, view])
+                .args(["--ticks", &ticks.to_string(), "--conditioner", conditioner])
+                .args(["--input-delay", &input_delay.to_string()])
+                .stdout(Stdio::piped())
+                .spawn()
+        };
+        let host = side("host")?;
+        let join = side("join")?;
+        let report = |child: std::process::Child, role: &str| -> Result<FairnessReport> {
+            let out = child.wait_with_output()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let line = text.lines().last().unwrap_or_default();
+            anyhow::ensure!(
+                out.status.success(),
+                "{role} side failed ({}): {text}",
+                out.status
+            );
+            FairnessReport::parse(line).map_err(anyhow::Error::msg)
+        };
+        let (h, j) = (report(host, "host")?, report(join, "join")?);
+        let sum = |f: fn(&FairnessReport) -> u64| f(&h) + f(&j);
+        let seen = sum(|r| r.seen_hits);
+        let confirmed = sum(|r| r.seen_hits_confirmed);
+        let taken = sum(|r| r.hits_taken);
+        let cover = sum(|r| r.hits_taken_behind_cover);
+        println!(
+            "view={view}: shots={} seen_hits={seen} confirmed={confirmed} agreement={:.2}% \
+             hits_taken={taken} behind_cover={cover} ({:.2}%) rollbacks={}",
+            sum(|r| r.shots),
+            100.0 * confirmed as f64 / seen.max(1) as f64,
+            100.0 * cover as f64 / taken.max(1) as f64,
+            sum(|r| r.rollbacks),
+        );
+    }
+    Ok(())
 }
 
 fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Result<ExitCode> {

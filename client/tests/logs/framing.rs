@@ -284,7 +284,7 @@ fn a_file_without_the_magic_is_not_a_match_log() {
 /// a "rules file".
 #[test]
 fn invalid_rules_in_a_log_are_named_as_the_logs_rules() {
-    let dir = scratch("bad-rules");
+    let dir = scratch("header-rules");
     let path = dir.join("bad.log");
     let world = World::new(Rules::default(), 1, 2).expect("world");
     let mut header = LogHeader::for_world(&world, "local", None);

@@ -282,3 +282,67 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
     assert_eq!(whole.last_tick(), target);
     verify(&whole, None).expect("the resumed log verifies end to end");
 }
+
+/// A log whose embedded rules hold a malformed fixed-point value is refused with an error by
+/// verify, replay and resume (it panicked inside the rules parser).
+#[test]
+fn malformed_rules_in_a_log_are_an_error_not_a_panic() {
+    let dir = scratch("bad-rules");
+    let world = World::new(Rules::default(), 1, 2).expect("world");
+    for bad in [
+        "\"fast\"",
+        "nan",
+        "inf",
+        "\"0x10\"",
+        "40000",
+        "\"1e400\"",
+        "\"\"",
+        "\"-\"",
+    ] {
+        let path = dir.join("bad-rules.log");
+        let mut header = LogHeader::for_world(&world, "bot-match", Some(4));
+        header.rules_toml = header
+            .rules_toml
+            .replace("max_speed = \"0.1\"", &format!("max_speed = {bad}"));
+        drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
+        let log = read_log(&path).expect("the framing is intact");
+        assert!(verify(&log, None).is_err(), "verify {bad}");
+        assert!(Replay::new(log.clone()).is_err(), "replay {bad}");
+        assert!(client::replay::recover(log).is_err(), "resume {bad}");
+    }
+}
+
+/// A crafted log with a checkpoint at the last tick reads, replays and resumes with errors or
+/// at its end, never with an overflow panic (the state at `Tick::MAX` restores).
+#[test]
+fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
+    use client::matchlog::{Record, TickRecord};
+    let dir = scratch("last-tick");
+    let fresh = World::new(Rules::default(), 1, 2).expect("world");
+    let mut snap = fresh.snapshot();
+    snap.tick = engine::Tick::MAX;
+    let world = World::from_snapshot(Rules::default(), &snap).expect("the last tick restores");
+    let header = LogHeader::for_world(&world, "bot-match", Some(4));
+    let path = dir.join("last.log");
+    let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
+    let next = TickRecord {
+        tick: 0,
+        inputs: Vec::new(),
+        hash: world.state_hash(),
+    };
+    assert!(matches!(
+        writer.record_tick(&next, None),
+        Err(Error::HashLogOrder { .. })
+    ));
+    writer.flush().expect("flush");
+    drop(writer);
+    let mut replay = Replay::new(read_log(&path).expect("reads")).expect("replays");
+    assert!(!replay.step().expect("the end of the log"));
+    client::replay::recover(read_log(&path).expect("reads")).expect("resumes");
+    // A tick record after it cannot follow the last tick.
+    let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
+    writer.append(&Record::Tick(next)).expect("append");
+    writer.flush().expect("flush");
+    drop(writer);
+    assert!(matches!(read_log(&path), Err(Error::LogCorrupt { .. })));
+}

@@ -34,6 +34,7 @@ pub fn test_config(conditioner: ConditionerConfig) -> NetConfig {
         disconnect_timeout: Duration::from_secs(10),
         disconnect_notify: Duration::from_secs(2),
         handshake_timeout: Duration::from_secs(20),
+        sync_timeout: Duration::from_secs(20),
         conditioner,
         ..NetConfig::default()
     }

@@ -97,3 +97,73 @@ fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
         .any(|l| l.contains("desyncs=0") && l.contains("finish=clean")));
     crate::common::assert_logs_identical(&[&h, &j, &s], 3600);
 }
+
+/// Item 17: `duel-cli --help` lists what each exit status means.
+#[test]
+fn help_lists_the_exit_codes() {
+    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("--help")
+        .output()
+        .expect("run --help");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Exit status:"), "{text}");
+    for code in [
+        "0  done",
+        "1  error",
+        "2  desync",
+        "3  host/join/spectate: the other side disconnected",
+    ] {
+        assert!(text.contains(code), "{code} missing from\n{text}");
+    }
+}
+
+/// Item 17: a disconnect showed only as `disconnected=… finish=timeout` and exit 3. It is said
+/// in plain words on stderr, and the summary no longer claims a finish wait that never happened.
+#[test]
+fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
+    use client::wire::Role;
+    use std::time::{Duration, Instant};
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let mut host = Command::new(exe)
+        .args(["host", "--bind", "127.0.0.1:0", "--ticks", "3600"])
+        .args(["--disconnect-timeout-ms", "1000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn host");
+    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
+    let first = lines.next().expect("address line").expect("utf-8");
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .parse()
+        .expect("address");
+    // A joiner that plays a little, then vanishes without a word.
+    let config = crate::common::test_config(Default::default());
+    let mut peer = client::NetPeer::join_on(
+        crate::common::loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        &config,
+    )
+    .expect("join");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while peer.world().tick() < 120 && Instant::now() < deadline {
+        peer.poll();
+        peer.advance(engine::WireInput::default()).expect("advance");
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    drop(peer);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let out = host.wait_with_output().expect("host exits");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{rest:?} {stderr}");
+    assert!(
+        stderr.contains("disconnected") && stderr.contains("ended early"),
+        "{stderr}"
+    );
+    assert!(
+        rest.iter().any(|l| l.contains("finish=skipped")),
+        "{rest:?}"
+    );
+}

@@ -3,9 +3,11 @@
 
 mod closure;
 mod common;
+mod counter_limits;
 mod golden;
 mod inputs;
 mod invariants;
 mod rail;
 mod restore_replay;
+mod rules_extremes;
 mod step_order;

@@ -1,0 +1,64 @@
+//! Lag-compensated rail, through a rough link (~80 ms round trip, 5 % loss): with remote
+//! players shown from confirmed history and the view carried in the input, the shots a
+//! shooter sees hit are the shots that end confirmed as hits.
+
+use crate::common::*;
+use client::rail_fairness::{fairness_rules, run_fairness_peer, FairnessPlan, FairnessReport};
+use client::remote_view::RemoteView;
+use client::wire::Role;
+use client::NetPeer;
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn fairness_pair(
+    view: RemoteView,
+    ticks: u32,
+    latency_ms: u32,
+) -> (FairnessReport, FairnessReport) {
+    let link = move |seed| client::conditioner::ConditionerConfig {
+        latency_ms,
+        ..rough_link(seed)
+    };
+    let plan = FairnessPlan {
+        ticks,
+        bot_seed: 11,
+        view,
+        fps: 60,
+        input_delay: client::NetConfig::default().input_delay,
+        deadline: Duration::from_secs(u64::from(ticks) / 15 + 60),
+    };
+    let config = |seed| client::NetConfig {
+        rules: fairness_rules(),
+        ..test_config(link(seed))
+    };
+    let (tx, rx) = mpsc::channel();
+    let host_config = config(21);
+    let host_plan = FairnessPlan {
+        bot_seed: 12,
+        ..plan.clone()
+    };
+    let host = std::thread::spawn(move || {
+        let link = loopback_link(link(21));
+        tx.send(link.borrow().local_addr()).expect("address");
+        let peer = NetPeer::host_on(link, &host_config)?;
+        run_fairness_peer(peer, &host_plan)
+    });
+    let addr = rx.recv().expect("host address");
+    let peer =
+        NetPeer::join_on(loopback_link(link(22)), addr, Role::Player, &config(22)).expect("join");
+    let joiner = run_fairness_peer(peer, &plan).expect("joiner runs");
+    let host = host.join().expect("host thread").expect("host runs");
+    (host, joiner)
+}
+
+#[test]
+fn past_view_shots_seen_as_hits_are_confirmed_hits() {
+    let (host, joiner) = fairness_pair(RemoteView::Past, 1500, 40);
+    println!("host   {host}\njoiner {joiner}");
+    for r in [host, joiner] {
+        assert!(r.ticks >= 1400, "the run went on: {r}");
+        assert!(r.rollbacks > 20, "the link forced rollbacks: {r}");
+        assert!(r.seen_hits >= 20, "enough hits to judge: {r}");
+        assert!(r.agreement() >= 0.99, "agreement {:.4}: {r}", r.agreement());
+    }
+}
