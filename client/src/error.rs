@@ -101,7 +101,7 @@ pub enum Error {
         path: PathBuf,
         /// Byte offset of the record.
         offset: u64,
-        /// The LSN the record claims.
+        /// The LSN the record claims (the one expected there when its prefix is damaged).
         lsn: u64,
         /// What is wrong.
         reason: String,
@@ -143,6 +143,54 @@ pub enum Error {
         path: PathBuf,
         /// Its last tick.
         tick: Tick,
+    },
+    /// A file that is not the kind of log expected (no magic, or another kind of log).
+    #[error("{}: not a {expected} ({found})", path.display())]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// The kind of log expected (`match log`, `hash log`).
+        expected: &'static str,
+        /// What it looks like instead.
+        found: String,
+    },
+    /// A log longer than a reader accepts (it is not read into memory).
+    #[error("{}: longer than the {limit}-byte limit for this kind of log", path.display())]
+    LogTooLarge {
+        /// The log.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The rules recorded in a log's header do not parse or validate.
+    #[error("the rules recorded in the log header are invalid: {reason}")]
+    LogRules {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// Another writer holds the log (the match is still running, or being resumed).
+    #[error("{}: another process is writing this log (is the match still running?)", path.display())]
+    LogLocked {
+        /// The log.
+        path: PathBuf,
+    },
+    /// The log changed between reading it and reopening it to continue it.
+    #[error("{}: the log changed since it was read (last LSN {read_lsn} then, {now_lsn} now)", path.display())]
+    LogChanged {
+        /// The log.
+        path: PathBuf,
+        /// Its last LSN when read.
+        read_lsn: u64,
+        /// Its last LSN now.
+        now_lsn: u64,
+    },
+    /// A log that cannot be continued honestly (not a bot match, no bot seed, no stop tick).
+    #[error("{}: cannot resume: {reason}", path.display())]
+    LogNotResumable {
+        /// The log.
+        path: PathBuf,
+        /// Why not.
+        reason: String,
     },
     /// A tick the caller expected in order arrived out of order.
     #[error("hash log: tick {got} written after tick {last}")]

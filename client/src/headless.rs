@@ -43,6 +43,51 @@ pub struct BotMatchSummary {
     pub wins: Vec<u8>,
 }
 
+/// The mode a bot match records in its log header; only logs of this mode are resumed.
+const BOT_MATCH_MODE: &str = "bot-match";
+
+/// What to resume.
+#[derive(Debug, Clone)]
+pub struct Resume {
+    /// The match log, continued in place.
+    pub log: PathBuf,
+    /// Play on until this tick; `None` plays to the stop the log's header records.
+    pub ticks: Option<Tick>,
+    /// Write a hash log of the ticks played after resuming.
+    pub hash_log: Option<PathBuf>,
+}
+
+/// What a resume found in the log and what it played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeSummary {
+    /// The checkpoint the world was restored from.
+    pub checkpoint: Tick,
+    /// The last tick in the log, where play went on from.
+    pub resumed_at: Tick,
+    /// What was cut from the end of the log, in words (`None`: nothing).
+    pub cut: Option<String>,
+    /// The tick play went on to (unless the match was decided first and the log says to stop).
+    pub target: Tick,
+    /// How the match went.
+    pub played: BotMatchSummary,
+}
+
+impl std::fmt::Display for ResumeSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "resumed at tick {} (checkpoint of tick {}, {} logged ticks re-applied), played to \
+             tick {} of {}; cut: {}",
+            self.resumed_at,
+            self.checkpoint,
+            self.resumed_at - self.checkpoint,
+            self.played.ticks,
+            self.target,
+            self.cut.as_deref().unwrap_or("nothing")
+        )
+    }
+}
+
 /// The bots of a match: bot `p` plays slot `p` with a seed derived from the match's bot seed.
 fn bots_for(players: usize, bot_seed: u64) -> Vec<Bot> {
     (0..players as u8)
@@ -71,7 +116,8 @@ pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
     let match_log = match &spec.match_log {
         Some(path) => Some(MatchLogWriter::create(
             path,
-            &LogHeader::for_world(&world, "bot-match", Some(spec.bot_seed)),
+            &LogHeader::for_world(&world, BOT_MATCH_MODE, Some(spec.bot_seed))
+                .with_stop(spec.ticks, spec.stop_at_match_end),
             &world,
             DEFAULT_CHECKPOINT_EVERY,
         )?),
@@ -87,35 +133,93 @@ pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
     )
 }
 
-/// Resumes a bot match from its match log after the process died (even by SIGKILL): cuts a
-/// torn tail, restores the last checkpoint, re-applies every logged tick after it checking each
-/// hash, then plays on with the same bots up to `ticks`, appending to the same log.
+/// Resumes a bot match up to `ticks` (see [`resume_logged_bot_match`]).
 ///
 /// # Errors
-/// Log errors (corrupt records, other versions, a finished match), [`Error::VerifyMismatch`] if
-/// the logged ticks do not re-simulate to their hashes.
+/// As [`resume_logged_bot_match`].
 pub fn resume_bot_match(
     path: &Path,
     ticks: Tick,
     hash_log: Option<&Path>,
 ) -> Result<BotMatchSummary, Error> {
+    resume_logged_bot_match(&Resume {
+        log: path.to_owned(),
+        ticks: Some(ticks),
+        hash_log: hash_log.map(Path::to_owned),
+    })
+    .map(|r| r.played)
+}
+
+/// Resumes a bot match from its match log after the process died (even by SIGKILL): locks
+/// the log, cuts a torn or zero-filled tail, restores the last checkpoint, re-applies every
+/// logged tick after it checking each hash, then plays on with the same bots to the stop the
+/// header records (or `spec.ticks`), appending to the same log.
+///
+/// Only what can be continued honestly is: a `bot-match` log with its bots' seed. A networked
+/// or human-played log is refused (its other players' inputs cannot be invented).
+///
+/// # Errors
+/// [`Error::LogNotResumable`] for a log of another mode, without a bot seed or stop tick, or
+/// already past `spec.ticks`; log errors (corrupt records, other versions, a finished match, a
+/// log another process is writing); [`Error::VerifyMismatch`] if the logged ticks do not
+/// re-simulate to their hashes.
+pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
+    let path = spec.log.as_path();
     let log = read_log(path)?;
-    let bot_seed = log.header.bot_seed.ok_or_else(|| Error::LogCorrupt {
+    let refuse = |reason: String| Error::LogNotResumable {
         path: path.to_owned(),
-        offset: 0,
-        lsn: 1,
-        reason: format!("a `{}` log has no bot seed to resume with", log.header.mode),
+        reason,
+    };
+    let header = &log.header;
+    if header.mode != BOT_MATCH_MODE {
+        return Err(refuse(format!(
+            "it records a `{}` match, and only a `{BOT_MATCH_MODE}` can be continued (the other \
+             players' inputs cannot be invented)",
+            header.mode
+        )));
+    }
+    let bot_seed = header
+        .bot_seed
+        .ok_or_else(|| refuse("its header records no bot seed".into()))?;
+    let target = spec.ticks.or(header.target_tick).ok_or_else(|| {
+        refuse("its header records no stop tick; say how far to play (--ticks)".into())
     })?;
+    if target < log.last_tick() {
+        return Err(refuse(format!(
+            "it already reaches tick {}, past tick {target}",
+            log.last_tick()
+        )));
+    }
+    let stop_at_match_end = header.stop_at_match_end;
+    let description = format!(
+        "seed={} rules={:016x} players={} source=resume",
+        header.match_seed, header.rules_hash, header.players
+    );
+    let cut = log.tail_report();
+    let resumed_at = log.last_tick();
+    let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
+    // Re-simulate before touching the file: a log that does not replay is left as it is.
+    let world = recover(log.clone())?;
     let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
-    let world = recover(log)?;
-    let hash_log = match hash_log {
-        Some(p) => Some(HashLogWriter::create(
-            p,
-            &format!("resumed from {} at tick {}", path.display(), world.tick()),
-        )?),
+    let hash_log = match &spec.hash_log {
+        Some(p) => Some(HashLogWriter::create(p, &description)?),
         None => None,
     };
-    play_bots(world, bot_seed, ticks, false, hash_log, Some(writer))
+    let played = play_bots(
+        world,
+        bot_seed,
+        target,
+        stop_at_match_end,
+        hash_log,
+        Some(writer),
+    )?;
+    Ok(ResumeSummary {
+        checkpoint,
+        resumed_at,
+        cut,
+        target,
+        played,
+    })
 }
 
 fn play_bots(

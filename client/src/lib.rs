@@ -33,7 +33,10 @@ pub mod wire;
 pub use config::GgrsConfig;
 pub use driver::Driver;
 pub use error::Error;
-pub use headless::{resume_bot_match, run_bot_match, BotMatch, BotMatchSummary};
+pub use headless::{
+    resume_bot_match, resume_logged_bot_match, run_bot_match, BotMatch, BotMatchSummary, Resume,
+    ResumeSummary,
+};
 pub use netplay::{Advance, NetConfig, NetEvent, NetPeer};
 pub use netrun::{run_net_peer, NetRun, NetRunSummary};
 pub use peer_logs::dumps_next_to;

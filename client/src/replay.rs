@@ -138,7 +138,7 @@ impl Replay {
             logged: 0,
             got: 0,
         })?;
-        let world = World::from_snapshot(rules.clone(), &WorldSnapshot::from_bytes(&first.1)?)?;
+        let world = restore(&rules, first.0, &first.1)?;
         Ok(Replay { log, rules, world })
     }
 
@@ -177,11 +177,19 @@ impl Replay {
                 got: 0,
             })?;
         if !(self.world.tick() >= *from && self.world.tick() <= tick) {
-            let snapshot = WorldSnapshot::from_bytes(bytes)?;
-            self.world = World::from_snapshot(self.rules.clone(), &snapshot)?;
+            self.world = restore(&self.rules, *from, bytes)?;
         }
         while self.world.tick() < tick {
-            self.step()?;
+            // A log whose tick records do not reach `tick` from the checkpoint ends the seek
+            // with an error rather than a wait for a record that never comes.
+            if !self.step()? {
+                return Err(Error::VerifyMismatch {
+                    tick: self.world.tick() + 1,
+                    section: "tick record",
+                    logged: 0,
+                    got: 0,
+                });
+            }
         }
         Ok(())
     }
@@ -201,6 +209,21 @@ impl Replay {
         check(record, self.world.state_hash())?;
         Ok(true)
     }
+}
+
+/// The world of checkpoint `(tick, bytes)`, refusing a snapshot of another tick (a crafted log
+/// could otherwise send a seek after a tick it never reaches).
+fn restore(rules: &Rules, tick: Tick, bytes: &[u8]) -> Result<World, Error> {
+    let snapshot = WorldSnapshot::from_bytes(bytes)?;
+    if snapshot.tick != tick {
+        return Err(Error::VerifyMismatch {
+            tick,
+            section: "checkpoint tick",
+            logged: u64::from(tick),
+            got: u64::from(snapshot.tick),
+        });
+    }
+    Ok(World::from_snapshot(rules.clone(), &snapshot)?)
 }
 
 /// Rebuilds the world at the end of a log after a crash: the last checkpoint, then every logged

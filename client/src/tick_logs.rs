@@ -57,31 +57,34 @@ impl TickLogs {
         Ok(())
     }
 
-    /// Flushes the match log if a second has passed since it was last flushed.
+    /// Flushes each log if a second has passed since it was last flushed.
     ///
     /// # Errors
     /// [`Error::Io`].
     pub fn flush_if_due(&mut self) -> Result<(), Error> {
+        if let Some(log) = &mut self.hash_log {
+            log.flush_if_due()?;
+        }
         match &mut self.match_log {
             Some(writer) => writer.flush_if_due(),
             None => Ok(()),
         }
     }
 
-    /// Flushes both; a completed match gets its end record, an interrupted one is left
-    /// open-ended (it reads as cut, and can be resumed).
+    /// Flushes and syncs both; a completed match gets its end record, an interrupted one is
+    /// left open-ended (it reads as cut, and can be resumed).
     ///
     /// # Errors
     /// [`Error::Io`].
     pub fn close(&mut self, completed: bool) -> Result<(), Error> {
         if let Some(log) = &mut self.hash_log {
-            log.flush()?;
+            log.sync()?;
         }
         if let Some(writer) = &mut self.match_log {
             if completed {
                 writer.finish("completed")?;
             } else {
-                writer.flush()?;
+                writer.sync()?;
             }
         }
         Ok(())

@@ -142,8 +142,10 @@ impl LocalMatch {
     pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
         let log = read_log(path).with_context(|| format!("reading {}", path.display()))?;
         let vs_bot = log.header.mode == "local-vs-bot";
+        // Re-simulate before touching the file: a log that does not replay keeps its tail.
+        let world =
+            client::replay::recover(log.clone()).context("re-simulating the logged ticks")?;
         let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
-        let world = client::replay::recover(log).context("re-simulating the logged ticks")?;
         let mut m = LocalMatch::from_world(world);
         m.logs.match_log_path = Some(path.to_owned());
         if vs_bot {

@@ -5,7 +5,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
-use client::hashlog::{compare_logs, read_hash_log, LogComparison};
+use client::hashlog::{
+    compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
+};
 use client::matchlog::read_log;
 use client::netplay::open_link;
 use client::replay::verify_logging;
@@ -13,8 +15,8 @@ use client::synctest::{run_sync_test, SyncTest};
 use client::transport::{default_bind_for, resolve};
 use client::wire::Role;
 use client::{
-    dumps_next_to, load_rules, resume_bot_match, run_bot_match, run_net_peer, BotMatch, NetConfig,
-    NetPeer, NetRun,
+    dumps_next_to, load_rules, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
+    NetConfig, NetPeer, NetRun, Resume,
 };
 use engine::WorldSnapshot;
 use std::net::SocketAddr;
@@ -66,7 +68,7 @@ enum Command {
         /// Rules file (TOML); the built-in defaults when absent.
         #[arg(long)]
         rules: Option<PathBuf>,
-        /// Write a per-tick hash log (`tick combined players projectiles maze rest`).
+        /// Write a per-tick hash log (`tick combined players projectiles maze history rest`).
         #[arg(long)]
         hash_log: Option<PathBuf>,
         /// Write the durable match log (replay file; `resume` continues it after a crash).
@@ -77,9 +79,10 @@ enum Command {
     Resume {
         /// The match log (it is continued in place).
         log: PathBuf,
-        /// Play on until this tick.
-        #[arg(long, default_value_t = 3600)]
-        ticks: u32,
+        /// Play on until this tick (default: where the original run was to stop, as its log
+        /// records).
+        #[arg(long)]
+        ticks: Option<u32>,
         /// Write a hash log of the ticks played after resuming.
         #[arg(long)]
         hash_log: Option<PathBuf>,
@@ -401,7 +404,13 @@ fn run() -> Result<ExitCode> {
             ticks,
             hash_log,
         } => {
-            let summary = resume_bot_match(&log, ticks, hash_log.as_deref())?;
+            let resumed = resume_logged_bot_match(&Resume {
+                log: log.clone(),
+                ticks,
+                hash_log,
+            })?;
+            println!("{}: {resumed}", log.display());
+            let summary = &resumed.played;
             println!(
                 "resumed: ticks={} round={} wins={:?} hash={:016x}",
                 summary.ticks, summary.round, summary.wins, summary.final_hash.combined
@@ -414,18 +423,15 @@ fn run() -> Result<ExitCode> {
         } => {
             let rules = rules.as_deref().map(|p| load_rules(Some(p))).transpose()?;
             let read = read_log(&log)?;
-            if read.torn_bytes > 0 {
-                println!(
-                    "torn tail: {} bytes after the last whole record ignored",
-                    read.torn_bytes
-                );
+            if let Some(tail) = read.tail_report() {
+                println!("{tail}, not verified");
             }
             let mut out = match &hash_log {
                 Some(p) => Some(client::hashlog::HashLogWriter::create(
                     p,
                     &format!(
-                        "seed={} rules={:016x} source=replay",
-                        read.header.match_seed, read.header.rules_hash
+                        "seed={} rules={:016x} players={} source=replay",
+                        read.header.match_seed, read.header.rules_hash, read.header.players
                     ),
                 )?),
                 None => None,
@@ -545,21 +551,55 @@ fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Resu
 }
 
 /// Prints where two hash logs diverge and, when both dump directories hold a snapshot of that
-/// tick (or the nearest later dumped tick), the fields that differ. Exit 0 if they agree, 2 if
-/// they diverge.
+/// tick (or the nearest later dumped tick), the fields that differ, and the ticks only one log
+/// holds. Exit 0 if they agree, 2 if they diverge; an error (exit 1) if they are not of the same
+/// match, have no tick in common, or agree but one has gaps inside the other's span.
 fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<ExitCode> {
-    let (la, lb) = (read_hash_log(a)?, read_hash_log(b)?);
-    let (tick, section) = match compare_logs(&la, &lb) {
-        LogComparison::Agree { common } => {
-            println!("no divergence: {common} common ticks agree");
-            return Ok(ExitCode::SUCCESS);
+    let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
+    for (path, log) in [(a, &la), (b, &lb)] {
+        if let Some((line, bytes)) = log.torn_line {
+            println!(
+                "{}: torn last line {line} ({bytes} bytes) ignored",
+                path.display()
+            );
         }
-        LogComparison::Diverge { tick, section } => (tick, section),
-    };
-    println!(
-        "first divergence at tick {tick}, section {}",
-        section.name()
+    }
+    let differences = header_differences(&la, &lb);
+    anyhow::ensure!(
+        differences.is_empty(),
+        "{} and {} are not logs of the same match: {}",
+        a.display(),
+        b.display(),
+        differences.join(", ")
     );
+    let cmp = compare_logs(&la.entries, &lb.entries);
+    let span = |log: &HashLog| match (log.entries.first(), log.entries.last()) {
+        (Some(f), Some(l)) => format!("ticks {}–{}", f.tick, l.tick),
+        _ => "no ticks".to_owned(),
+    };
+    anyhow::ensure!(
+        cmp.common > 0,
+        "no tick in common, nothing compared: {} holds {}, {} holds {}",
+        a.display(),
+        span(&la),
+        b.display(),
+        span(&lb)
+    );
+    for (path, only) in [(a, &cmp.only_in_a), (b, &cmp.only_in_b)] {
+        if !only.is_empty() {
+            println!("ticks only in {}: {}", path.display(), format_ranges(only));
+        }
+    }
+    let Some(Divergence { tick, section }) = cmp.divergence else {
+        println!("no divergence: {} common ticks agree", cmp.common);
+        anyhow::ensure!(
+            !cmp.has_gaps(&la.entries, &lb.entries),
+            "the logs have gaps the other does not (listed above): ticks left unchecked"
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let section = section.map_or("combined (the section hashes agree)", |s| s.name());
+    println!("first divergence at tick {tick}, section {section}");
     let dumped = |dir: &Path| -> Vec<(u32, PathBuf)> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();

@@ -11,6 +11,11 @@ use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod framing;
+mod fuzz;
+mod hashlogs;
+mod resume;
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("duel-logs-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -36,16 +41,50 @@ fn record(dir: &Path) -> PathBuf {
     path
 }
 
-/// Byte offsets of every record (walking the framing: len u32, lsn, prev, kind, payload, check).
+/// Bytes of a record's framing before its payload: len u32, lsn, prev, kind, prefix check.
+const PREFIX: usize = 25;
+
+/// Byte offsets of every record (walking the framing after the 8-byte magic: len u32, lsn,
+/// prev, kind, prefix check, payload, check).
 fn record_offsets(bytes: &[u8]) -> Vec<usize> {
     let mut offsets = Vec::new();
-    let mut at = 0;
+    let mut at = client::matchlog::LOG_MAGIC.len();
     while at + 4 <= bytes.len() {
         offsets.push(at);
         let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
-        at += 21 + len + 8;
+        at += PREFIX + len + 8;
     }
     offsets
+}
+
+fn xxh3(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Frames a record as the writer does: prefix with its check, payload, checksum.
+fn frame(lsn: u64, kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(PREFIX + payload.len() + 8);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&lsn.to_le_bytes());
+    out.extend_from_slice(&(lsn - 1).to_le_bytes());
+    out.push(kind);
+    let prefix = xxh3(&out) as u32;
+    out.extend_from_slice(&prefix.to_le_bytes());
+    out.extend_from_slice(payload);
+    let check = xxh3(&out);
+    out.extend_from_slice(&check.to_le_bytes());
+    out
+}
+
+/// Runs `f` on another thread and fails if it has not returned within a minute: a hang
+/// becomes a failure instead of a stuck test run (the bound is a watchdog, not a measurement).
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("returned (no hang)")
 }
 
 #[test]
@@ -69,7 +108,7 @@ fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
     let mut bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     let victim = offsets.len() / 2;
-    bytes[offsets[victim] + 30] ^= 0x01;
+    bytes[offsets[victim] + PREFIX + 9] ^= 0x01;
     std::fs::write(&path, &bytes).expect("write");
     match read_log(&path) {
         Err(Error::LogCorrupt {

@@ -1,0 +1,178 @@
+//! The durable match log, which is also the replay file.
+//!
+//! A file starts with the 8-byte magic [`LOG_MAGIC`], then an append-only sequence of records,
+//! each framed as
+//! `len u32 ‖ lsn u64 ‖ prev_lsn u64 ‖ kind u8 ‖ prefix_check u32 ‖ payload ‖ check u64`
+//! (little-endian). `prefix_check` is the low half of xxh3 over the 21 bytes before it, so the
+//! length is checked before it is trusted; `check` is xxh3 over everything before it. LSNs
+//! count up from 1 and every record names its predecessor, so a reader knows when anything is
+//! missing or out of place:
+//!
+//! - a header (log format version first, then engine and state-format versions, the rules —
+//!   their hash and their full text —, the match seed, the players, the mode, the bots' seed and
+//!   where the run was to stop);
+//! - one record per confirmed tick: every player's input and the resulting state hash;
+//! - a full snapshot checkpoint at the first tick and every `checkpoint_every` ticks;
+//! - an end record on a clean exit.
+//!
+//! New record kinds join [`Record`] and the kind dispatch in `record.rs` (one kind byte, one
+//! match arm each in `encode_payload` and `decode_payload`), and the format version goes up.
+//! The writer is in `writer.rs`, the strict reader in `read.rs`.
+//!
+//! Reading is strict: a record whose prefix check, checksum, LSN, predecessor or content (tick
+//! order, player count, a checkpoint's snapshot) does not match stops the read with an error
+//! naming its byte offset and LSN — a record is never skipped. Only two tails are different,
+//! and both are cut at the last whole record and reported ([`MatchLog::torn_bytes`]):
+//!
+//! - a *torn* tail: less than one record (its prefix checks out, the file ends before the
+//!   record does, or the file ends inside a prefix) — the writer died mid-write;
+//! - a *zero-filled* tail: nothing but zero bytes from the end of the last whole record, or from
+//!   inside the next record's prefix, or from inside a record whose check field is zero, to the
+//!   end of the file — space the file system allocated but whose data never reached the disk
+//!   before a power loss.
+//!
+//! Anything else at the end (a damaged prefix followed by non-zero bytes) is an error: more than
+//! one partial record is never cut.
+//!
+//! # Durability
+//!
+//! - Records go through a buffer handed to the OS at least once a second, at every checkpoint
+//!   and on exit. What the OS holds survives the process being killed (even `kill -9`): a killed
+//!   match loses at most the last second of ticks, and its log ends at most in a torn tail.
+//! - The file is `fsync`ed (data) when it is created (its directory entry too, on Unix), at
+//!   every checkpoint, when a resume cuts a tail and at the end record. A power loss or OS crash loses at most what was written since
+//!   the last checkpoint (5 s of ticks at the default) — the log then ends in a torn or
+//!   zero-filled tail, both read as above.
+//! - The writer holds an exclusive lock on the file (`File::try_lock`, advisory: `flock` on
+//!   Unix) from creation or resume until it is dropped, so a second writer — a `resume` of a
+//!   match that is still running — is refused instead of interleaving records.
+
+mod read;
+mod record;
+mod writer;
+
+pub(crate) use read::read_limited;
+pub use read::{read_log, MatchLog};
+pub use writer::MatchLogWriter;
+
+use crate::error::Error;
+use engine::{Rules, StateHash, Tick, WireInput, World};
+use serde::{Deserialize, Serialize};
+
+/// Version of this log format; a log of another version is refused.
+pub const LOG_FORMAT_VERSION: u32 = 2;
+/// The first bytes of every match log (since format version 2).
+pub const LOG_MAGIC: &[u8; 8] = b"DUELMLOG";
+/// Default distance between checkpoints, in ticks (5 s).
+pub const DEFAULT_CHECKPOINT_EVERY: Tick = 300;
+
+/// What a log is about. `format_version` comes first so it can be read before anything else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogHeader {
+    /// [`LOG_FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// Engine crate version of the writer.
+    pub engine_version: String,
+    /// `engine::SNAPSHOT_FORMAT_VERSION` of the writer.
+    pub state_format: u32,
+    /// Hash of the rules played.
+    pub rules_hash: u64,
+    /// The rules played, as TOML, so the log replays without any other file.
+    pub rules_toml: String,
+    /// Match seed.
+    pub match_seed: u64,
+    /// Number of players.
+    pub players: u8,
+    /// How the match was played (`local`, `host`, `join`, `spectate`, `bot-match`).
+    pub mode: String,
+    /// Seed of the bots, when bots played (lets a headless match be resumed).
+    pub bot_seed: Option<u64>,
+    /// The tick the run was to stop at, when it had one (a resume plays on to it).
+    pub target_tick: Option<Tick>,
+    /// Whether the run was to stop as soon as the match was decided.
+    pub stop_at_match_end: bool,
+}
+
+impl LogHeader {
+    /// A header for a match of `world` in `mode`.
+    #[must_use]
+    pub fn for_world(world: &World, mode: &str, bot_seed: Option<u64>) -> LogHeader {
+        LogHeader {
+            format_version: LOG_FORMAT_VERSION,
+            engine_version: engine::ENGINE_VERSION.to_owned(),
+            state_format: engine::SNAPSHOT_FORMAT_VERSION,
+            rules_hash: world.rules().hash(),
+            rules_toml: world.rules().to_toml_string(),
+            match_seed: world.state().match_seed,
+            players: world.player_count() as u8,
+            mode: mode.to_owned(),
+            bot_seed,
+            target_tick: None,
+            stop_at_match_end: false,
+        }
+    }
+
+    /// The same header, recording where the run will stop: at `target_tick`, or earlier when
+    /// `stop_at_match_end` and the match is decided.
+    #[must_use]
+    pub fn with_stop(mut self, target_tick: Tick, stop_at_match_end: bool) -> LogHeader {
+        self.target_tick = Some(target_tick);
+        self.stop_at_match_end = stop_at_match_end;
+        self
+    }
+
+    /// The rules in the header, checked against the header's hash.
+    ///
+    /// # Errors
+    /// [`Error::LogRulesMismatch`] if the text does not hash to the recorded hash;
+    /// [`Error::LogRules`] if the text does not parse or validate.
+    pub fn rules(&self) -> Result<Rules, Error> {
+        let rules = Rules::from_toml_str(&self.rules_toml).map_err(|e| Error::LogRules {
+            reason: match e {
+                engine::Error::RulesFile { message } => message,
+                other => other.to_string(),
+            },
+        })?;
+        if rules.hash() != self.rules_hash {
+            return Err(Error::LogRulesMismatch {
+                recorded: self.rules_hash,
+                actual: rules.hash(),
+            });
+        }
+        Ok(rules)
+    }
+}
+
+/// One confirmed tick: the inputs that produced the state at `tick`, and its hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TickRecord {
+    /// The state's tick (its inputs are stamped `tick - 1`).
+    pub tick: Tick,
+    /// Every player's input, in slot order.
+    pub inputs: Vec<WireInput>,
+    /// The state hash at `tick`.
+    pub hash: StateHash,
+}
+
+/// A record's payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// The header (always the first record).
+    Header(LogHeader),
+    /// A confirmed tick.
+    Tick(TickRecord),
+    /// The full state at `tick`, as `WorldSnapshot::to_bytes`.
+    Checkpoint {
+        /// Its tick.
+        tick: Tick,
+        /// The snapshot bytes.
+        snapshot: Vec<u8>,
+    },
+    /// The match ended cleanly.
+    End {
+        /// Last tick.
+        tick: Tick,
+        /// Why.
+        reason: String,
+    },
+}

@@ -1,0 +1,364 @@
+//! Reading a match log back, strictly: every check before anything is trusted, and only a torn
+//! or zero-filled tail cut (see the [module](super) documentation).
+
+use super::record::{
+    checksum, decode_payload, prefix_check, KIND_HEADER, MAX_PAYLOAD, PREFIX_CHECKED, PREFIX_LEN,
+    SUFFIX_LEN,
+};
+use super::{LogHeader, Record, TickRecord, LOG_FORMAT_VERSION, LOG_MAGIC};
+use crate::error::Error;
+use engine::{Tick, WorldSnapshot};
+use std::path::Path;
+
+/// Largest match log read (a day of 60 Hz play is about 0.5 GiB).
+const MAX_LOG_BYTES: u64 = 1 << 30;
+
+/// A log read back, strictly.
+#[derive(Debug, Clone)]
+pub struct MatchLog {
+    /// The header.
+    pub header: LogHeader,
+    /// Every tick record, in order (ticks consecutive from the first checkpoint's tick + 1).
+    pub ticks: Vec<TickRecord>,
+    /// Every checkpoint: `(tick, snapshot bytes)`, in order; each snapshot decodes and is of
+    /// its tick.
+    pub checkpoints: Vec<(Tick, Vec<u8>)>,
+    /// The end record, if the match ended cleanly: `(tick, reason)`.
+    pub end: Option<(Tick, String)>,
+    /// Bytes of the magic and the whole records; anything after is the tail that was cut.
+    pub valid_len: u64,
+    /// Length of the tail cut off (0 if none): torn, or zero-filled if `zeroed_tail`.
+    pub torn_bytes: u64,
+    /// Whether the tail cut off was zero bytes (never written to disk) rather than torn.
+    pub zeroed_tail: bool,
+    /// LSN of the last whole record.
+    pub last_lsn: u64,
+}
+
+impl MatchLog {
+    /// The last tick recorded (the first checkpoint's tick if no tick records).
+    #[must_use]
+    pub fn last_tick(&self) -> Tick {
+        self.ticks
+            .last()
+            .map(|t| t.tick)
+            .unwrap_or_else(|| self.checkpoints.first().map_or(0, |c| c.0))
+    }
+
+    /// The latest checkpoint at or before `tick`.
+    #[must_use]
+    pub fn checkpoint_before(&self, tick: Tick) -> Option<&(Tick, Vec<u8>)> {
+        self.checkpoints.iter().rev().find(|c| c.0 <= tick)
+    }
+
+    /// The tick record for `tick`.
+    #[must_use]
+    pub fn tick_record(&self, tick: Tick) -> Option<&TickRecord> {
+        let first = self.ticks.first()?.tick;
+        self.ticks.get(tick.checked_sub(first)? as usize)
+    }
+
+    /// What was cut at the end, in words (`None` if nothing was).
+    #[must_use]
+    pub fn tail_report(&self) -> Option<String> {
+        (self.torn_bytes > 0).then(|| {
+            let what = if self.zeroed_tail {
+                "zero-filled tail (space never written to disk, e.g. a power loss)"
+            } else {
+                "torn tail (a record cut short: the writer died mid-write)"
+            };
+            format!(
+                "{what}: {} bytes after byte {} (LSN {}, tick {})",
+                self.torn_bytes,
+                self.valid_len,
+                self.last_lsn,
+                self.last_tick()
+            )
+        })
+    }
+}
+
+/// Reads a whole log strictly (see the module documentation).
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::NotALog`] for a file without the magic; [`Error::LogVersion`] for
+/// another format version; [`Error::LogCorrupt`] naming the offset and LSN of the first bad
+/// record; [`Error::LogTooLarge`] for a file over the 1 GiB limit.
+pub fn read_log(path: &Path) -> Result<MatchLog, Error> {
+    let bytes = read_limited(path, MAX_LOG_BYTES)?;
+    parse_log(path, &bytes)
+}
+
+/// The bytes of `path`, refusing a file longer than `limit` before reading it into memory.
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let too_large = || Error::LogTooLarge {
+        path: path.to_owned(),
+        limit,
+    };
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large()); // it grew while being read
+    }
+    Ok(bytes)
+}
+
+/// One framed record found at an offset, or why there is none.
+enum Frame<'a> {
+    /// A whole record whose prefix check and checksum hold.
+    Whole {
+        lsn: u64,
+        prev: u64,
+        kind: u8,
+        payload: &'a [u8],
+        total: usize,
+    },
+    /// The end of the log: a torn or zero-filled tail (`zeroed`).
+    Tail { zeroed: bool },
+    /// A damaged record, with its LSN when its prefix can be trusted.
+    Bad { lsn: Option<u64>, reason: String },
+}
+
+/// Frames the record at the start of `rest` (the rest of the file), trusting nothing before
+/// it is checked: the prefix check before the length, the length limit before the payload.
+fn frame(rest: &[u8]) -> Frame<'_> {
+    let all_zero = |b: &[u8]| b.iter().all(|&x| x == 0);
+    if rest.len() < PREFIX_LEN {
+        // Shorter than a prefix: less than one record, whatever it holds.
+        return Frame::Tail {
+            zeroed: all_zero(rest),
+        };
+    }
+    let u64_at = |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().expect("8 bytes"));
+    let len = u32::from_le_bytes(rest[0..4].try_into().expect("4 bytes"));
+    let (lsn, prev, kind) = (u64_at(4), u64_at(12), rest[20]);
+    let stated_prefix = u32::from_le_bytes(
+        rest[PREFIX_CHECKED..PREFIX_LEN]
+            .try_into()
+            .expect("4 bytes"),
+    );
+    if prefix_check(&rest[..PREFIX_CHECKED]) != stated_prefix {
+        // Zeros from inside the prefix to the end of the file: the prefix was never wholly
+        // written (the zero run of an unwritten block can start anywhere in it).
+        if all_zero(&rest[PREFIX_LEN - 1..]) {
+            return Frame::Tail { zeroed: true };
+        }
+        return Frame::Bad {
+            lsn: None,
+            reason: format!(
+                "record prefix check mismatch: its length ({len}), LSN ({lsn}) and kind cannot \
+                 be trusted, and {} bytes follow",
+                rest.len()
+            ),
+        };
+    }
+    if len > MAX_PAYLOAD {
+        return Frame::Bad {
+            lsn: Some(lsn),
+            reason: format!("record declares {len} bytes, more than the limit {MAX_PAYLOAD}"),
+        };
+    }
+    let total = PREFIX_LEN + len as usize + SUFFIX_LEN;
+    if rest.len() < total {
+        // The length checks out: this is one record cut short.
+        return Frame::Tail { zeroed: false };
+    }
+    let stated = u64_at(total - 8);
+    if checksum(&rest[..total - 8]) != stated {
+        // A record whose end (check field included) and everything after it are zeros was
+        // allocated but never written; a real checksum of 0 has odds 2^-64.
+        if stated == 0 && all_zero(&rest[total..]) {
+            return Frame::Tail { zeroed: true };
+        }
+        return Frame::Bad {
+            lsn: Some(lsn),
+            reason: "checksum mismatch".into(),
+        };
+    }
+    Frame::Whole {
+        lsn,
+        prev,
+        kind,
+        payload: &rest[PREFIX_LEN..PREFIX_LEN + len as usize],
+        total,
+    }
+}
+
+/// Why a file without the magic is not a match log, naming what it looks like.
+fn not_a_log(path: &Path, bytes: &[u8]) -> Error {
+    // A version-1 log (before the magic) starts with a header record: LSN 1 after 0, kind 1,
+    // the format version first in its payload.
+    if bytes.len() >= 25
+        && bytes[4..12] == 1u64.to_le_bytes()
+        && bytes[12..20] == 0u64.to_le_bytes()
+        && bytes[20] == KIND_HEADER
+    {
+        return Error::LogVersion {
+            path: path.to_owned(),
+            found: u32::from_le_bytes(bytes[21..25].try_into().expect("4 bytes")),
+            expected: LOG_FORMAT_VERSION,
+        };
+    }
+    let found = if bytes.starts_with(b"# duel hash log") {
+        "a hash log".to_owned()
+    } else {
+        let shown: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("first bytes {}", shown.join(" "))
+    };
+    Error::NotALog {
+        path: path.to_owned(),
+        expected: "match log",
+        found,
+    }
+}
+
+fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
+    let corrupt = |offset: usize, lsn: u64, reason: String| Error::LogCorrupt {
+        path: path.to_owned(),
+        offset: offset as u64,
+        lsn,
+        reason,
+    };
+    if !bytes.starts_with(LOG_MAGIC) {
+        if LOG_MAGIC.starts_with(bytes) {
+            return Err(corrupt(
+                0,
+                0,
+                format!(
+                    "no header: the file ends inside the magic ({} bytes)",
+                    bytes.len()
+                ),
+            ));
+        }
+        return Err(not_a_log(path, bytes));
+    }
+    let mut offset = LOG_MAGIC.len();
+    let mut last_lsn = 0u64;
+    let mut header: Option<LogHeader> = None;
+    let mut ticks: Vec<TickRecord> = Vec::new();
+    let mut checkpoints = Vec::new();
+    let mut end: Option<(Tick, String)> = None;
+    let mut last_tick: Option<Tick> = None;
+    let mut tail = None;
+    while offset < bytes.len() {
+        let (lsn, prev, kind, payload, total) = match frame(&bytes[offset..]) {
+            Frame::Whole {
+                lsn,
+                prev,
+                kind,
+                payload,
+                total,
+            } => (lsn, prev, kind, payload, total),
+            Frame::Tail { zeroed } => {
+                tail = Some(zeroed);
+                break;
+            }
+            Frame::Bad { lsn, reason } => {
+                // An untrusted prefix is named by the LSN expected there.
+                let lsn = lsn.unwrap_or(last_lsn.saturating_add(1));
+                return Err(corrupt(offset, lsn, reason));
+            }
+        };
+        if prev != last_lsn || Some(lsn) != last_lsn.checked_add(1) {
+            return Err(corrupt(
+                offset,
+                lsn,
+                format!(
+                    "record says LSN {lsn} after {prev}, but the previous record is LSN {last_lsn}"
+                ),
+            ));
+        }
+        if header.is_none() && kind == KIND_HEADER && payload.len() >= 4 {
+            let version = u32::from_le_bytes(payload[..4].try_into().expect("4 bytes"));
+            if version != LOG_FORMAT_VERSION {
+                return Err(Error::LogVersion {
+                    path: path.to_owned(),
+                    found: version,
+                    expected: LOG_FORMAT_VERSION,
+                });
+            }
+        }
+        let record =
+            decode_payload(kind, payload).map_err(|reason| corrupt(offset, lsn, reason))?;
+        let bad = |reason: String| Err(corrupt(offset, lsn, reason));
+        match (record, &header) {
+            (Record::Header(h), None) => header = Some(h),
+            (_, None) => return bad("the first record is not a header".into()),
+            (Record::Header(_), Some(_)) => return bad("a second header".into()),
+            (_, Some(_)) if end.is_some() => return bad("a record after the end".into()),
+            (Record::Checkpoint { tick, snapshot }, Some(_)) => {
+                if last_tick.is_some_and(|t| t != tick) {
+                    return bad(format!(
+                        "checkpoint of tick {tick} after tick {}",
+                        last_tick.unwrap_or_default()
+                    ));
+                }
+                // A checkpoint is where replays and resumes restart: its snapshot must decode
+                // and be of its own tick, or a seek would never arrive.
+                let state = WorldSnapshot::from_bytes(&snapshot)
+                    .map_err(|e| corrupt(offset, lsn, format!("checkpoint of tick {tick}: {e}")))?;
+                if state.tick != tick {
+                    return bad(format!(
+                        "checkpoint of tick {tick} holds a snapshot of tick {}",
+                        state.tick
+                    ));
+                }
+                last_tick = Some(tick);
+                checkpoints.push((tick, snapshot));
+            }
+            (Record::Tick(t), Some(h)) => {
+                let Some(prev_tick) = last_tick else {
+                    return bad("a tick before the first checkpoint".into());
+                };
+                if prev_tick.checked_add(1) != Some(t.tick) {
+                    return bad(format!("tick {} follows tick {prev_tick}", t.tick));
+                }
+                if t.inputs.len() != usize::from(h.players) {
+                    return bad(format!(
+                        "tick {} holds {} inputs for {} players",
+                        t.tick,
+                        t.inputs.len(),
+                        h.players
+                    ));
+                }
+                last_tick = Some(t.tick);
+                ticks.push(t);
+            }
+            (Record::End { tick, reason }, Some(_)) => {
+                if last_tick != Some(tick) {
+                    return bad(format!(
+                        "end at tick {tick}, but the last tick recorded is {last_tick:?}"
+                    ));
+                }
+                end = Some((tick, reason));
+            }
+        }
+        last_lsn = lsn;
+        offset += total;
+    }
+    let header = header.ok_or_else(|| {
+        corrupt(
+            LOG_MAGIC.len(),
+            0,
+            "no header (empty or torn before the first record)".into(),
+        )
+    })?;
+    Ok(MatchLog {
+        header,
+        ticks,
+        checkpoints,
+        end,
+        valid_len: offset as u64,
+        torn_bytes: (bytes.len() - offset) as u64,
+        zeroed_tail: tail == Some(true),
+        last_lsn,
+    })
+}

@@ -1,0 +1,338 @@
+//! The log readers under random damage and crafted records: they never panic, never hang, and
+//! never report success when content before the tail changed.
+//!
+//! - Match logs, random damage (bit flips, truncations, insertions, record swaps, zeroed
+//!   tails): a log that reads was cut before the first changed byte, lost at most one partial
+//!   record (or a zero-filled tail), and verifies; a truncation after the header always reads.
+//! - Match logs, crafted records (a payload changed, a tick set, a length changed, with every
+//!   check recomputed, so only consistency checks can refuse them): reading, verifying, seeking
+//!   and recovering return, with a result or an error.
+//! - Hash logs (bit flips, truncations, insertions, swapped, repeated and dropped lines): a log
+//!   that reads and whose data lines changed is told apart from the original by `desync`'s
+//!   comparison (header fields, common ticks, gaps).
+
+use super::{frame, record_offsets, within_a_minute, PREFIX};
+use client::hashlog::{compare_logs, header_differences, read_hash_log_file, HashLog};
+use client::matchlog::{read_log, MatchLog, LOG_MAGIC};
+use client::replay::{recover, verify, Replay};
+use client::{run_bot_match, BotMatch};
+use engine::Rules;
+use proptest::prelude::*;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// Cases per property: enough to hit every record kind, small enough for the debug profile.
+const CASES: u32 = 160;
+
+/// The match log and hash log of a short bot match (700 ticks: three checkpoints), made once.
+fn originals() -> &'static (Vec<u8>, Vec<u8>) {
+    static LOGS: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let dir = super::scratch("fuzz-originals");
+        let (m, h) = (dir.join("m.log"), dir.join("h.hashlog"));
+        run_bot_match(&BotMatch {
+            rules: Rules::default(),
+            seed: 5,
+            bot_seed: 6,
+            players: 2,
+            ticks: 700,
+            stop_at_match_end: false,
+            hash_log: Some(h.clone()),
+            match_log: Some(m.clone()),
+        })
+        .expect("match");
+        (
+            std::fs::read(&m).expect("read"),
+            std::fs::read(&h).expect("read"),
+        )
+    })
+}
+
+/// A fresh file for one case.
+fn case_file(ext: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("duel-logs-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir.join(format!("{}.{ext}", N.fetch_add(1, Ordering::Relaxed)))
+}
+
+#[derive(Debug, Clone)]
+enum Damage {
+    Flip {
+        at: usize,
+        bit: u8,
+    },
+    /// A flip in a record's framing prefix (length, LSNs, kind, prefix check): rare for a
+    /// uniform flip, and where a reader that trusts a length goes wrong.
+    FlipInPrefix {
+        record: usize,
+        at: usize,
+        bit: u8,
+    },
+    Truncate {
+        at: usize,
+    },
+    Insert {
+        at: usize,
+        bytes: Vec<u8>,
+    },
+    SwapRecords {
+        i: usize,
+        j: usize,
+    },
+    ZeroFrom {
+        at: usize,
+        extra: usize,
+    },
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        (any::<usize>(), 0u8..8).prop_map(|(at, bit)| Damage::Flip { at, bit }),
+        (any::<usize>(), 0..PREFIX, 0u8..8).prop_map(|(record, at, bit)| Damage::FlipInPrefix {
+            record,
+            at,
+            bit
+        }),
+        any::<usize>().prop_map(|at| Damage::Truncate { at }),
+        (
+            any::<usize>(),
+            proptest::collection::vec(any::<u8>(), 1..40)
+        )
+            .prop_map(|(at, bytes)| Damage::Insert { at, bytes }),
+        (any::<usize>(), any::<usize>()).prop_map(|(i, j)| Damage::SwapRecords { i, j }),
+        (any::<usize>(), 0usize..5000).prop_map(|(at, extra)| Damage::ZeroFrom { at, extra }),
+    ]
+}
+
+fn apply(original: &[u8], damage: &Damage) -> Vec<u8> {
+    let mut bytes = original.to_vec();
+    let n = bytes.len();
+    match damage {
+        Damage::Flip { at, bit } => bytes[at % n] ^= 1 << bit,
+        Damage::FlipInPrefix { record, at, bit } => {
+            let offsets = record_offsets(original);
+            bytes[offsets[record % offsets.len()] + at] ^= 1 << bit;
+        }
+        Damage::Truncate { at } => bytes.truncate(at % (n + 1)),
+        Damage::Insert { at, bytes: ins } => {
+            let at = at % (n + 1);
+            bytes.splice(at..at, ins.iter().copied());
+        }
+        Damage::SwapRecords { i, j } => {
+            let offsets = record_offsets(original);
+            let (i, j) = (i % offsets.len(), j % offsets.len());
+            let (i, j) = (i.min(j), i.max(j));
+            if i == j {
+                return bytes;
+            }
+            let end = |k: usize| offsets.get(k + 1).copied().unwrap_or(n);
+            let mut out = original[..offsets[i]].to_vec();
+            out.extend_from_slice(&original[offsets[j]..end(j)]);
+            out.extend_from_slice(&original[end(i)..offsets[j]]);
+            out.extend_from_slice(&original[offsets[i]..end(i)]);
+            out.extend_from_slice(&original[end(j)..]);
+            return out;
+        }
+        Damage::ZeroFrom { at, extra } => {
+            let at = at % (n + 1);
+            bytes[at..].fill(0);
+            bytes.resize(n + extra, 0);
+        }
+    }
+    bytes
+}
+
+/// Reads, verifies, seeks and recovers `bytes` as a match log, under the watchdog.
+fn read_all(bytes: Vec<u8>) -> Result<MatchLog, String> {
+    within_a_minute(move || {
+        let path = case_file("log");
+        std::fs::write(&path, &bytes).expect("write");
+        let read = read_log(&path);
+        let _ = std::fs::remove_file(&path);
+        let log = read.map_err(|e| e.to_string())?;
+        verify(&log, None).map_err(|e| format!("read but does not verify: {e}"))?;
+        Ok(log)
+    })
+}
+
+/// Whatever a crafted log is, reading and replaying it returns (result or error).
+fn exercise(bytes: Vec<u8>, seek: u32) {
+    within_a_minute(move || {
+        let path = case_file("log");
+        std::fs::write(&path, &bytes).expect("write");
+        let read = read_log(&path);
+        let _ = std::fs::remove_file(&path);
+        if let Ok(log) = read {
+            let _ = verify(&log, None);
+            if let Ok(mut replay) = Replay::new(log.clone()) {
+                let _ = replay.seek(seek);
+                let _ = replay.seek(0);
+            }
+            let _ = recover(log);
+        }
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: CASES,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Random damage to a match log.
+    #[test]
+    fn damaged_match_logs_never_pass_for_intact(damage in damage()) {
+        let original = &originals().0;
+        let damaged = apply(original, &damage);
+        let first_change = original
+            .iter()
+            .zip(&damaged)
+            .position(|(a, b)| a != b)
+            .unwrap_or(original.len().min(damaged.len()));
+        let header_end = record_offsets(original)[1];
+        match read_all(damaged.clone()) {
+            Ok(log) => {
+                prop_assert!(
+                    log.valid_len as usize <= first_change,
+                    "read up to byte {} though byte {first_change} changed ({damage:?})",
+                    log.valid_len
+                );
+                let tail = &damaged[log.valid_len as usize..];
+                if log.zeroed_tail {
+                    let end = &tail[tail.len().saturating_sub(8)..];
+                    prop_assert!(end.iter().all(|&b| b == 0), "a zeroed tail ends in zeros");
+                } else if tail.len() >= PREFIX {
+                    // At most one partial record is cut: less than the original record there.
+                    let offsets = record_offsets(original);
+                    let at = offsets.iter().position(|&o| o == log.valid_len as usize);
+                    let whole = at.map_or(PREFIX, |k| {
+                        offsets.get(k + 1).copied().unwrap_or(original.len()) - offsets[k]
+                    });
+                    prop_assert!(tail.len() < whole, "cut {} bytes: more than one record", tail.len());
+                }
+            }
+            Err(e) => {
+                let truncated_after_header = matches!(damage, Damage::Truncate { .. })
+                    && damaged.len() >= header_end;
+                prop_assert!(!truncated_after_header, "a truncation must read: {e}");
+                prop_assert!(first_change < original.len() || damaged.len() > original.len());
+            }
+        }
+    }
+
+    /// Crafted, checksum-valid records: a payload bit, a tick field or a length changed.
+    #[test]
+    fn crafted_match_log_records_never_panic_or_hang(
+        record in any::<usize>(),
+        edit in 0u8..4,
+        at in any::<usize>(),
+        value in prop_oneof![Just(u32::MAX), Just(0u32), any::<u32>()],
+        seek in 0u32..800,
+    ) {
+        let original = &originals().0;
+        let offsets = record_offsets(original);
+        let k = record % offsets.len();
+        let start = offsets[k];
+        let end = offsets.get(k + 1).copied().unwrap_or(original.len());
+        let lsn = u64::from_le_bytes(original[start + 4..start + 12].try_into().expect("8"));
+        let kind = original[start + 20];
+        let mut payload = original[start + PREFIX..end - 8].to_vec();
+        match edit {
+            0 if !payload.is_empty() => {
+                let i = at % payload.len();
+                payload[i] ^= 1 << (at % 8);
+            }
+            1 if payload.len() >= 4 => payload[..4].copy_from_slice(&value.to_le_bytes()),
+            2 => payload.truncate(at % (payload.len() + 1)),
+            _ => payload.extend(std::iter::repeat_n(0xA5, at % 64)),
+        }
+        let mut crafted = original[..start].to_vec();
+        crafted.extend_from_slice(&frame(lsn, kind, &payload));
+        crafted.extend_from_slice(&original[end..]);
+        exercise(crafted, seek);
+    }
+
+    /// Random damage to a hash log.
+    #[test]
+    fn damaged_hash_logs_are_told_apart_from_the_original(
+        edit in 0u8..6,
+        at in any::<usize>(),
+        other in any::<usize>(),
+        bytes in proptest::collection::vec(any::<u8>(), 1..20),
+    ) {
+        let original = &originals().1;
+        let n = original.len();
+        let mut damaged = original.clone();
+        let lines: Vec<&[u8]> = original.split_inclusive(|&b| b == b'\n').collect();
+        let (i, j) = (at % lines.len(), other % lines.len());
+        match edit {
+            0 => damaged[at % n] ^= 1 << (other % 8),
+            1 => damaged.truncate(at % (n + 1)),
+            2 => {
+                let p = at % (n + 1);
+                damaged.splice(p..p, bytes);
+            }
+            3 => {
+                let mut l = lines.clone();
+                l.swap(i, j);
+                damaged = l.concat();
+            }
+            4 => {
+                let mut l = lines.clone();
+                l.insert(j, lines[i]);
+                damaged = l.concat();
+            }
+            _ => {
+                let mut l = lines.clone();
+                l.remove(i);
+                damaged = l.concat();
+            }
+        }
+        let path = case_file("hashlog");
+        std::fs::write(&path, &damaged).expect("write");
+        let read = within_a_minute({
+            let path = path.clone();
+            move || read_hash_log_file(&path)
+        });
+        let _ = std::fs::remove_file(&path);
+        let orig_path = case_file("hashlog");
+        std::fs::write(&orig_path, original).expect("write");
+        let orig: HashLog = read_hash_log_file(&orig_path).expect("the original reads");
+        let _ = std::fs::remove_file(&orig_path);
+        if let Ok(log) = read {
+            let changed = data_lines(&damaged) != data_lines(original);
+            let cmp = compare_logs(&orig.entries, &log.entries);
+            let told_apart = !header_differences(&orig, &log).is_empty() || !cmp.identical();
+            prop_assert!(!changed || told_apart, "changed data lines compare as identical");
+            prop_assert!(log.entries.windows(2).all(|w| w[0].tick < w[1].tick));
+        }
+    }
+}
+
+/// The data lines of a hash log (the reader accepts them only in the writer's exact form): no
+/// first line, comments or blank lines; a torn last line left out.
+fn data_lines(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    lines.pop(); // after the last '\n': empty, or the torn line
+    lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| (*l).to_owned())
+        .collect()
+}
+
+#[test]
+fn the_fuzzed_logs_are_what_they_claim() {
+    let (m, h) = originals();
+    assert!(m.starts_with(LOG_MAGIC));
+    assert!(
+        record_offsets(m).len() > 700,
+        "header, checkpoints, ticks, end"
+    );
+    assert!(h.starts_with(b"# duel hash log v2 "));
+}
