@@ -40,6 +40,7 @@ fn bench(c: &mut Criterion) {
             tick,
             inputs: inputs.clone(),
             hash,
+            shots: Vec::new(),
         };
         group.bench_function(name, |b| {
             b.iter(|| {

@@ -84,6 +84,16 @@ pub enum Error {
         /// What was asked.
         what: &'static str,
     },
+    /// Re-simulating a logged tick judged its rail shots differently from the log.
+    #[error("tick {tick}: the log's rail shots differ from the re-simulation: logged {logged}, re-simulated {got}")]
+    ShotMismatch {
+        /// The tick.
+        tick: Tick,
+        /// The logged shot records.
+        logged: String,
+        /// The re-simulated ones.
+        got: String,
+    },
     /// A sync test found a frame whose re-simulation differs from the original.
     #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]
     SyncTestMismatch {

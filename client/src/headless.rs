@@ -241,7 +241,9 @@ fn play_bots(
         inputs.extend(bots.iter_mut().map(|b| b.think(&world)));
         world.step(&inputs)?;
         let hash = world.state_hash();
-        logs.record(world.tick(), &inputs, hash, || Ok(world.state()))?;
+        logs.record(world.tick(), &inputs, hash, world.events(), || {
+            Ok(world.state())
+        })?;
     }
     logs.close(true)?;
     let state = world.state();

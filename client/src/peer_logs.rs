@@ -6,7 +6,7 @@ use crate::hashlog::HashLogWriter;
 use crate::matchlog::{LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::NetPeer;
 use crate::tick_logs::TickLogs;
-use engine::Tick;
+use engine::{buttons, Event, Tick, World};
 use std::path::{Path, PathBuf};
 
 /// Most desynced ticks whose snapshots are dumped in one match (each later tick differs too).
@@ -39,6 +39,9 @@ pub struct PeerLogs {
     dump_dir: Option<PathBuf>,
     dumped: Vec<Tick>,
     logged: Tick,
+    /// Scratch world that re-steps a final tick whose inputs press the rail, to log its shot
+    /// records (the driver keeps states and inputs per tick, not events).
+    scratch: Option<World>,
 }
 
 /// `host`, `join` or `spectate`.
@@ -94,6 +97,7 @@ impl PeerLogs {
             logs: TickLogs::new(hash_log, match_log),
             dump_dir,
             dumped: Vec::new(),
+            scratch: None,
             logged: 0,
         })
     }
@@ -109,9 +113,20 @@ impl PeerLogs {
             let tick = self.logged + 1;
             let driver = peer.driver();
             let inputs = driver.inputs_at(tick - 1)?;
-            self.logs.record(tick, inputs, driver.hash_at(tick)?, || {
-                driver.snapshot_at(tick)
-            })?;
+            let events: &[Event] = if inputs.iter().any(|i| i.held(buttons::RAIL)) {
+                let scratch = match &mut self.scratch {
+                    Some(world) => world,
+                    None => self.scratch.insert(driver.world().clone()),
+                };
+                scratch.restore(driver.snapshot_at(tick - 1)?)?;
+                scratch.step(inputs)?
+            } else {
+                &[]
+            };
+            self.logs
+                .record(tick, inputs, driver.hash_at(tick)?, events, || {
+                    driver.snapshot_at(tick)
+                })?;
             self.logged = tick;
         }
         self.logs.flush_if_due()

@@ -55,6 +55,19 @@ fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
     }
 }
 
+/// The logged rail shots of `record` must be exactly the re-simulated ones.
+fn check_shots(record: &TickRecord, events: &[engine::Event]) -> Result<(), Error> {
+    let got: Vec<engine::ShotRecord> = crate::tick_logs::rail_shots(events).collect();
+    if got == record.shots {
+        return Ok(());
+    }
+    Err(Error::ShotMismatch {
+        tick: record.tick,
+        logged: format!("{:?}", record.shots),
+        got: format!("{got:?}"),
+    })
+}
+
 /// Re-simulates the whole log from its header: every recorded hash and every checkpoint must
 /// match.
 ///
@@ -104,6 +117,7 @@ pub fn verify_logging(
     for record in &log.ticks {
         world.step(&inputs_of(record))?;
         check(record, world.state_hash())?;
+        check_shots(record, world.events())?;
         if let Some(out) = hash_log.as_deref_mut() {
             out.record(world.tick(), &world.state_hash())?;
         }

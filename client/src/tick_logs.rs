@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
 use crate::matchlog::{MatchLogWriter, TickRecord};
-use engine::{InputCmd, StateHash, Tick, WorldSnapshot};
+use engine::{Event, EventKind, InputCmd, ShotRecord, StateHash, Tick, WorldSnapshot};
 
 /// A hash log and a match log, either optional, fed the same final ticks in order.
 #[derive(Debug, Default)]
@@ -26,8 +26,9 @@ impl TickLogs {
         }
     }
 
-    /// Records final tick `tick`: its state `hash`, the `inputs` that led to it, and — when the
-    /// match log wants a checkpoint at this tick — the state from `state_at`.
+    /// Records final tick `tick`: its state `hash`, the `inputs` that led to it, the rail shots
+    /// among the `events` of that step, and — when the match log wants a checkpoint at this
+    /// tick — the state from `state_at`.
     ///
     /// # Errors
     /// I/O errors, ticks out of order, or the error of `state_at`.
@@ -36,6 +37,7 @@ impl TickLogs {
         tick: Tick,
         inputs: &[InputCmd],
         hash: StateHash,
+        events: &[Event],
         state_at: impl FnOnce() -> Result<&'a WorldSnapshot, Error>,
     ) -> Result<(), Error> {
         if let Some(log) = &mut self.hash_log {
@@ -46,6 +48,7 @@ impl TickLogs {
                 tick,
                 inputs: inputs.iter().map(|i| i.to_wire()).collect(),
                 hash,
+                shots: rail_shots(events).collect(),
             };
             let state = if writer.is_checkpoint_tick(tick) {
                 Some(state_at()?)
@@ -89,4 +92,12 @@ impl TickLogs {
         }
         Ok(())
     }
+}
+
+/// The rail shot records among `events`, in order.
+pub fn rail_shots(events: &[Event]) -> impl Iterator<Item = ShotRecord> + '_ {
+    events.iter().filter_map(|e| match e.kind {
+        EventKind::RailShot(shot) => Some(shot),
+        _ => None,
+    })
 }

@@ -9,7 +9,7 @@
 use crate::fx::FxVec;
 use crate::maze::Maze;
 use crate::player::{Player, PlayerStats, MAX_PLAYERS};
-use crate::pose_history::{PoseHistory, PoseSample};
+use crate::pose_history::{PoseHistory, PoseSample, MAX_POSE_WINDOW};
 use crate::projectile::Projectile;
 use crate::round::RoundState;
 use crate::snapshot::WorldSnapshot;
@@ -250,11 +250,19 @@ fn encode_projectile(p: &Projectile, w: &mut Le<'_>) {
     } = *p;
     let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
     let bits = |v: crate::fx::Fx| v.to_bits().cast_unsigned();
+    let words = [
+        pair(id, owner_generation),
+        pair(bits(pos.x), bits(pos.y)),
+        pair(bits(vel.x), bits(vel.y)),
+        u64::from(life) | u64::from(owner) << 16,
+    ];
+    let mut wide = [0u8; 32];
+    for (out, word) in wide.chunks_exact_mut(8).zip(words) {
+        out.copy_from_slice(&word.to_le_bytes());
+    }
+    // One bounds check and one 32-byte store per projectile.
     let at = w.at;
-    w.u64(pair(id, owner_generation));
-    w.u64(pair(bits(pos.x), bits(pos.y)));
-    w.u64(pair(bits(vel.x), bits(vel.y)));
-    w.u64(u64::from(life) | u64::from(owner) << 16);
+    w.buf[at..at + 32].copy_from_slice(&wide);
     w.at = at + PROJECTILE_LEN;
 }
 
@@ -271,9 +279,19 @@ fn hash_players(players: &[Player]) -> u64 {
 /// Projectiles are the part of the state that grows: encoded in chunks and streamed.
 fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
     const PER_CHUNK: usize = 256;
+    let mut buf = [0u8; 8 + PROJECTILE_LEN * PER_CHUNK + 5];
+    if projectiles.len() <= PER_CHUNK {
+        // The usual case: one buffer, one xxh3 call (a streaming hasher's setup costs more
+        // than a few hundred bytes do).
+        let mut w = Le::new(&mut buf);
+        w.u64(projectiles.len() as u64);
+        for p in projectiles {
+            encode_projectile(p, &mut w);
+        }
+        return xxh3_64(w.written());
+    }
     let mut hasher = Xxh3::new();
     hasher.update(&(projectiles.len() as u64).to_le_bytes());
-    let mut buf = [0u8; PROJECTILE_LEN * PER_CHUNK + 5];
     for chunk in projectiles.chunks(PER_CHUNK) {
         let mut w = Le::new(&mut buf);
         for p in chunk {
@@ -284,29 +302,34 @@ fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
     hasher.digest()
 }
 
-/// The pose history, streamed in chunks (its length is `players × (window + 1)`).
+/// Most bytes the pose history encodes to: 4 players × 31 samples, plus the length.
+const HISTORY_MAX: usize = 8 + POSE_LEN * MAX_PLAYERS * (MAX_POSE_WINDOW as usize + 1);
+
+/// The pose history in one stack buffer and one xxh3 call (it is small, and hashed every
+/// rollback frame: a streaming hasher's setup would cost more than the bytes).
 fn hash_history(history: &PoseHistory) -> u64 {
-    const PER_CHUNK: usize = 64;
-    let mut hasher = Xxh3::new();
-    hasher.update(&(history.samples.len() as u64).to_le_bytes());
-    let mut buf = [0u8; POSE_LEN * PER_CHUNK];
-    for chunk in history.samples.chunks(PER_CHUNK) {
-        let mut w = Le::new(&mut buf);
-        for s in chunk {
-            let PoseSample {
-                pos,
-                radius,
-                generation,
-                flags,
-            } = *s;
-            w.vec(pos);
-            w.bytes(radius.to_bits().to_le_bytes());
-            w.u32(generation);
-            w.u8(flags);
-        }
-        hasher.update(w.written());
+    let mut buf = [0u8; HISTORY_MAX];
+    if 8 + history.samples.len() * POSE_LEN > HISTORY_MAX {
+        // Only an unchecked (damaged) snapshot holds more; hash it the slow way.
+        let bytes =
+            bincode::Options::serialize(crate::snapshot::canonical(), history).unwrap_or_default();
+        return xxh3_64(&bytes);
     }
-    hasher.digest()
+    let mut w = Le::new(&mut buf);
+    w.u64(history.samples.len() as u64);
+    for s in &history.samples {
+        let PoseSample {
+            pos,
+            radius,
+            generation,
+            flags,
+        } = *s;
+        w.vec(pos);
+        w.bytes(radius.to_bits().to_le_bytes());
+        w.u32(generation);
+        w.u8(flags);
+    }
+    xxh3_64(w.written())
 }
 
 fn hash_maze(maze: &Maze) -> u64 {

@@ -25,6 +25,9 @@ use crate::player::Player;
 use crate::Tick;
 use serde::{Deserialize, Serialize};
 
+/// The largest pose window the rules allow (`pose_history_ticks`' maximum).
+pub const MAX_POSE_WINDOW: u8 = 30;
+
 /// Sub-tick units per tick in a view time.
 pub const VIEW_FRAC_UNITS: u32 = 256;
 

@@ -10,6 +10,7 @@
 
 use crate::error::Error;
 use crate::fx::Fx;
+use crate::pose_history::MAX_POSE_WINDOW;
 use fixed::types::I16F16;
 use fixed::Strict;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -275,7 +276,7 @@ define_rules! {
     /// ticks (+ the present) of every player's hitbox pose, and an older view is clamped to
     /// the oldest pose kept. A longer window accepts older views but lets a victim be hit for
     /// longer after reaching cover on its own screen.
-    pose_history_ticks: u8 = 12, [1, 30];
+    pose_history_ticks: u8 = 12, [1, MAX_POSE_WINDOW];
 }
 
 impl Rules {

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::fx::{fx_int, Fx, FxVec, ONE, ZERO};
 use crate::maze::Maze;
 use crate::player::{Player, MAX_PLAYERS};
-use crate::pose_history::PoseHistory;
+use crate::pose_history::{PoseHistory, MAX_POSE_WINDOW};
 use crate::projectile::Projectile;
 use crate::rng::DetRng;
 use crate::round::RoundState;
@@ -169,6 +169,13 @@ impl WorldSnapshot {
             return corrupt(format!("{} players", self.players.len()));
         }
         self.maze.check().or_else(corrupt)?;
+        let most_samples = self.players.len() * PoseHistory::depth(MAX_POSE_WINDOW);
+        if self.pose_history.samples.len() > most_samples {
+            return corrupt(format!(
+                "pose history holds {} samples, at most {most_samples} fit",
+                self.pose_history.samples.len()
+            ));
+        }
         // Positions inside the grid and bounded speeds keep every later product in Fx range.
         let (w, h) = (
             Fx::from_num(self.maze.width),

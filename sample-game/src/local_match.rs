@@ -70,7 +70,9 @@ impl LocalLogs {
         let hash = world.state_hash();
         Ok(self
             .logs
-            .record(world.tick(), inputs, hash, || Ok(world.state()))?)
+            .record(world.tick(), inputs, hash, world.events(), || {
+                Ok(world.state())
+            })?)
     }
 
     fn close(&mut self, completed: bool) -> anyhow::Result<()> {

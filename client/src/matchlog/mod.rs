@@ -56,7 +56,7 @@ pub use read::{read_log, MatchLog};
 pub use writer::MatchLogWriter;
 
 use crate::error::Error;
-use engine::{Rules, StateHash, Tick, WireInput, World};
+use engine::{Rules, ShotRecord, StateHash, Tick, WireInput, World};
 use serde::{Deserialize, Serialize};
 
 /// Version of this log format; a log of another version is refused.
@@ -152,6 +152,10 @@ pub struct TickRecord {
     pub inputs: Vec<WireInput>,
     /// The state hash at `tick`.
     pub hash: StateHash,
+    /// The rail shots resolved by the step that led to `tick`, in resolution order (usually
+    /// none). Verification re-simulates them and compares every field, view and clamp
+    /// included, so a log shows exactly how each shot was judged.
+    pub shots: Vec<ShotRecord>,
 }
 
 /// A record's payload.

@@ -29,6 +29,7 @@ fn play(world: &mut World, bots: &mut [Bot], n: u32, log: &mut MatchLogWriter) -
             tick: world.tick(),
             inputs: inputs.iter().map(|i| i.to_wire()).collect(),
             hash: world.state_hash(),
+            shots: client::tick_logs::rail_shots(world.events()).collect(),
         };
         log.append(&Record::Tick(record.clone())).expect("append");
         records.push(record);
@@ -123,6 +124,7 @@ fn a_tick_after_a_checkpoint_at_the_last_tick_is_refused_not_an_overflow() {
         tick: 0,
         inputs: vec![engine::InputCmd::idle(0).to_wire(); 2],
         hash: world.state_hash(),
+        shots: Vec::new(),
     }))
     .expect("append");
     drop(log);
@@ -313,4 +315,40 @@ fn a_log_over_the_size_limit_is_refused_before_it_is_read() {
     );
     let err = client::hashlog::read_hash_log_file(&path).unwrap_err();
     assert!(matches!(err, Error::LogTooLarge { .. }), "{err}");
+}
+
+/// Contract: a match log carries every rail shot record (view, clamp, target, outcome), and
+/// `verify` re-simulates them: a log whose shot record was changed — checksums intact — is a
+/// mismatch named by its tick, not a pass.
+#[test]
+fn rail_shot_records_are_logged_and_verified() {
+    let dir = scratch("rail-shots");
+    let path = dir.join("rail.log");
+    let mut world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut log = writer(&path, &world, "bot-match", Some(1));
+    let records = play(&mut world, &mut bots(), 3000, &mut log);
+    drop(log);
+    let shots: Vec<&TickRecord> = records.iter().filter(|r| !r.shots.is_empty()).collect();
+    assert!(shots.len() >= 3, "the bots fired the rail: {}", shots.len());
+    let read = read_log(&path).expect("reads");
+    assert_eq!(read.ticks, records, "the shot records read back");
+    verify(&read, None).expect("the logged shots re-simulate");
+
+    // The same log with one shot's distance changed, written record by record (checksums
+    // are valid: only re-simulation can tell).
+    let forged_path = dir.join("forged.log");
+    let world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut forged = writer(&forged_path, &world, "bot-match", Some(1));
+    let victim = shots[0].tick;
+    for mut r in records.clone() {
+        if r.tick == victim {
+            r.shots[0].distance += engine::Fx::from_num(1);
+        }
+        forged.append(&Record::Tick(r)).expect("append");
+    }
+    drop(forged);
+    match verify(&read_log(&forged_path).expect("reads"), None) {
+        Err(Error::ShotMismatch { tick, .. }) => assert_eq!(tick, victim),
+        other => panic!("expected a shot mismatch at tick {victim}, got {other:?}"),
+    }
 }

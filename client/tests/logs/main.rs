@@ -329,6 +329,7 @@ fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
         tick: 0,
         inputs: Vec::new(),
         hash: world.state_hash(),
+        shots: Vec::new(),
     };
     assert!(matches!(
         writer.record_tick(&next, None),
