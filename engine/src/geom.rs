@@ -21,6 +21,12 @@ pub(crate) fn segment_circle_toi(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> Option<
     let (fx, fy) = (raw(p.x) - raw(c.x), raw(p.y) - raw(c.y)); // Q16
     let (dx, dy) = (raw(d.x), raw(d.y)); // Q16
     let r = raw(r);
+    // Early out, exact: along an axis the point never comes closer to the centre than
+    // |f| − |d|, so beyond r + |d| on either axis there is no contact at any t in [0, 1].
+    // Most projectile/player pairs are far apart; this spares them the 128-bit arithmetic.
+    if fx.abs() > r + dx.abs() || fy.abs() > r + dy.abs() {
+        return None;
+    }
     let c_term = i128::from(fx * fx + fy * fy - r * r); // Q32: |f|² − r²
     if c_term <= 0 {
         return Some(fx_bits(0));
