@@ -19,8 +19,8 @@ use crate::netplay::{NetEvent, NetPeer};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::remote_view::{input_view, shown_pose, view_at, RemoteView, ViewDelay};
 use engine::{
-    buttons, EventKey, EventKind, Fx, FxVec, Rules, ShotOutcome, ShotRecord, ShotTarget, Tick,
-    WireInput, World,
+    buttons, stick_towards, EventKey, EventKind, Fx, FxVec, Rules, ShotOutcome, ShotRecord,
+    ShotTarget, Tick, WireInput, World,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -217,20 +217,6 @@ impl RailBot {
         self.pressed = cmd.held(buttons::RAIL);
         cmd.to_wire()
     }
-}
-
-/// A full-deflection stick along `v`.
-fn stick_towards(v: FxVec) -> (i8, i8) {
-    let big = v.x.abs().max(v.y.abs());
-    if big == Fx::ZERO {
-        return (0, 0);
-    }
-    let axis = |c: Fx| {
-        (c * Fx::from_num(127) / big)
-            .to_num::<i32>()
-            .clamp(-127, 127) as i8
-    };
-    (axis(v.x), axis(v.y))
 }
 
 /// Whether `victim` stood behind cover from `shot`'s muzzle in `peer`'s own state for `tick`.

@@ -141,8 +141,10 @@ impl Bot {
     }
 }
 
-/// A full-deflection stick pointing along `v` (the larger axis at ±127).
-fn stick_towards(v: FxVec) -> (i8, i8) {
+/// A full-deflection stick pointing along `v` (the larger axis at ±127); `(0, 0)` for the
+/// zero vector. Bots and tools aim with it.
+#[must_use]
+pub fn stick_towards(v: FxVec) -> (i8, i8) {
     let big = v.x.abs().max(v.y.abs());
     if big == Fx::ZERO {
         return (0, 0);
