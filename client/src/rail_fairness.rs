@@ -168,9 +168,11 @@ impl RailBot {
         let rules = world.rules();
         let mut cmd = self.walk.think(world);
         cmd.buttons &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
-        let back = self
-            .delay
-            .update(mode, state.tick, final_tick, rules.pose_history_ticks);
+        // The press is applied input-delay ticks later; the moment shown must still be in
+        // the pose window then, or the simulation would clamp it to one never shown.
+        let delay = plan.input_delay.min(usize::from(u8::MAX)) as u8;
+        let reach = rules.pose_history_ticks.saturating_sub(delay);
+        let back = self.delay.update(mode, state.tick, final_tick, reach);
         let view = view_at(back, 0);
         let me = &state.players[self.me];
         let target = (0..state.players.len()).find(|&s| s != self.me);
