@@ -74,6 +74,10 @@ pub struct FairnessReport {
     pub seen_hits: u64,
     /// Of those, the ones that ended confirmed as hits.
     pub seen_hits_confirmed: u64,
+    /// Seen hits lost although the shooter's side of the shot was unchanged (same muzzle,
+    /// direction and view used): only the target's pose at that moment changed. With the past
+    /// view this must be 0 — the poses judged are confirmed ones.
+    pub seen_hits_lost_same_aim: u64,
     /// Confirmed rail hits this peer fired that it had not seen as hits.
     pub unseen_hits_confirmed: u64,
     /// Confirmed rail hits taken by this peer's player.
@@ -116,6 +120,7 @@ impl FairnessReport {
         r.shots = get("shots")?;
         r.seen_hits = get("seen_hits")?;
         r.seen_hits_confirmed = get("seen_hits_confirmed")?;
+        r.seen_hits_lost_same_aim = get("seen_hits_lost_same_aim")?;
         r.unseen_hits_confirmed = get("unseen_hits_confirmed")?;
         r.hits_taken = get("hits_taken")?;
         r.hits_taken_behind_cover = get("hits_taken_behind_cover")?;
@@ -127,12 +132,13 @@ impl fmt::Display for FairnessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "ticks={} rollbacks={} shots={} seen_hits={} seen_hits_confirmed={} unseen_hits_confirmed={} hits_taken={} hits_taken_behind_cover={}",
+            "ticks={} rollbacks={} shots={} seen_hits={} seen_hits_confirmed={} seen_hits_lost_same_aim={} unseen_hits_confirmed={} hits_taken={} hits_taken_behind_cover={}",
             self.ticks,
             self.rollbacks,
             self.shots,
             self.seen_hits,
             self.seen_hits_confirmed,
+            self.seen_hits_lost_same_aim,
             self.unseen_hits_confirmed,
             self.hits_taken,
             self.hits_taken_behind_cover
@@ -320,6 +326,10 @@ pub fn run_fairness_peer(mut peer: NetPeer, plan: &FairnessPlan) -> Result<Fairn
             let confirmed = t.now.as_ref().is_some_and(is_hit);
             report.seen_hits += u64::from(seen);
             report.seen_hits_confirmed += u64::from(seen && confirmed);
+            let same_aim = t.now.is_some_and(|n| {
+                (n.origin, n.dir, n.used) == (t.first.origin, t.first.dir, t.first.used)
+            });
+            report.seen_hits_lost_same_aim += u64::from(seen && !confirmed && same_aim);
             report.unseen_hits_confirmed += u64::from(!seen && confirmed);
         }
         if t.now.is_some_and(|s| hit_on(&s, me)) {

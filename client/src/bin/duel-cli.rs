@@ -530,8 +530,9 @@ fn rail_fairness(ticks: u32, conditioner: &str, port: u16, input_delay: usize) -
         let cover = sum(|r| r.hits_taken_behind_cover);
         println!(
             "view={view}: shots={} seen_hits={seen} confirmed={confirmed} agreement={:.2}% \
-             hits_taken={taken} behind_cover={cover} ({:.2}%) rollbacks={}",
+             lost_same_aim={} hits_taken={taken} behind_cover={cover} ({:.2}%) rollbacks={}",
             sum(|r| r.shots),
+            sum(|r| r.seen_hits_lost_same_aim),
             100.0 * confirmed as f64 / seen.max(1) as f64,
             100.0 * cover as f64 / taken.max(1) as f64,
             sum(|r| r.rollbacks),

@@ -1,4 +1,4 @@
-//! Lag-compensated rail, through a rough link (~80 ms round trip, 5 % loss): with remote
+//! Lag-compensated rail, through a rough link (~200 ms round trip, 5 % loss): with remote
 //! players shown from confirmed history and the view carried in the input, the shots a
 //! shooter sees hit are the shots that end confirmed as hits.
 
@@ -53,12 +53,20 @@ fn fairness_pair(
 
 #[test]
 fn past_view_shots_seen_as_hits_are_confirmed_hits() {
-    let (host, joiner) = fairness_pair(RemoteView::Past, 1500, 40);
+    let (host, joiner) = fairness_pair(RemoteView::Past, 1500, 100);
     println!("host   {host}\njoiner {joiner}");
     for r in [host, joiner] {
         assert!(r.ticks >= 1400, "the run went on: {r}");
         assert!(r.rollbacks > 20, "the link forced rollbacks: {r}");
         assert!(r.seen_hits >= 20, "enough hits to judge: {r}");
-        assert!(r.agreement() >= 0.99, "agreement {:.4}: {r}", r.agreement());
+        // The view's promise, exactly: a shot aimed the same way is judged the same way.
+        assert_eq!(r.seen_hits_lost_same_aim, 0, "{r}");
     }
+    // Overall (a shooter's own position can still be moved by an unconfirmed collision).
+    let seen = host.seen_hits + joiner.seen_hits;
+    let confirmed = host.seen_hits_confirmed + joiner.seen_hits_confirmed;
+    assert!(
+        confirmed * 100 >= seen * 97,
+        "agreement {confirmed}/{seen}: host {host}, joiner {joiner}"
+    );
 }
