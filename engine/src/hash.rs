@@ -184,7 +184,7 @@ impl<'a> Le<'a> {
 // hash runs every tick and bincode's per-field calls cost several times more.
 
 /// Bytes of one player in the canonical encoding.
-const PLAYER_LEN: usize = 62;
+const PLAYER_LEN: usize = 64;
 /// Bytes of one pose sample in the canonical encoding.
 const POSE_LEN: usize = 17;
 /// Bytes of one projectile in the canonical encoding.
@@ -208,6 +208,7 @@ fn encode_player(p: &Player, w: &mut Le<'_>) {
         rail_charges,
         rail_cooldown,
         rail_recharge,
+        hitstop,
         stats: PlayerStats {
             damage_dealt,
             kos,
@@ -230,6 +231,7 @@ fn encode_player(p: &Player, w: &mut Le<'_>) {
     w.u8(rail_charges);
     w.u16(rail_cooldown);
     w.u16(rail_recharge);
+    w.u16(hitstop);
     w.u32(damage_dealt);
     w.u32(kos);
     w.u32(shots);

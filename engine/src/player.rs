@@ -86,6 +86,9 @@ pub struct Player {
     pub rail_cooldown: u16,
     /// Ticks until the next rail charge is regained (0: full, nothing to regain).
     pub rail_recharge: u16,
+    /// Ticks left frozen by hit-stop: while > 0 the player's timers, movement and actions
+    /// pause (presses made meanwhile count once it ends); the rest of the world goes on.
+    pub hitstop: u16,
     /// Match totals.
     pub stats: PlayerStats,
 }

@@ -297,6 +297,7 @@ mod tests {
             rail_charges: 0,
             rail_cooldown: 0,
             rail_recharge: 0,
+            hitstop: 0,
             stats: crate::player::PlayerStats::default(),
         }
     }

@@ -243,10 +243,16 @@ define_rules! {
     melee_radius: Fx = lit("0.35"), [lit("0.05"), lit("1")];
     /// Damage a melee hit deals.
     melee_damage: u16 = 18, [0, 10000];
-    /// Hitstun a melee hit causes, in ticks.
-    melee_hitstun: u16 = 20, [0, 240];
+    /// Hitstun a melee hit causes, in ticks. Shorter than the rest of the attacker's swing
+    /// plus a new startup (2 + 12 + 5 by default), so a victim recovers with time to act before
+    /// the next swing can land: a melee string can be escaped (tests/determinism/fight.rs).
+    melee_hitstun: u16 = 12, [0, 240];
     /// Speed a melee hit knocks the victim back with.
     melee_knockback: Fx = lit("0.25"), [lit("0"), lit("0.45")];
+    /// Hit-stop: ticks both fighters freeze when a melee hit lands (their timers, movement and
+    /// actions pause; projectiles and everyone else go on). It gives a hit its weight without
+    /// changing who acts first afterwards: both freeze equally.
+    melee_hitstop: u16 = 6, [0, 30];
     /// Round wins needed to win the match.
     rounds_to_win: u8 = 2, [1, 9];
     /// Countdown before a round starts, in ticks (players cannot act).

@@ -25,7 +25,8 @@ use crate::Tick;
 pub enum Phase {
     /// One input per player, all stamped with the tick being simulated; then sanitized.
     Validate,
-    /// Action timers, cooldowns, reloads; target velocity from the stick; friction.
+    /// Hit-stop counts down (a frozen player sits out the movement and aim-and-fire phases
+    /// too); action timers, cooldowns, reloads; target velocity from the stick; friction.
     Timers,
     /// Each player moves by its velocity, X then Y, stopped by walls.
     Movement,
@@ -37,7 +38,8 @@ pub enum Phase {
     /// Every rail shot accepted this tick is resolved, in shooter-id order, against the pose
     /// history at its view time (lag compensation; see `rail.rs`).
     Rail,
-    /// Melee hitboxes on their active frames, then every projectile swept along its step.
+    /// Melee hitboxes on their active frames (a hit freezes attacker and victim for the
+    /// hit-stop), then every projectile swept along its step.
     ProjectilesAndHits,
     /// Spent projectiles are removed, keeping the order of the rest.
     Removal,
@@ -122,6 +124,7 @@ impl World {
         }
         self.events.clear();
         self.rails_accepted = 0;
+        self.frozen = 0;
         Ok(())
     }
 
@@ -151,6 +154,12 @@ impl World {
             let stick = self.stick(input);
             let rules = &self.rules;
             let p = &mut self.state.players[i];
+            if p.hitstop > 0 {
+                // Frozen: nothing of this player's advances this tick.
+                p.hitstop -= 1;
+                self.frozen |= 1 << i;
+                continue;
+            }
             if p.action_timer > 0 {
                 p.action_timer -= 1;
                 if p.action_timer == 0 {
@@ -212,7 +221,10 @@ impl World {
 
     fn phase_movement(&mut self) {
         let r = self.rules.player_radius;
-        for p in &mut self.state.players {
+        for (i, p) in self.state.players.iter_mut().enumerate() {
+            if self.frozen & (1 << i) != 0 {
+                continue;
+            }
             let (bx, by) = move_box(&self.state.maze, &mut p.pos, r, p.vel);
             if bx {
                 p.vel.x = ZERO;
@@ -226,6 +238,10 @@ impl World {
     fn phase_aim_and_fire(&mut self) {
         let fighting = self.state.round.is_fighting();
         for i in 0..self.state.players.len() {
+            if self.frozen & (1 << i) != 0 {
+                // Presses made while frozen are not lost: the edge is seen when it ends.
+                continue;
+            }
             let input = self.inputs[i];
             let stick = self.stick(input);
             let p = self.state.players[i];
@@ -481,6 +497,9 @@ impl World {
                 }
                 if segment_circle_toi(centre, FxVec::ZERO, victim.pos, reach).is_some() {
                     self.state.players[a].melee_hits |= 1 << v;
+                    let stop = self.rules.melee_hitstop;
+                    self.state.players[a].hitstop = stop;
+                    self.state.players[v].hitstop = stop;
                     let (id, generation) = (attacker.id, attacker.generation);
                     self.apply_hit(id, generation, v, HitSource::Melee, attacker.aim);
                 }

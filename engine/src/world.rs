@@ -34,6 +34,8 @@ pub struct World {
     pub(crate) maze_scratch: MazeScratch,
     /// Scratch: bit per slot whose rail shot was accepted in the step in progress.
     pub(crate) rails_accepted: u8,
+    /// Scratch: bit per slot frozen by hit-stop in the step in progress.
+    pub(crate) frozen: u8,
 }
 
 impl World {
@@ -70,6 +72,7 @@ impl World {
             rail_charges: 0,
             rail_cooldown: 0,
             rail_recharge: 0,
+            hitstop: 0,
             stats: PlayerStats::default(),
         };
         let state = WorldSnapshot {
@@ -95,6 +98,7 @@ impl World {
             inputs: [InputCmd::default(); MAX_PLAYERS],
             maze_scratch: MazeScratch::default(),
             rails_accepted: 0,
+            frozen: 0,
         };
         world.start_round(1);
         world.events.clear(); // the first RoundReset is not a step's event
@@ -163,6 +167,16 @@ impl World {
                 "{} projectiles, the rules allow {}",
                 snapshot.projectiles.len(),
                 self.rules.max_projectiles
+            ));
+        }
+        if let Some(p) = snapshot
+            .players
+            .iter()
+            .find(|p| p.hitstop > self.rules.melee_hitstop)
+        {
+            return corrupt(format!(
+                "players[{}] is frozen for {} ticks, the rules' hit-stop is {}",
+                p.id, p.hitstop, self.rules.melee_hitstop
             ));
         }
         if let Some(p) = snapshot
@@ -271,6 +285,7 @@ impl World {
             p.rail_charges = rules.rail_charges;
             p.rail_cooldown = 0;
             p.rail_recharge = 0;
+            p.hitstop = 0;
         }
         let r = &mut self.state.round;
         r.round = round;

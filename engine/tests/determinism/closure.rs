@@ -511,3 +511,24 @@ fn rail_recharge_timer() {
         "the charge comes back only on the timer"
     );
 }
+
+#[test]
+fn hit_stop_timer() {
+    let mut world = arena(&ROOM, &[(3, 4), (4, 4)]);
+    step_p0(&mut world, MELEE, 0, 0);
+    while world.state().players[1].hitstop == 0 {
+        step_p0(&mut world, 0, 0, 0);
+        assert!(world.tick() < 30, "the swing connects");
+    }
+    let (good, bad) = check_field(
+        world,
+        &p0_script(3, 0, 0, 0, 2),
+        |s| {
+            for p in &mut s.players {
+                p.hitstop = 0;
+            }
+        },
+        |o| o.state.players[1].pos,
+    );
+    assert_ne!(good, bad, "without the stop the knockback starts at once");
+}

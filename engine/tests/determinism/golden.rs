@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1196, 3, 980, 0xac4c_448c_62e3_7a8a, 0x256f_0c40_6494_1860);
+    let expected = (1189, 3, 1011, 0xaf5f_c77e_df64_8373, 0xd0e5_47b9_a779_e02b);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"

@@ -4,6 +4,7 @@
 mod closure;
 mod common;
 mod counter_limits;
+mod fight;
 mod golden;
 mod inputs;
 mod invariants;
