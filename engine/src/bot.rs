@@ -12,11 +12,51 @@ use crate::player::PlayerId;
 use crate::rng::DetRng;
 use crate::world::World;
 
+/// How well a bot plays. Every level is deterministic and seeded like the bot itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Difficulty {
+    /// Sees the opponent 12 ticks (200 ms) late, aims up to 0.7 tile off, attacks a third as
+    /// often, never uses the rail or reloads early: a first-time player can beat it.
+    Easy,
+    /// Sees the opponent 6 ticks (100 ms) late, aims up to 0.35 tile off, attacks two thirds
+    /// as often.
+    Normal,
+    /// Sees the present, aims true, attacks at every chance (the bot tests and benches use).
+    #[default]
+    Hard,
+}
+
+impl Difficulty {
+    /// (reaction ticks, aim error in 1/256 tile, attacks kept per 256, rail and early reloads)
+    fn skill(self) -> (u8, i32, u32, bool) {
+        match self {
+            Difficulty::Easy => (12, 180, 85, false),
+            Difficulty::Normal => (6, 90, 170, true),
+            Difficulty::Hard => (0, 0, 256, true),
+        }
+    }
+}
+
+impl std::str::FromStr for Difficulty {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Difficulty, String> {
+        match s {
+            "easy" => Ok(Difficulty::Easy),
+            "normal" => Ok(Difficulty::Normal),
+            "hard" => Ok(Difficulty::Hard),
+            other => Err(format!(
+                "difficulty `{other}`: expected easy, normal or hard"
+            )),
+        }
+    }
+}
+
 /// A seeded bot controlling one player slot.
 #[derive(Debug, Clone)]
 pub struct Bot {
     me: PlayerId,
     seed: u64,
+    difficulty: Difficulty,
     /// Scratch: distance field over tiles, and the BFS queue (rebuilt every call).
     dist: Vec<u16>,
     queue: Vec<u32>,
@@ -32,9 +72,17 @@ impl Bot {
         Bot {
             me,
             seed,
+            difficulty: Difficulty::Hard,
             dist: Vec::new(),
             queue: Vec::new(),
         }
+    }
+
+    /// The same bot at another level.
+    #[must_use]
+    pub fn with_difficulty(mut self, difficulty: Difficulty) -> Bot {
+        self.difficulty = difficulty;
+        self
     }
 
     /// The slot this bot plays.
@@ -58,9 +106,32 @@ impl Bot {
             .iter()
             .filter(|p| p.id != self.me && p.is_alive())
             .min_by_key(|p| (p.pos - me.pos).x.abs() + (p.pos - me.pos).y.abs());
-        let Some(target) = target.copied() else {
+        let Some(mut target) = target.copied() else {
             return cmd;
         };
+        let (reaction, aim_error, attacks_kept, full_kit) = self.difficulty.skill();
+        // A slower bot sees where the target was `reaction` ticks ago (the pose history is in
+        // the state, so the bot stays a pure function of seed, tick and world), a little off.
+        let mut skill_rng = DetRng::from_seed(self.seed ^ u64::from(tick / 8) << 40 ^ 0x5EE);
+        if reaction > 0 {
+            let view = crate::pose_history::ViewTime {
+                ticks_back: reaction,
+                frac: 0,
+            };
+            let window = world.rules().pose_history_ticks;
+            let slot = usize::from(target.id);
+            target.pos = state
+                .pose_history
+                .pose_at(slot, tick, view, window)
+                .pose
+                .pos;
+        }
+        if aim_error > 0 {
+            let off =
+                |r: &mut DetRng| Fx::from_num(r.symmetric(aim_error as u32)) / Fx::from_num(256);
+            let jitter = FxVec::new(off(&mut skill_rng), off(&mut skill_rng));
+            target.pos += jitter;
+        }
         if !state.round.is_fighting() || !me.is_alive() {
             return cmd;
         }
@@ -90,11 +161,17 @@ impl Bot {
             } else if rng.below(4) != 0 {
                 cmd.buttons |= buttons::SHOOT;
             }
+            if !full_kit {
+                cmd.buttons &= !buttons::RAIL;
+            }
+            if attacks_kept < 256 && skill_rng.below(256) >= attacks_kept {
+                cmd.buttons &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
+            }
         } else if !strafing {
             if let Some(step) = self.next_tile_towards(world, me.pos, target.pos) {
                 (cmd.move_x, cmd.move_y) = stick_towards(step - me.pos);
             }
-            if me.ammo < world.rules().magazine && rng.below(90) == 0 {
+            if full_kit && me.ammo < world.rules().magazine && rng.below(90) == 0 {
                 cmd.buttons |= buttons::RELOAD;
             }
         }

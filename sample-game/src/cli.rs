@@ -30,6 +30,11 @@ pub struct Cli {
     #[arg(long)]
     pub vs_bot: bool,
 
+    /// How well the bot plays: easy (reacts 200 ms late, aims loosely, no rail), normal,
+    /// hard.
+    #[arg(long, value_name = "LEVEL", default_value = "normal")]
+    pub bot_difficulty: engine::Difficulty,
+
     /// Use SDL's software renderer even when an accelerated one is available.
     #[arg(long)]
     pub software: bool,

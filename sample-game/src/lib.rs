@@ -62,7 +62,7 @@ pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_H, GLYPH_W};
 pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;
-pub use local_match::{LocalLogs, LocalMatch};
+pub use local_match::{mode_for, LocalLogs, LocalMatch};
 pub use match_source::{MatchSource, SourceCommand};
 pub use net_match::NetMatch;
 pub use net_view::{DesyncStatus, NetMode, NetView};

@@ -7,7 +7,7 @@ use anyhow::{ensure, Context as _};
 use client::hashlog::HashLogWriter;
 use client::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use client::tick_logs::TickLogs;
-use engine::{Bot, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
+use engine::{Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
 use std::path::{Path, PathBuf};
 
 /// Players in a local match.
@@ -23,6 +23,7 @@ pub struct LocalMatch {
     seed: u64,
     humans: Vec<PlayerId>,
     bots: Vec<Bot>,
+    difficulty: Difficulty,
     inputs: Vec<InputCmd>,
     logs: LocalLogs,
 }
@@ -111,6 +112,7 @@ impl LocalMatch {
             world,
             humans: (0..PLAYERS as PlayerId).collect(),
             bots: Vec::new(),
+            difficulty: Difficulty::Hard,
             inputs: Vec::with_capacity(PLAYERS),
             logs: LocalLogs::default(),
         }
@@ -128,11 +130,19 @@ impl LocalMatch {
     }
 
     fn mode(&self) -> &'static str {
-        if self.bots.is_empty() {
-            "local"
-        } else {
-            "local-vs-bot"
-        }
+        mode_for(!self.bots.is_empty(), self.difficulty)
+    }
+
+    /// Plays the bots at `difficulty` (the match log's mode records it, so `resume` continues
+    /// with the same bot).
+    #[must_use]
+    pub fn with_difficulty(mut self, difficulty: Difficulty) -> LocalMatch {
+        self.difficulty = difficulty;
+        self.bots = std::mem::take(&mut self.bots)
+            .into_iter()
+            .map(|b| b.with_difficulty(difficulty))
+            .collect();
+        self
     }
 
     /// Continues a local match from its match log after the game was closed or killed: the
@@ -143,15 +153,23 @@ impl LocalMatch {
     /// If the log is damaged, already finished, or does not re-simulate.
     pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
         let log = read_log(path).with_context(|| format!("reading {}", path.display()))?;
-        let vs_bot = log.header.mode == "local-vs-bot";
+        let difficulty = log
+            .header
+            .mode
+            .strip_prefix("local-vs-bot")
+            .map(|level| match level {
+                "-easy" => Difficulty::Easy,
+                "-normal" => Difficulty::Normal,
+                _ => Difficulty::Hard,
+            });
         // Re-simulate before touching the file: a log that does not replay keeps its tail.
         let world =
             client::replay::recover(log.clone()).context("re-simulating the logged ticks")?;
         let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
         let mut m = LocalMatch::from_world(world);
         m.logs.match_log_path = Some(path.to_owned());
-        if vs_bot {
-            m = m.with_bots(&[1]);
+        if let Some(difficulty) = difficulty {
+            m = m.with_bots(&[1]).with_difficulty(difficulty);
         }
         m.logs.logs.match_log = Some(writer);
         Ok(m)
@@ -164,7 +182,7 @@ impl LocalMatch {
         self.bots = slots
             .iter()
             .filter(|&&slot| usize::from(slot) < PLAYERS)
-            .map(|&slot| Bot::new(slot, bot_seed(self.seed, slot)))
+            .map(|&slot| Bot::new(slot, bot_seed(self.seed, slot)).with_difficulty(self.difficulty))
             .collect();
         self
     }
@@ -255,6 +273,18 @@ impl MatchSource for LocalMatch {
     }
 }
 
+/// The match-log mode of a local match: `local`, or `local-vs-bot` with the bots' level
+/// (`local-vs-bot` alone is the hard bot, which logs of earlier versions played).
+#[must_use]
+pub fn mode_for(vs_bot: bool, difficulty: Difficulty) -> &'static str {
+    match (vs_bot, difficulty) {
+        (false, _) => "local",
+        (true, Difficulty::Easy) => "local-vs-bot-easy",
+        (true, Difficulty::Normal) => "local-vs-bot-normal",
+        (true, Difficulty::Hard) => "local-vs-bot",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +324,49 @@ mod tests {
         assert!(m.rematch().unwrap());
         assert_eq!((m.seed(), m.current().tick), (42, 0));
         assert!(m.local_players().is_empty());
+    }
+
+    /// The bot's level is in the log's mode, so a resumed match vs an easy bot goes on against
+    /// the same easy bot: the resumed run equals the uninterrupted one.
+    #[test]
+    fn a_match_against_an_easy_bot_resumes_against_the_same_bot() {
+        let dir = std::env::temp_dir().join(format!("duel-easy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("easy.duellog");
+        let play = |m: &mut LocalMatch, ticks: std::ops::Range<u32>| {
+            for t in ticks {
+                let me = InputCmd {
+                    move_x: if t % 90 < 45 { 127 } else { -127 },
+                    ..InputCmd::idle(0)
+                };
+                m.advance(&[me]).unwrap();
+            }
+        };
+        let fresh = || {
+            LocalMatch::new(Rules::default(), 12)
+                .unwrap()
+                .with_bots(&[1])
+                .with_difficulty(Difficulty::Easy)
+        };
+        let mut whole = fresh();
+        play(&mut whole, 0..600);
+        let mut first = fresh()
+            .with_logs(LocalLogs::to(Some(path.clone()), None))
+            .unwrap();
+        play(&mut first, 0..300);
+        drop(first);
+        assert_eq!(read_log(&path).unwrap().header.mode, "local-vs-bot-easy");
+        let mut resumed = LocalMatch::resume(&path).unwrap();
+        play(&mut resumed, 300..600);
+        assert_eq!(resumed.current(), whole.current());
+        let hard = LocalMatch::new(Rules::default(), 12)
+            .unwrap()
+            .with_bots(&[1]);
+        assert_eq!(
+            hard.mode(),
+            "local-vs-bot",
+            "logs of earlier versions are the hard bot"
+        );
     }
 
     #[test]

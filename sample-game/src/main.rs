@@ -125,19 +125,20 @@ fn match_source(
                     dump,
                 )?));
             }
-            let path = log_for(
-                if bots.is_empty() {
-                    "local"
-                } else {
-                    "local-vs-bot"
-                },
-                seed,
-            )?;
+            // Bots alone (pacing measurements) play hard; a person's opponent plays the level
+            // asked for.
+            let difficulty = if cli.vs_bot {
+                cli.bot_difficulty
+            } else {
+                engine::Difficulty::Hard
+            };
+            let path = log_for(sample_game::mode_for(!bots.is_empty(), difficulty), seed)?;
             announce(&path);
             let logs = LocalLogs::to(path, cli.hash_log.clone());
             Ok(Box::new(
                 LocalMatch::new(rules, seed)?
                     .with_bots(bots)
+                    .with_difficulty(difficulty)
                     .with_logs(logs)?,
             ))
         }

@@ -1,6 +1,7 @@
 //! Determinism harness: restore/replay equivalence, the snapshot closure field by field, golden
 //! hashes, input validation and the step order.
 
+mod bots;
 mod closure;
 mod common;
 mod counter_limits;
