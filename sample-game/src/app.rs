@@ -14,6 +14,7 @@ use crate::pacing::{PacingRecorder, PacingReport};
 use crate::remote_view::{alpha_256, ShownView};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
+use crate::sound::{AudioOut, Mixer, SoundDirector};
 use anyhow::anyhow;
 use engine::{InputCmd, RoundPhase, TICKS_PER_SECOND};
 use sdl2::controller::Button;
@@ -47,6 +48,8 @@ pub struct AppOptions {
     pub auto_rematch_after: Option<u32>,
     /// Show the rail debug overlay from the start (F3 toggles it).
     pub rail_debug: bool,
+    /// Sound volume, 0..=100 (0: no audio device is opened at all).
+    pub volume: u8,
     /// The keys.
     pub bindings: KeyBindings,
 }
@@ -61,6 +64,7 @@ impl Default for AppOptions {
             run_for: None,
             auto_rematch_after: None,
             rail_debug: false,
+            volume: 70,
             bindings: KeyBindings::default(),
         }
     }
@@ -79,6 +83,8 @@ pub struct App {
     events: EventPump,
     renderer: Renderer,
     input: LocalInput,
+    /// Sound (silent without an audio device, or at volume 0).
+    audio: Option<AudioOut>,
 }
 
 impl App {
@@ -120,6 +126,7 @@ impl App {
             .event_pump()
             .map_err(|e| anyhow!("SDL event pump: {e}"))?;
         let input = LocalInput::new(options.bindings.clone());
+        let audio = (options.volume > 0).then(|| AudioOut::open(&sdl, options.volume));
         Ok(App {
             min_frame,
             options,
@@ -130,6 +137,7 @@ impl App {
             events,
             renderer,
             input,
+            audio,
         })
     }
 
@@ -160,6 +168,7 @@ impl App {
         let mut rail_debug = self.options.rail_debug;
         let mut decided_for = 0u32;
         let mut pacing = PacingRecorder::new();
+        let mut director = SoundDirector::default();
         // What the last presented frame showed of the remote players: what a rail press
         // sampled now was aimed at.
         let mut shown = ShownView::default();
@@ -174,6 +183,11 @@ impl App {
                     let watching = source.local_players().is_empty();
                     if let Some(command) = source_command(&event, watching) {
                         source.command(command)?;
+                    }
+                    if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
+                        if let Ok(mut mixer) = audio.mixer.lock() {
+                            change.apply(&mut mixer);
+                        }
                     }
                 }
                 match action {
@@ -222,8 +236,13 @@ impl App {
                     vec![InputCmd::idle(0); locals]
                 };
                 let happened = source.advance(&inputs)?;
-                for retracted in source.take_retractions() {
-                    effects.retract(&retracted.key());
+                let retracted = source.take_retractions();
+                for gone in &retracted {
+                    effects.retract(&gone.key());
+                }
+                if let Some(mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
+                    let mut mixer = mixer;
+                    director.frame(&happened, &retracted, &mut mixer);
                 }
                 effects.on_tick(&happened, source.previous(), source.current());
                 pacing.tick();
@@ -296,6 +315,40 @@ impl App {
             // A title with a NUL byte cannot be set; the old one stays, which is harmless.
             let _ = self.canvas.window_mut().set_title(&title);
         }
+    }
+}
+
+/// A change to the sound: F7/F8 volume down/up, F9 mute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SoundKey {
+    Quieter,
+    Louder,
+    Mute,
+}
+
+impl SoundKey {
+    fn apply(self, mixer: &mut Mixer) {
+        match self {
+            SoundKey::Quieter => mixer.volume = mixer.volume.saturating_sub(10),
+            SoundKey::Louder => mixer.volume = (mixer.volume + 10).min(100),
+            SoundKey::Mute => mixer.muted = !mixer.muted,
+        }
+    }
+}
+
+fn sound_key(event: &Event) -> Option<SoundKey> {
+    match *event {
+        Event::KeyDown {
+            scancode: Some(k),
+            repeat: false,
+            ..
+        } => match k {
+            Scancode::F7 => Some(SoundKey::Quieter),
+            Scancode::F8 => Some(SoundKey::Louder),
+            Scancode::F9 => Some(SoundKey::Mute),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

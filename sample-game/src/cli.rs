@@ -26,6 +26,10 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
+    /// Sound volume 0..100 (0: silent, no audio device opened). F7/F8 change it, F9 mutes.
+    #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub volume: u8,
+
     /// Play alone: player 2 is the built-in bot.
     #[arg(long)]
     pub vs_bot: bool,

@@ -68,6 +68,7 @@ fn run() -> anyhow::Result<()> {
         run_for: measuring,
         auto_rematch_after: measuring.map(|_| 180),
         rail_debug: cli.rail_debug,
+        volume: cli.volume,
         ..AppOptions::default()
     };
     let mut app = App::new(options, renderer)?;

@@ -1,0 +1,388 @@
+//! Sound: short effects generated at start-up, mixed in SDL2's audio callback, driven by the
+//! prediction journal so that rollback never makes a sound lie.
+//!
+//! Every sound belongs to the event that caused it ([`EventKey`]). A match source hands the
+//! game, each frame, the events to present and the events a rollback took back; a correction
+//! arrives as both (the old version taken back, the new one presented, under the same key).
+//! [`SoundDirector`] turns that into exactly one thing per happening:
+//! - a new event starts its sound once;
+//! - a retracted event cuts its sound if it is still playing;
+//! - a corrected event (taken back and presented again in the same frame) keeps the sound that
+//!   is already playing: it is not played twice.
+//!
+//! [`Mixer`] is the sink: voices keyed by event, summed into 16-bit mono with a volume and a
+//! mute. It is plain data, so a test drives it as a recording sink without any audio device;
+//! [`AudioOut`] wraps it in an SDL playback device (any failure to open one leaves the game
+//! silent, never stopped). Presentation only: the simulation never hears any of this.
+
+use engine::{Event, EventKey, EventKind, HitSource};
+use std::sync::{Arc, Mutex};
+
+/// Samples per second of every effect and of the output.
+pub const SAMPLE_RATE: i32 = 44_100;
+
+/// The effects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sfx {
+    /// A projectile fired.
+    Shot,
+    /// A rail shot.
+    Rail,
+    /// A hit landed.
+    Hit,
+    /// A melee swing began.
+    Swing,
+    /// A block broke.
+    BlockBreak,
+    /// A magazine is full again.
+    Reload,
+    /// A knock-out.
+    Ko,
+    /// The fight begins.
+    RoundStart,
+    /// A new round's countdown begins.
+    Countdown,
+}
+
+impl Sfx {
+    /// Every effect, in table order.
+    pub const ALL: [Sfx; 9] = [
+        Sfx::Shot,
+        Sfx::Rail,
+        Sfx::Hit,
+        Sfx::Swing,
+        Sfx::BlockBreak,
+        Sfx::Reload,
+        Sfx::Ko,
+        Sfx::RoundStart,
+        Sfx::Countdown,
+    ];
+
+    /// The effect an event makes, if any.
+    #[must_use]
+    pub fn for_event(kind: &EventKind) -> Option<Sfx> {
+        match kind {
+            EventKind::ShotFired { .. } => Some(Sfx::Shot),
+            EventKind::RailShot(_) => Some(Sfx::Rail),
+            EventKind::Hit { source, .. } => Some(match source {
+                HitSource::Melee | HitSource::Projectile(_) | HitSource::Rail => Sfx::Hit,
+            }),
+            EventKind::MeleeStarted { .. } => Some(Sfx::Swing),
+            EventKind::BlockBroken { .. } => Some(Sfx::BlockBreak),
+            EventKind::Reloaded { .. } => Some(Sfx::Reload),
+            EventKind::Ko { .. } => Some(Sfx::Ko),
+            EventKind::FightStarted { .. } => Some(Sfx::RoundStart),
+            EventKind::RoundReset { .. } => Some(Sfx::Countdown),
+            EventKind::BlockDamaged { .. }
+            | EventKind::WallHit { .. }
+            | EventKind::Expired { .. }
+            | EventKind::ReloadStarted { .. }
+            | EventKind::RoundWon { .. }
+            | EventKind::MatchWon { .. } => None,
+        }
+    }
+
+    fn index(self) -> usize {
+        Sfx::ALL.iter().position(|&s| s == self).unwrap_or(0)
+    }
+}
+
+/// A private xorshift for noise, so effects are the same every run.
+struct Noise(u32);
+
+impl Noise {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 as f32 / u32::MAX as f32) * 2.0 - 1.0
+    }
+}
+
+/// Generates an effect's samples: short tones, sweeps and noise with an exponential fade.
+#[must_use]
+pub fn synth(sfx: Sfx) -> Vec<i16> {
+    let rate = SAMPLE_RATE as f32;
+    let mut noise = Noise(0x2545_F491 ^ sfx.index() as u32);
+    // (seconds, start Hz, end Hz, noise share, square wave, loudness)
+    let (secs, f0, f1, noisy, square, gain) = match sfx {
+        Sfx::Shot => (0.08, 880.0, 440.0, 0.2, true, 0.35),
+        Sfx::Rail => (0.30, 2400.0, 300.0, 0.15, false, 0.45),
+        Sfx::Hit => (0.12, 220.0, 110.0, 0.6, false, 0.55),
+        Sfx::Swing => (0.14, 300.0, 600.0, 0.8, false, 0.3),
+        Sfx::BlockBreak => (0.25, 160.0, 60.0, 0.9, false, 0.5),
+        Sfx::Reload => (0.10, 1200.0, 1200.0, 0.1, true, 0.25),
+        Sfx::Ko => (0.6, 110.0, 40.0, 0.4, false, 0.7),
+        Sfx::RoundStart => (0.35, 523.0, 784.0, 0.0, true, 0.35),
+        Sfx::Countdown => (0.15, 660.0, 660.0, 0.0, true, 0.3),
+    };
+    let n = (secs * rate) as usize;
+    let mut phase = 0.0f32;
+    (0..n)
+        .map(|i| {
+            let t = i as f32 / n as f32;
+            let freq = f0 + (f1 - f0) * t;
+            phase = (phase + freq / rate).fract();
+            let tone = if square {
+                if phase < 0.5 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            } else {
+                (phase * std::f32::consts::TAU).sin()
+            };
+            let v = tone * (1.0 - noisy) + noise.next() * noisy;
+            let envelope = (-4.0 * t).exp() * (1.0 - t).min(1.0);
+            (v * envelope * gain * f32::from(i16::MAX)) as i16
+        })
+        .collect()
+}
+
+/// One sound playing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Voice {
+    key: EventKey,
+    sfx: Sfx,
+    at: usize,
+}
+
+/// Voices keyed by event, summed into 16-bit mono. Also a record of what was started and cut,
+/// for the netcode panel and for tests.
+pub struct Mixer {
+    samples: Vec<Vec<i16>>,
+    voices: Vec<Voice>,
+    /// Volume, 0..=100.
+    pub volume: u8,
+    /// Silences the output (voices still run, so unmuting does not replay anything).
+    pub muted: bool,
+    /// Every start, in order (key and effect).
+    pub started: Vec<(EventKey, Sfx)>,
+    /// Every cut of a voice still playing, in order.
+    pub cut: Vec<EventKey>,
+}
+
+impl std::fmt::Debug for Mixer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mixer")
+            .field("voices", &self.voices.len())
+            .field("volume", &self.volume)
+            .field("muted", &self.muted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Mixer {
+    fn default() -> Mixer {
+        Mixer {
+            samples: Sfx::ALL.iter().map(|&s| synth(s)).collect(),
+            voices: Vec::new(),
+            volume: 70,
+            muted: false,
+            started: Vec::new(),
+            cut: Vec::new(),
+        }
+    }
+}
+
+impl Mixer {
+    /// Starts `sfx` for the event `key`.
+    pub fn play(&mut self, key: EventKey, sfx: Sfx) {
+        self.voices.push(Voice { key, sfx, at: 0 });
+        self.started.push((key, sfx));
+    }
+
+    /// Stops the sound of `key` if it is still playing.
+    pub fn cut(&mut self, key: &EventKey) {
+        let before = self.voices.len();
+        self.voices.retain(|v| v.key != *key);
+        if self.voices.len() != before {
+            self.cut.push(*key);
+        }
+    }
+
+    /// Whether a sound of `key` is playing.
+    #[must_use]
+    pub fn is_playing(&self, key: &EventKey) -> bool {
+        self.voices.iter().any(|v| v.key == *key)
+    }
+
+    /// Sounds playing now.
+    #[must_use]
+    pub fn playing(&self) -> usize {
+        self.voices.len()
+    }
+
+    /// Fills `out` with the next samples of every voice, summed and clipped; finished voices
+    /// are dropped.
+    pub fn mix(&mut self, out: &mut [i16]) {
+        out.fill(0);
+        let gain = if self.muted {
+            0
+        } else {
+            i32::from(self.volume.min(100))
+        };
+        for v in &mut self.voices {
+            let samples = &self.samples[v.sfx.index()];
+            let rest = samples.get(v.at..).unwrap_or_default();
+            for (o, &s) in out.iter_mut().zip(rest) {
+                let sum = i32::from(*o) + i32::from(s) * gain / 100;
+                *o = sum.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            }
+            v.at += out.len();
+        }
+        let samples = &self.samples;
+        self.voices.retain(|v| v.at < samples[v.sfx.index()].len());
+    }
+}
+
+/// Turns each frame's presented and retracted events into sound starts and cuts, so that a
+/// happening is heard once however often rollback rewrites it (see the module docs).
+#[derive(Debug, Default)]
+pub struct SoundDirector {
+    /// Corrections seen (a sound kept, not restarted).
+    pub corrections: u64,
+}
+
+impl SoundDirector {
+    /// Applies one frame: `retracted` events taken back, `presented` events to present (a
+    /// correction is in both, under the same key).
+    pub fn frame(&mut self, presented: &[Event], retracted: &[Event], mixer: &mut Mixer) {
+        for gone in retracted {
+            let key = gone.key();
+            if presented.iter().any(|e| e.key() == key) {
+                continue; // a correction: the sound already playing stays
+            }
+            mixer.cut(&key);
+        }
+        for event in presented {
+            let key = event.key();
+            if retracted.iter().any(|e| e.key() == key) {
+                self.corrections += 1;
+                continue;
+            }
+            if let Some(sfx) = Sfx::for_event(&event.kind) {
+                mixer.play(key, sfx);
+            }
+        }
+    }
+}
+
+/// The mixer behind an SDL playback device.
+pub struct AudioOut {
+    /// The mixer the callback reads (lock it briefly to play, cut or change the volume).
+    pub mixer: Arc<Mutex<Mixer>>,
+    _device: Option<sdl2::audio::AudioDevice<Callback>>,
+}
+
+/// The audio callback: mixes under the lock.
+pub struct Callback(Arc<Mutex<Mixer>>);
+
+impl sdl2::audio::AudioCallback for Callback {
+    type Channel = i16;
+    fn callback(&mut self, out: &mut [i16]) {
+        match self.0.lock() {
+            Ok(mut mixer) => mixer.mix(out),
+            Err(_) => out.fill(0),
+        }
+    }
+}
+
+impl AudioOut {
+    /// Opens SDL's default playback device; without one (or without an audio subsystem) the
+    /// game plays silent, and says so once on stderr.
+    #[must_use]
+    pub fn open(sdl: &sdl2::Sdl, volume: u8) -> AudioOut {
+        let mixer = Arc::new(Mutex::new(Mixer {
+            volume,
+            ..Mixer::default()
+        }));
+        let spec = sdl2::audio::AudioSpecDesired {
+            freq: Some(SAMPLE_RATE),
+            channels: Some(1),
+            samples: Some(512),
+        };
+        let device = sdl
+            .audio()
+            .and_then(|audio| audio.open_playback(None, &spec, |_| Callback(Arc::clone(&mixer))));
+        let device = match device {
+            Ok(d) => {
+                d.resume();
+                Some(d)
+            }
+            Err(e) => {
+                eprintln!("maze-duel: no sound ({e})");
+                None
+            }
+        };
+        AudioOut {
+            mixer,
+            _device: device,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(tick: u32, kind: EventKind) -> Event {
+        Event { tick, kind }
+    }
+
+    #[test]
+    fn a_correction_keeps_the_sound_and_a_retraction_cuts_it() {
+        let mut mixer = Mixer::default();
+        let mut director = SoundDirector::default();
+        let hit = |damage| {
+            event(
+                5,
+                EventKind::Hit {
+                    attacker: 0,
+                    attacker_generation: 1,
+                    victim: 1,
+                    damage,
+                    source: HitSource::Melee,
+                },
+            )
+        };
+        director.frame(&[hit(18)], &[], &mut mixer);
+        assert_eq!(mixer.started.len(), 1);
+        // Rollback: the same hit did 12, not 18: corrected, not played again.
+        director.frame(&[hit(12)], &[hit(18)], &mut mixer);
+        assert_eq!(mixer.started.len(), 1, "not played twice");
+        assert!(mixer.is_playing(&hit(12).key()));
+        assert_eq!(director.corrections, 1);
+        // Rollback: it never happened.
+        director.frame(&[], &[hit(12)], &mut mixer);
+        assert!(!mixer.is_playing(&hit(12).key()), "cut");
+        assert_eq!(mixer.cut, vec![hit(12).key()]);
+    }
+
+    #[test]
+    fn voices_mix_fade_and_end_and_mute_silences() {
+        let mut mixer = Mixer::default();
+        mixer.play(
+            event(1, EventKind::Reloaded { player: 0 }).key(),
+            Sfx::Reload,
+        );
+        let mut out = vec![0i16; 256];
+        mixer.mix(&mut out);
+        assert!(out.iter().any(|&s| s != 0), "audible");
+        mixer.muted = true;
+        mixer.mix(&mut out);
+        assert!(out.iter().all(|&s| s == 0), "muted");
+        let mut long = vec![0i16; SAMPLE_RATE as usize];
+        mixer.mix(&mut long);
+        assert_eq!(mixer.playing(), 0, "a short effect ends");
+    }
+
+    #[test]
+    fn every_effect_is_short_and_not_silent() {
+        for sfx in Sfx::ALL {
+            let s = synth(sfx);
+            assert!(!s.is_empty() && s.len() < SAMPLE_RATE as usize, "{sfx:?}");
+            assert!(s.iter().any(|&v| v.unsigned_abs() > 1000), "{sfx:?}");
+        }
+    }
+}
