@@ -73,6 +73,15 @@ impl Transport for UdpTransport {
 /// # Errors
 /// A message saying the address did not resolve.
 pub fn resolve(addr: &str) -> Result<SocketAddr, String> {
+    let has_port = addr
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.parse::<u16>().is_ok());
+    if !has_port {
+        return Err(format!(
+            "`{addr}` has no port: write HOST:PORT, e.g. {}:7000",
+            addr.trim_end_matches(':')
+        ));
+    }
     let all: Vec<SocketAddr> = addr
         .to_socket_addrs()
         .map_err(|e| format!("`{addr}` does not resolve: {e}"))?
@@ -95,4 +104,24 @@ pub fn default_bind_for(peer: SocketAddr) -> SocketAddr {
         (false, false) => std::net::Ipv6Addr::UNSPECIFIED.into(),
     };
     SocketAddr::new(ip, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_without_a_port_says_so() {
+        for addr in ["192.168.1.20", "localhost", "myhost.lan:", "host:http"] {
+            let err = resolve(addr).unwrap_err();
+            assert!(err.contains("has no port"), "{addr}: {err}");
+        }
+        assert_eq!(
+            resolve("127.0.0.1:7000"),
+            Ok("127.0.0.1:7000".parse().expect("addr"))
+        );
+        assert!(resolve("no-such-host.invalid:7000")
+            .unwrap_err()
+            .contains("does not resolve"));
+    }
 }

@@ -19,66 +19,66 @@ pub struct Cli {
 
     /// Match seed: picks the mazes. Default: from the clock (printed at start). Each rematch
     /// uses the next seed.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub seed: Option<u64>,
 
     /// Rules file (TOML; every field required, see assets/rules.toml). Default: built-in rules.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
     /// Sound volume 0..100 (0: silent, no audio device opened). F7/F8 change it, F9 mutes.
-    #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
+    #[arg(long, global = true, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub volume: u8,
 
     /// Play alone: player 2 is the built-in bot.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub vs_bot: bool,
 
     /// How well the bot plays: easy (reacts 200 ms late, aims loosely, no rail), normal,
     /// hard.
-    #[arg(long, value_name = "LEVEL", default_value = "normal")]
+    #[arg(long, global = true, value_name = "LEVEL", default_value = "normal")]
     pub bot_difficulty: engine::Difficulty,
 
     /// Use SDL's software renderer even when an accelerated one is available.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub software: bool,
 
     /// Initial window size, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
+    #[arg(long, global = true, value_name = "WxH", default_value = "1280x800", value_parser = parse_size)]
     pub size: (u32, u32),
 
     /// Render a bot match at --at-tick to this PNG and exit (needs no display).
-    #[arg(long, value_name = "PNG", requires = "at_tick")]
+    #[arg(long, global = true, value_name = "PNG", requires = "at_tick")]
     pub screenshot: Option<PathBuf>,
 
     /// Show the rail debug overlay (F3) from the start, also on a --screenshot: the hitboxes
     /// a rail shot is judged against and the last shot's ray.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub rail_debug: bool,
 
     /// On a --screenshot, draw player 2 as player 1 would see them online with
     /// `--remote-view past`, this many ticks back.
-    #[arg(long, value_name = "TICKS", requires = "screenshot", default_value_t = 0,
+    #[arg(long, global = true, value_name = "TICKS", requires = "screenshot", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=12))]
     pub remote_back: u8,
 
     /// The tick --screenshot captures.
-    #[arg(long, value_name = "N", requires = "screenshot")]
+    #[arg(long, global = true, value_name = "N", requires = "screenshot")]
     pub at_tick: Option<u32>,
 
     /// Run the real window loop with both players on bots for this many seconds, then print
     /// the simulation tick rate and frame times.
-    #[arg(long, value_name = "SECONDS", conflicts_with = "screenshot", value_parser = parse_seconds)]
+    #[arg(long, global = true, value_name = "SECONDS", conflicts_with = "screenshot", value_parser = parse_seconds)]
     pub measure_pacing: Option<f64>,
 
     /// Local play under a GGRS sync test: every frame is rolled back this many frames and
     /// re-simulated, proving determinism while you play (a mismatch stops the game).
-    #[arg(long, value_name = "FRAMES", value_parser = clap::value_parser!(u8).range(2..=15))]
+    #[arg(long, global = true, value_name = "FRAMES", value_parser = clap::value_parser!(u8).range(2..=15))]
     pub sync_test: Option<u8>,
 
     /// Write the durable match log (also the replay file) here. Default:
     /// `matches/<mode>-seed<seed>-<time>.duellog`.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, global = true, value_name = "FILE")]
     pub match_log: Option<PathBuf>,
 
     /// Do not write a match log.
@@ -87,13 +87,15 @@ pub struct Cli {
 
     /// Write a per-tick hash log of confirmed ticks (`tick combined players projectiles maze
     /// rest`).
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, global = true, value_name = "FILE")]
     pub hash_log: Option<PathBuf>,
 }
 
 /// Ways to play besides a local match.
 #[derive(Subcommand, Debug, Clone, PartialEq)]
 pub enum Mode {
+    /// A local match (the same as giving no mode): `maze-duel play`.
+    Play,
     /// Host an online match: wait for a player (and spectators) to join.
     Host {
         /// Port to listen on (all interfaces); see --bind for one address.
@@ -192,6 +194,12 @@ mod tests {
             (None, None, false, None)
         );
         assert_eq!(cli.size, (1280, 800));
+    }
+
+    #[test]
+    fn play_is_a_local_match_too() {
+        let cli = Cli::try_parse_from(["maze-duel", "play", "--seed", "4"]).unwrap();
+        assert_eq!((cli.seed, cli.mode), (Some(4), Some(Mode::Play)));
     }
 
     #[test]

@@ -112,7 +112,7 @@ fn match_source(
         }
     };
     match &cli.mode {
-        None => {
+        None | Some(Mode::Play) => {
             if let Some(distance) = cli.sync_test {
                 let dump = PathBuf::from("synctest-dump");
                 println!(
