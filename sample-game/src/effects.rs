@@ -54,6 +54,16 @@ struct Beam {
     origin: EventKey,
 }
 
+/// A shake of the arena after a solid hit: it decays over its life.
+#[derive(Clone, Debug)]
+struct Shake {
+    /// Largest offset, in tiles.
+    strength: f32,
+    age: u16,
+    life: u16,
+    origin: EventKey,
+}
+
 /// Text rising from where something happened (damage dealt, "RELOADED").
 #[derive(Clone, Debug)]
 struct Popup {
@@ -77,6 +87,7 @@ pub struct Effects {
     beams: Vec<Beam>,
     /// The newest rail shot presented, for the debug overlay (taken back with its event).
     last_rail: Option<(EventKey, ShotRecord)>,
+    shakes: Vec<Shake>,
     rng: u64,
 }
 
@@ -88,6 +99,7 @@ impl Default for Effects {
             popups: Vec::new(),
             beams: Vec::new(),
             last_rail: None,
+            shakes: Vec::new(),
             rng: 0x5EED_F0E1_FEC7,
         }
     }
@@ -131,6 +143,19 @@ impl Effects {
         self.popups.clear();
         self.beams.clear();
         self.last_rail = None;
+        self.shakes.clear();
+    }
+
+    /// How far to shift the arena this frame, in tiles, for the shakes alive (a retracted
+    /// hit takes its shake with it). Deterministic: a function of the shakes' ages.
+    #[must_use]
+    pub fn shake_offset(&self, alpha: f32) -> Vec2 {
+        self.shakes.iter().fold(Vec2::ZERO, |sum, s| {
+            let t = (f32::from(s.age) + alpha) / f32::from(s.life);
+            let amplitude = s.strength * (1.0 - t).max(0.0).powi(2);
+            let phase = (f32::from(s.age) + alpha) * 2.1;
+            sum + Vec2::new(phase.sin(), (phase * 1.3).cos()) * amplitude
+        })
     }
 
     /// Ages every effect by one tick, then spawns the effects of `events`, the events of the
@@ -155,6 +180,10 @@ impl Effects {
             b.age += 1;
         }
         self.beams.retain(|b| b.age < b.life);
+        for s in &mut self.shakes {
+            s.age += 1;
+        }
+        self.shakes.retain(|s| s.age < s.life);
         for event in events {
             self.spawn(event, previous, current);
         }
@@ -167,6 +196,7 @@ impl Effects {
         self.particles.retain(|p| p.origin != *key);
         self.flashes.retain(|f| f.origin != *key);
         self.beams.retain(|b| b.origin != *key);
+        self.shakes.retain(|s| s.origin != *key);
         if self.last_rail.is_some_and(|(k, _)| k == *key) {
             self.last_rail = None;
         }
@@ -214,6 +244,12 @@ impl Effects {
                         HitSource::Projectile(_) | HitSource::Rail => palette::shot(attacker),
                     };
                     let n = if source == HitSource::Melee { 14 } else { 8 };
+                    let strength = match source {
+                        HitSource::Melee => 0.14,
+                        HitSource::Rail => 0.10,
+                        HitSource::Projectile(_) => 0.04,
+                    };
+                    self.shake(origin, strength, 12);
                     self.burst(origin, at, n, 0.09, 18, color);
                     self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
                     self.damage_popup(origin, at - Vec2::new(0.0, 0.5), u32::from(damage));
@@ -222,6 +258,7 @@ impl Effects {
             EventKind::Ko { victim, .. } => {
                 if let Some(v) = player(victim) {
                     let at = vec2(v.pos);
+                    self.shake(origin, 0.3, 24);
                     self.burst(origin, at, 28, 0.16, 36, palette::player(victim));
                     self.flash(origin, at, 1.2, 14, palette::with_alpha(palette::TEXT, 140));
                 }
@@ -297,6 +334,15 @@ impl Effects {
                 origin,
             });
         }
+    }
+
+    fn shake(&mut self, origin: EventKey, strength: f32, life: u16) {
+        self.shakes.push(Shake {
+            strength,
+            age: 0,
+            life,
+            origin,
+        });
     }
 
     fn flash(&mut self, origin: EventKey, pos: Vec2, radius: f32, life: u16, color: Color) {
@@ -462,6 +508,34 @@ mod tests {
         );
         fx.retract(&hit(0, 8).key());
         assert!(fx.is_empty());
+    }
+
+    /// A solid hit shakes the arena for a while; a retracted one takes its shake with it.
+    #[test]
+    fn a_hit_shakes_the_arena_until_it_fades_or_is_retracted() {
+        let world = World::new(Rules::default(), 1, 2).unwrap();
+        let state = world.state();
+        let hit = Event {
+            tick: 3,
+            kind: EventKind::Hit {
+                attacker: 0,
+                attacker_generation: 1,
+                victim: 1,
+                damage: 18,
+                source: HitSource::Melee,
+            },
+        };
+        let mut fx = Effects::new();
+        assert_eq!(fx.shake_offset(0.0), Vec2::ZERO);
+        fx.on_tick(&[hit], state, state);
+        assert!(fx.shake_offset(0.5).length() > 0.01, "shaking");
+        fx.retract(&hit.key());
+        assert_eq!(fx.shake_offset(0.5), Vec2::ZERO, "taken back");
+        fx.on_tick(&[hit], state, state);
+        for _ in 0..30 {
+            fx.on_tick(&[], state, state);
+        }
+        assert_eq!(fx.shake_offset(0.5), Vec2::ZERO, "faded");
     }
 
     /// The debug overlay's "last rail shot" goes with its event when a rollback takes it back.

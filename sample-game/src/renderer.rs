@@ -65,6 +65,16 @@ impl Renderer {
         canvas.set_draw_color(palette::BACKGROUND);
         canvas.clear();
         let state = scene.current;
+        // The arena shakes after solid hits (presentation only); the HUD stays put.
+        let shake = scene.effects.shake_offset(scene.alpha) * layout.tile as f32;
+        let steady = layout;
+        let layout = Layout {
+            origin: (
+                layout.origin.0 + shake.x.round() as i32,
+                layout.origin.1 + shake.y.round() as i32,
+            ),
+            ..layout
+        };
         draw_maze(canvas, &layout, &state.maze, scene.rules.block_hp)?;
         let positions = fighter_positions(
             scene.previous,
@@ -80,6 +90,7 @@ impl Renderer {
             let last = scene.effects.last_rail_shot();
             draw_rail_debug(canvas, &layout, font, scene, last)?;
         }
+        let layout = steady;
         if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch);
             draw_banner(canvas, &layout, font, &lines)?;
