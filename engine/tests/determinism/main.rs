@@ -7,6 +7,7 @@ mod counter_limits;
 mod golden;
 mod inputs;
 mod invariants;
+mod phase_trace;
 mod rail;
 mod restore_replay;
 mod rules_extremes;
