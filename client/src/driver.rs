@@ -2,7 +2,10 @@
 
 use crate::config::GgrsConfig;
 use crate::error::Error;
-use engine::{Event, InputCmd, StateHash, StateHistory, Tick, TickRing, World, WorldSnapshot};
+use engine::{
+    Event, InputCmd, Phase, PhaseHashes, StateHash, StateHistory, Tick, TickRing, World,
+    WorldSnapshot,
+};
 use ggrs::{GgrsRequest, InputStatus};
 
 /// How many past ticks the driver keeps snapshots and hashes for. GGRS never rolls back further
@@ -63,8 +66,10 @@ pub struct Driver {
     injection: Option<Injection>,
 }
 
-/// A deliberate desync: nudge `players[1].pos.x` by the smallest step when the world reaches
-/// `tick`. Tools and tests use it to prove that a desync is found and named; play never does.
+/// A deliberate desync: nudge `players[1].pos.x` by the smallest step right after phase `after`
+/// of the step that reaches `tick` (after [`Phase::Events`], the last one, is after the whole
+/// step). Tools and tests use it to prove that a desync is found and named, down to the phase;
+/// play never does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Injection {
     /// The tick whose state is perturbed.
@@ -73,31 +78,42 @@ pub struct Injection {
     /// later re-simulations differ, which a sync test catches), or every time the tick is
     /// reached (so this peer consistently differs from the others).
     pub first_pass_only: bool,
+    /// The phase after which the nudge happens.
+    pub after: Phase,
 }
 
 impl Driver {
     /// A driver around `world` (usually fresh from `World::new`).
     #[must_use]
     pub fn new(world: World) -> Driver {
-        let mut hashes = TickRing::new(HISTORY_TICKS);
+        Driver::with_history(world, HISTORY_TICKS)
+    }
+
+    /// A driver keeping `ticks` past ticks (at least [`HISTORY_TICKS`]): a peer whose
+    /// checksums are compared every `n` ticks keeps `HISTORY_TICKS + n`, so that when a desync
+    /// is detected every tick since the last agreeing check can still be dumped.
+    #[must_use]
+    pub fn with_history(world: World, ticks: usize) -> Driver {
+        let ticks = ticks.max(HISTORY_TICKS);
+        let mut hashes = TickRing::new(ticks);
         hashes.insert(world.tick(), world.state_hash());
-        let mut history = StateHistory::new(HISTORY_TICKS);
+        let mut history = StateHistory::new(ticks);
         history.save(&world);
         let furthest = world.tick();
         Driver {
             world,
             history,
             hashes,
-            first_saves: TickRing::new(HISTORY_TICKS),
+            first_saves: TickRing::new(ticks),
             keep_first_saves: false,
             furthest,
             counters: RollbackCounters::default(),
             events: Vec::with_capacity(64),
-            inputs: TickRing::new(HISTORY_TICKS),
+            inputs: TickRing::new(ticks),
             scratch: Vec::with_capacity(engine::MAX_PLAYERS),
             last_depths: Vec::new(),
             resimulated_from: None,
-            ggrs_saved: TickRing::new(HISTORY_TICKS),
+            ggrs_saved: TickRing::new(ticks),
             injection: None,
         }
     }
@@ -180,17 +196,24 @@ impl Driver {
                         }));
                     self.inputs
                         .insert(tick, engine::TickInputs::from_slice(&self.scratch));
-                    let events = self.world.step(&self.scratch)?;
+                    // A deliberate desync nudges the state inside the step that reaches its
+                    // tick (only the first time in a sync test, so the re-simulation differs).
+                    let reach = tick.wrapping_add(1);
+                    let nudge = self.injection.filter(|inj| {
+                        inj.tick == reach
+                            && (!inj.first_pass_only || self.ggrs_saved.get(reach).is_err())
+                    });
+                    let events = match nudge {
+                        Some(inj) => {
+                            self.world
+                                .debug_step_perturbed(&self.scratch, inj.after, None)?
+                        }
+                        None => self.world.step(&self.scratch)?,
+                    };
                     self.events.extend_from_slice(events);
                     let now = self.world.tick();
                     // Keep every reached state, not only those GGRS asks to save: spectators
                     // are never asked, and logs checkpoint and dump from here.
-                    if let Some(inj) = self.injection {
-                        let saved = self.ggrs_saved.get(now).is_ok();
-                        if inj.tick == now && (!inj.first_pass_only || !saved) {
-                            self.perturb();
-                        }
-                    }
                     self.hashes.insert(now, self.world.state_hash());
                     self.history.save(&self.world);
                     self.counters.advances += 1;
@@ -204,14 +227,29 @@ impl Driver {
         Ok(())
     }
 
-    fn perturb(&mut self) {
-        let mut snapshot = self.world.snapshot();
-        if let Some(p) = snapshot.players.get_mut(1) {
-            p.pos.x += engine::fx_bits(1);
+    /// Re-simulates the step that reached `tick` (from the kept state of `tick - 1` and the
+    /// inputs it was simulated with) and returns the state hash after every phase. An armed
+    /// [`Injection`] for `tick` that fires on every pass is applied again, as in play.
+    ///
+    /// # Errors
+    /// If `tick - 1` is no longer in the history, or an engine error while stepping.
+    pub fn trace_tick(&self, tick: Tick) -> Result<PhaseHashes, Error> {
+        let before = tick
+            .checked_sub(1)
+            .ok_or(Error::Engine(engine::Error::TickLimit { tick }))?;
+        let mut world = self.world.clone();
+        world.restore(self.history.get(before)?)?;
+        let inputs = self.inputs_at(before)?;
+        let mut trace = PhaseHashes::default();
+        match self.injection {
+            Some(inj) if inj.tick == tick && !inj.first_pass_only => {
+                world.debug_step_perturbed(inputs, inj.after, Some(&mut trace))?;
+            }
+            _ => {
+                world.step_traced(inputs, &mut trace)?;
+            }
         }
-        self.world
-            .restore(&snapshot)
-            .expect("a one-bit nudge stays a valid state");
+        Ok(trace)
     }
 
     fn expect_frame(&self, frame: ggrs::Frame) -> Result<Tick, Error> {

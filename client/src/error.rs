@@ -28,6 +28,16 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A per-phase hash file (written beside desync dumps) that does not parse.
+    #[error("{}:{line}: {reason}", path.display())]
+    PhaseTraceSyntax {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Line number (1-based; 0 for the file as a whole).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// GGRS asked to save or load a frame the world is not at.
     #[error("GGRS requested frame {requested} but the world is at tick {expected}")]
     FrameMismatch {

@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::netplay::{NetEvent, NetPeer};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
-use engine::{Bot, StateHash, Tick, WireInput};
+use engine::{Bot, Phase, StateHash, Tick, WireInput};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,9 @@ pub struct NetRun {
     pub fps: u32,
     /// Deliberately perturb the state at this tick on this peer (desync tooling).
     pub inject_desync: Option<Tick>,
+    /// The phase of that tick's step after which the state is perturbed (default: after the
+    /// whole step, [`Phase::Events`]).
+    pub inject_after: Option<Phase>,
     /// Where desync snapshots are dumped (default: next to the hash log, `<log>.dumps`).
     pub dump_dir: Option<PathBuf>,
     /// Durable match log of the confirmed ticks (also a replay file).
@@ -111,6 +114,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         peer.driver_mut().inject(Injection {
             tick,
             first_pass_only: false,
+            after: plan.inject_after.unwrap_or(Phase::Events),
         });
     }
     let mut logs = PeerLogs::open(
@@ -134,9 +138,17 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                 NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
                     disconnected = Some(who);
                 }
-                NetEvent::DesyncDetected { tick, .. } => {
+                NetEvent::DesyncDetected {
+                    tick,
+                    local,
+                    remote,
+                    peer: who,
+                } => {
                     desyncs += 1;
-                    logs.on_desync(&peer, tick)?;
+                    // Headless runs say it at once, on stderr: the run goes on to its end.
+                    if let Some(notice) = logs.on_desync(&peer, tick, local, remote, who)? {
+                        eprintln!("{notice}");
+                    }
                 }
                 NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
                 _ => {}

@@ -103,6 +103,7 @@ impl SyncTester {
         self.driver.inject(Injection {
             tick,
             first_pass_only: true,
+            after: engine::Phase::Events,
         });
     }
 

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
+use client::forensics::{first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace};
 use client::hashlog::{
     compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
 };
@@ -18,7 +19,7 @@ use client::{
     dumps_next_to, load_rules, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
     NetConfig, NetPeer, NetRun, Resume,
 };
-use engine::WorldSnapshot;
+use engine::{Phase, Tick, WorldSnapshot};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::path::PathBuf;
@@ -31,7 +32,8 @@ Exit status:
   0  done (host/join/spectate: every final tick reached)
   1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
      no GGRS synchronization after the handshake
-  2  desync detected (host/join/spectate), or two hash logs diverge (desync)
+  2  desync detected (host/join/spectate), two hash logs diverge (desync), or two
+     states differ (state --diff)
   3  host/join/spectate: the other side disconnected before the end";
 
 #[derive(Parser)]
@@ -98,8 +100,9 @@ enum Command {
         #[arg(long)]
         hash_log: Option<PathBuf>,
     },
-    /// Compare two peers' hash logs: the first divergent tick and section, and a field-level
-    /// diff when both sides have snapshot dumps of that tick.
+    /// Compare two peers' hash logs: the first divergent tick and section, a field-level diff
+    /// and the first phase that differs when both sides dumped that tick; with both match logs,
+    /// whether their inputs agree there and which peer's state does not follow from its inputs.
     Desync {
         /// One peer's hash log.
         a: PathBuf,
@@ -111,6 +114,24 @@ enum Command {
         /// Snapshot dumps of the second peer (default: `<b>.dumps`).
         #[arg(long)]
         dumps_b: Option<PathBuf>,
+        /// The first peer's match log.
+        #[arg(long, requires = "match_b")]
+        match_a: Option<PathBuf>,
+        /// The second peer's match log.
+        #[arg(long, requires = "match_a")]
+        match_b: Option<PathBuf>,
+    },
+    /// Print the state at a tick of a match log (or a `.snapshot` dump, desync or sync test),
+    /// every field as `path: value`; with --diff, only the fields that differ from another.
+    State {
+        /// A match log or a `.snapshot` file.
+        log: PathBuf,
+        /// The tick (required for a match log; checked for a snapshot).
+        #[arg(long)]
+        tick: Option<u32>,
+        /// Another match log or snapshot to compare with at the same tick.
+        #[arg(long)]
+        diff: Option<PathBuf>,
     },
     /// Host a networked match as player 1 (slot 0), played by a bot.
     Host {
@@ -259,6 +280,17 @@ struct NetArgs {
     /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
     #[arg(long, hide = true)]
     debug_inject_desync: Option<u32>,
+    /// Debugging aid: the phase of that tick's step after which to perturb (`movement`, ...;
+    /// default: after the whole step).
+    #[arg(long, hide = true, value_parser = parse_phase)]
+    debug_inject_phase: Option<Phase>,
+}
+
+fn parse_phase(name: &str) -> Result<Phase, String> {
+    Phase::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = engine::STEP_PHASES.iter().map(|p| p.name()).collect();
+        format!("`{name}`: expected one of {}", names.join(", "))
+    })
 }
 
 impl NetArgs {
@@ -287,6 +319,7 @@ impl NetArgs {
             finish_timeout: Duration::from_secs(10),
             fps: self.fps,
             inject_desync: self.debug_inject_desync,
+            inject_after: self.debug_inject_phase,
             dump_dir: self.dump_dir.clone().or_else(|| {
                 self.hash_log
                     .is_none()
@@ -452,11 +485,15 @@ fn run() -> Result<ExitCode> {
             b,
             dumps_a,
             dumps_b,
+            match_a,
+            match_b,
         } => {
             let dumps_a = dumps_a.unwrap_or_else(|| dumps_next_to(&a));
             let dumps_b = dumps_b.unwrap_or_else(|| dumps_next_to(&b));
-            return desync_report(&a, &b, &dumps_a, &dumps_b);
+            let matches = match_a.zip(match_b);
+            return desync_report(&a, &b, &dumps_a, &dumps_b, matches.as_ref());
         }
+        Command::State { log, tick, diff } => return state(&log, tick, diff.as_deref()),
         Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
         Command::RailFairness {
             ticks,
@@ -554,7 +591,13 @@ fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Resu
 /// tick (or the nearest later dumped tick), the fields that differ, and the ticks only one log
 /// holds. Exit 0 if they agree, 2 if they diverge; an error (exit 1) if they are not of the same
 /// match, have no tick in common, or agree but one has gaps inside the other's span.
-fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<ExitCode> {
+fn desync_report(
+    a: &Path,
+    b: &Path,
+    dumps_a: &Path,
+    dumps_b: &Path,
+    matches: Option<&(PathBuf, PathBuf)>,
+) -> Result<ExitCode> {
     let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
     for (path, log) in [(a, &la), (b, &lb)] {
         if let Some((line, bytes)) = log.torn_line {
@@ -600,26 +643,10 @@ fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<E
     };
     let section = section.map_or("combined (the section hashes agree)", |s| s.name());
     println!("first divergence at tick {tick}, section {section}");
-    let dumped = |dir: &Path| -> Vec<(u32, PathBuf)> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter_map(|p| {
-                let name = p.file_name()?.to_str()?.to_owned();
-                let t = name
-                    .strip_suffix(".snapshot")?
-                    .rsplit_once("-tick-")?
-                    .1
-                    .parse()
-                    .ok()?;
-                Some((t, p))
-            })
-            .collect()
-    };
-    let (da, db) = (dumped(dumps_a), dumped(dumps_b));
+    if let Some((ma, mb)) = matches {
+        match_log_report(ma, mb, tick)?;
+    }
+    let (da, db) = (dumped(dumps_a, "snapshot"), dumped(dumps_b, "snapshot"));
     let common = da
         .iter()
         .filter(|(t, _)| *t >= tick && db.iter().any(|(u, _)| u == t))
@@ -633,13 +660,148 @@ fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<E
         return Ok(ExitCode::from(2));
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
-    let load = |p: &Path| -> Result<WorldSnapshot> {
-        let bytes = std::fs::read(p).with_context(|| p.display().to_string())?;
-        WorldSnapshot::from_bytes(&bytes).with_context(|| p.display().to_string())
-    };
-    let (sa, sb) = (load(path_a)?, load(path_b)?);
+    let (sa, sb) = (load_snapshot(path_a)?, load_snapshot(path_b)?);
     println!("fields that differ at tick {at}:");
     for d in diff(&sa, &sb) {
+        println!("  {d}");
+    }
+    let phases = |dir: &Path| dumped(dir, "phases").into_iter().find(|(t, _)| *t == tick);
+    match (phases(dumps_a), phases(dumps_b)) {
+        (Some((_, pa)), Some((_, pb))) => {
+            let (ta, tb) = (read_phase_trace(&pa)?, read_phase_trace(&pb)?);
+            println!("{}", phase_verdict(&ta, &tb));
+        }
+        _ => println!("no per-phase hashes of tick {tick} on both sides"),
+    }
+    Ok(ExitCode::from(2))
+}
+
+/// The dump files `*-tick-<t>.<ext>` in `dir`, with their ticks.
+fn dumped(dir: &Path, ext: &str) -> Vec<(Tick, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_owned();
+            let stem = name.strip_suffix(ext)?.strip_suffix('.')?;
+            let t = stem.rsplit_once("-tick-")?.1.parse().ok()?;
+            Some((t, p))
+        })
+        .collect()
+}
+
+/// Inputs to the divergent tick in both match logs, and which log does not re-simulate.
+fn match_log_report(a: &Path, b: &Path, tick: Tick) -> Result<()> {
+    let (la, lb) = (read_log(a)?, read_log(b)?);
+    let mut slots = Vec::new();
+    match inputs_agree((a, &la), (b, &lb), tick, &mut slots) {
+        Ok(true) => println!(
+            "inputs to tick {tick} agree in both match logs: same inputs, different states \
+             (non-determinism, not input delivery)"
+        ),
+        Ok(false) => {
+            println!("inputs to tick {tick} DIFFER between the match logs (input delivery bug):");
+            for line in slots {
+                println!("{line}");
+            }
+        }
+        Err(why) => println!("inputs not compared: {why}"),
+    }
+    let mut faulty = Vec::new();
+    for (path, log) in [(a, &la), (b, &lb)] {
+        let who = format!("{} ({})", log.header.mode, path.display());
+        match first_unfollowed_tick(log) {
+            None => println!(
+                "{who}: re-simulates through tick {}: its states follow from its inputs",
+                log.last_tick()
+            ),
+            Some((t, why)) => {
+                println!(
+                    "{who}: its state at tick {t} does not follow from its own inputs ({why})"
+                );
+                faulty.push(who);
+            }
+        }
+    }
+    if let [who] = faulty.as_slice() {
+        println!("=> the faulty peer is {who}");
+    }
+    Ok(())
+}
+
+/// Reads a `.snapshot` file strictly, within the engine's size limit.
+fn load_snapshot(path: &Path) -> Result<WorldSnapshot> {
+    let bytes = read_at_most(path, engine::MAX_SNAPSHOT_BYTES)?;
+    WorldSnapshot::from_bytes(&bytes).with_context(|| path.display().to_string())
+}
+
+fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).with_context(|| path.display().to_string())?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| path.display().to_string())?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= limit,
+        "{}: larger than {limit} bytes",
+        path.display()
+    );
+    Ok(bytes)
+}
+
+/// The state at `tick` of a match log (re-simulated from its nearest checkpoint, every hash
+/// checked) or of a `.snapshot` dump.
+fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot> {
+    let mut magic = [0u8; 8];
+    let is_log = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok()
+        && &magic == client::matchlog::LOG_MAGIC;
+    if !is_log {
+        let snapshot = load_snapshot(path)?;
+        if let Some(t) = tick.filter(|&t| t != snapshot.tick) {
+            anyhow::bail!("{} holds tick {}, not {t}", path.display(), snapshot.tick);
+        }
+        return Ok(snapshot);
+    }
+    let tick = tick.context("--tick is needed to read a match log")?;
+    let log = read_log(path)?;
+    let last = log.last_tick();
+    anyhow::ensure!(tick <= last, "{} ends at tick {last}", path.display());
+    let mut replay = client::replay::Replay::new(log)?;
+    replay
+        .seek(tick)
+        .with_context(|| format!("{}: re-simulating to tick {tick}", path.display()))?;
+    anyhow::ensure!(
+        replay.world().tick() == tick,
+        "{} starts after tick {tick}",
+        path.display()
+    );
+    Ok(replay.world().snapshot())
+}
+
+/// `duel-cli state`: prints a state, or its differences from another (exit 2 if any).
+fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Result<ExitCode> {
+    let a = state_at(path, tick)?;
+    let Some(other) = other else {
+        println!("state at tick {} (hash {})", a.tick, a.hash());
+        for (field, value) in client::fielddiff::flatten(&a) {
+            println!("{field}: {value}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let b = state_at(other, Some(a.tick))?;
+    let diffs = diff(&a, &b);
+    if diffs.is_empty() {
+        println!("identical at tick {} (hash {})", a.tick, a.hash());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("fields that differ at tick {}:", a.tick);
+    for d in diffs {
         println!("  {d}");
     }
     Ok(ExitCode::from(2))
