@@ -219,7 +219,8 @@ impl fmt::Display for DesyncNotice {
         match &self.dumps {
             Some((dir, from, to)) => writeln!(
                 f,
-                "  dumps: {} (ticks {from}–{to}: .snapshot, .txt, and .phases per-phase hashes)",
+                "  dumps: {} (ticks {from}–{to}: .snapshot and .phases per-phase hashes each, \
+                 .txt for the last 4)",
                 dir.display()
             )?,
             None => writeln!(f, "  dumps: none (no dump directory)")?,

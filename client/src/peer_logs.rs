@@ -49,6 +49,11 @@ pub struct PeerLogs {
 
 /// Writes the snapshots from the last agreeing check before `tick` through `tick`, each with
 /// the per-phase hashes of the step that reached it. Returns the directory and the ticks dumped.
+///
+/// GGRS compares checksums every `interval` confirmed ticks, so the previous check was
+/// normally `tick - interval` and agreed: the first divergent tick is among those dumped. (GGRS
+/// may check a later frame than due when the due one is no longer saved; the hash logs, which
+/// hold every tick, still name the first divergent tick then.)
 fn dump_around(
     peer: &NetPeer,
     dir: &Path,
@@ -65,7 +70,14 @@ fn dump_around(
         };
         first = first.min(t);
         let stem = format!("{role}-tick-{t}");
-        crate::synctest::write_snapshot(dir, &stem, snapshot)?;
+        if t + 3 >= tick {
+            crate::synctest::write_snapshot(dir, &stem, snapshot)?;
+        } else {
+            // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
+            // them; the 25 KB text dumps are for the last few.
+            let bin = dir.join(format!("{stem}.snapshot"));
+            std::fs::write(&bin, snapshot.to_bytes()).map_err(|e| Error::io(&bin, e))?;
+        }
         if let (Ok(hashes), Some(before)) = (driver.trace_tick(t), t.checked_sub(1)) {
             let trace = PhaseTrace::new(hashes, driver.inputs_at(before)?);
             write_phase_trace(dir, &stem, &trace)?;

@@ -122,3 +122,75 @@ fn phase_injected_desync_names_the_phase_field_and_peer() {
     assert!(text.contains("fields that differ at tick 150:"), "{text}");
     assert!(text.contains("players[1].pos.x: "), "{text}");
 }
+
+/// With checksums compared only every 50 ticks, a desync injected at tick 130 is detected at
+/// tick 150, yet tick 130 is dumped with its per-phase hashes, so the tools still name it.
+#[test]
+fn sparse_checksums_still_dump_the_first_divergent_tick() {
+    let dir = scratch_dir("desync-interval");
+    let (h, j) = (dir.join("host.log"), dir.join("join.log"));
+    let mut host_plan = plan(300, 1, &h);
+    host_plan.inject_desync = Some(130);
+    host_plan.inject_after = Some(engine::Phase::AimAndFire);
+    let config = || client::NetConfig {
+        desync_interval: 50,
+        ..test_config(Default::default())
+    };
+    let (addr, host) = spawn_host(|| loopback_link(Default::default()), config(), host_plan);
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        config(),
+        plan(300, 2, &j),
+    );
+    let host = host.join().expect("host thread").expect("host run");
+    let joiner = joiner.join().expect("joiner thread").expect("joiner run");
+    assert!(host.desyncs > 0 && joiner.desyncs > 0, "{host} / {joiner}");
+    for side in ["host", "join"] {
+        let dumps = dir.join(format!("{side}.log.dumps"));
+        assert!(dumps.join(format!("{side}-tick-130.snapshot")).exists());
+        assert!(dumps.join(format!("{side}-tick-130.phases")).exists());
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("desync")
+        .args([&h, &j])
+        .output()
+        .expect("run desync tool");
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "divergence exits 2");
+    assert!(text.contains("first divergence at tick 130"), "{text}");
+    assert!(text.contains("fields that differ at tick 130:"), "{text}");
+    assert!(text.contains("players[1].pos.x: "), "{text}");
+    assert!(
+        text.contains("first phase that differs in the step to tick 130: aim-and-fire"),
+        "{text}"
+    );
+}
+
+/// Damaged forensics files are refused with the file named, never trusted or panicked on.
+#[test]
+fn damaged_dumps_and_logs_are_refused_with_a_clear_error() {
+    let dir = scratch_dir("desync-garbage");
+    let garbage = dir.join("x-tick-5.snapshot");
+    std::fs::write(&garbage, b"\x07not a snapshot at all").expect("write");
+    let log = dir.join("not.mlog");
+    std::fs::write(&log, b"DUELMLOG\xff\xff\xff\xff").expect("write");
+    for (args, needle) in [
+        (vec![garbage.as_os_str()], "x-tick-5.snapshot"),
+        (
+            vec![log.as_os_str(), "--tick".as_ref(), "3".as_ref()],
+            "not.mlog",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("state")
+            .args(args)
+            .output()
+            .expect("run state tool");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}

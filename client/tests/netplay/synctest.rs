@@ -1,5 +1,5 @@
 //! Sync tests: 10 000 ticks of bot inputs at check distance 7 find no mismatch; an injected
-//! non-determinism is found, named, and both snapshots are written for diffing.
+//! non-determinism is found, named, and both snapshots are written for `duel-cli state --diff`.
 
 use crate::common::scratch_dir;
 use client::synctest::{run_sync_test, SyncTest};
@@ -50,4 +50,21 @@ fn injected_nondeterminism_is_caught_with_both_snapshots_dumped() {
         std::fs::read_to_string(dump.join("tick-150-resimulated.txt")).expect("resim");
     assert_ne!(original, resimulated);
     assert!(dump.join("tick-150-original.snapshot").exists());
+
+    // The dumps are read by the same tool as desync dumps and match logs.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("state")
+        .arg(dump.join("tick-150-original.snapshot"))
+        .arg("--diff")
+        .arg(dump.join("tick-150-resimulated.snapshot"))
+        .output()
+        .expect("run state tool");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "differing states exit 2: {text}"
+    );
+    assert!(text.contains("fields that differ at tick 150:"), "{text}");
+    assert!(text.contains("players[1].pos.x: "), "{text}");
 }
