@@ -313,6 +313,25 @@ pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
     }
 }
 
+/// Re-simulates one step here, from a dumped state and the logged inputs, tracing every phase:
+/// compared with the trace the peer wrote, it says whether that peer's step followed from its
+/// own state and inputs.
+///
+/// # Errors
+/// Rules or snapshot errors (a dumped state the rules refuse), or an engine error stepping.
+pub fn retrace(
+    rules: &engine::Rules,
+    before: &engine::WorldSnapshot,
+    inputs: &[engine::WireInput],
+) -> Result<PhaseHashes, Error> {
+    let mut world = engine::World::from_snapshot(rules.clone(), before)?;
+    let tick = world.tick();
+    let inputs: Vec<InputCmd> = inputs.iter().map(|w| w.at(tick)).collect();
+    let mut trace = PhaseHashes::default();
+    world.step_traced(&inputs, &mut trace)?;
+    Ok(trace)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

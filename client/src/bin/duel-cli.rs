@@ -5,7 +5,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
-use client::forensics::{first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace};
+use client::forensics::{
+    first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace, retrace,
+};
 use client::hashlog::{
     compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
 };
@@ -643,9 +645,16 @@ fn desync_report(
     };
     let section = section.map_or("combined (the section hashes agree)", |s| s.name());
     println!("first divergence at tick {tick}, section {section}");
+    dump_report(tick, dumps_a, dumps_b)?;
     if let Some((ma, mb)) = matches {
-        match_log_report(ma, mb, tick)?;
+        match_log_report([(ma, dumps_a), (mb, dumps_b)], tick)?;
     }
+    Ok(ExitCode::from(2))
+}
+
+/// The fields that differ at the first tick both peers dumped at or after `tick`, and the
+/// first phase whose hashes differ in the step to `tick`.
+fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
     let (da, db) = (dumped(dumps_a, "snapshot"), dumped(dumps_b, "snapshot"));
     let common = da
         .iter()
@@ -657,7 +666,7 @@ fn desync_report(
             dumps_a.display(),
             dumps_b.display()
         );
-        return Ok(ExitCode::from(2));
+        return Ok(());
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
     let (sa, sb) = (load_snapshot(path_a)?, load_snapshot(path_b)?);
@@ -673,7 +682,7 @@ fn desync_report(
         }
         _ => println!("no per-phase hashes of tick {tick} on both sides"),
     }
-    Ok(ExitCode::from(2))
+    Ok(())
 }
 
 /// The dump files `*-tick-<t>.<ext>` in `dir`, with their ticks.
@@ -693,8 +702,10 @@ fn dumped(dir: &Path, ext: &str) -> Vec<(Tick, PathBuf)> {
         .collect()
 }
 
-/// Inputs to the divergent tick in both match logs, and which log does not re-simulate.
-fn match_log_report(a: &Path, b: &Path, tick: Tick) -> Result<()> {
+/// Inputs to the divergent tick in both match logs, which log does not re-simulate, and
+/// whether each peer's own traced step to that tick re-simulates here from its dumped state.
+fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
+    let [(a, dumps_a), (b, dumps_b)] = sides;
     let (la, lb) = (read_log(a)?, read_log(b)?);
     let mut slots = Vec::new();
     match inputs_agree((a, &la), (b, &lb), tick, &mut slots) {
@@ -711,7 +722,7 @@ fn match_log_report(a: &Path, b: &Path, tick: Tick) -> Result<()> {
         Err(why) => println!("inputs not compared: {why}"),
     }
     let mut faulty = Vec::new();
-    for (path, log) in [(a, &la), (b, &lb)] {
+    for (path, log, dumps) in [(a, &la, dumps_a), (b, &lb, dumps_b)] {
         let who = format!("{} ({})", log.header.mode, path.display());
         match first_unfollowed_tick(log) {
             None => println!(
@@ -722,14 +733,49 @@ fn match_log_report(a: &Path, b: &Path, tick: Tick) -> Result<()> {
                 println!(
                     "{who}: its state at tick {t} does not follow from its own inputs ({why})"
                 );
-                faulty.push(who);
+                faulty.push(who.clone());
             }
+        }
+        if let Some(line) = retrace_report(log, dumps, tick)? {
+            println!("{}: {line}", log.header.mode);
         }
     }
     if let [who] = faulty.as_slice() {
         println!("=> the faulty peer is {who}");
     }
     Ok(())
+}
+
+/// The peer's dumped state before `tick` and its logged inputs, stepped here with a trace,
+/// against the trace the peer wrote: `None` when the dumps lack either file.
+fn retrace_report(
+    log: &client::matchlog::MatchLog,
+    dumps: &Path,
+    tick: Tick,
+) -> Result<Option<String>> {
+    let find = |t: Tick, ext: &str| dumped(dumps, ext).into_iter().find(|(u, _)| *u == t);
+    let (Some((_, before)), Some((_, phases)), Some(record)) = (
+        tick.checked_sub(1).and_then(|t| find(t, "snapshot")),
+        find(tick, "phases"),
+        log.tick_record(tick),
+    ) else {
+        return Ok(None);
+    };
+    let rules = client::replay::log_rules(log, None)?;
+    let here = retrace(&rules, &load_snapshot(&before)?, &record.inputs)?;
+    let theirs = read_phase_trace(&phases)?;
+    Ok(Some(match theirs.hashes.first_difference(&here) {
+        None => format!(
+            "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
+             matches its own per-phase hashes"
+        ),
+        Some((phase, _)) => format!(
+            "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
+             differs from its own per-phase hashes after phase {}: that peer's step did not \
+             follow from its state and inputs",
+            phase.name()
+        ),
+    }))
 }
 
 /// Reads a `.snapshot` file strictly, within the engine's size limit.

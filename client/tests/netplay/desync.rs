@@ -105,6 +105,14 @@ fn phase_injected_desync_names_the_phase_field_and_peer() {
         "{text}"
     );
     assert!(text.contains("=> the faulty peer is host ("), "{text}");
+    assert!(
+        text.contains("host: its step to tick 150, re-simulated here from its dumped state and logged inputs, differs from its own per-phase hashes after phase movement"),
+        "{text}"
+    );
+    assert!(
+        text.contains("join: its step to tick 150, re-simulated here from its dumped state and logged inputs, matches its own per-phase hashes"),
+        "{text}"
+    );
     assert!(text.contains("join ("), "{text}");
 
     // `state` reads a dump and diffs it against the other peer's match log at that tick.
