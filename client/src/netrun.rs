@@ -57,6 +57,8 @@ pub struct NetRunSummary {
     pub max_depth: u32,
     /// Desync events.
     pub desyncs: u64,
+    /// The first tick a desync was detected at.
+    pub first_desync: Option<Tick>,
     /// Frames that could not advance.
     pub stalls: u64,
     /// Average bytes sent per second.
@@ -128,6 +130,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
     )?;
     let mut pacer = FramePacer::new(plan.fps);
     let mut desyncs = 0;
+    let mut first_desync = None;
     let mut disconnected = None;
     let started = Instant::now();
     while logs.logged() < plan.ticks {
@@ -145,6 +148,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                     peer: who,
                 } => {
                     desyncs += 1;
+                    first_desync = first_desync.or(Some(tick));
                     // Headless runs say it at once, on stderr: the run goes on to its end.
                     if let Some(notice) = logs.on_desync(&peer, tick, local, remote, who)? {
                         eprintln!("{notice}");
@@ -187,6 +191,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         rollbacks: peer.driver().counters().rollbacks,
         max_depth: peer.driver().counters().max_depth,
         desyncs,
+        first_desync,
         stalls: peer.total_stalls(),
         bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
         bytes_received_per_sec: counters.bytes_received * 1000 / secs,
@@ -242,6 +247,7 @@ mod tests {
             rollbacks: 0,
             max_depth: 0,
             desyncs: 0,
+            first_desync: None,
             stalls: 0,
             bytes_sent_per_sec: 0,
             bytes_received_per_sec: 0,

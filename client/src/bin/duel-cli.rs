@@ -346,8 +346,12 @@ fn main() -> ExitCode {
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
     println!("{summary}");
     if summary.desyncs > 0 {
+        let at = summary
+            .first_desync
+            .map_or(String::new(), |t| format!(" first at tick {t},"));
         eprintln!(
-            "duel-cli: desync detected ({} time(s)); exiting with status 2",
+            "duel-cli: desync detected{at} {} checks differed (the dumps and next command are \
+             printed above); exiting with status 2",
             summary.desyncs
         );
         ExitCode::from(2)
