@@ -28,6 +28,14 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// No state to show from a match log or snapshot dump at the tick asked for.
+    #[error("{}: {reason}", path.display())]
+    StateUnavailable {
+        /// The log or dump.
+        path: std::path::PathBuf,
+        /// Why (no such tick, bytes that do not decode, a log that does not re-simulate).
+        reason: String,
+    },
     /// A per-phase hash file (written beside desync dumps) that does not parse.
     #[error("{}:{line}: {reason}", path.display())]
     PhaseTraceSyntax {

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
+use client::forensics::dumps::{dump_file, dump_files, read_snapshot_file, state_at};
 use client::forensics::{
     first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace, retrace,
 };
@@ -21,7 +22,7 @@ use client::{
     dumps_next_to, load_rules, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
     NetConfig, NetPeer, NetRun, Resume,
 };
-use engine::{Phase, Tick, WorldSnapshot};
+use engine::{Phase, Tick};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::path::PathBuf;
@@ -659,7 +660,10 @@ fn desync_report(
 /// The fields that differ at the first tick both peers dumped at or after `tick`, and the
 /// first phase whose hashes differ in the step to `tick`.
 fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
-    let (da, db) = (dumped(dumps_a, "snapshot"), dumped(dumps_b, "snapshot"));
+    let (da, db) = (
+        dump_files(dumps_a, "snapshot"),
+        dump_files(dumps_b, "snapshot"),
+    );
     let common = da
         .iter()
         .filter(|(t, _)| *t >= tick && db.iter().any(|(u, _)| u == t))
@@ -673,37 +677,22 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
         return Ok(());
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
-    let (sa, sb) = (load_snapshot(path_a)?, load_snapshot(path_b)?);
+    let (sa, sb) = (read_snapshot_file(path_a)?, read_snapshot_file(path_b)?);
     println!("fields that differ at tick {at}:");
     for d in diff(&sa, &sb) {
         println!("  {d}");
     }
-    let phases = |dir: &Path| dumped(dir, "phases").into_iter().find(|(t, _)| *t == tick);
-    match (phases(dumps_a), phases(dumps_b)) {
-        (Some((_, pa)), Some((_, pb))) => {
+    match (
+        dump_file(dumps_a, "phases", tick),
+        dump_file(dumps_b, "phases", tick),
+    ) {
+        (Some(pa), Some(pb)) => {
             let (ta, tb) = (read_phase_trace(&pa)?, read_phase_trace(&pb)?);
             println!("{}", phase_verdict(&ta, &tb));
         }
         _ => println!("no per-phase hashes of tick {tick} on both sides"),
     }
     Ok(())
-}
-
-/// The dump files `*-tick-<t>.<ext>` in `dir`, with their ticks.
-fn dumped(dir: &Path, ext: &str) -> Vec<(Tick, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter_map(|p| {
-            let name = p.file_name()?.to_str()?.to_owned();
-            let stem = name.strip_suffix(ext)?.strip_suffix('.')?;
-            let t = stem.rsplit_once("-tick-")?.1.parse().ok()?;
-            Some((t, p))
-        })
-        .collect()
 }
 
 /// Inputs to the divergent tick in both match logs, which log does not re-simulate, and
@@ -757,16 +746,16 @@ fn retrace_report(
     dumps: &Path,
     tick: Tick,
 ) -> Result<Option<String>> {
-    let find = |t: Tick, ext: &str| dumped(dumps, ext).into_iter().find(|(u, _)| *u == t);
-    let (Some((_, before)), Some((_, phases)), Some(record)) = (
-        tick.checked_sub(1).and_then(|t| find(t, "snapshot")),
-        find(tick, "phases"),
+    let (Some(before), Some(phases), Some(record)) = (
+        tick.checked_sub(1)
+            .and_then(|t| dump_file(dumps, "snapshot", t)),
+        dump_file(dumps, "phases", tick),
         log.tick_record(tick),
     ) else {
         return Ok(None);
     };
     let rules = client::replay::log_rules(log, None)?;
-    let here = retrace(&rules, &load_snapshot(&before)?, &record.inputs)?;
+    let here = retrace(&rules, &read_snapshot_file(&before)?, &record.inputs)?;
     let theirs = read_phase_trace(&phases)?;
     Ok(Some(match theirs.hashes.first_difference(&here) {
         None => format!(
@@ -780,58 +769,6 @@ fn retrace_report(
             phase.name()
         ),
     }))
-}
-
-/// Reads a `.snapshot` file strictly, within the engine's size limit.
-fn load_snapshot(path: &Path) -> Result<WorldSnapshot> {
-    let bytes = read_at_most(path, engine::MAX_SNAPSHOT_BYTES)?;
-    WorldSnapshot::from_bytes(&bytes).with_context(|| path.display().to_string())
-}
-
-fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).with_context(|| path.display().to_string())?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| path.display().to_string())?;
-    anyhow::ensure!(
-        bytes.len() as u64 <= limit,
-        "{}: larger than {limit} bytes",
-        path.display()
-    );
-    Ok(bytes)
-}
-
-/// The state at `tick` of a match log (re-simulated from its nearest checkpoint, every hash
-/// checked) or of a `.snapshot` dump.
-fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot> {
-    let mut magic = [0u8; 8];
-    let is_log = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok()
-        && &magic == client::matchlog::LOG_MAGIC;
-    if !is_log {
-        let snapshot = load_snapshot(path)?;
-        if let Some(t) = tick.filter(|&t| t != snapshot.tick) {
-            anyhow::bail!("{} holds tick {}, not {t}", path.display(), snapshot.tick);
-        }
-        return Ok(snapshot);
-    }
-    let tick = tick.context("--tick is needed to read a match log")?;
-    let log = read_log(path)?;
-    let last = log.last_tick();
-    anyhow::ensure!(tick <= last, "{} ends at tick {last}", path.display());
-    let mut replay = client::replay::Replay::new(log)?;
-    replay
-        .seek(tick)
-        .with_context(|| format!("{}: re-simulating to tick {tick}", path.display()))?;
-    anyhow::ensure!(
-        replay.world().tick() == tick,
-        "{} starts after tick {tick}",
-        path.display()
-    );
-    Ok(replay.world().snapshot())
 }
 
 /// `duel-cli state`: prints a state, or its differences from another (exit 2 if any).

@@ -1,20 +1,14 @@
-//! Desync forensics: what a peer leaves behind when a desync is detected, and reading it back.
+//! `.phases` files: the inputs of one step and the state hash after each of its phases.
 //!
-//! Beside each dumped snapshot `<role>-tick-<t>.snapshot` a peer writes `<role>-tick-<t>.phases`:
-//! the inputs of the step that reached tick `t` and the state hash right after each of
-//! [`STEP_PHASES`]. Both peers held the same state before the first divergent tick, so the first
-//! phase whose hashes differ between their files is where the divergence began; equal phase
-//! hashes with different inputs point at input delivery instead.
-//!
-//! The files come from another machine: they are read with a size limit and parsed strictly
-//! (every phase once, in order; 16-digit hex hashes), and a bad file is a clear error.
+//! Beside each dumped snapshot `<role>-tick-<t>.snapshot` a peer writes `<role>-tick-<t>.phases`
+//! for the step that reached tick `t`. The files come from another machine: they are read with a
+//! size limit and parsed strictly (every phase once, in order; 16-digit hex hashes), and a bad
+//! file is an error naming its line.
 
 use crate::error::Error;
-use crate::matchlog::MatchLog;
 use engine::{InputCmd, PhaseHashes, StateHash, Tick, STEP_PHASES};
-use std::fmt::{self, Write as _};
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::fmt::Write as _;
+use std::path::Path;
 
 /// Largest `.phases` file read (a real one is about 1.3 KB).
 const MAX_TRACE_BYTES: u64 = 64 * 1024;
@@ -170,166 +164,6 @@ pub fn read_phase_trace(path: &Path) -> Result<PhaseTrace, Error> {
         reason: "not UTF-8 text".into(),
     })?;
     PhaseTrace::parse(path, &text)
-}
-
-/// What a peer says when a desync is detected: the tick, both checksums, the dumps and the
-/// command to run next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DesyncNotice {
-    /// The checked tick whose checksums differ.
-    pub tick: Tick,
-    /// Checksums are compared every this many ticks.
-    pub interval: u32,
-    /// Our checksum of `tick`.
-    pub local: u64,
-    /// The peer's.
-    pub remote: u64,
-    /// The peer.
-    pub peer: SocketAddr,
-    /// Where the snapshots and phase hashes went, and the ticks dumped.
-    pub dumps: Option<(PathBuf, Tick, Tick)>,
-    /// This peer's hash log.
-    pub hash_log: Option<PathBuf>,
-    /// This peer's match log.
-    pub match_log: Option<PathBuf>,
-}
-
-impl fmt::Display for DesyncNotice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tick = self.tick;
-        if self.interval <= 1 {
-            writeln!(
-                f,
-                "DESYNC at tick {tick}: the first tick whose checksums differ"
-            )?;
-        } else {
-            let from = tick.saturating_sub(self.interval - 1);
-            writeln!(
-                f,
-                "DESYNC at tick {tick} (checksums compared every {} ticks: the first divergent \
-                 tick is one of {from}–{tick})",
-                self.interval
-            )?;
-        }
-        writeln!(
-            f,
-            "  checksums: ours {:016x}, peer {} {:016x}",
-            self.local, self.peer, self.remote
-        )?;
-        match &self.dumps {
-            Some((dir, from, to)) => writeln!(
-                f,
-                "  dumps: {} (ticks {from}–{to}: .snapshot and .phases per-phase hashes each, \
-                 .txt for the last 4)",
-                dir.display()
-            )?,
-            None => writeln!(f, "  dumps: none (no dump directory)")?,
-        }
-        let ours = self
-            .hash_log
-            .as_ref()
-            .map_or("<this peer's hash log>".into(), |p| p.display().to_string());
-        write!(
-            f,
-            "  next: duel-cli desync {ours} <the other peer's hash log>"
-        )?;
-        if let Some(log) = &self.match_log {
-            write!(
-                f,
-                " --match-a {} --match-b <the other peer's match log>",
-                log.display()
-            )?;
-        }
-        Ok(())
-    }
-}
-
-/// What the per-phase hashes of the step to the first divergent tick say, in one line.
-#[must_use]
-pub fn phase_verdict(a: &PhaseTrace, b: &PhaseTrace) -> String {
-    let tick = u64::from(a.hashes.tick) + 1;
-    match a.hashes.first_difference(&b.hashes) {
-        Some((phase, section)) => format!(
-            "first phase that differs in the step to tick {tick}: {} (section {})",
-            phase.name(),
-            section.map_or("combined only", |s| s.name())
-        ),
-        None => format!(
-            "every phase agrees in the step to tick {tick}: re-simulated from each peer's state \
-             and inputs, the step is the same on both; the difference came from outside the step"
-        ),
-    }
-}
-
-/// The inputs of the step to `tick` in two match logs, compared: `Ok(true)` if they agree.
-///
-/// # Errors
-/// A line saying which log lacks the tick.
-pub fn inputs_agree(
-    a: (&Path, &MatchLog),
-    b: (&Path, &MatchLog),
-    tick: Tick,
-    out: &mut Vec<String>,
-) -> Result<bool, String> {
-    fn record<'l>(
-        (path, log): (&Path, &'l MatchLog),
-        tick: Tick,
-    ) -> Result<&'l crate::matchlog::TickRecord, String> {
-        log.tick_record(tick)
-            .ok_or_else(|| format!("{} holds no inputs for tick {tick}", path.display()))
-    }
-    let (ra, rb) = (record(a, tick)?, record(b, tick)?);
-    let describe = |w: &engine::WireInput| describe_input(&w.at(tick - 1));
-    let mut agree = ra.inputs.len() == rb.inputs.len();
-    for (slot, (ia, ib)) in ra.inputs.iter().zip(&rb.inputs).enumerate() {
-        if ia != ib {
-            agree = false;
-            out.push(format!(
-                "  slot {slot}: {} vs {}",
-                describe(ia),
-                describe(ib)
-            ));
-        }
-    }
-    Ok(agree)
-}
-
-/// Re-simulates a match log from its start: `None` if every logged state follows from its
-/// inputs, else the first tick that does not and a description.
-#[must_use]
-pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
-    match crate::replay::verify(log, None) {
-        Ok(_) => None,
-        Err(Error::VerifyMismatch {
-            tick,
-            section,
-            logged,
-            got,
-        }) => Some((
-            tick,
-            format!("section {section}: logged {logged:016x}, its inputs give {got:016x}"),
-        )),
-        Err(other) => Some((log.last_tick(), format!("does not replay: {other}"))),
-    }
-}
-
-/// Re-simulates one step here, from a dumped state and the logged inputs, tracing every phase:
-/// compared with the trace the peer wrote, it says whether that peer's step followed from its
-/// own state and inputs.
-///
-/// # Errors
-/// Rules or snapshot errors (a dumped state the rules refuse), or an engine error stepping.
-pub fn retrace(
-    rules: &engine::Rules,
-    before: &engine::WorldSnapshot,
-    inputs: &[engine::WireInput],
-) -> Result<PhaseHashes, Error> {
-    let mut world = engine::World::from_snapshot(rules.clone(), before)?;
-    let tick = world.tick();
-    let inputs: Vec<InputCmd> = inputs.iter().map(|w| w.at(tick)).collect();
-    let mut trace = PhaseHashes::default();
-    world.step_traced(&inputs, &mut trace)?;
-    Ok(trace)
 }
 
 #[cfg(test)]
