@@ -47,6 +47,8 @@ pub struct Driver {
     hashes: TickRing<StateHash>,
     /// The first snapshot saved for each tick (sync tests compare it with the re-simulation).
     first_saves: TickRing<FirstSave>,
+    /// The per-phase hashes of the step that first reached each tick (kept with first saves).
+    first_traces: TickRing<PhaseHashes>,
     keep_first_saves: bool,
     furthest: Tick,
     counters: RollbackCounters,
@@ -105,6 +107,7 @@ impl Driver {
             history,
             hashes,
             first_saves: TickRing::new(ticks),
+            first_traces: TickRing::new(ticks),
             keep_first_saves: false,
             furthest,
             counters: RollbackCounters::default(),
@@ -136,8 +139,9 @@ impl Driver {
         &self.last_depths
     }
 
-    /// Also keep the first snapshot saved for every tick, so a sync-test mismatch can show the
-    /// original next to the re-simulated state.
+    /// Also keep the first snapshot saved for every tick, and the per-phase hashes of the step
+    /// that first reached it, so a sync-test mismatch can show the original next to the
+    /// re-simulated state, down to the phase.
     pub fn keep_first_saves(&mut self, keep: bool) {
         self.keep_first_saves = keep;
     }
@@ -203,14 +207,22 @@ impl Driver {
                         inj.tick == reach
                             && (!inj.first_pass_only || self.ggrs_saved.get(reach).is_err())
                     });
-                    let events = match nudge {
-                        Some(inj) => {
+                    // A sync test traces every tick's first pass, to compare phase by phase.
+                    let mut trace = PhaseHashes::default();
+                    let first_pass = self.keep_first_saves && reach > self.furthest;
+                    let traced = first_pass.then_some(&mut trace);
+                    let events = match (nudge, traced) {
+                        (Some(inj), traced) => {
                             self.world
-                                .debug_step_perturbed(&self.scratch, inj.after, None)?
+                                .debug_step_perturbed(&self.scratch, inj.after, traced)?
                         }
-                        None => self.world.step(&self.scratch)?,
+                        (None, Some(trace)) => self.world.step_traced(&self.scratch, trace)?,
+                        (None, None) => self.world.step(&self.scratch)?,
                     };
                     self.events.extend_from_slice(events);
+                    if first_pass {
+                        self.first_traces.insert(reach, trace);
+                    }
                     let now = self.world.tick();
                     // Keep every reached state, not only those GGRS asks to save: spectators
                     // are never asked, and logs checkpoint and dump from here.
@@ -306,6 +318,12 @@ impl Driver {
             .get(tick)
             .ok()
             .and_then(|f| f.snapshot.as_ref())
+    }
+
+    /// The per-phase hashes of the step that first reached `tick`, if first saves are kept.
+    #[must_use]
+    pub fn first_trace_at(&self, tick: Tick) -> Option<&PhaseHashes> {
+        self.first_traces.get(tick).ok()
     }
 
     /// Counters since the driver started.

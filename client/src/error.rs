@@ -113,7 +113,7 @@ pub enum Error {
         got: String,
     },
     /// A sync test found a frame whose re-simulation differs from the original.
-    #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]
+    #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}{}", dump.display(), phases.as_deref().map(|p| format!("; {p}")).unwrap_or_default())]
     SyncTestMismatch {
         /// The frame being simulated when the mismatch was found.
         at: i32,
@@ -121,6 +121,10 @@ pub enum Error {
         frames: Vec<i32>,
         /// Where the original and re-simulated snapshots were written.
         dump: PathBuf,
+        /// The verdict of the per-phase hashes of the first mismatched frame's step, original
+        /// against re-simulated (`first phase that differs in the step to tick 150: movement
+        /// (section players)`), when both were kept.
+        phases: Option<String>,
     },
     /// A match log record that is damaged or out of order. Reading stops there.
     #[error("{}: corrupt record at byte {offset} (LSN {lsn}): {reason}", path.display())]

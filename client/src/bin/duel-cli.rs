@@ -197,6 +197,9 @@ enum Command {
         /// mismatch reported.
         #[arg(long, hide = true)]
         debug_inject_desync: Option<u32>,
+        /// Debugging aid: the phase after which that tick's first pass is perturbed.
+        #[arg(long, hide = true, value_parser = parse_phase)]
+        debug_inject_phase: Option<Phase>,
     },
     /// Print the default rules as a TOML file.
     DefaultRules,
@@ -423,6 +426,7 @@ fn run() -> Result<ExitCode> {
             dump_dir,
             hash_log,
             debug_inject_desync,
+            debug_inject_phase,
         } => {
             let summary = run_sync_test(&SyncTest {
                 rules: load_rules(rules.as_deref())?,
@@ -433,6 +437,7 @@ fn run() -> Result<ExitCode> {
                 dump_dir,
                 hash_log,
                 inject: debug_inject_desync,
+                inject_after: debug_inject_phase,
             })?;
             println!(
                 "ticks={} rollbacks={} mismatches=0 hash={:016x}",
