@@ -160,15 +160,19 @@ fn resume_of_a_log_that_does_not_replay_cuts_nothing() {
     let mut bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     // The last whole record before the torn one: a tick record; change its state hash (the
-    // 8 bytes before the rail-shot list, empty here: its `u64` length ends the payload) and
+    // 8 bytes before its shot list, empty here: an 8-byte zero length ends the payload) and
     // frame it again so every check holds.
     let (start, end) = (offsets[offsets.len() - 2], offsets[offsets.len() - 1]);
     assert_eq!(bytes[start + 20], 2, "a tick record");
     let lsn = u64::from_le_bytes(bytes[start + 4..start + 12].try_into().expect("8"));
     let mut payload = bytes[start + PREFIX..end - 8].to_vec();
-    let shots = payload.len() - 8;
-    assert_eq!(payload[shots..], [0; 8], "no rail shots in this record");
-    payload[shots - 1] ^= 1;
+    assert_eq!(
+        payload[payload.len() - 8..],
+        [0; 8],
+        "no rail shot on that tick"
+    );
+    let last = payload.len() - 9;
+    payload[last] ^= 1;
     bytes.splice(start..end, frame(lsn, 2, &payload));
     std::fs::write(&path, &bytes).expect("write");
     let err = resume(&path, None).unwrap_err();
