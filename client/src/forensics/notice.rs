@@ -76,3 +76,41 @@ impl fmt::Display for DesyncNotice {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notice(interval: u32) -> DesyncNotice {
+        DesyncNotice {
+            tick: 150,
+            interval,
+            local: 0x8d20_106c_d714_95b5,
+            remote: 0x2d5d_8503_d98b_857d,
+            peer: "127.0.0.1:7000".parse().expect("addr"),
+            dumps: Some((PathBuf::from("host.log.dumps"), 100, 150)),
+            hash_log: Some(PathBuf::from("host.log")),
+            match_log: Some(PathBuf::from("host.mlog")),
+        }
+    }
+
+    #[test]
+    fn the_notice_names_tick_checksums_dumps_and_next_command() {
+        let text = notice(1).to_string();
+        assert!(text.starts_with("DESYNC at tick 150: the first tick whose checksums differ"));
+        assert!(text.contains("ours 8d20106cd71495b5, peer 127.0.0.1:7000 2d5d8503d98b857d"));
+        assert!(text.contains("dumps: host.log.dumps (ticks 100–150"));
+        assert!(text.contains(
+            "next: duel-cli desync host.log <the other peer's hash log> --match-a host.mlog"
+        ));
+    }
+
+    #[test]
+    fn with_sparse_checks_the_notice_gives_the_range_of_the_first_divergent_tick() {
+        let text = notice(50).to_string();
+        assert!(
+            text.contains("every 50 ticks: the first divergent tick is one of 101–150"),
+            "{text}"
+        );
+    }
+}
