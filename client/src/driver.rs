@@ -2,7 +2,10 @@
 
 use crate::config::GgrsConfig;
 use crate::error::Error;
-use engine::{Event, InputCmd, StateHash, StateHistory, Tick, TickRing, World, WorldSnapshot};
+use engine::{
+    Event, InputCmd, Phase, PhaseHashes, StateHash, StateHistory, Tick, TickRing, World,
+    WorldSnapshot,
+};
 use ggrs::{GgrsRequest, InputStatus};
 
 /// How many past ticks the driver keeps snapshots and hashes for. GGRS never rolls back further
@@ -44,6 +47,8 @@ pub struct Driver {
     hashes: TickRing<StateHash>,
     /// The first snapshot saved for each tick (sync tests compare it with the re-simulation).
     first_saves: TickRing<FirstSave>,
+    /// The per-phase hashes of the step that first reached each tick (kept with first saves).
+    first_traces: TickRing<PhaseHashes>,
     keep_first_saves: bool,
     furthest: Tick,
     counters: RollbackCounters,
@@ -63,8 +68,10 @@ pub struct Driver {
     injection: Option<Injection>,
 }
 
-/// A deliberate desync: nudge `players[1].pos.x` by the smallest step when the world reaches
-/// `tick`. Tools and tests use it to prove that a desync is found and named; play never does.
+/// A deliberate desync: nudge `players[1].pos.x` by the smallest step right after phase `after`
+/// of the step that reaches `tick` (after [`Phase::Events`], the last one, is after the whole
+/// step). Tools and tests use it to prove that a desync is found and named, down to the phase;
+/// play never does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Injection {
     /// The tick whose state is perturbed.
@@ -73,31 +80,43 @@ pub struct Injection {
     /// later re-simulations differ, which a sync test catches), or every time the tick is
     /// reached (so this peer consistently differs from the others).
     pub first_pass_only: bool,
+    /// The phase after which the nudge happens.
+    pub after: Phase,
 }
 
 impl Driver {
     /// A driver around `world` (usually fresh from `World::new`).
     #[must_use]
     pub fn new(world: World) -> Driver {
-        let mut hashes = TickRing::new(HISTORY_TICKS);
+        Driver::with_history(world, HISTORY_TICKS)
+    }
+
+    /// A driver keeping `ticks` past ticks (at least [`HISTORY_TICKS`]): a peer whose
+    /// checksums are compared every `n` ticks keeps `HISTORY_TICKS + n`, so that when a desync
+    /// is detected every tick since the last agreeing check can still be dumped.
+    #[must_use]
+    pub fn with_history(world: World, ticks: usize) -> Driver {
+        let ticks = ticks.max(HISTORY_TICKS);
+        let mut hashes = TickRing::new(ticks);
         hashes.insert(world.tick(), world.state_hash());
-        let mut history = StateHistory::new(HISTORY_TICKS);
+        let mut history = StateHistory::new(ticks);
         history.save(&world);
         let furthest = world.tick();
         Driver {
             world,
             history,
             hashes,
-            first_saves: TickRing::new(HISTORY_TICKS),
+            first_saves: TickRing::new(ticks),
+            first_traces: TickRing::new(ticks),
             keep_first_saves: false,
             furthest,
             counters: RollbackCounters::default(),
             events: Vec::with_capacity(64),
-            inputs: TickRing::new(HISTORY_TICKS),
+            inputs: TickRing::new(ticks),
             scratch: Vec::with_capacity(engine::MAX_PLAYERS),
             last_depths: Vec::new(),
             resimulated_from: None,
-            ggrs_saved: TickRing::new(HISTORY_TICKS),
+            ggrs_saved: TickRing::new(ticks),
             injection: None,
         }
     }
@@ -120,8 +139,9 @@ impl Driver {
         &self.last_depths
     }
 
-    /// Also keep the first snapshot saved for every tick, so a sync-test mismatch can show the
-    /// original next to the re-simulated state.
+    /// Also keep the first snapshot saved for every tick, and the per-phase hashes of the step
+    /// that first reached it, so a sync-test mismatch can show the original next to the
+    /// re-simulated state, down to the phase.
     pub fn keep_first_saves(&mut self, keep: bool) {
         self.keep_first_saves = keep;
     }
@@ -180,17 +200,32 @@ impl Driver {
                         }));
                     self.inputs
                         .insert(tick, engine::TickInputs::from_slice(&self.scratch));
-                    let events = self.world.step(&self.scratch)?;
+                    // A deliberate desync nudges the state inside the step that reaches its
+                    // tick (only the first time in a sync test, so the re-simulation differs).
+                    let reach = tick.wrapping_add(1);
+                    let nudge = self.injection.filter(|inj| {
+                        inj.tick == reach
+                            && (!inj.first_pass_only || self.ggrs_saved.get(reach).is_err())
+                    });
+                    // A sync test traces every tick's first pass, to compare phase by phase.
+                    let mut trace = PhaseHashes::default();
+                    let first_pass = self.keep_first_saves && reach > self.furthest;
+                    let traced = first_pass.then_some(&mut trace);
+                    let events = match (nudge, traced) {
+                        (Some(inj), traced) => {
+                            self.world
+                                .debug_step_perturbed(&self.scratch, inj.after, traced)?
+                        }
+                        (None, Some(trace)) => self.world.step_traced(&self.scratch, trace)?,
+                        (None, None) => self.world.step(&self.scratch)?,
+                    };
                     self.events.extend_from_slice(events);
+                    if first_pass {
+                        self.first_traces.insert(reach, trace);
+                    }
                     let now = self.world.tick();
                     // Keep every reached state, not only those GGRS asks to save: spectators
                     // are never asked, and logs checkpoint and dump from here.
-                    if let Some(inj) = self.injection {
-                        let saved = self.ggrs_saved.get(now).is_ok();
-                        if inj.tick == now && (!inj.first_pass_only || !saved) {
-                            self.perturb();
-                        }
-                    }
                     self.hashes.insert(now, self.world.state_hash());
                     self.history.save(&self.world);
                     self.counters.advances += 1;
@@ -204,14 +239,29 @@ impl Driver {
         Ok(())
     }
 
-    fn perturb(&mut self) {
-        let mut snapshot = self.world.snapshot();
-        if let Some(p) = snapshot.players.get_mut(1) {
-            p.pos.x += engine::fx_bits(1);
+    /// Re-simulates the step that reached `tick` (from the kept state of `tick - 1` and the
+    /// inputs it was simulated with) and returns the state hash after every phase. An armed
+    /// [`Injection`] for `tick` that fires on every pass is applied again, as in play.
+    ///
+    /// # Errors
+    /// If `tick - 1` is no longer in the history, or an engine error while stepping.
+    pub fn trace_tick(&self, tick: Tick) -> Result<PhaseHashes, Error> {
+        let before = tick
+            .checked_sub(1)
+            .ok_or(Error::Engine(engine::Error::TickLimit { tick }))?;
+        let mut world = self.world.clone();
+        world.restore(self.history.get(before)?)?;
+        let inputs = self.inputs_at(before)?;
+        let mut trace = PhaseHashes::default();
+        match self.injection {
+            Some(inj) if inj.tick == tick && !inj.first_pass_only => {
+                world.debug_step_perturbed(inputs, inj.after, Some(&mut trace))?;
+            }
+            _ => {
+                world.step_traced(inputs, &mut trace)?;
+            }
         }
-        self.world
-            .restore(&snapshot)
-            .expect("a one-bit nudge stays a valid state");
+        Ok(trace)
     }
 
     fn expect_frame(&self, frame: ggrs::Frame) -> Result<Tick, Error> {
@@ -268,6 +318,12 @@ impl Driver {
             .get(tick)
             .ok()
             .and_then(|f| f.snapshot.as_ref())
+    }
+
+    /// The per-phase hashes of the step that first reached `tick`, if first saves are kept.
+    #[must_use]
+    pub fn first_trace_at(&self, tick: Tick) -> Option<&PhaseHashes> {
+        self.first_traces.get(tick).ok()
     }
 
     /// Counters since the driver started.

@@ -28,6 +28,24 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// No state to show from a match log or snapshot dump at the tick asked for.
+    #[error("{}: {reason}", path.display())]
+    StateUnavailable {
+        /// The log or dump.
+        path: std::path::PathBuf,
+        /// Why (no such tick, bytes that do not decode, a log that does not re-simulate).
+        reason: String,
+    },
+    /// A per-phase hash file (written beside desync dumps) that does not parse.
+    #[error("{}:{line}: {reason}", path.display())]
+    PhaseTraceSyntax {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Line number (1-based; 0 for the file as a whole).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// GGRS asked to save or load a frame the world is not at.
     #[error("GGRS requested frame {requested} but the world is at tick {expected}")]
     FrameMismatch {
@@ -95,7 +113,7 @@ pub enum Error {
         got: String,
     },
     /// A sync test found a frame whose re-simulation differs from the original.
-    #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}", dump.display())]
+    #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}{}", dump.display(), phases.as_deref().map(|p| format!("; {p}")).unwrap_or_default())]
     SyncTestMismatch {
         /// The frame being simulated when the mismatch was found.
         at: i32,
@@ -103,6 +121,10 @@ pub enum Error {
         frames: Vec<i32>,
         /// Where the original and re-simulated snapshots were written.
         dump: PathBuf,
+        /// The verdict of the per-phase hashes of the first mismatched frame's step, original
+        /// against re-simulated (`first phase that differs in the step to tick 150: movement
+        /// (section players)`), when both were kept.
+        phases: Option<String>,
     },
     /// A match log record that is damaged or out of order. Reading stops there.
     #[error("{}: corrupt record at byte {offset} (LSN {lsn}): {reason}", path.display())]

@@ -9,6 +9,7 @@ mod config;
 pub mod driver;
 mod error;
 pub mod fielddiff;
+pub mod forensics;
 pub mod ggrs_message;
 pub mod handshake;
 pub mod hashlog;

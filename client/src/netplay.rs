@@ -2,7 +2,7 @@
 
 use crate::conditioner::{ConditionerConfig, LinkConditioner};
 use crate::config::GgrsConfig;
-use crate::driver::Driver;
+use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
 use crate::ggrs_message::{Limits, Sender};
 use crate::handshake::{self, Agreement};
@@ -165,6 +165,16 @@ impl From<GgrsEvent<GgrsConfig>> for NetEvent {
     }
 }
 
+/// Most ticks of extra history kept for desync dumps (10 s at 60 Hz): with a longer checksum
+/// interval, the ticks right after the last agreeing check may be gone when a desync is found.
+pub const MAX_DESYNC_HISTORY: usize = 600;
+
+/// Extra ticks of history a peer keeps so that a desync dump reaches back to the last agreeing
+/// checksum: the interval, up to [`MAX_DESYNC_HISTORY`].
+fn desync_history(config: &NetConfig) -> usize {
+    (config.desync_interval.max(1) as usize).min(MAX_DESYNC_HISTORY)
+}
+
 enum Session {
     P2P(Box<P2PSession<GgrsConfig>>),
     Spectator(Box<SpectatorSession<GgrsConfig>>),
@@ -195,6 +205,7 @@ pub struct NetPeer {
     finished_peers: Vec<SocketAddr>,
     /// Remote players reported as disconnected (each is reported once).
     gone: Vec<SocketAddr>,
+    desync_interval: u32,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -414,7 +425,9 @@ impl NetPeer {
         Ok(NetPeer {
             link,
             session,
-            driver: Driver::new(world),
+            // Every tick since the last agreeing checksum stays in history, to dump on a desync.
+            driver: Driver::with_history(world, HISTORY_TICKS + desync_history(config)),
+            desync_interval: config.desync_interval.max(1),
             agreement,
             local_handle,
             events: Vec::new(),
@@ -590,6 +603,12 @@ impl NetPeer {
     #[must_use]
     pub fn world(&self) -> &World {
         self.driver.world()
+    }
+
+    /// Checksums are compared with the peers every this many confirmed ticks.
+    #[must_use]
+    pub fn desync_interval(&self) -> u32 {
+        self.desync_interval
     }
 
     /// The driver (history, hashes, counters).

@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::netplay::{NetEvent, NetPeer};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
-use engine::{Bot, StateHash, Tick, WireInput};
+use engine::{Bot, Phase, StateHash, Tick, WireInput};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,9 @@ pub struct NetRun {
     pub fps: u32,
     /// Deliberately perturb the state at this tick on this peer (desync tooling).
     pub inject_desync: Option<Tick>,
+    /// The phase of that tick's step after which the state is perturbed (default: after the
+    /// whole step, [`Phase::Events`]).
+    pub inject_after: Option<Phase>,
     /// Where desync snapshots are dumped (default: next to the hash log, `<log>.dumps`).
     pub dump_dir: Option<PathBuf>,
     /// Durable match log of the confirmed ticks (also a replay file).
@@ -54,6 +57,8 @@ pub struct NetRunSummary {
     pub max_depth: u32,
     /// Desync events.
     pub desyncs: u64,
+    /// The first tick a desync was detected at.
+    pub first_desync: Option<Tick>,
     /// Frames that could not advance.
     pub stalls: u64,
     /// Average bytes sent per second.
@@ -111,6 +116,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         peer.driver_mut().inject(Injection {
             tick,
             first_pass_only: false,
+            after: plan.inject_after.unwrap_or(Phase::Events),
         });
     }
     let mut logs = PeerLogs::open(
@@ -124,6 +130,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
     )?;
     let mut pacer = FramePacer::new(plan.fps);
     let mut desyncs = 0;
+    let mut first_desync = None;
     let mut disconnected = None;
     let started = Instant::now();
     while logs.logged() < plan.ticks {
@@ -134,9 +141,18 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                 NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
                     disconnected = Some(who);
                 }
-                NetEvent::DesyncDetected { tick, .. } => {
+                NetEvent::DesyncDetected {
+                    tick,
+                    local,
+                    remote,
+                    peer: who,
+                } => {
                     desyncs += 1;
-                    logs.on_desync(&peer, tick)?;
+                    first_desync = first_desync.or(Some(tick));
+                    // Headless runs say it at once, on stderr: the run goes on to its end.
+                    if let Some(notice) = logs.on_desync(&peer, tick, local, remote, who)? {
+                        eprintln!("{notice}");
+                    }
                 }
                 NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
                 _ => {}
@@ -175,6 +191,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         rollbacks: peer.driver().counters().rollbacks,
         max_depth: peer.driver().counters().max_depth,
         desyncs,
+        first_desync,
         stalls: peer.total_stalls(),
         bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
         bytes_received_per_sec: counters.bytes_received * 1000 / secs,
@@ -230,6 +247,7 @@ mod tests {
             rollbacks: 0,
             max_depth: 0,
             desyncs: 0,
+            first_desync: None,
             stalls: 0,
             bytes_sent_per_sec: 0,
             bytes_received_per_sec: 0,

@@ -2,11 +2,13 @@
 //! and snapshot dumps when a desync is detected. Shared by headless runs and the game.
 
 use crate::error::Error;
+use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
 use crate::hashlog::HashLogWriter;
 use crate::matchlog::{LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::NetPeer;
 use crate::tick_logs::TickLogs;
 use engine::{buttons, Event, Tick, World};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// Most desynced ticks whose snapshots are dumped in one match (each later tick differs too).
@@ -37,11 +39,51 @@ pub struct PeerLogs {
     role: &'static str,
     logs: TickLogs,
     dump_dir: Option<PathBuf>,
+    paths: LogPaths,
     dumped: Vec<Tick>,
     logged: Tick,
     /// Scratch world that re-steps a final tick whose inputs press the rail, to log its shot
     /// records (the driver keeps states and inputs per tick, not events).
     scratch: Option<World>,
+}
+
+/// Writes the snapshots from the last agreeing check before `tick` through `tick`, each with
+/// the per-phase hashes of the step that reached it. Returns the directory and the ticks dumped.
+///
+/// GGRS compares checksums every `interval` confirmed ticks, so the previous check was
+/// normally `tick - interval` and agreed: the first divergent tick is among those dumped. (GGRS
+/// may check a later frame than due when the due one is no longer saved; the hash logs, which
+/// hold every tick, still name the first divergent tick then.)
+fn dump_around(
+    peer: &NetPeer,
+    dir: &Path,
+    role: &str,
+    tick: Tick,
+) -> Result<(PathBuf, Tick, Tick), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let driver = peer.driver();
+    let back = peer.desync_interval().max(3);
+    let mut first = tick;
+    for t in tick.saturating_sub(back)..=tick {
+        let Ok(snapshot) = driver.snapshot_at(t) else {
+            continue;
+        };
+        first = first.min(t);
+        let stem = format!("{role}-tick-{t}");
+        if t + 3 >= tick {
+            crate::synctest::write_snapshot(dir, &stem, snapshot)?;
+        } else {
+            // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
+            // them; the 25 KB text dumps are for the last few.
+            let bin = dir.join(format!("{stem}.snapshot"));
+            std::fs::write(&bin, snapshot.to_bytes()).map_err(|e| Error::io(&bin, e))?;
+        }
+        if let (Ok(hashes), Some(before)) = (driver.trace_tick(t), t.checked_sub(1)) {
+            let trace = PhaseTrace::new(hashes, driver.inputs_at(before)?);
+            write_phase_trace(dir, &stem, &trace)?;
+        }
+    }
+    Ok((dir.to_owned(), first, tick))
 }
 
 /// `host`, `join` or `spectate`.
@@ -96,6 +138,7 @@ impl PeerLogs {
             role,
             logs: TickLogs::new(hash_log, match_log),
             dump_dir,
+            paths: paths.clone(),
             dumped: Vec::new(),
             scratch: None,
             logged: 0,
@@ -132,26 +175,40 @@ impl PeerLogs {
         self.logs.flush_if_due()
     }
 
-    /// Dumps the snapshots around a desynced tick (the tick and the three before it), named by
-    /// role, for `duel-cli desync`. Only the first few desynced ticks are dumped.
+    /// Dumps what a desync at `tick` needs to be explained, and says so: the snapshots of every
+    /// tick since the last agreeing checksum (at least the three before `tick`) and, beside
+    /// each, the per-phase hashes of the step that reached it (see [`crate::forensics`]), named
+    /// by role, for `duel-cli desync`. Only the first few desynced ticks are dumped; a notice is
+    /// returned for the first detection only (every later tick differs too).
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn on_desync(&mut self, peer: &NetPeer, tick: Tick) -> Result<(), Error> {
-        let Some(dir) = &self.dump_dir else {
-            return Ok(());
-        };
-        if self.dumped.contains(&tick) || self.dumped.len() >= MAX_DESYNC_DUMPS {
-            return Ok(());
-        }
-        self.dumped.push(tick);
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        for t in tick.saturating_sub(3)..=tick {
-            if let Ok(snapshot) = peer.driver().snapshot_at(t) {
-                crate::synctest::write_snapshot(dir, &format!("{}-tick-{t}", self.role), snapshot)?;
+    pub fn on_desync(
+        &mut self,
+        peer: &NetPeer,
+        tick: Tick,
+        local: u64,
+        remote: u64,
+        from: SocketAddr,
+    ) -> Result<Option<DesyncNotice>, Error> {
+        let first = self.dumped.is_empty();
+        let mut dumps = None;
+        if let Some(dir) = &self.dump_dir {
+            if !self.dumped.contains(&tick) && self.dumped.len() < MAX_DESYNC_DUMPS {
+                self.dumped.push(tick);
+                dumps = Some(dump_around(peer, dir, self.role, tick)?);
             }
         }
-        Ok(())
+        Ok(first.then(|| DesyncNotice {
+            tick,
+            interval: peer.desync_interval(),
+            local,
+            remote,
+            peer: from,
+            dumps,
+            hash_log: self.paths.hash_log.clone(),
+            match_log: self.paths.match_log.clone(),
+        }))
     }
 
     /// The last tick logged.

@@ -4,8 +4,9 @@
 use crate::config::GgrsConfig;
 use crate::driver::{Driver, Injection};
 use crate::error::Error;
+use crate::forensics::{phase_verdict, write_phase_trace, PhaseTrace};
 use crate::hashlog::HashLogWriter;
-use engine::{Bot, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
+use engine::{Bot, Phase, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,8 @@ pub struct SyncTest {
     pub hash_log: Option<PathBuf>,
     /// A deliberate non-determinism, to prove the test catches one.
     pub inject: Option<Tick>,
+    /// The phase of that tick's step after which it strikes (default: after the whole step).
+    pub inject_after: Option<Phase>,
 }
 
 /// A completed sync test.
@@ -98,11 +101,13 @@ impl SyncTester {
         })
     }
 
-    /// Arms a deliberate non-determinism at `tick` (to prove mismatches are caught).
-    pub fn inject(&mut self, tick: Tick) {
+    /// Arms a deliberate non-determinism in the first pass of the step to `tick`, right after
+    /// phase `after` (to prove mismatches are caught and traced to the phase).
+    pub fn inject(&mut self, tick: Tick, after: Phase) {
         self.driver.inject(Injection {
             tick,
             first_pass_only: true,
+            after,
         });
     }
 
@@ -121,11 +126,13 @@ impl SyncTester {
                 current_frame,
                 mismatched_frames,
             }) => {
-                let dump = dump_mismatch(&self.dump_dir, &self.driver, &mismatched_frames)?;
+                let (dump, phases) =
+                    dump_mismatch(&self.dump_dir, &self.driver, &mismatched_frames)?;
                 Err(Error::SyncTestMismatch {
                     at: current_frame,
                     frames: mismatched_frames,
                     dump,
+                    phases,
                 })
             }
             Err(e) => Err(e.into()),
@@ -152,7 +159,7 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
         spec.dump_dir.clone(),
     )?;
     if let Some(tick) = spec.inject {
-        tester.inject(tick);
+        tester.inject(tick, spec.inject_after.unwrap_or(Phase::Events));
     }
     let mut bots = [
         Bot::new(0, spec.bot_seed),
@@ -193,9 +200,16 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
 }
 
 /// Writes, for each mismatched frame, the original and the re-simulated snapshot, both as
-/// snapshot bytes and as an indented text dump a person can `diff`.
-fn dump_mismatch(dir: &Path, driver: &Driver, frames: &[i32]) -> Result<PathBuf, Error> {
+/// snapshot bytes and as an indented text dump a person can `diff`, and the per-phase hashes of
+/// both steps to it (`.phases`). Returns the directory and, for the first frame, which phase
+/// the two steps first differ in.
+fn dump_mismatch(
+    dir: &Path,
+    driver: &Driver,
+    frames: &[i32],
+) -> Result<(PathBuf, Option<String>), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut verdict = None;
     for &frame in frames {
         let tick = frame.max(0) as Tick;
         let pairs: [(&str, Option<&WorldSnapshot>); 2] = [
@@ -206,8 +220,20 @@ fn dump_mismatch(dir: &Path, driver: &Driver, frames: &[i32]) -> Result<PathBuf,
             let Some(snapshot) = snapshot else { continue };
             write_snapshot(dir, &format!("tick-{tick}-{label}"), snapshot)?;
         }
+        let inputs = tick.checked_sub(1).and_then(|t| driver.inputs_at(t).ok());
+        let original = driver.first_trace_at(tick).copied();
+        let resimulated = driver.trace_tick(tick).ok();
+        if let (Some(inputs), Some(original), Some(resimulated)) = (inputs, original, resimulated) {
+            let (a, b) = (
+                PhaseTrace::new(original, inputs),
+                PhaseTrace::new(resimulated, inputs),
+            );
+            write_phase_trace(dir, &format!("tick-{tick}-original"), &a)?;
+            write_phase_trace(dir, &format!("tick-{tick}-resimulated"), &b)?;
+            verdict = verdict.or_else(|| Some(phase_verdict(&a, &b)));
+        }
     }
-    Ok(dir.to_owned())
+    Ok((dir.to_owned(), verdict))
 }
 
 /// Writes `<stem>.snapshot` (bytes) and `<stem>.txt` (one `field: value` per line).

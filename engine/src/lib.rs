@@ -86,5 +86,5 @@ pub use rng::{splitmix64, DetRng};
 pub use round::{RoundPhase, RoundState};
 pub use rules::Rules;
 pub use snapshot::{WorldSnapshot, MAX_SNAPSHOT_BYTES, SNAPSHOT_FORMAT_VERSION};
-pub use step::{Phase, STEP_PHASES};
+pub use step::{Phase, PhaseHashes, STEP_PHASES};
 pub use world::World;

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
 use crate::geom::{point_at, segment_circle_toi, segment_grid_toi};
+use crate::hash::{Section, StateHash};
 use crate::input::{buttons, InputCmd, STICK_MAX};
 use crate::maze::Tile;
 use crate::movement::{move_box, pushbox_separation};
@@ -64,6 +65,110 @@ pub const STEP_PHASES: [Phase; 10] = [
     Phase::Events,
 ];
 
+impl Phase {
+    /// The phase's name as tools print it (`aim-and-fire`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Validate => "validate",
+            Phase::Timers => "timers",
+            Phase::Movement => "movement",
+            Phase::AimAndFire => "aim-and-fire",
+            Phase::Pushbox => "pushbox",
+            Phase::Rail => "rail",
+            Phase::ProjectilesAndHits => "projectiles-and-hits",
+            Phase::Removal => "removal",
+            Phase::RoundLogic => "round-logic",
+            Phase::Events => "events",
+        }
+    }
+
+    /// The phase named `name` (as [`Phase::name`] prints it).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Phase> {
+        STEP_PHASES.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The state hash right after every phase of one step: `after[i]` follows `STEP_PHASES[i]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseHashes {
+    /// The tick simulated (the state before the step was at this tick; after it, `tick + 1`).
+    pub tick: Tick,
+    /// One hash per entry of [`STEP_PHASES`], in order.
+    pub after: [StateHash; STEP_PHASES.len()],
+}
+
+impl PhaseHashes {
+    /// The hash right after `phase`.
+    #[must_use]
+    pub fn after(&self, phase: Phase) -> StateHash {
+        let index = STEP_PHASES.iter().position(|&p| p == phase).unwrap_or(0);
+        self.after[index]
+    }
+
+    /// The first phase (in step order) after which the two traces differ, with the first
+    /// section that differs then (`None` when only the combined hashes differ).
+    #[must_use]
+    pub fn first_difference(&self, other: &PhaseHashes) -> Option<(Phase, Option<Section>)> {
+        STEP_PHASES
+            .into_iter()
+            .zip(self.after.iter().zip(&other.after))
+            .find(|(_, (a, b))| a != b)
+            .map(|(phase, (a, b))| (phase, a.first_difference(b)))
+    }
+}
+
+/// What the phase loop calls after every phase.
+trait AfterPhase {
+    fn after_phase(&mut self, index: usize, world: &mut World);
+}
+
+impl AfterPhase for () {
+    #[inline(always)]
+    fn after_phase(&mut self, _index: usize, _world: &mut World) {}
+}
+
+/// Hashes the state after every phase (the trace is copied out only when the step succeeds).
+struct Tracer {
+    tick: Tick,
+    after: [StateHash; STEP_PHASES.len()],
+}
+
+impl Tracer {
+    fn new(tick: Tick) -> Tracer {
+        Tracer {
+            tick,
+            after: [StateHash::default(); STEP_PHASES.len()],
+        }
+    }
+}
+
+impl AfterPhase for Tracer {
+    fn after_phase(&mut self, index: usize, world: &mut World) {
+        self.after[index] = world.state_hash();
+    }
+}
+
+/// The desync tools' test hook: a one-bit nudge after one phase, traced or not.
+struct Perturb {
+    after: Phase,
+    tracer: Option<Tracer>,
+}
+
+impl AfterPhase for Perturb {
+    fn after_phase(&mut self, index: usize, world: &mut World) {
+        if STEP_PHASES[index] == self.after {
+            if let Some(p) = world.state.players.get_mut(1) {
+                p.pos.x += crate::fx::fx_bits(1);
+            }
+        }
+        if let Some(tracer) = &mut self.tracer {
+            tracer.after_phase(index, world);
+        }
+    }
+}
+
 /// Where a projectile's sweep ended this tick.
 enum Impact {
     Tile(i32, i32),
@@ -81,7 +186,70 @@ impl World {
     /// [`Error::WrongInputCount`] or [`Error::WrongInputTick`]; [`Error::TickLimit`] at tick
     /// `Tick::MAX`, which has no next tick. The world is then unchanged.
     pub fn step(&mut self, inputs: &[InputCmd]) -> Result<&[Event], Error> {
-        for phase in STEP_PHASES {
+        self.run_phases(inputs, &mut ())?;
+        Ok(&self.events)
+    }
+
+    /// [`World::step`], also hashing the state right after every phase into `trace` (one
+    /// [`StateHash`] per entry of [`STEP_PHASES`]). The step itself is the same: the state and
+    /// events that come out are those of [`World::step`]. Never allocates once warm.
+    ///
+    /// Two peers that disagree after a tick but held the same state and inputs before it can
+    /// compare their traces: the first phase whose hashes differ is where the divergence
+    /// began ([`PhaseHashes::first_difference`]).
+    ///
+    /// # Errors
+    /// As [`World::step`]; `trace` is then left as it was.
+    pub fn step_traced(
+        &mut self,
+        inputs: &[InputCmd],
+        trace: &mut PhaseHashes,
+    ) -> Result<&[Event], Error> {
+        let mut tracer = Tracer::new(self.state.tick);
+        self.run_phases(inputs, &mut tracer)?;
+        *trace = PhaseHashes {
+            tick: tracer.tick,
+            after: tracer.after,
+        };
+        Ok(&self.events)
+    }
+
+    /// Test hook for the desync tools, never used in play: a step that nudges
+    /// `players[1].pos.x` by the smallest step right after phase `after`, so two peers diverge
+    /// in exactly that phase. Traced into `trace` when given.
+    ///
+    /// # Errors
+    /// As [`World::step`].
+    #[doc(hidden)]
+    pub fn debug_step_perturbed(
+        &mut self,
+        inputs: &[InputCmd],
+        after: Phase,
+        trace: Option<&mut PhaseHashes>,
+    ) -> Result<&[Event], Error> {
+        let mut perturb = Perturb {
+            after,
+            tracer: trace.is_some().then(|| Tracer::new(self.state.tick)),
+        };
+        self.run_phases(inputs, &mut perturb)?;
+        if let (Some(trace), Some(tracer)) = (trace, perturb.tracer) {
+            *trace = PhaseHashes {
+                tick: tracer.tick,
+                after: tracer.after,
+            };
+        }
+        Ok(&self.events)
+    }
+
+    /// The one phase loop: [`STEP_PHASES`] in order, `observer` called after each. Plain
+    /// [`World::step`] passes `()`, whose call compiles to nothing.
+    #[inline(always)]
+    fn run_phases<O: AfterPhase>(
+        &mut self,
+        inputs: &[InputCmd],
+        observer: &mut O,
+    ) -> Result<(), Error> {
+        for (index, phase) in STEP_PHASES.into_iter().enumerate() {
             match phase {
                 Phase::Validate => self.validate(inputs)?,
                 Phase::Timers => self.phase_timers(),
@@ -94,8 +262,9 @@ impl World {
                 Phase::RoundLogic => self.phase_round(),
                 Phase::Events => self.phase_events(),
             }
+            observer.after_phase(index, self);
         }
-        Ok(&self.events)
+        Ok(())
     }
 
     fn validate(&mut self, inputs: &[InputCmd]) -> Result<(), Error> {

@@ -1,10 +1,11 @@
-//! `World::step`, `World::state_hash` and `World::save_into` do not allocate once warmed up.
+//! `World::step`, `World::step_traced`, `World::state_hash` and `World::save_into` do not
+//! allocate once warmed up.
 //!
 //! `stats_alloc` instruments the global allocator; a `Region` counts what happens between its
 //! creation and `change()`. This file is its own test binary with a single test, so no other
 //! thread allocates during the count.
 
-use engine::{Bot, RoundPhase, Rules, World};
+use engine::{Bot, PhaseHashes, RoundPhase, Rules, World};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 
@@ -23,10 +24,18 @@ fn step_hash_and_save_do_not_allocate_once_warm() {
     }
     let (mut steps, mut rounds_seen, mut shots) = (0u32, world.state().round.round, 0usize);
     let mut allocations = 0;
+    let mut trace = PhaseHashes::default();
     while world.state().round.phase != RoundPhase::MatchOver && steps < 20_000 {
         let inputs = [bots[0].think(&world), bots[1].think(&world)];
         let region = Region::new(GLOBAL);
-        let events = world.step(&inputs).expect("step").len();
+        let events = if steps % 2 == 0 {
+            world.step(&inputs).expect("step").len()
+        } else {
+            world
+                .step_traced(&inputs, &mut trace)
+                .expect("traced")
+                .len()
+        };
         let hash = world.state_hash();
         world.save_into(&mut saved);
         let change = region.change();

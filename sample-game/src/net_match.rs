@@ -105,11 +105,20 @@ impl NetMatch {
                         self.logs.logged()
                     ));
                 }
-                NetEvent::DesyncDetected { tick, .. } => {
+                NetEvent::DesyncDetected {
+                    tick,
+                    local,
+                    remote,
+                    peer,
+                } => {
                     if !matches!(self.desync, DesyncStatus::Desynced { .. }) {
                         self.desync = DesyncStatus::Desynced { tick };
                     }
-                    self.logs.on_desync(&self.peer, tick)?;
+                    if let Some(notice) =
+                        self.logs.on_desync(&self.peer, tick, local, remote, peer)?
+                    {
+                        eprintln!("{notice}");
+                    }
                 }
                 NetEvent::Interrupted { peer, .. } => self.interrupted = Some(peer),
                 NetEvent::Resumed { .. } => self.interrupted = None,

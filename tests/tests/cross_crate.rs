@@ -85,6 +85,7 @@ fn rolling_back_every_frame_changes_nothing() {
         dump_dir: dir.join("dump"),
         hash_log: Some(dir.join("sync.hashlog")),
         inject: None,
+        inject_after: None,
     })
     .expect("sync test");
     let mut world = World::new(Rules::default(), 5, 2).expect("world");

@@ -5,6 +5,10 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use client::conditioner::ConditionerConfig;
 use client::fielddiff::diff;
+use client::forensics::dumps::{dump_file, dump_files, read_snapshot_file, state_at};
+use client::forensics::{
+    first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace, retrace,
+};
 use client::hashlog::{
     compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
 };
@@ -18,7 +22,7 @@ use client::{
     dumps_next_to, load_rules, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
     NetConfig, NetPeer, NetRun, Resume,
 };
-use engine::WorldSnapshot;
+use engine::{Phase, Tick};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::path::PathBuf;
@@ -31,7 +35,8 @@ Exit status:
   0  done (host/join/spectate: every final tick reached)
   1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
      no GGRS synchronization after the handshake
-  2  desync detected (host/join/spectate), or two hash logs diverge (desync)
+  2  desync detected (host/join/spectate), two hash logs diverge (desync), or two
+     states differ (state --diff)
   3  host/join/spectate: the other side disconnected before the end";
 
 #[derive(Parser)]
@@ -98,8 +103,9 @@ enum Command {
         #[arg(long)]
         hash_log: Option<PathBuf>,
     },
-    /// Compare two peers' hash logs: the first divergent tick and section, and a field-level
-    /// diff when both sides have snapshot dumps of that tick.
+    /// Compare two peers' hash logs: the first divergent tick and section, a field-level diff
+    /// and the first phase that differs when both sides dumped that tick; with both match logs,
+    /// whether their inputs agree there and which peer's state does not follow from its inputs.
     Desync {
         /// One peer's hash log.
         a: PathBuf,
@@ -111,6 +117,24 @@ enum Command {
         /// Snapshot dumps of the second peer (default: `<b>.dumps`).
         #[arg(long)]
         dumps_b: Option<PathBuf>,
+        /// The first peer's match log.
+        #[arg(long, requires = "match_b")]
+        match_a: Option<PathBuf>,
+        /// The second peer's match log.
+        #[arg(long, requires = "match_a")]
+        match_b: Option<PathBuf>,
+    },
+    /// Print the state at a tick of a match log (or a `.snapshot` dump, desync or sync test),
+    /// every field as `path: value`; with --diff, only the fields that differ from another.
+    State {
+        /// A match log or a `.snapshot` file.
+        log: PathBuf,
+        /// The tick (required for a match log; checked for a snapshot).
+        #[arg(long)]
+        tick: Option<u32>,
+        /// Another match log or snapshot to compare with at the same tick.
+        #[arg(long)]
+        diff: Option<PathBuf>,
     },
     /// Host a networked match as player 1 (slot 0), played by a bot.
     Host {
@@ -173,6 +197,9 @@ enum Command {
         /// mismatch reported.
         #[arg(long, hide = true)]
         debug_inject_desync: Option<u32>,
+        /// Debugging aid: the phase after which that tick's first pass is perturbed.
+        #[arg(long, hide = true, value_parser = parse_phase)]
+        debug_inject_phase: Option<Phase>,
     },
     /// Print the default rules as a TOML file.
     DefaultRules,
@@ -259,6 +286,17 @@ struct NetArgs {
     /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
     #[arg(long, hide = true)]
     debug_inject_desync: Option<u32>,
+    /// Debugging aid: the phase of that tick's step after which to perturb (`movement`, ...;
+    /// default: after the whole step).
+    #[arg(long, hide = true, value_parser = parse_phase)]
+    debug_inject_phase: Option<Phase>,
+}
+
+fn parse_phase(name: &str) -> Result<Phase, String> {
+    Phase::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = engine::STEP_PHASES.iter().map(|p| p.name()).collect();
+        format!("`{name}`: expected one of {}", names.join(", "))
+    })
 }
 
 impl NetArgs {
@@ -287,6 +325,7 @@ impl NetArgs {
             finish_timeout: Duration::from_secs(10),
             fps: self.fps,
             inject_desync: self.debug_inject_desync,
+            inject_after: self.debug_inject_phase,
             dump_dir: self.dump_dir.clone().or_else(|| {
                 self.hash_log
                     .is_none()
@@ -311,8 +350,12 @@ fn main() -> ExitCode {
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
     println!("{summary}");
     if summary.desyncs > 0 {
+        let at = summary
+            .first_desync
+            .map_or(String::new(), |t| format!(" first at tick {t},"));
         eprintln!(
-            "duel-cli: desync detected ({} time(s)); exiting with status 2",
+            "duel-cli: desync detected{at} {} checks differed (the dumps and next command are \
+             printed above); exiting with status 2",
             summary.desyncs
         );
         ExitCode::from(2)
@@ -383,6 +426,7 @@ fn run() -> Result<ExitCode> {
             dump_dir,
             hash_log,
             debug_inject_desync,
+            debug_inject_phase,
         } => {
             let summary = run_sync_test(&SyncTest {
                 rules: load_rules(rules.as_deref())?,
@@ -393,6 +437,7 @@ fn run() -> Result<ExitCode> {
                 dump_dir,
                 hash_log,
                 inject: debug_inject_desync,
+                inject_after: debug_inject_phase,
             })?;
             println!(
                 "ticks={} rollbacks={} mismatches=0 hash={:016x}",
@@ -452,11 +497,15 @@ fn run() -> Result<ExitCode> {
             b,
             dumps_a,
             dumps_b,
+            match_a,
+            match_b,
         } => {
             let dumps_a = dumps_a.unwrap_or_else(|| dumps_next_to(&a));
             let dumps_b = dumps_b.unwrap_or_else(|| dumps_next_to(&b));
-            return desync_report(&a, &b, &dumps_a, &dumps_b);
+            let matches = match_a.zip(match_b);
+            return desync_report(&a, &b, &dumps_a, &dumps_b, matches.as_ref());
         }
+        Command::State { log, tick, diff } => return state(&log, tick, diff.as_deref()),
         Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
         Command::RailFairness {
             ticks,
@@ -555,7 +604,13 @@ fn join(host: &str, bind: Option<SocketAddr>, net: &NetArgs, role: Role) -> Resu
 /// tick (or the nearest later dumped tick), the fields that differ, and the ticks only one log
 /// holds. Exit 0 if they agree, 2 if they diverge; an error (exit 1) if they are not of the same
 /// match, have no tick in common, or agree but one has gaps inside the other's span.
-fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<ExitCode> {
+fn desync_report(
+    a: &Path,
+    b: &Path,
+    dumps_a: &Path,
+    dumps_b: &Path,
+    matches: Option<&(PathBuf, PathBuf)>,
+) -> Result<ExitCode> {
     let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
     for (path, log) in [(a, &la), (b, &lb)] {
         if let Some((line, bytes)) = log.torn_line {
@@ -601,26 +656,20 @@ fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<E
     };
     let section = section.map_or("combined (the section hashes agree)", |s| s.name());
     println!("first divergence at tick {tick}, section {section}");
-    let dumped = |dir: &Path| -> Vec<(u32, PathBuf)> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter_map(|p| {
-                let name = p.file_name()?.to_str()?.to_owned();
-                let t = name
-                    .strip_suffix(".snapshot")?
-                    .rsplit_once("-tick-")?
-                    .1
-                    .parse()
-                    .ok()?;
-                Some((t, p))
-            })
-            .collect()
-    };
-    let (da, db) = (dumped(dumps_a), dumped(dumps_b));
+    dump_report(tick, dumps_a, dumps_b)?;
+    if let Some((ma, mb)) = matches {
+        match_log_report([(ma, dumps_a), (mb, dumps_b)], tick)?;
+    }
+    Ok(ExitCode::from(2))
+}
+
+/// The fields that differ at the first tick both peers dumped at or after `tick`, and the
+/// first phase whose hashes differ in the step to `tick`.
+fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
+    let (da, db) = (
+        dump_files(dumps_a, "snapshot"),
+        dump_files(dumps_b, "snapshot"),
+    );
     let common = da
         .iter()
         .filter(|(t, _)| *t >= tick && db.iter().any(|(u, _)| u == t))
@@ -631,16 +680,121 @@ fn desync_report(a: &Path, b: &Path, dumps_a: &Path, dumps_b: &Path) -> Result<E
             dumps_a.display(),
             dumps_b.display()
         );
-        return Ok(ExitCode::from(2));
+        return Ok(());
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
-    let load = |p: &Path| -> Result<WorldSnapshot> {
-        let bytes = std::fs::read(p).with_context(|| p.display().to_string())?;
-        WorldSnapshot::from_bytes(&bytes).with_context(|| p.display().to_string())
-    };
-    let (sa, sb) = (load(path_a)?, load(path_b)?);
+    let (sa, sb) = (read_snapshot_file(path_a)?, read_snapshot_file(path_b)?);
     println!("fields that differ at tick {at}:");
     for d in diff(&sa, &sb) {
+        println!("  {d}");
+    }
+    match (
+        dump_file(dumps_a, "phases", tick),
+        dump_file(dumps_b, "phases", tick),
+    ) {
+        (Some(pa), Some(pb)) => {
+            let (ta, tb) = (read_phase_trace(&pa)?, read_phase_trace(&pb)?);
+            println!("{}", phase_verdict(&ta, &tb));
+        }
+        _ => println!("no per-phase hashes of tick {tick} on both sides"),
+    }
+    Ok(())
+}
+
+/// Inputs to the divergent tick in both match logs, which log does not re-simulate, and
+/// whether each peer's own traced step to that tick re-simulates here from its dumped state.
+fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
+    let [(a, dumps_a), (b, dumps_b)] = sides;
+    let (la, lb) = (read_log(a)?, read_log(b)?);
+    let mut slots = Vec::new();
+    match inputs_agree((a, &la), (b, &lb), tick, &mut slots) {
+        Ok(true) => println!(
+            "inputs to tick {tick} agree in both match logs: same inputs, different states \
+             (non-determinism, not input delivery)"
+        ),
+        Ok(false) => {
+            println!("inputs to tick {tick} DIFFER between the match logs (input delivery bug):");
+            for line in slots {
+                println!("{line}");
+            }
+        }
+        Err(why) => println!("inputs not compared: {why}"),
+    }
+    let mut faulty = Vec::new();
+    for (path, log, dumps) in [(a, &la, dumps_a), (b, &lb, dumps_b)] {
+        let who = format!("{} ({})", log.header.mode, path.display());
+        match first_unfollowed_tick(log) {
+            None => println!(
+                "{who}: re-simulates through tick {}: its states follow from its inputs",
+                log.last_tick()
+            ),
+            Some((t, why)) => {
+                println!(
+                    "{who}: its state at tick {t} does not follow from its own inputs ({why})"
+                );
+                faulty.push(who.clone());
+            }
+        }
+        if let Some(line) = retrace_report(log, dumps, tick)? {
+            println!("{}: {line}", log.header.mode);
+        }
+    }
+    if let [who] = faulty.as_slice() {
+        println!("=> the faulty peer is {who}");
+    }
+    Ok(())
+}
+
+/// The peer's dumped state before `tick` and its logged inputs, stepped here with a trace,
+/// against the trace the peer wrote: `None` when the dumps lack either file.
+fn retrace_report(
+    log: &client::matchlog::MatchLog,
+    dumps: &Path,
+    tick: Tick,
+) -> Result<Option<String>> {
+    let (Some(before), Some(phases), Some(record)) = (
+        tick.checked_sub(1)
+            .and_then(|t| dump_file(dumps, "snapshot", t)),
+        dump_file(dumps, "phases", tick),
+        log.tick_record(tick),
+    ) else {
+        return Ok(None);
+    };
+    let rules = client::replay::log_rules(log, None)?;
+    let here = retrace(&rules, &read_snapshot_file(&before)?, &record.inputs)?;
+    let theirs = read_phase_trace(&phases)?;
+    Ok(Some(match theirs.hashes.first_difference(&here) {
+        None => format!(
+            "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
+             matches its own per-phase hashes"
+        ),
+        Some((phase, _)) => format!(
+            "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
+             differs from its own per-phase hashes after phase {}: that peer's step did not \
+             follow from its state and inputs",
+            phase.name()
+        ),
+    }))
+}
+
+/// `duel-cli state`: prints a state, or its differences from another (exit 2 if any).
+fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Result<ExitCode> {
+    let a = state_at(path, tick)?;
+    let Some(other) = other else {
+        println!("state at tick {} (hash {})", a.tick, a.hash());
+        for (field, value) in client::fielddiff::flatten(&a) {
+            println!("{field}: {value}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let b = state_at(other, Some(a.tick))?;
+    let diffs = diff(&a, &b);
+    if diffs.is_empty() {
+        println!("identical at tick {} (hash {})", a.tick, a.hash());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("fields that differ at tick {}:", a.tick);
+    for d in diffs {
         println!("  {d}");
     }
     Ok(ExitCode::from(2))

@@ -48,6 +48,7 @@ pub fn plan(ticks: u32, bot_seed: u64, log: &Path) -> NetRun {
         finish_timeout: Duration::from_secs(15),
         fps: 60,
         inject_desync: None,
+        inject_after: None,
         dump_dir: None,
         match_log: None,
     }

@@ -1,5 +1,5 @@
 //! Sync tests: 10 000 ticks of bot inputs at check distance 7 find no mismatch; an injected
-//! non-determinism is found, named, and both snapshots are written for diffing.
+//! non-determinism is found, named, and both snapshots are written for `duel-cli state --diff`.
 
 use crate::common::scratch_dir;
 use client::synctest::{run_sync_test, SyncTest};
@@ -16,6 +16,7 @@ fn spec(dir: &std::path::Path, ticks: u32, inject: Option<u32>) -> SyncTest {
         dump_dir: dir.join("dump"),
         hash_log: Some(dir.join("synctest.log")),
         inject,
+        inject_after: None,
     }
 }
 
@@ -50,4 +51,45 @@ fn injected_nondeterminism_is_caught_with_both_snapshots_dumped() {
         std::fs::read_to_string(dump.join("tick-150-resimulated.txt")).expect("resim");
     assert_ne!(original, resimulated);
     assert!(dump.join("tick-150-original.snapshot").exists());
+
+    // The dumps are read by the same tool as desync dumps and match logs.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("state")
+        .arg(dump.join("tick-150-original.snapshot"))
+        .arg("--diff")
+        .arg(dump.join("tick-150-resimulated.snapshot"))
+        .output()
+        .expect("run state tool");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "differing states exit 2: {text}"
+    );
+    assert!(text.contains("fields that differ at tick 150:"), "{text}");
+    assert!(text.contains("players[1].pos.x: "), "{text}");
+}
+
+/// A non-determinism in one phase of a tick's first pass is traced to that phase: the original
+/// and re-simulated steps are written as `.phases` files and the error names the phase.
+#[test]
+fn injected_nondeterminism_is_traced_to_its_phase() {
+    let dir = scratch_dir("synctest-phase");
+    let mut spec = spec(&dir, 400, Some(150));
+    spec.inject_after = Some(engine::Phase::Pushbox);
+    let err = run_sync_test(&spec).unwrap_err();
+    let text = err.to_string();
+    let Error::SyncTestMismatch { dump, phases, .. } = err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        phases.as_deref(),
+        Some("first phase that differs in the step to tick 150: pushbox (section players)"),
+        "{text}"
+    );
+    assert!(text.contains("pushbox"), "{text}");
+    for label in ["original", "resimulated"] {
+        let path = dump.join(format!("tick-150-{label}.phases"));
+        client::forensics::read_phase_trace(&path).expect("a readable trace");
+    }
 }

@@ -9,6 +9,7 @@ mod fight;
 mod golden;
 mod inputs;
 mod invariants;
+mod phase_trace;
 mod rail;
 mod restore_replay;
 mod rules_extremes;

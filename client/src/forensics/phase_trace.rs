@@ -1,0 +1,212 @@
+//! `.phases` files: the inputs of one step and the state hash after each of its phases.
+//!
+//! Beside each dumped snapshot `<role>-tick-<t>.snapshot` a peer writes `<role>-tick-<t>.phases`
+//! for the step that reached tick `t`. The files come from another machine: they are read with a
+//! size limit and parsed strictly (every phase once, in order; 16-digit hex hashes), and a bad
+//! file is an error naming its line.
+
+use crate::error::Error;
+use engine::{InputCmd, PhaseHashes, StateHash, Tick, STEP_PHASES};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Largest `.phases` file read (a real one is about 1.3 KB).
+const MAX_TRACE_BYTES: u64 = 64 * 1024;
+
+/// The per-phase hashes of one step, with the inputs it was simulated with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseTrace {
+    /// The hashes after every phase of the step from `hashes.tick` to `hashes.tick + 1`.
+    pub hashes: PhaseHashes,
+    /// Every player's input, in slot order, as written (`buttons=.. move=x,y view=t+f`).
+    pub inputs: Vec<String>,
+}
+
+/// One input as `.phases` files and reports print it.
+#[must_use]
+pub fn describe_input(input: &InputCmd) -> String {
+    format!(
+        "buttons={:#04x} move={},{} view={}+{}",
+        input.buttons, input.move_x, input.move_y, input.view_ticks, input.view_frac
+    )
+}
+
+impl PhaseTrace {
+    /// A trace of `hashes` from `inputs`.
+    #[must_use]
+    pub fn new(hashes: PhaseHashes, inputs: &[InputCmd]) -> PhaseTrace {
+        PhaseTrace {
+            hashes,
+            inputs: inputs.iter().map(describe_input).collect(),
+        }
+    }
+
+    /// The file's text: `step <tick>`, one `input <slot> ...` line per player, then one
+    /// `<phase> <combined> <players> <projectiles> <maze> <history> <rest>` line per phase.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "# state hashes after each phase of the step from tick {} to {}\nstep {}\n",
+            self.hashes.tick,
+            u64::from(self.hashes.tick) + 1,
+            self.hashes.tick
+        );
+        for (slot, input) in self.inputs.iter().enumerate() {
+            let _ = writeln!(out, "input {slot} {input}");
+        }
+        for (phase, hash) in STEP_PHASES.iter().zip(&self.hashes.after) {
+            let _ = writeln!(out, "{} {hash}", phase.name());
+        }
+        out
+    }
+
+    /// Parses [`PhaseTrace::to_text`] output strictly.
+    ///
+    /// # Errors
+    /// [`Error::PhaseTraceSyntax`] naming the line.
+    pub fn parse(path: &Path, text: &str) -> Result<PhaseTrace, Error> {
+        let bad = |line: usize, reason: String| Error::PhaseTraceSyntax {
+            path: path.to_owned(),
+            line,
+            reason,
+        };
+        let mut tick = None;
+        let mut inputs = Vec::new();
+        let mut after = [StateHash::default(); STEP_PHASES.len()];
+        let mut phases = 0;
+        for (index, line) in text.lines().enumerate() {
+            let n = index + 1;
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+            match key {
+                "step" if tick.is_none() => {
+                    tick = Some(
+                        rest.parse::<Tick>()
+                            .map_err(|e| bad(n, format!("tick `{rest}`: {e}")))?,
+                    );
+                }
+                "input" if phases == 0 && inputs.len() < engine::MAX_PLAYERS => {
+                    let (slot, input) = rest.split_once(' ').unwrap_or((rest, ""));
+                    if slot != inputs.len().to_string() || input.len() > 80 {
+                        return Err(bad(n, format!("input line for slot `{slot}` out of order")));
+                    }
+                    inputs.push(input.to_owned());
+                }
+                name if phases < STEP_PHASES.len() && name == STEP_PHASES[phases].name() => {
+                    after[phases] = parse_hash(rest).map_err(|reason| bad(n, reason))?;
+                    phases += 1;
+                }
+                other => {
+                    let expected = STEP_PHASES.get(phases).map_or("nothing more", |p| p.name());
+                    return Err(bad(
+                        n,
+                        format!("unexpected `{other}` (expected {expected})"),
+                    ));
+                }
+            }
+        }
+        let Some(tick) = tick else {
+            return Err(bad(0, "no `step` line".into()));
+        };
+        if phases < STEP_PHASES.len() {
+            return Err(bad(0, format!("{phases} of {} phases", STEP_PHASES.len())));
+        }
+        Ok(PhaseTrace {
+            hashes: PhaseHashes { tick, after },
+            inputs,
+        })
+    }
+}
+
+fn parse_hash(text: &str) -> Result<StateHash, String> {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut values = [0u64; 6];
+    if words.len() != values.len() {
+        return Err(format!("expected 6 hashes, found {}", words.len()));
+    }
+    for (value, word) in values.iter_mut().zip(&words) {
+        if word.len() != 16 {
+            return Err(format!("hash `{word}` is not 16 hex digits"));
+        }
+        *value = u64::from_str_radix(word, 16).map_err(|e| format!("hash `{word}`: {e}"))?;
+    }
+    let [combined, players, projectiles, maze, history, rest] = values;
+    Ok(StateHash {
+        combined,
+        players,
+        projectiles,
+        maze,
+        history,
+        rest,
+    })
+}
+
+/// Writes `<stem>.phases` into `dir`.
+///
+/// # Errors
+/// [`Error::Io`].
+pub fn write_phase_trace(dir: &Path, stem: &str, trace: &PhaseTrace) -> Result<(), Error> {
+    let path = dir.join(format!("{stem}.phases"));
+    std::fs::write(&path, trace.to_text()).map_err(|e| Error::io(&path, e))
+}
+
+/// Reads a `.phases` file (at most 64 KiB).
+///
+/// # Errors
+/// [`Error::Io`], [`Error::LogTooLarge`], [`Error::PhaseTraceSyntax`].
+pub fn read_phase_trace(path: &Path) -> Result<PhaseTrace, Error> {
+    let bytes = crate::matchlog::read_limited(path, MAX_TRACE_BYTES)?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::PhaseTraceSyntax {
+        path: path.to_owned(),
+        line: 0,
+        reason: "not UTF-8 text".into(),
+    })?;
+    PhaseTrace::parse(path, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Rules, World};
+
+    fn trace() -> PhaseTrace {
+        let mut world = World::new(Rules::default(), 3, 2).expect("world");
+        let inputs = [InputCmd::idle(0), InputCmd::idle(0)];
+        let mut hashes = PhaseHashes::default();
+        world.step_traced(&inputs, &mut hashes).expect("step");
+        PhaseTrace::new(hashes, &inputs)
+    }
+
+    #[test]
+    fn a_phase_trace_reads_back_as_written() {
+        let t = trace();
+        let back = PhaseTrace::parse(Path::new("t.phases"), &t.to_text()).expect("parse");
+        assert_eq!(back, t);
+    }
+
+    #[test]
+    fn damaged_phase_traces_are_refused_with_their_line() {
+        let text = trace().to_text();
+        let cases = [
+            text.replace("movement", "moving"),
+            text.replace("step 0", "step x"),
+            text.lines().take(8).collect::<Vec<_>>().join("\n"),
+            text.replace("validate ", "validate 0 "),
+            format!("{text}events {}\n", "0".repeat(16)),
+            text.replace("input 1", "input 7"),
+        ];
+        for bad in cases {
+            let err = PhaseTrace::parse(Path::new("t.phases"), &bad).expect_err(&bad);
+            assert!(matches!(err, Error::PhaseTraceSyntax { .. }), "{err}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_is_refused_without_panicking(text in ".{0,400}") {
+            let _ = PhaseTrace::parse(Path::new("t.phases"), &text);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! From what to why: phase traces, inputs and re-simulations compared, each verdict one line.
+
+use super::phase_trace::{describe_input, PhaseTrace};
+use crate::error::Error;
+use crate::matchlog::MatchLog;
+use engine::{InputCmd, PhaseHashes, Tick};
+use std::path::Path;
+
+/// What the per-phase hashes of the step to the first divergent tick say, in one line.
+#[must_use]
+pub fn phase_verdict(a: &PhaseTrace, b: &PhaseTrace) -> String {
+    let tick = u64::from(a.hashes.tick) + 1;
+    match a.hashes.first_difference(&b.hashes) {
+        Some((phase, section)) => format!(
+            "first phase that differs in the step to tick {tick}: {} (section {})",
+            phase.name(),
+            section.map_or("combined only", |s| s.name())
+        ),
+        None => format!(
+            "every phase agrees in the step to tick {tick}: re-simulated from each peer's state \
+             and inputs, the step is the same on both; the difference came from outside the step"
+        ),
+    }
+}
+
+/// The inputs of the step to `tick` in two match logs, compared: `Ok(true)` if they agree.
+///
+/// # Errors
+/// A line saying which log lacks the tick.
+pub fn inputs_agree(
+    a: (&Path, &MatchLog),
+    b: (&Path, &MatchLog),
+    tick: Tick,
+    out: &mut Vec<String>,
+) -> Result<bool, String> {
+    fn record<'l>(
+        (path, log): (&Path, &'l MatchLog),
+        tick: Tick,
+    ) -> Result<&'l crate::matchlog::TickRecord, String> {
+        log.tick_record(tick)
+            .ok_or_else(|| format!("{} holds no inputs for tick {tick}", path.display()))
+    }
+    let (ra, rb) = (record(a, tick)?, record(b, tick)?);
+    let describe = |w: &engine::WireInput| describe_input(&w.at(tick - 1));
+    let mut agree = ra.inputs.len() == rb.inputs.len();
+    for (slot, (ia, ib)) in ra.inputs.iter().zip(&rb.inputs).enumerate() {
+        if ia != ib {
+            agree = false;
+            out.push(format!(
+                "  slot {slot}: {} vs {}",
+                describe(ia),
+                describe(ib)
+            ));
+        }
+    }
+    Ok(agree)
+}
+
+/// Re-simulates a match log from its start: `None` if every logged state follows from its
+/// inputs, else the first tick that does not and a description.
+#[must_use]
+pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
+    match crate::replay::verify(log, None) {
+        Ok(_) => None,
+        Err(Error::VerifyMismatch {
+            tick,
+            section,
+            logged,
+            got,
+        }) => Some((
+            tick,
+            format!("section {section}: logged {logged:016x}, its inputs give {got:016x}"),
+        )),
+        Err(other) => Some((log.last_tick(), format!("does not replay: {other}"))),
+    }
+}
+
+/// Re-simulates one step here, from a dumped state and the logged inputs, tracing every phase:
+/// compared with the trace the peer wrote, it says whether that peer's step followed from its
+/// own state and inputs.
+///
+/// # Errors
+/// Rules or snapshot errors (a dumped state the rules refuse), or an engine error stepping.
+pub fn retrace(
+    rules: &engine::Rules,
+    before: &engine::WorldSnapshot,
+    inputs: &[engine::WireInput],
+) -> Result<PhaseHashes, Error> {
+    let mut world = engine::World::from_snapshot(rules.clone(), before)?;
+    let tick = world.tick();
+    let inputs: Vec<InputCmd> = inputs.iter().map(|w| w.at(tick)).collect();
+    let mut trace = PhaseHashes::default();
+    world.step_traced(&inputs, &mut trace)?;
+    Ok(trace)
+}

@@ -1,0 +1,66 @@
+//! `World::step_traced` is `World::step` plus a hash after every phase: same states and events,
+//! the last phase hash is the state's hash, and a nudge after one phase shows up first in
+//! exactly that phase.
+
+use engine::{Bot, Phase, PhaseHashes, Rules, World, STEP_PHASES};
+
+fn bot_inputs(world: &World, bots: &mut [Bot; 2]) -> [engine::InputCmd; 2] {
+    [bots[0].think(world), bots[1].think(world)]
+}
+
+#[test]
+fn traced_step_gives_the_same_states_and_events_as_step() {
+    let mut plain = World::new(Rules::default(), 9, 2).expect("world");
+    let mut traced = plain.clone();
+    let mut bots = [Bot::new(0, 3), Bot::new(1, 4)];
+    let mut trace = PhaseHashes::default();
+    for _ in 0..900 {
+        let inputs = bot_inputs(&plain, &mut bots);
+        let tick = plain.tick();
+        let events = plain.step(&inputs).expect("step").to_vec();
+        let traced_events = traced.step_traced(&inputs, &mut trace).expect("traced");
+        assert_eq!(traced_events, events.as_slice(), "events at tick {tick}");
+        assert_eq!(traced.state(), plain.state(), "state after tick {tick}");
+        assert_eq!(trace.tick, tick, "the trace names the tick simulated");
+        assert_eq!(
+            trace.after(Phase::Events),
+            plain.state_hash(),
+            "the last phase's hash is the state's"
+        );
+    }
+}
+
+#[test]
+fn a_nudge_after_one_phase_is_the_first_phase_difference() {
+    let mut world = World::new(Rules::default(), 9, 2).expect("world");
+    let mut bots = [Bot::new(0, 3), Bot::new(1, 4)];
+    for _ in 0..300 {
+        let inputs = bot_inputs(&world, &mut bots);
+        world.step(&inputs).expect("step");
+    }
+    let inputs = bot_inputs(&world, &mut bots);
+    let mut clean = PhaseHashes::default();
+    world
+        .clone()
+        .step_traced(&inputs, &mut clean)
+        .expect("clean");
+    for phase in STEP_PHASES {
+        let mut nudged = PhaseHashes::default();
+        let mut copy = world.clone();
+        copy.debug_step_perturbed(&inputs, phase, Some(&mut nudged))
+            .expect("nudged");
+        let (first, section) = clean.first_difference(&nudged).expect("they differ");
+        assert_eq!(first, phase, "nudged after {phase:?}");
+        assert_eq!(section, Some(engine::Section::Players));
+        assert_eq!(Phase::from_name(phase.name()), Some(phase));
+    }
+}
+
+#[test]
+fn a_refused_step_leaves_the_trace_untouched() {
+    let mut world = World::new(Rules::default(), 9, 2).expect("world");
+    let mut trace = PhaseHashes::default();
+    let wrong_tick = [engine::InputCmd::idle(5), engine::InputCmd::idle(5)];
+    assert!(world.step_traced(&wrong_tick, &mut trace).is_err());
+    assert_eq!(trace, PhaseHashes::default());
+}
