@@ -53,7 +53,9 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
         fill_circle(canvas, at, r + 1.0, palette::with_alpha(palette::INK, 160))?;
         fill_circle(canvas, at, r, color)?;
     }
-    for (p, at) in shown() {
+    // The fallen first, so a knocked-out fighter never hides the one still standing on it.
+    let fallen = shown().filter(|(p, _)| !p.is_alive());
+    for (p, at) in fallen.chain(shown().filter(|(p, _)| p.is_alive())) {
         draw_player(canvas, layout, rules, current.tick, p, at)?;
     }
     Ok(())

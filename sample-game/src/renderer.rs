@@ -85,6 +85,16 @@ impl Renderer {
             scene.alpha,
         );
         draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
+        // With one local player among others (online, or against the bot), mark it.
+        if let [me] = scene.local_players {
+            if let Some(&at) = positions.get(usize::from(*me)) {
+                let s = layout.text_scale;
+                let below = layout.to_screen(at + glam::Vec2::new(0.0, 0.42));
+                let w = crate::font::BitmapFont::text_width("YOU", s) as f32;
+                let pos = ((below.x - w / 2.0) as i32, below.y as i32);
+                font.draw_shadowed(canvas, "YOU", pos, s, palette::player(*me))?;
+            }
+        }
         scene.effects.draw(canvas, &layout, font, scene.alpha)?;
         if scene.rail_debug {
             let last = scene.effects.last_rail_shot();
