@@ -8,6 +8,7 @@
 
 use crate::effects::Effects;
 use crate::key_bindings::KeyBindings;
+use crate::layout::Layout;
 use crate::local_input::LocalInput;
 use crate::match_source::{MatchSource, SourceCommand};
 use crate::pacing::{PacingRecorder, PacingReport};
@@ -15,6 +16,7 @@ use crate::remote_view::{alpha_256, ShownView};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
 use crate::sound::{AudioOut, Mixer, SoundDirector};
+use crate::timeline::seek_target;
 use anyhow::anyhow;
 use engine::{InputCmd, RoundPhase, TICKS_PER_SECOND};
 use sdl2::controller::Button;
@@ -184,6 +186,16 @@ impl App {
                     if let Some(command) = source_command(&event, watching) {
                         source.command(command)?;
                     }
+                    if let (Event::MouseButtonDown { x, y, .. }, Some(timeline)) =
+                        (&event, source.timeline())
+                    {
+                        let maze = &source.current().maze;
+                        let size = self.canvas.output_size().map_err(|e| anyhow!(e))?;
+                        let layout = Layout::new(size, (maze.width, maze.height));
+                        if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
+                            source.command(SourceCommand::SeekTo(tick))?;
+                        }
+                    }
                     if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
                         if let Ok(mut mixer) = audio.mixer.lock() {
                             change.apply(&mut mixer);
@@ -269,6 +281,7 @@ impl App {
 
             let net = show_net.then(|| source.net_view());
             let controllers = self.input.controller_names();
+            let timeline = source.timeline();
             let scene = Scene {
                 current: source.current(),
                 previous: source.previous(),
@@ -282,7 +295,8 @@ impl App {
                 overlay,
                 bindings: &bindings,
                 controllers: &controllers,
-                can_rematch: true,
+                can_rematch: source.can_rematch(),
+                timeline,
             };
             let drawing = Instant::now();
             self.renderer

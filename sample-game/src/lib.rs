@@ -55,6 +55,7 @@ mod screenshot;
 mod shapes;
 pub mod sound;
 mod synctest_match;
+pub mod timeline;
 
 pub use app::{App, AppOptions};
 pub use cli::Cli;
@@ -64,7 +65,7 @@ pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;
 pub use local_match::{mode_for, LocalLogs, LocalMatch};
-pub use match_source::{MatchSource, SourceCommand};
+pub use match_source::{MatchSource, SourceCommand, Timeline};
 pub use net_match::NetMatch;
 pub use net_view::{DesyncStatus, NetMode, NetView};
 pub use pacing::PacingReport;

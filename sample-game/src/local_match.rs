@@ -255,6 +255,10 @@ impl MatchSource for LocalMatch {
         true
     }
 
+    fn can_rematch(&self) -> bool {
+        true
+    }
+
     fn rematch(&mut self) -> anyhow::Result<bool> {
         let seed = self.seed.wrapping_add(1);
         let bot_slots: Vec<PlayerId> = self.bots.iter().map(Bot::player).collect();

@@ -28,6 +28,8 @@ pub enum SourceCommand {
     Seek(i32),
     /// Jump a replay to its start.
     Restart,
+    /// Jump a replay to this tick (a click on its timeline).
+    SeekTo(Tick),
 }
 
 /// A running match the game can feed inputs to and draw.
@@ -106,6 +108,16 @@ pub trait MatchSource {
         Ok(())
     }
 
+    /// Where a replay stands, for its timeline; `None` for a live match.
+    fn timeline(&self) -> Option<Timeline> {
+        None
+    }
+
+    /// Whether [`MatchSource::rematch`] can start a new match here (so the banner offers it).
+    fn can_rematch(&self) -> bool {
+        false
+    }
+
     /// Starts a new match after this one is over, if this source can (a local one can; an
     /// online one would need both peers to agree). Returns whether it did.
     ///
@@ -114,6 +126,17 @@ pub trait MatchSource {
     fn rematch(&mut self) -> anyhow::Result<bool> {
         Ok(false)
     }
+}
+
+/// A replay's position, for the label and timeline drawn over it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeline {
+    /// The tick shown.
+    pub tick: Tick,
+    /// The log's last tick.
+    pub last: Tick,
+    /// Whether playback is paused (by the viewer, or at the end of the match).
+    pub paused: bool,
 }
 
 /// Splits journal actions into the events to present now and the ones to take back (a

@@ -106,6 +106,9 @@ impl Renderer {
             draw_banner(canvas, &layout, font, &lines)?;
         }
         draw_hud(canvas, &layout, font, scene.rules, state)?;
+        if let Some(timeline) = &scene.timeline {
+            crate::timeline::draw_timeline(canvas, &layout, font, timeline)?;
+        }
         if let Some(view) = scene.net {
             draw_net_hud(canvas, &layout, font, view)?;
         }

@@ -1,12 +1,12 @@
 //! `ReplayMatch`: watches a recorded match log, with pause, single-step, speed and seek (seeks
 //! restore the nearest checkpoint and re-simulate from it, checking every logged hash).
 
-use crate::match_source::{MatchSource, SourceCommand};
+use crate::match_source::{MatchSource, SourceCommand, Timeline};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use client::hashlog::HashLogWriter;
 use client::matchlog::MatchLog;
 use client::replay::Replay;
-use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
+use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
 
 /// Playback speeds, in eighths of real time.
 const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
@@ -97,8 +97,12 @@ impl MatchSource for ReplayMatch {
         self.owed += SPEEDS[self.speed];
         while self.owed >= 8 {
             self.owed -= 8;
-            if !self.step(&mut events)? {
+            let decided = self.replay.world().state().round.phase == RoundPhase::MatchOver;
+            if decided || !self.step(&mut events)? {
+                // The match is decided (or the log ends): stop there rather than play the idle
+                // ticks recorded after it; seeking or stepping still goes anywhere.
                 self.owed = 0;
+                self.paused = true;
                 break;
             }
         }
@@ -143,6 +147,14 @@ impl MatchSource for ReplayMatch {
         true
     }
 
+    fn timeline(&self) -> Option<Timeline> {
+        Some(Timeline {
+            tick: self.replay.world().tick(),
+            last: self.replay.last_tick(),
+            paused: self.paused,
+        })
+    }
+
     fn close(&mut self) -> anyhow::Result<()> {
         if let Some(log) = &mut self.hash_log {
             log.flush()?;
@@ -165,6 +177,7 @@ impl MatchSource for ReplayMatch {
             }
             SourceCommand::Seek(s) => self.seek(self.replay.world().tick() + seconds(s))?,
             SourceCommand::Restart => self.seek(0)?,
+            SourceCommand::SeekTo(tick) => self.seek(tick)?,
             SourceCommand::LessInputDelay | SourceCommand::MoreInputDelay => {}
         }
         Ok(())
@@ -176,10 +189,11 @@ mod tests {
     use super::*;
     use client::matchlog::read_log;
 
-    fn recorded() -> MatchLog {
+    /// A recorded bot match, in a file of its own per test (the writer locks its file).
+    fn recorded(name: &str) -> MatchLog {
         let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("m.log");
+        let path = dir.join(format!("{name}.log"));
         client::run_bot_match(&client::BotMatch {
             rules: Rules::default(),
             seed: 4,
@@ -196,7 +210,7 @@ mod tests {
 
     #[test]
     fn plays_pauses_steps_speeds_and_seeks() {
-        let log = recorded();
+        let log = recorded("seek");
         let mut m = ReplayMatch::new(log).unwrap();
         m.advance(&[]).unwrap();
         assert_eq!(m.current().tick, 1);
@@ -217,5 +231,28 @@ mod tests {
         assert_eq!(m.current().tick, 1500, "clamped to the end of the log");
         m.command(SourceCommand::Restart).unwrap();
         assert_eq!(m.current().tick, 0);
+        m.command(SourceCommand::SeekTo(777)).unwrap();
+        assert_eq!(m.timeline().map(|t| (t.tick, t.last)), Some((777, 1500)));
+    }
+
+    /// Playback stops where the match is decided instead of playing the idle ticks after it.
+    #[test]
+    fn playback_stops_at_the_match_end() {
+        let mut m = ReplayMatch::new(recorded("end")).unwrap();
+        m.command(SourceCommand::Faster).unwrap();
+        m.command(SourceCommand::Faster).unwrap();
+        m.command(SourceCommand::Faster).unwrap(); // 8x
+        for _ in 0..400 {
+            m.advance(&[]).unwrap();
+        }
+        let t = m.timeline().unwrap();
+        assert!(t.paused && t.tick < t.last, "{t:?}");
+        assert_eq!(m.current().round.phase, RoundPhase::MatchOver);
+        let at = t.tick;
+        m.advance(&[]).unwrap();
+        assert_eq!(m.current().tick, at, "stays there");
+        m.command(SourceCommand::Step).unwrap();
+        m.advance(&[]).unwrap();
+        assert_eq!(m.current().tick, at + 1, "stepping still goes on");
     }
 }

@@ -50,4 +50,6 @@ pub struct Scene<'a> {
     pub controllers: &'a [String],
     /// Whether Enter starts a new match once this one is decided.
     pub can_rematch: bool,
+    /// A replay's position: draws the REPLAY/PAUSED label and the timeline.
+    pub timeline: Option<crate::match_source::Timeline>,
 }

@@ -79,6 +79,7 @@ pub fn render_to_rgba(
         bindings: &bindings,
         controllers: &[],
         can_rematch: true,
+        timeline: None,
     };
     let (w, h) = shot.size;
     let surface =

@@ -138,6 +138,7 @@ struct Extras<'a> {
     shown: ShownView,
     local_players: &'a [PlayerId],
     rail_debug: bool,
+    timeline: Option<sample_game::Timeline>,
 }
 
 /// Draws a scene in a hidden window of SDL's offscreen driver with the software renderer and
@@ -151,6 +152,7 @@ fn render(shot: &Shot<'_>) -> Frame {
             shown: ShownView::default(),
             local_players: &[0, 1],
             rail_debug: false,
+            timeline: None,
         },
     )
 }
@@ -187,6 +189,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         bindings: &bindings,
         controllers: &[],
         can_rematch: true,
+        timeline: extras.timeline,
     };
     Renderer::default()
         .draw(&mut canvas, &scene)
@@ -593,6 +596,7 @@ fn a_rail_shot_draws_its_beam_from_the_shooter_along_its_aim() {
                 shown: ShownView::default(),
                 local_players: &[0, 1],
                 rail_debug: false,
+                timeline: None,
             },
         )
     };
@@ -653,6 +657,7 @@ fn the_beam_fades_along_the_same_ray() {
             shown: ShownView::default(),
             local_players: &[0, 1],
             rail_debug: false,
+            timeline: None,
         },
     );
     let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
@@ -708,6 +713,7 @@ fn past_mode_draws_the_remote_player_from_history() {
             shown,
             local_players: &[0],
             rail_debug: true,
+            timeline: None,
         },
     );
     let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
@@ -743,5 +749,48 @@ fn past_mode_draws_the_remote_player_from_history() {
     assert!(
         ring >= 3,
         "the rewound hitbox ring around the past body ({ring}/4)"
+    );
+}
+
+/// A replay shows its label and a timeline along the bottom, filled up to where it stands.
+#[test]
+fn a_replay_draws_its_timeline_filled_to_where_it_stands() {
+    let states = scripted(&[60]);
+    let (prev, cur) = &states[0];
+    let size = (1000, 700);
+    let effects = Effects::new();
+    let timeline = sample_game::Timeline {
+        tick: 750,
+        last: 1500,
+        paused: true,
+    };
+    let frame = render_with(
+        &Shot {
+            current: cur,
+            previous: prev,
+            alpha: 1.0,
+            net: None,
+            overlay: Overlay::None,
+            size,
+        },
+        &Extras {
+            effects: &effects,
+            shown: ShownView::default(),
+            local_players: &[0, 1],
+            rail_debug: false,
+            timeline: Some(timeline),
+        },
+    );
+    let layout = sample_game::Layout::new(size, (cur.maze.width, cur.maze.height));
+    let bar = sample_game::timeline::bar(&layout);
+    let y = bar.y() + bar.height() as i32 / 2;
+    let at = |share: f32| bar.x() + (bar.width() as f32 * share) as i32;
+    assert!(
+        frame.is(at(0.25), y, sample_game::palette::ACCENT),
+        "played part"
+    );
+    assert!(
+        !frame.is(at(0.75), y, sample_game::palette::ACCENT),
+        "the rest"
     );
 }
