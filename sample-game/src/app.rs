@@ -279,7 +279,8 @@ impl App {
                 alpha_256: alpha_256(banked.as_nanos(), tick.as_nanos()),
             };
 
-            let net = show_net.then(|| source.net_view());
+            let net_view = source.net_view();
+            let net = show_net.then_some(&net_view);
             let controllers = self.input.controller_names();
             let timeline = source.timeline();
             let scene = Scene {
@@ -290,7 +291,8 @@ impl App {
                 shown,
                 local_players: source.local_players(),
                 rail_debug,
-                net: net.as_ref(),
+                net,
+                net_line: Some(&net_view),
                 effects: &effects,
                 overlay,
                 bindings: &bindings,

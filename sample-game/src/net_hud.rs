@@ -3,7 +3,7 @@
 
 use crate::font::{BitmapFont, CELL_H, CELL_W};
 use crate::layout::Layout;
-use crate::net_view::{DesyncStatus, NetView};
+use crate::net_view::{DesyncStatus, NetMode, NetView};
 use crate::palette;
 use crate::shapes::frame;
 use sdl2::pixels::Color;
@@ -133,6 +133,48 @@ pub(crate) fn draw_net_hud<T: RenderTarget>(
     Ok(())
 }
 
+/// The one-line summary shown online while the panel is closed: ping, rollbacks per second,
+/// input delay; `None` where there is no network.
+#[must_use]
+pub fn compact_line(view: &NetView) -> Option<String> {
+    if !matches!(view.mode, NetMode::Host | NetMode::Join | NetMode::Spectate) {
+        return None;
+    }
+    let ping = view
+        .ping_ms
+        .map_or("ping -".to_string(), |p| format!("ping {p} ms"));
+    let rollbacks = view
+        .rollbacks_per_second
+        .map_or("rb -".to_string(), |r| format!("rb {r:.0}/s"));
+    let delay = view
+        .input_delay
+        .map_or(String::new(), |d| format!("  delay {d}"));
+    Some(format!("{ping}  {rollbacks}{delay}  Tab"))
+}
+
+/// Draws [`compact_line`] along the bottom-right corner of the arena.
+///
+/// # Errors
+/// SDL drawing errors.
+pub(crate) fn draw_net_line<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    layout: &Layout,
+    font: &BitmapFont,
+    view: &NetView,
+) -> Result<(), String> {
+    let Some(line) = compact_line(view) else {
+        return Ok(());
+    };
+    let s = layout.text_scale;
+    let maze = layout.maze_rect();
+    let w = BitmapFont::text_width(&line, s) as i32;
+    let at = (
+        maze.right() - w - (2 * s) as i32,
+        maze.bottom() - ((CELL_H + 2) * s) as i32,
+    );
+    font.draw_shadowed(canvas, &line, at, s, palette::TEXT_DIM)
+}
+
 /// Bars for the newest rollback depths, scaled to the deepest shown; a dash when there are none.
 fn draw_sparkline<T: RenderTarget>(
     canvas: &mut Canvas<T>,
@@ -177,6 +219,20 @@ fn draw_sparkline<T: RenderTarget>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_compact_line_shows_only_online() {
+        let mut view = NetView::local(10, engine::StateHash::default());
+        assert_eq!(compact_line(&view), None);
+        view.mode = NetMode::Join;
+        view.ping_ms = Some(42);
+        view.rollbacks_per_second = Some(3.0);
+        view.input_delay = Some(2);
+        assert_eq!(
+            compact_line(&view).as_deref(),
+            Some("ping 42 ms  rb 3/s  delay 2  Tab")
+        );
+    }
+
     use super::*;
     use engine::StateHash;
 

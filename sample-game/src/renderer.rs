@@ -111,6 +111,8 @@ impl Renderer {
         }
         if let Some(view) = scene.net {
             draw_net_hud(canvas, &layout, font, view)?;
+        } else if let Some(view) = scene.net_line {
+            crate::net_hud::draw_net_line(canvas, &layout, font, view)?;
         }
         match scene.overlay {
             Overlay::None => {}

@@ -40,6 +40,9 @@ pub struct Scene<'a> {
     pub rail_debug: bool,
     /// The netcode overlay's contents, when it is shown.
     pub net: Option<&'a NetView>,
+    /// The netcode state for the compact one-line indicator shown online while the panel
+    /// is closed.
+    pub net_line: Option<&'a NetView>,
     /// Transient effects.
     pub effects: &'a Effects,
     /// What covers the arena.

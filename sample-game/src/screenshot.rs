@@ -74,6 +74,7 @@ pub fn render_to_rgba(
         local_players,
         rail_debug: shot.rail_debug,
         net: shot.net_hud.then_some(&net),
+        net_line: None,
         effects: &effects,
         overlay: Overlay::None,
         bindings: &bindings,

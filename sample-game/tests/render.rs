@@ -184,6 +184,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         local_players: extras.local_players,
         rail_debug: extras.rail_debug,
         net: shot.net,
+        net_line: None,
         effects: extras.effects,
         overlay: shot.overlay,
         bindings: &bindings,
