@@ -25,9 +25,6 @@ pub(crate) fn draw_hud<T: RenderTarget>(
     canvas.fill_rect(layout.hud_rect())?;
     canvas.set_draw_color(palette::PANEL_EDGE);
     canvas.fill_rect(Rect::new(0, layout.hud_height as i32 - 1, layout.width, 1))?;
-    for (side, p) in state.players.iter().take(2).enumerate() {
-        draw_player_panel(canvas, layout, font, rules, p, side == 1)?;
-    }
     // Middle: round and clock, then the score.
     let centre = layout.width as i32 / 2;
     let row1 = (2 * s) as i32;
@@ -43,6 +40,11 @@ pub(crate) fn draw_hud<T: RenderTarget>(
     };
     let title = format!("ROUND {}{clock}", r.round);
     let w = BitmapFont::text_width(&title, s) as i32;
+    // Each side's panel stops short of the title, however narrow the window.
+    let side_room = centre - w / 2 - (2 * s) as i32;
+    for (side, p) in state.players.iter().take(2).enumerate() {
+        draw_player_panel(canvas, layout, font, rules, p, side == 1, side_room)?;
+    }
     font.draw(canvas, &title, (centre - w / 2, row1), s, palette::ACCENT)?;
     let parts = [
         (r.wins[0].to_string(), palette::player(0)),
@@ -58,6 +60,13 @@ pub(crate) fn draw_hud<T: RenderTarget>(
     Ok(())
 }
 
+/// The health bar's width: 27 % of the window, but never so wide that name, bar and number
+/// reach into `room` (the pixels from the window's edge to the middle title); at least 1.
+fn panel_bar_width(width: u32, room: i32, pad: i32, name_w: i32, hp_w: i32, gap: i32) -> u32 {
+    let fits = room - pad - name_w - hp_w - 2 * gap;
+    (width * 27 / 100).min(fits.max(1) as u32).max(1)
+}
+
 /// One player's panel: `P1`, a health bar with the number, and ammo pips or reload progress.
 /// `right` mirrors it against the right edge.
 fn draw_player_panel<T: RenderTarget>(
@@ -67,6 +76,7 @@ fn draw_player_panel<T: RenderTarget>(
     rules: &Rules,
     p: &Player,
     right: bool,
+    room: i32,
 ) -> Result<(), String> {
     let s = layout.text_scale;
     let (w, pad) = (layout.width as i32, (4 * s) as i32);
@@ -74,11 +84,11 @@ fn draw_player_panel<T: RenderTarget>(
     let row2 = row1 + ((CELL_H + 3) * s) as i32;
     let name = format!("P{}", p.id + 1);
     let name_w = BitmapFont::text_width(&name, s) as i32;
-    let bar_w = (layout.width * 27 / 100).max(20);
-    let bar_h = 7 * s;
     let hp_text = format!("{:>3}", p.hp);
     let hp_w = BitmapFont::text_width(&hp_text, s) as i32;
     let gap = (2 * s) as i32;
+    let bar_w = panel_bar_width(layout.width, room, pad, name_w, hp_w, gap);
+    let bar_h = 7 * s;
     // Left to right: name, bar, number; mirrored on the right.
     let (name_x, bar_x, hp_x) = if right {
         let name_x = w - pad - name_w;
@@ -147,4 +157,30 @@ fn draw_player_panel<T: RenderTarget>(
         canvas.fill_rects(&spent)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At every window width from 320 px up, the left panel's number ends before the middle
+    /// title begins (regression: below 640 px they ran together).
+    #[test]
+    fn the_side_panels_never_reach_the_title() {
+        for width in 320..=2000u32 {
+            let layout = Layout::new((width, width * 2 / 3), (21, 15));
+            let s = layout.text_scale;
+            let title_w = BitmapFont::text_width("ROUND 9  9:59", s) as i32;
+            let room = width as i32 / 2 - title_w / 2 - (2 * s) as i32;
+            let (pad, gap) = ((4 * s) as i32, (2 * s) as i32);
+            let name_w = BitmapFont::text_width("P1", s) as i32;
+            let hp_w = BitmapFont::text_width("100", s) as i32;
+            let bar = panel_bar_width(width, room, pad, name_w, hp_w, gap) as i32;
+            let hp_end = pad + name_w + gap + bar + gap + hp_w;
+            assert!(
+                hp_end <= room || bar == 1,
+                "{width} px: the number ends at {hp_end}, the title starts after {room}"
+            );
+        }
+    }
 }
