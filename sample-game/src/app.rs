@@ -15,6 +15,7 @@ use crate::pacing::{PacingRecorder, PacingReport};
 use crate::remote_view::{alpha_256, ShownView};
 use crate::renderer::Renderer;
 use crate::scene::{Overlay, Scene};
+use crate::smoothing::Smoother;
 use crate::sound::{AudioOut, Mixer, SoundDirector};
 use crate::timeline::seek_target;
 use anyhow::anyhow;
@@ -171,6 +172,8 @@ impl App {
         let mut decided_for = 0u32;
         let mut pacing = PacingRecorder::new();
         let mut director = SoundDirector::default();
+        let mut smoother = Smoother::new();
+        let mut rolled_back = false;
         // What the last presented frame showed of the remote players: what a rail press
         // sampled now was aimed at.
         let mut shown = ShownView::default();
@@ -195,6 +198,14 @@ impl App {
                         if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
                             source.command(SourceCommand::SeekTo(tick))?;
                         }
+                    }
+                    if let Event::KeyDown {
+                        scancode: Some(Scancode::F4),
+                        repeat: false,
+                        ..
+                    } = event
+                    {
+                        smoother.enabled = !smoother.enabled;
                     }
                     if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
                         if let Ok(mut mixer) = audio.mixer.lock() {
@@ -248,6 +259,7 @@ impl App {
                     vec![InputCmd::idle(0); locals]
                 };
                 let happened = source.advance(&inputs)?;
+                rolled_back |= source.rolled_back();
                 let retracted = source.take_retractions();
                 for gone in &retracted {
                     effects.retract(&gone.key());
@@ -279,9 +291,13 @@ impl App {
                 alpha_256: alpha_256(banked.as_nanos(), tick.as_nanos()),
             };
 
-            let net_view = source.net_view();
+            let mut net_view = source.net_view();
+            if net_view.ping_ms.is_some() {
+                net_view.smoothed = Some((smoother.corrections, smoother.enabled));
+            }
             let net = show_net.then_some(&net_view);
             let controllers = self.input.controller_names();
+            smoother.update(source.current(), std::mem::take(&mut rolled_back));
             let timeline = source.timeline();
             let scene = Scene {
                 current: source.current(),
@@ -298,6 +314,7 @@ impl App {
                 bindings: &bindings,
                 controllers: &controllers,
                 can_rematch: source.can_rematch(),
+                smoothing: Some(&smoother),
                 timeline,
             };
             let drawing = Instant::now();

@@ -53,6 +53,7 @@ mod replay_match;
 mod scene;
 mod screenshot;
 mod shapes;
+pub mod smoothing;
 pub mod sound;
 mod synctest_match;
 pub mod timeline;

@@ -108,6 +108,12 @@ pub trait MatchSource {
         Ok(())
     }
 
+    /// Whether the last [`MatchSource::advance`] re-simulated history (a rollback that may
+    /// have moved things already drawn).
+    fn rolled_back(&self) -> bool {
+        false
+    }
+
     /// Where a replay stands, for its timeline; `None` for a live match.
     fn timeline(&self) -> Option<Timeline> {
         None

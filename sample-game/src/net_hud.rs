@@ -76,6 +76,10 @@ pub(crate) fn rows(view: &NetView) -> Vec<(&'static str, String, Color)> {
     if let Some(status) = &view.status {
         rows.push(("status", status.clone(), palette::TEXT));
     }
+    if let Some((count, on)) = view.smoothed {
+        let state = if on { "on" } else { "off (F4)" };
+        rows.push(("smoothed", format!("{count} {state}"), palette::TEXT));
+    }
     rows
 }
 

@@ -183,6 +183,10 @@ impl MatchSource for NetMatch {
         Ok(fresh)
     }
 
+    fn rolled_back(&self) -> bool {
+        self.peer.driver().resimulated_from().is_some()
+    }
+
     fn take_retractions(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.retracted)
     }
@@ -241,6 +245,7 @@ impl MatchSource for NetMatch {
             confirmed_hash: self.peer.driver().hash_at(confirmed).ok(),
             input_delay: (!self.local.is_empty()).then_some(self.input_delay as u8),
             status: self.interrupted.map(|p| format!("{p} not answering")),
+            smoothed: None,
         }
     }
 

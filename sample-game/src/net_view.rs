@@ -83,6 +83,8 @@ pub struct NetView {
     pub input_delay: Option<u8>,
     /// A line of status: replay speed, an interrupted peer, a sync test's check distance.
     pub status: Option<String>,
+    /// Rollback corrections smoothed on screen so far, and whether smoothing is on.
+    pub smoothed: Option<(u64, bool)>,
 }
 
 impl NetView {
@@ -104,6 +106,7 @@ impl NetView {
             confirmed_hash: Some(hash),
             input_delay: None,
             status: None,
+            smoothed: None,
         }
     }
 }

@@ -84,6 +84,10 @@ impl Renderer {
             scene.local_players,
             scene.alpha,
         );
+        let positions = match scene.smoothing {
+            Some(smoother) => smoother.apply(&positions),
+            None => positions,
+        };
         draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
         // With one local player among others (online, or against the bot), mark it.
         if let [me] = scene.local_players {

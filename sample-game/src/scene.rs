@@ -53,6 +53,8 @@ pub struct Scene<'a> {
     pub controllers: &'a [String],
     /// Whether Enter starts a new match once this one is decided.
     pub can_rematch: bool,
+    /// Offsets that glide rollback corrections (`None`: draw the true positions).
+    pub smoothing: Option<&'a crate::smoothing::Smoother>,
     /// A replay's position: draws the REPLAY/PAUSED label and the timeline.
     pub timeline: Option<crate::match_source::Timeline>,
 }

@@ -80,6 +80,7 @@ pub fn render_to_rgba(
         bindings: &bindings,
         controllers: &[],
         can_rematch: true,
+        smoothing: None,
         timeline: None,
     };
     let (w, h) = shot.size;

@@ -190,6 +190,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         bindings: &bindings,
         controllers: &[],
         can_rematch: true,
+        smoothing: None,
         timeline: extras.timeline,
     };
     Renderer::default()
