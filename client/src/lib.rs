@@ -1,44 +1,47 @@
 //! What a playing peer needs around the deterministic core: GGRS sessions (sync test, two-peer
 //! P2P over UDP, spectators) behind a handshake, a link conditioner, per-tick hash logs,
 //! headless runs, and rules files.
+//!
+//! The modules are grouped by concern:
+//!
+//! - [`net`]: transports, framing, the handshake, the socket GGRS talks through, GGRS's messages
+//!   and the link conditioner.
+//! - [`session`]: the GGRS configuration and driver, sync tests, networked peers, pacing and
+//!   statistics.
+//! - [`logs`]: hash logs, match logs, a peer's logs of its final ticks, and replays.
+//! - [`forensics`]: what a peer leaves behind at a desync, and the tools' reading of it.
+//! - [`runs`]: headless bot matches, networked runs and the rail fairness measurement.
+//! - At the top: the [`Error`] type, the [`journal`] of presentation effects, the
+//!   [`remote_view`] and rules files ([`load_rules`]).
+//!
+//! Every module keeps its old path as well (`client::socket`, `client::matchlog`, ...), re-exported
+//! below.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod conditioner;
-mod config;
-pub mod driver;
 mod error;
-pub mod fielddiff;
 pub mod forensics;
-pub mod ggrs_message;
-pub mod handshake;
-pub mod hashlog;
-mod headless;
 pub mod journal;
-pub mod matchlog;
-pub mod netplay;
-mod netrun;
-pub mod pacing;
-pub mod peer_logs;
-pub mod rail_fairness;
+pub mod logs;
+pub mod net;
 pub mod remote_view;
-pub mod replay;
 mod rules_file;
-pub mod socket;
-pub mod stats;
-pub mod synctest;
-pub mod tick_logs;
-pub mod transport;
-pub mod wire;
+pub mod runs;
+pub mod session;
 
-pub use config::GgrsConfig;
+pub use forensics::fielddiff;
+pub use logs::{hashlog, matchlog, peer_logs, replay, tick_logs};
+pub use net::{conditioner, ggrs_message, handshake, socket, transport, wire};
+pub use runs::rail_fairness;
+pub use session::{driver, netplay, pacing, stats, synctest};
+
 pub use driver::Driver;
 pub use error::Error;
-pub use headless::{
-    resume_bot_match, resume_logged_bot_match, run_bot_match, BotMatch, BotMatchSummary, Resume,
-    ResumeSummary,
-};
 pub use netplay::{Advance, NetConfig, NetEvent, NetPeer};
-pub use netrun::{run_net_peer, NetRun, NetRunSummary};
 pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;
+pub use runs::{
+    resume_bot_match, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
+    BotMatchSummary, NetRun, NetRunSummary, Resume, ResumeSummary,
+};
+pub use session::GgrsConfig;

@@ -10,8 +10,10 @@
 //! - [`dumps`]: finding dump files, reading snapshots and states from dumps or match logs, within
 //!   limits.
 //! - The verdicts ([`phase_verdict`], [`inputs_agree`], [`first_unfollowed_tick`], [`retrace`]).
+//! - [`fielddiff`]: field-level differences between two snapshots.
 
 pub mod dumps;
+pub mod fielddiff;
 mod notice;
 mod phase_trace;
 mod verdict;

@@ -376,7 +376,7 @@ pub fn literal_run(decoded: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::GgrsConfig;
+    use crate::GgrsConfig;
 
     fn limits() -> Limits {
         Limits::for_match::<GgrsConfig>(2, 8)

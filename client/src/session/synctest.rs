@@ -1,11 +1,11 @@
 //! Sync-test sessions: every frame GGRS rolls back `check_distance` frames and re-simulates;
 //! any checksum that comes out different proves non-determinism.
 
-use crate::config::GgrsConfig;
 use crate::driver::{Driver, Injection};
 use crate::error::Error;
 use crate::forensics::{phase_verdict, write_phase_trace, PhaseTrace};
 use crate::hashlog::HashLogWriter;
+use crate::GgrsConfig;
 use engine::{Bot, Phase, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! A networked peer: host, joiner or spectator, from the handshake to the last confirmed tick.
 
 use crate::conditioner::{ConditionerConfig, LinkConditioner};
-use crate::config::GgrsConfig;
 use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
 use crate::ggrs_message::{Limits, Sender};
@@ -10,6 +9,7 @@ use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
 use crate::stats::{NetStats, StatsClock};
 use crate::transport::UdpTransport;
 use crate::wire::{Control, PeerInfo, Role};
+use crate::GgrsConfig;
 use engine::{Rules, Tick, WireInput, World};
 use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, InputStatus, P2PSession, PlayerType,

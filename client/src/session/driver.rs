@@ -1,7 +1,7 @@
 //! The session driver: serves GGRS's save/load/advance requests, in order, on one `World`.
 
-use crate::config::GgrsConfig;
 use crate::error::Error;
+use crate::GgrsConfig;
 use engine::{
     Event, InputCmd, Phase, PhaseHashes, StateHash, StateHistory, Tick, TickRing, World,
     WorldSnapshot,

@@ -1,0 +1,346 @@
+//! `duel-cli`: headless tools around the maze duel engine: bot matches, networked peers
+//! (host, join, spectate) driven by bots, and sync tests.
+//!
+//! This file holds the command line (every subcommand's flags and help) and dispatches to one
+//! module per concern: [`bot_match`], [`net`] (host, join, spectate), [`logs`] (resume,
+//! verify, desync, state), [`sync_test`] and [`fairness`] (rail-fairness).
+
+mod bot_match;
+mod fairness;
+mod logs;
+mod net;
+mod sync_test;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use client::conditioner::ConditionerConfig;
+use client::synctest::SyncTest;
+use client::wire::Role;
+use client::{load_rules, BotMatch, Resume};
+use engine::Phase;
+use net::NetArgs;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit statuses, shown by `--help`.
+const EXIT_CODES: &str = "\
+Exit status:
+  0  done (host/join/spectate: every final tick reached)
+  1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
+     no GGRS synchronization after the handshake
+  2  desync detected (host/join/spectate), two hash logs diverge (desync), or two
+     states differ (state --diff)
+  3  host/join/spectate: the other side disconnected before the end";
+
+#[derive(Parser)]
+#[command(
+    name = "duel-cli",
+    version,
+    about = "Headless tools for the maze duel rollback engine",
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play a seeded bot match headless and print the final state hash.
+    BotMatch {
+        /// Match seed (maze and shot spread).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Seed of the bots' decisions.
+        #[arg(long, default_value_t = 2)]
+        bot_seed: u64,
+        /// Ticks to play (60 per second).
+        #[arg(long, default_value_t = 3600)]
+        ticks: u32,
+        /// Number of players, 2 to 4.
+        #[arg(long, default_value_t = 2)]
+        players: usize,
+        /// Keep playing after the match is decided, up to --ticks.
+        #[arg(long)]
+        no_stop: bool,
+        /// Rules file (TOML); the built-in defaults when absent.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Write a per-tick hash log (`tick combined players projectiles maze history rest`).
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+        /// Write the durable match log (replay file; `resume` continues it after a crash).
+        #[arg(long)]
+        match_log: Option<PathBuf>,
+    },
+    /// Resume a bot match from its match log after the process died, and play on.
+    Resume {
+        /// The match log (it is continued in place).
+        log: PathBuf,
+        /// Play on until this tick (default: where the original run was to stop, as its log
+        /// records).
+        #[arg(long)]
+        ticks: Option<u32>,
+        /// Write a hash log of the ticks played after resuming.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+    },
+    /// Re-simulate a match log headless; every recorded hash and checkpoint must match.
+    Verify {
+        /// The match log.
+        log: PathBuf,
+        /// Insist on these rules (the log's own rules are used otherwise).
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Write the re-simulated ticks' hashes as a hash log.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+    },
+    /// Compare two peers' hash logs: the first divergent tick and section, a field-level diff
+    /// and the first phase that differs when both sides dumped that tick; with both match logs,
+    /// whether their inputs agree there and which peer's state does not follow from its inputs.
+    Desync {
+        /// One peer's hash log.
+        a: PathBuf,
+        /// The other peer's hash log.
+        b: PathBuf,
+        /// Snapshot dumps of the first peer (default: `<a>.dumps`).
+        #[arg(long)]
+        dumps_a: Option<PathBuf>,
+        /// Snapshot dumps of the second peer (default: `<b>.dumps`).
+        #[arg(long)]
+        dumps_b: Option<PathBuf>,
+        /// The first peer's match log.
+        #[arg(long, requires = "match_b")]
+        match_a: Option<PathBuf>,
+        /// The second peer's match log.
+        #[arg(long, requires = "match_a")]
+        match_b: Option<PathBuf>,
+    },
+    /// Print the state at a tick of a match log (or a `.snapshot` dump, desync or sync test),
+    /// every field as `path: value`; with --diff, only the fields that differ from another.
+    State {
+        /// A match log or a `.snapshot` file.
+        log: PathBuf,
+        /// The tick (required for a match log; checked for a snapshot).
+        #[arg(long)]
+        tick: Option<u32>,
+        /// Another match log or snapshot to compare with at the same tick.
+        #[arg(long)]
+        diff: Option<PathBuf>,
+    },
+    /// Host a networked match as player 1 (slot 0), played by a bot.
+    Host {
+        /// Address to bind (and receive on).
+        #[arg(long, default_value = "0.0.0.0:7000")]
+        bind: SocketAddr,
+        /// Spectators to wait for before starting.
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
+        /// Match seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Join a match hosted at HOST:PORT as player 2, played by a bot.
+    Join {
+        /// The host's address.
+        host: String,
+        /// Address to bind (default: any port on the interface facing the host).
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Watch a match hosted at HOST:PORT.
+    Spectate {
+        /// The host's address.
+        host: String,
+        /// Address to bind.
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Run a GGRS sync test: roll back and re-simulate every frame, compare checksums.
+    SyncTest {
+        /// Frames re-simulated each frame.
+        #[arg(long, default_value_t = 7)]
+        check_distance: usize,
+        /// Frames to run.
+        #[arg(long, default_value_t = 10_000)]
+        ticks: u32,
+        /// Match seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Seed of the bots.
+        #[arg(long, default_value_t = 2)]
+        bot_seed: u64,
+        /// Rules file.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Where mismatching snapshots are written.
+        #[arg(long, default_value = "synctest-dump")]
+        dump_dir: PathBuf,
+        /// Per-tick hash log.
+        #[arg(long)]
+        hash_log: Option<PathBuf>,
+        /// Debugging aid: make the given tick simulate differently the first time, to see a
+        /// mismatch reported.
+        #[arg(long, hide = true)]
+        debug_inject_desync: Option<u32>,
+        /// Debugging aid: the phase after which that tick's first pass is perturbed.
+        #[arg(long, hide = true, value_parser = parse_phase)]
+        debug_inject_phase: Option<Phase>,
+    },
+    /// Print the default rules as a TOML file.
+    DefaultRules,
+    /// Measure the rail's fairness: two OS peers on loopback through the link conditioner,
+    /// bots firing the rail at the opponent they see, once with remote players shown predicted
+    /// and once shown from confirmed history with lag compensation.
+    RailFairness {
+        /// Final ticks per run.
+        #[arg(long, default_value_t = 3600)]
+        ticks: u32,
+        /// Impairment of each side's outgoing datagrams.
+        #[arg(long, default_value = "latency=40,jitter=10,loss=5,burst=2,seed=1")]
+        conditioner: String,
+        /// Loopback port the host binds.
+        #[arg(long, default_value_t = 7460)]
+        port: u16,
+        /// Frames of input delay.
+        #[arg(long, default_value_t = 2)]
+        input_delay: usize,
+    },
+    /// One side of `rail-fairness` (run by it as a child process).
+    #[command(hide = true)]
+    RailFairnessPeer {
+        /// `host` or `join`.
+        role: String,
+        /// The host's address (bound by the host).
+        addr: SocketAddr,
+        /// `predicted` or `past`.
+        view: client::remote_view::RemoteView,
+        #[arg(long)]
+        ticks: u32,
+        #[arg(long, value_parser = ConditionerConfig::parse)]
+        conditioner: ConditionerConfig,
+        #[arg(long)]
+        input_delay: usize,
+    },
+}
+
+fn parse_phase(name: &str) -> Result<Phase, String> {
+    Phase::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = engine::STEP_PHASES.iter().map(|p| p.name()).collect();
+        format!("`{name}`: expected one of {}", names.join(", "))
+    })
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("duel-cli: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
+    match Cli::parse().command {
+        Command::BotMatch {
+            seed,
+            bot_seed,
+            ticks,
+            players,
+            no_stop,
+            rules,
+            hash_log,
+            match_log,
+        } => bot_match::bot_match(&BotMatch {
+            rules: load_rules(rules.as_deref())?,
+            seed,
+            bot_seed,
+            players,
+            ticks,
+            stop_at_match_end: !no_stop,
+            hash_log,
+            match_log,
+        })?,
+        Command::Host {
+            bind,
+            spectators,
+            seed,
+            net,
+        } => return net::host(bind, spectators, seed, &net),
+        Command::Join { host, bind, net } => {
+            return net::join(&host, bind, &net, Role::Player);
+        }
+        Command::Spectate { host, bind, net } => {
+            return net::join(&host, bind, &net, Role::Spectator);
+        }
+        Command::SyncTest {
+            check_distance,
+            ticks,
+            seed,
+            bot_seed,
+            rules,
+            dump_dir,
+            hash_log,
+            debug_inject_desync,
+            debug_inject_phase,
+        } => sync_test::sync_test(&SyncTest {
+            rules: load_rules(rules.as_deref())?,
+            seed,
+            bot_seed,
+            check_distance,
+            ticks,
+            dump_dir,
+            hash_log,
+            inject: debug_inject_desync,
+            inject_after: debug_inject_phase,
+        })?,
+        Command::Resume {
+            log,
+            ticks,
+            hash_log,
+        } => logs::resume(&Resume {
+            log,
+            ticks,
+            hash_log,
+        })?,
+        Command::Verify {
+            log,
+            rules,
+            hash_log,
+        } => logs::verify(&log, rules.as_deref(), hash_log.as_deref())?,
+        Command::Desync {
+            a,
+            b,
+            dumps_a,
+            dumps_b,
+            match_a,
+            match_b,
+        } => return logs::desync(&a, &b, dumps_a, dumps_b, match_a.zip(match_b)),
+        Command::State { log, tick, diff } => return logs::state(&log, tick, diff.as_deref()),
+        Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
+        Command::RailFairness {
+            ticks,
+            conditioner,
+            port,
+            input_delay,
+        } => fairness::rail_fairness(ticks, &conditioner, port, input_delay)?,
+        Command::RailFairnessPeer {
+            role,
+            addr,
+            view,
+            ticks,
+            conditioner,
+            input_delay,
+        } => fairness::rail_fairness_peer(&role, addr, view, ticks, conditioner, input_delay)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

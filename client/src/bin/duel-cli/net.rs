@@ -1,0 +1,162 @@
+//! `host`, `join` and `spectate`: a bot plays (or a spectator watches) a networked match, with
+//! the options they share and the exit status of a networked run.
+
+use crate::parse_phase;
+use anyhow::{Context, Result};
+use clap::Args;
+use client::conditioner::ConditionerConfig;
+use client::netplay::open_link;
+use client::transport::{default_bind_for, resolve};
+use client::wire::Role;
+use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
+use engine::Phase;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options shared by host, join and spectate.
+#[derive(Args)]
+pub(crate) struct NetArgs {
+    /// Final (confirmed) ticks to reach before finishing.
+    #[arg(long, default_value_t = 3600)]
+    ticks: u32,
+    /// Seed of the local bot.
+    #[arg(long, default_value_t = 7)]
+    bot_seed: u64,
+    /// Rules file (TOML); the built-in defaults when absent.
+    #[arg(long)]
+    rules: Option<PathBuf>,
+    /// Per-tick hash log of confirmed ticks.
+    #[arg(long)]
+    hash_log: Option<PathBuf>,
+    /// Durable match log of confirmed ticks (a replay file).
+    #[arg(long)]
+    match_log: Option<PathBuf>,
+    /// Frames of input delay.
+    #[arg(long, default_value_t = 2)]
+    input_delay: usize,
+    /// Compare checksums with the peer every N confirmed frames.
+    #[arg(long, default_value_t = 1)]
+    desync_interval: u32,
+    /// Simulation frames per second.
+    #[arg(long, default_value_t = 60)]
+    fps: u32,
+    /// Impair outgoing datagrams: `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1`
+    /// (milliseconds one way; loss/dup/reorder in percent).
+    #[arg(long, value_parser = ConditionerConfig::parse)]
+    conditioner: Option<ConditionerConfig>,
+    /// Seconds to wait for the other side at the handshake.
+    #[arg(long, default_value_t = 30)]
+    handshake_timeout: u64,
+    /// Seconds GGRS may take to synchronize after the handshake (a host whose peers do not
+    /// synchronize in time forgets them and waits for a joiner again).
+    #[arg(long, default_value_t = 5)]
+    sync_timeout: u64,
+    /// Milliseconds of silence after which the other side counts as disconnected.
+    #[arg(long, default_value_t = 2000)]
+    disconnect_timeout_ms: u64,
+    /// Where snapshots are dumped when a desync is detected (default: `<hash log>.dumps`, or
+    /// `desync-dump` without a hash log).
+    #[arg(long)]
+    dump_dir: Option<PathBuf>,
+    /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
+    #[arg(long, hide = true)]
+    debug_inject_desync: Option<u32>,
+    /// Debugging aid: the phase of that tick's step after which to perturb (`movement`, ...;
+    /// default: after the whole step).
+    #[arg(long, hide = true, value_parser = parse_phase)]
+    debug_inject_phase: Option<Phase>,
+}
+
+impl NetArgs {
+    fn config(&self, seed: u64, spectators: usize) -> Result<NetConfig> {
+        Ok(NetConfig {
+            rules: load_rules(self.rules.as_deref())?,
+            seed,
+            input_delay: self.input_delay,
+            desync_interval: self.desync_interval,
+            fps: self.fps,
+            handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            sync_timeout: Duration::from_secs(self.sync_timeout),
+            disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
+            disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
+            spectators,
+            conditioner: self.conditioner.unwrap_or_default(),
+            ..NetConfig::default()
+        })
+    }
+
+    fn plan(&self) -> NetRun {
+        NetRun {
+            ticks: self.ticks,
+            bot_seed: self.bot_seed,
+            hash_log: self.hash_log.clone(),
+            finish_timeout: Duration::from_secs(10),
+            fps: self.fps,
+            inject_desync: self.debug_inject_desync,
+            inject_after: self.debug_inject_phase,
+            dump_dir: self.dump_dir.clone().or_else(|| {
+                self.hash_log
+                    .is_none()
+                    .then(|| PathBuf::from("desync-dump"))
+            }),
+            match_log: self.match_log.clone(),
+        }
+    }
+}
+
+/// `duel-cli host`: hosts a match as player 1 and plays it with a bot.
+pub(crate) fn host(
+    bind: SocketAddr,
+    spectators: usize,
+    seed: u64,
+    net: &NetArgs,
+) -> Result<ExitCode> {
+    let config = net.config(seed, spectators)?;
+    let link = open_link(bind, config.conditioner)?;
+    let local = link.borrow().local_addr();
+    println!("listening on {local}");
+    let peer = NetPeer::host_on(link, &config)?;
+    Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// `duel-cli join` (as [`Role::Player`]) and `duel-cli spectate` (as [`Role::Spectator`]).
+pub(crate) fn join(
+    host: &str,
+    bind: Option<SocketAddr>,
+    net: &NetArgs,
+    role: Role,
+) -> Result<ExitCode> {
+    let host = resolve(host).map_err(anyhow::Error::msg)?;
+    let bind = bind.unwrap_or_else(|| default_bind_for(host));
+    let config = net.config(0, 0)?;
+    let link = open_link(bind, config.conditioner)?;
+    let peer =
+        NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
+    Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// Exit status of a networked run: 0 clean, 2 desync detected, 3 a peer disconnected.
+fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
+    println!("{summary}");
+    if summary.desyncs > 0 {
+        let at = summary
+            .first_desync
+            .map_or(String::new(), |t| format!(" first at tick {t},"));
+        eprintln!(
+            "duel-cli: desync detected{at} {} checks differed (the dumps and next command are \
+             printed above); exiting with status 2",
+            summary.desyncs
+        );
+        ExitCode::from(2)
+    } else if let Some(peer) = summary.disconnected {
+        eprintln!(
+            "duel-cli: peer {peer} disconnected after {} final ticks; the match ended early (exit status 3)",
+            summary.ticks
+        );
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,10 @@
+//! The network layer: raw datagram transports, our framing on the wire, the handshake before
+//! tick 0, the socket GGRS talks through, GGRS's messages checked against the match's limits, and
+//! a link conditioner for testing under latency and loss.
+
+pub mod conditioner;
+pub mod ggrs_message;
+pub mod handshake;
+pub mod socket;
+pub mod transport;
+pub mod wire;

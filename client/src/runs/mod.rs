@@ -1,0 +1,13 @@
+//! Headless runs, the work behind the command-line tools: bot matches (and their resumption from
+//! a match log), networked peers driven by bots to a number of final ticks, and the rail
+//! fairness measurement.
+
+mod headless;
+mod netrun;
+pub mod rail_fairness;
+
+pub use headless::{
+    resume_bot_match, resume_logged_bot_match, run_bot_match, BotMatch, BotMatchSummary, Resume,
+    ResumeSummary,
+};
+pub use netrun::{run_net_peer, NetRun, NetRunSummary};

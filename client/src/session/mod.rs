@@ -1,0 +1,12 @@
+//! GGRS sessions around the deterministic core: the configuration, the driver that serves
+//! GGRS's save/load/advance requests, sync tests, networked peers (host, joiner, spectator),
+//! frame pacing and network/rollback statistics.
+
+mod config;
+pub mod driver;
+pub mod netplay;
+pub mod pacing;
+pub mod stats;
+pub mod synctest;
+
+pub use config::GgrsConfig;
