@@ -52,8 +52,8 @@ pub(crate) fn rail_fairness(
             "view={view}: shots={} seen_hits={seen} confirmed={confirmed} agreement={:.2}% \
              lost_same_aim={} hits_taken={taken} behind_cover={cover} ({:.2}%) rollbacks={}",
             sum(|r| r.shots),
-            sum(|r| r.seen_hits_lost_same_aim),
             100.0 * confirmed as f64 / seen.max(1) as f64,
+            sum(|r| r.seen_hits_lost_same_aim),
             100.0 * cover as f64 / taken.max(1) as f64,
             sum(|r| r.rollbacks),
         );
