@@ -174,6 +174,9 @@ impl App {
         let mut director = SoundDirector::default();
         let mut smoother = Smoother::new();
         let mut rolled_back = false;
+        // Why the match ended early (a peer left, refused, or the session failed): shown in
+        // the window until the player closes it, then returned as the run's error.
+        let mut ended: Option<anyhow::Error> = None;
         // What the last presented frame showed of the remote players: what a rail press
         // sampled now was aimed at.
         let mut shown = ShownView::default();
@@ -249,6 +252,10 @@ impl App {
             }
             while banked >= tick {
                 banked -= tick;
+                if ended.is_some() {
+                    banked = Duration::ZERO;
+                    break;
+                }
                 let locals = source.local_players().len();
                 let inputs = if overlay == Overlay::None {
                     let keys = self.events.keyboard_state();
@@ -258,7 +265,14 @@ impl App {
                 } else {
                     vec![InputCmd::idle(0); locals]
                 };
-                let happened = source.advance(&inputs)?;
+                let happened = match source.advance(&inputs) {
+                    Ok(happened) => happened,
+                    Err(e) => {
+                        eprintln!("maze-duel: {e:#}");
+                        ended = Some(e);
+                        break;
+                    }
+                };
                 rolled_back |= source.rolled_back();
                 let retracted = source.take_retractions();
                 for gone in &retracted {
@@ -299,6 +313,7 @@ impl App {
             let controllers = self.input.controller_names();
             smoother.update(source.current(), std::mem::take(&mut rolled_back));
             let timeline = source.timeline();
+            let ended_text = ended.as_ref().map(|e| format!("{e:#}"));
             let scene = Scene {
                 current: source.current(),
                 previous: source.previous(),
@@ -315,6 +330,7 @@ impl App {
                 controllers: &controllers,
                 can_rematch: source.can_rematch(),
                 smoothing: Some(&smoother),
+                ended: ended_text.as_deref(),
                 timeline,
             };
             let drawing = Instant::now();
@@ -332,6 +348,12 @@ impl App {
             if self.options.run_for.is_some_and(|d| pacing.elapsed() >= d) {
                 break;
             }
+        }
+        if let Some(e) = ended {
+            // The logs are flushed; a goodbye to a peer that is gone may fail, and that is
+            // not the news.
+            let _ = source.close();
+            return Err(e);
         }
         source.close()?;
         let (name, vsync) = self.renderer_info();

@@ -22,6 +22,29 @@ pub struct Renderer {
     font: BitmapFont,
 }
 
+/// The banner of a match that ended early: what happened, wrapped to short lines, and the way
+/// out.
+#[must_use]
+pub fn ended_lines(reason: &str) -> Vec<crate::banner::BannerLine> {
+    let line = |text: String, color, size| crate::banner::BannerLine { text, color, size };
+    let mut lines = vec![line("MATCH ENDED".into(), palette::DANGER, 3)];
+    let mut current = String::new();
+    for word in reason.split_whitespace() {
+        if !current.is_empty() && current.len() + 1 + word.len() > 48 {
+            lines.push(line(std::mem::take(&mut current), palette::TEXT, 1));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() {
+        lines.push(line(current, palette::TEXT, 1));
+    }
+    lines.push(line("Esc to quit".into(), palette::TEXT_DIM, 1));
+    lines
+}
+
 impl Renderer {
     /// A renderer drawing text with `font`.
     #[must_use]
@@ -105,7 +128,9 @@ impl Renderer {
             draw_rail_debug(canvas, &layout, font, scene, last)?;
         }
         let layout = steady;
-        if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
+        if let Some(reason) = scene.ended {
+            draw_banner(canvas, &layout, font, &ended_lines(reason))?;
+        } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch);
             draw_banner(canvas, &layout, font, &lines)?;
         }
@@ -157,5 +182,27 @@ impl Renderer {
 impl Default for Renderer {
     fn default() -> Renderer {
         Renderer::new(BitmapFont::embedded())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A match that ended early says why, in lines short enough for the banner, and the way out.
+    #[test]
+    fn an_early_end_says_why_and_how_to_leave() {
+        let reason = "the other player (127.0.0.1:43469) disconnected at tick 903; the \
+                      confirmed part of the match is in the logs";
+        let lines = ended_lines(reason);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts[0], "MATCH ENDED");
+        assert_eq!(*texts.last().unwrap(), "Esc to quit");
+        let body = texts[1..texts.len() - 1].join(" ");
+        assert_eq!(
+            body,
+            reason.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        assert!(texts.iter().all(|t| t.len() <= 48), "{texts:?}");
     }
 }

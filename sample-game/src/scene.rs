@@ -55,6 +55,9 @@ pub struct Scene<'a> {
     pub can_rematch: bool,
     /// Offsets that glide rollback corrections (`None`: draw the true positions).
     pub smoothing: Option<&'a crate::smoothing::Smoother>,
+    /// Why the match ended early (a peer left or refused, the session failed): drawn over the
+    /// arena with the way out, instead of the window closing silently.
+    pub ended: Option<&'a str>,
     /// A replay's position: draws the REPLAY/PAUSED label and the timeline.
     pub timeline: Option<crate::match_source::Timeline>,
 }

@@ -81,6 +81,7 @@ pub fn render_to_rgba(
         controllers: &[],
         can_rematch: true,
         smoothing: None,
+        ended: None,
         timeline: None,
     };
     let (w, h) = shot.size;

@@ -191,6 +191,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         controllers: &[],
         can_rematch: true,
         smoothing: None,
+        ended: None,
         timeline: extras.timeline,
     };
     Renderer::default()
