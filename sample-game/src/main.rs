@@ -118,12 +118,13 @@ fn match_source(
                     "maze-duel: sync test, check distance {distance}; mismatches go to {}",
                     dump.display()
                 );
-                return Ok(Box::new(SyncTestMatch::new(
-                    rules,
-                    seed,
-                    usize::from(distance),
-                    dump,
-                )?));
+                let path = log_for("sync-test", seed)?;
+                announce(&path);
+                let logs = LocalLogs::to(path, cli.hash_log.clone());
+                return Ok(Box::new(
+                    SyncTestMatch::new(rules, seed, usize::from(distance), dump)?
+                        .with_logs(logs)?,
+                ));
             }
             let path = log_for(
                 if bots.is_empty() {
@@ -142,7 +143,11 @@ fn match_source(
             ))
         }
         Some(Mode::Resume { log }) => {
-            let m = LocalMatch::resume(log)?;
+            anyhow::ensure!(
+                cli.match_log.is_none() && !cli.no_match_log,
+                "resume continues the match log it resumes; --match-log and --no-match-log do not apply"
+            );
+            let m = LocalMatch::resume(log)?.with_hash_log(cli.hash_log.clone())?;
             println!(
                 "maze-duel: resumed {} at tick {}",
                 log.display(),
