@@ -3,6 +3,7 @@
 //! one, and a file that is not a match log says so.
 
 use super::{record, record_offsets, scratch, within_a_minute, PREFIX};
+use crate::child::{output_within, CHILD_LIMIT};
 use client::matchlog::{
     read_log, LogHeader, MatchLog, MatchLogWriter, Record, TickRecord, LOG_MAGIC,
 };
@@ -82,22 +83,14 @@ fn a_flipped_bit_in_a_length_field_is_corruption_not_a_torn_tail() {
     bytes[offsets[victim] + 2] ^= 1 << 1;
     std::fs::write(&path, &bytes).expect("write");
     let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let verify = Command::new(exe)
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .expect("verify");
+    let verify = output_within(Command::new(exe).arg("verify").arg(&path), CHILD_LIMIT);
     assert_eq!(verify.status.code(), Some(1), "verify must fail");
     let stderr = String::from_utf8_lossy(&verify.stderr);
     assert!(
         stderr.contains(&format!("corrupt record at byte {}", offsets[victim])),
         "{stderr}"
     );
-    let resume = Command::new(exe)
-        .arg("resume")
-        .arg(&path)
-        .output()
-        .expect("resume");
+    let resume = output_within(Command::new(exe).arg("resume").arg(&path), CHILD_LIMIT);
     assert!(!resume.status.success(), "resume must refuse");
     assert!(
         std::fs::read(&path).expect("read") == bytes,
