@@ -9,5 +9,6 @@ mod inputs;
 mod invariants;
 mod rail;
 mod restore_replay;
+mod round_end;
 mod rules_extremes;
 mod step_order;
