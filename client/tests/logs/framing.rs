@@ -345,3 +345,44 @@ fn rail_shot_records_are_logged_and_verified() {
         other => panic!("expected a shot mismatch at tick {victim}, got {other:?}"),
     }
 }
+
+/// Contract: `verify` re-simulates and reports the first tick whose logged state hash differs,
+/// naming the section, and `duel-cli verify` says so and exits 1 — a log whose checksums are
+/// intact but whose history is not the one the inputs produce is not a pass.
+#[test]
+fn verify_names_the_first_tick_whose_state_differs() {
+    let dir = scratch("verify-mismatch");
+    let path = dir.join("forged.log");
+    let mut world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut scratch_log = writer(&dir.join("honest.log"), &world, "bot-match", Some(1));
+    let records = play(&mut world, &mut bots(), 600, &mut scratch_log);
+    drop(scratch_log);
+    verify(&read_log(&dir.join("honest.log")).expect("reads"), None).expect("honest verifies");
+    let world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut forged = writer(&path, &world, "bot-match", Some(1));
+    for mut r in records {
+        if r.tick == 400 {
+            r.hash.projectiles ^= 1;
+        }
+        forged.append(&Record::Tick(r)).expect("append");
+    }
+    drop(forged);
+    match verify(&read_log(&path).expect("reads"), None) {
+        Err(Error::VerifyMismatch { tick, section, .. }) => {
+            assert_eq!((tick, section), (400, "projectiles"));
+        }
+        other => panic!("expected a mismatch at tick 400, got {other:?}"),
+    }
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("verify")
+            .arg(&path),
+        CHILD_LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("400") && stderr.contains("projectiles"),
+        "{stderr}"
+    );
+}
