@@ -11,4 +11,5 @@ mod rail;
 mod restore_replay;
 mod round_end;
 mod rules_extremes;
+mod snapshot_check;
 mod step_order;
