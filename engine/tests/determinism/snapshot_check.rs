@@ -4,6 +4,9 @@
 
 use engine::{fx_bits, Fx, FxVec, PoseHistory, Projectile, Rules, World, WorldSnapshot};
 
+/// A named way to set one value of a snapshot or projectile.
+type Setter<T> = (&'static str, fn(&mut T, Fx));
+
 /// The longest pose window the rules accept (`pose_history_ticks`'s upper bound).
 const MAX_POSE_WINDOW: u8 = 30;
 
@@ -102,7 +105,7 @@ fn positions_lie_on_the_grid_edges_included() {
 fn speeds_and_aims_stay_within_one_tile_per_tick() {
     let bit = fx_bits(1);
     let one = Fx::from_num(1);
-    let cases: [(&str, fn(&mut WorldSnapshot, Fx)); 4] = [
+    let cases: [Setter<WorldSnapshot>; 4] = [
         ("vel.x", |s, v| s.players[0].vel.x = v),
         ("vel.y", |s, v| s.players[0].vel.y = v),
         ("aim.x", |s, v| s.players[1].aim.x = v),
@@ -131,7 +134,7 @@ fn projectiles_are_inside_bounded_owned_and_allocated() {
         s.next_projectile_id += 1;
         s.projectiles.len() - 1
     };
-    let cases: [(&str, fn(&mut Projectile, Fx)); 4] = [
+    let cases: [Setter<Projectile>; 4] = [
         ("projectile vel.x", |p, v| p.vel.x = v),
         ("projectile vel.y", |p, v| p.vel.y = v),
         ("projectile -vel.x", |p, v| p.vel.x = -v),
