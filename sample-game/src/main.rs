@@ -31,6 +31,7 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    cli.check().map_err(anyhow::Error::msg)?;
     let rules = client::load_rules(cli.rules.as_deref()).with_context(|| match &cli.rules {
         Some(path) => format!("rules file {}", path.display()),
         None => "built-in rules".to_string(),
@@ -143,10 +144,6 @@ fn match_source(
             ))
         }
         Some(Mode::Resume { log }) => {
-            anyhow::ensure!(
-                cli.match_log.is_none() && !cli.no_match_log,
-                "resume continues the match log it resumes; --match-log and --no-match-log do not apply"
-            );
             let m = LocalMatch::resume(log)?.with_hash_log(cli.hash_log.clone())?;
             println!(
                 "maze-duel: resumed {} at tick {}",
