@@ -476,6 +476,29 @@ mod tests {
         assert_eq!(Rules::from_toml_str(&a).expect("parses"), Rules::default());
     }
 
+    /// A swing that could reach a victim behind a wall tile is refused: accepted exactly at
+    /// `1 + 2 * player_radius`, refused one bit beyond, and the refusal names `melee_reach`.
+    #[test]
+    fn a_melee_that_could_reach_through_a_wall_is_refused() {
+        let base = Rules::default();
+        let wall_gap = Strict(I16F16::ONE) + base.player_radius + base.player_radius;
+        let at_the_wall = Rules {
+            melee_reach: wall_gap - base.melee_radius - base.pushbox_radius,
+            ..base.clone()
+        };
+        at_the_wall
+            .validate()
+            .expect("a swing that just reaches the wall's far side");
+        let through = Rules {
+            melee_reach: at_the_wall.melee_reach + fx_bits(1),
+            ..base
+        };
+        match through.validate() {
+            Err(Error::RuleOutOfRange { field, .. }) => assert_eq!(field, "melee_reach"),
+            other => panic!("a swing through the wall was not refused: {other:?}"),
+        }
+    }
+
     /// Every field, not a sample of them, is in the hash: each is set (through the rules file,
     /// so no field can be skipped) to the end of its range that differs from the default and
     /// still validates, and the hash must change.
