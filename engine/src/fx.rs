@@ -164,7 +164,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(expected = "overflow")]
     fn overflow_panics_in_every_profile() {
         let big = fx_int(32000);
         let _ = std::hint::black_box(big) * std::hint::black_box(big);

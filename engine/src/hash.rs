@@ -483,6 +483,53 @@ mod tests {
         );
     }
 
+    /// The fast path (one stack buffer) and the slow one (bincode, for a damaged snapshot with
+    /// more samples than any window holds) agree on either side of the limit, and neither panics.
+    #[test]
+    fn pose_histories_hash_like_their_encoding_at_and_beyond_the_largest_window() {
+        let sample = PoseSample {
+            pos: FxVec::new(crate::fx::fx_bits(-3), crate::fx::fx_bits(90_000)),
+            radius: crate::fx::fx_bits(19_661),
+            generation: 7,
+            flags: 1,
+        };
+        let full = MAX_PLAYERS * PoseHistory::depth(MAX_POSE_WINDOW);
+        assert_eq!(
+            8 + full * POSE_LEN,
+            HISTORY_MAX,
+            "the buffer fits the largest window"
+        );
+        for n in [0, 1, full - 1, full, full + 1, 2 * full] {
+            let history = PoseHistory {
+                samples: vec![sample; n],
+            };
+            assert_eq!(
+                hash_history(&history),
+                bincode_hash(&history),
+                "{n} samples"
+            );
+        }
+    }
+
+    /// The names and the text form are what hash logs, `desync` and `verify` print and parse.
+    #[test]
+    fn sections_are_named_and_printed_in_the_hash_log_format() {
+        let names: Vec<_> = Section::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["players", "projectiles", "maze", "history", "rest"]);
+        let h = StateHash::from_sections([1, 2, 3, 4, 5]);
+        let text = h.to_string();
+        let fields: Vec<u64> = text
+            .split(' ')
+            .map(|f| {
+                assert_eq!(f.len(), 16, "16 hex digits: {text}");
+                u64::from_str_radix(f, 16).expect("hex")
+            })
+            .collect();
+        assert_eq!(fields, [h.combined, 1, 2, 3, 4, 5]);
+        assert_eq!(h.short(), format!("{:08x}", h.combined >> 32));
+        assert_eq!(h.short(), text[..8], "the first 8 hex digits");
+    }
+
     #[test]
     fn projectile_chunks_hash_like_one_encoding() {
         let p = Projectile {

@@ -320,8 +320,6 @@ mod tests {
     use super::*;
     use crate::fx::fx_bits;
 
-    const FX_DELTA: Fx = fx_bits(1);
-
     #[test]
     fn defaults_are_valid_and_round_trip_through_toml() {
         let rules = Rules::default();
@@ -484,14 +482,65 @@ mod tests {
         assert_eq!(Rules::from_toml_str(&a).expect("parses"), Rules::default());
     }
 
+    /// A swing that could reach a victim behind a wall tile is refused: accepted exactly at
+    /// `1 + 2 * player_radius`, refused one bit beyond, and the refusal names `melee_reach`.
+    #[test]
+    fn a_melee_that_could_reach_through_a_wall_is_refused() {
+        let base = Rules::default();
+        let wall_gap = Strict(I16F16::ONE) + base.player_radius + base.player_radius;
+        let at_the_wall = Rules {
+            melee_reach: wall_gap - base.melee_radius - base.pushbox_radius,
+            ..base.clone()
+        };
+        at_the_wall
+            .validate()
+            .expect("a swing that just reaches the wall's far side");
+        let through = Rules {
+            melee_reach: at_the_wall.melee_reach + fx_bits(1),
+            ..base
+        };
+        match through.validate() {
+            Err(Error::RuleOutOfRange { field, .. }) => assert_eq!(field, "melee_reach"),
+            other => panic!("a swing through the wall was not refused: {other:?}"),
+        }
+    }
+
+    /// Every field, not a sample of them, is in the hash: each is set (through the rules file,
+    /// so no field can be skipped) to the end of its range that differs from the default and
+    /// still validates, and the hash must change.
     #[test]
     fn hash_changes_with_any_field() {
         let base = Rules::default();
-        let mut other = base.clone();
-        other.block_hp += 1;
-        assert_ne!(base.hash(), other.hash());
-        let mut other = base.clone();
-        other.max_speed += FX_DELTA;
-        assert_ne!(base.hash(), other.hash());
+        let text = base.to_toml_string();
+        let lines: Vec<&str> = text.lines().collect();
+        for field in Rules::FIELDS {
+            let at = lines
+                .iter()
+                .position(|l| l.starts_with(&format!("{field} = ")))
+                .unwrap_or_else(|| panic!("{field} is in the rules file"));
+            let range = lines[at - 1]
+                .strip_prefix("# range: ")
+                .unwrap_or_else(|| panic!("{field} has its range above it"));
+            let (min, max) = range.split_once(" ..= ").expect("min ..= max");
+            let quoted = lines[at].ends_with('"');
+            let changed = [min, max].into_iter().find_map(|v| {
+                let value = if quoted {
+                    format!("\"{v}\"")
+                } else {
+                    v.to_string()
+                };
+                let mut edited = lines.clone();
+                let line = format!("{field} = {value}");
+                edited[at] = &line;
+                Rules::from_toml_str(&edited.join("\n"))
+                    .ok()
+                    .filter(|r| *r != base)
+            });
+            let changed = changed.unwrap_or_else(|| {
+                panic!("{field}: neither end of its range ({range}) is another valid value")
+            });
+            assert_ne!(base.hash(), changed.hash(), "{field} is not in the hash");
+        }
+        assert!(Rules::FIELDS.len() >= 42, "the loop above saw every rule");
     }
 }

@@ -159,6 +159,29 @@ pub struct NetOptions {
     pub remote_view: RemoteView,
 }
 
+impl Cli {
+    /// Combinations clap cannot express: `resume` continues the match log it resumes, so
+    /// `--match-log` and `--no-match-log` would be silently ignored there; they are refused.
+    ///
+    /// # Errors
+    /// A message naming the option that does not apply.
+    pub fn check(&self) -> Result<(), String> {
+        if matches!(self.mode, Some(Mode::Resume { .. })) {
+            if self.match_log.is_some() {
+                return Err(
+                    "resume continues the log it resumes; --match-log does not apply".into(),
+                );
+            }
+            if self.no_match_log {
+                return Err(
+                    "resume continues the log it resumes; --no-match-log does not apply".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `WIDTHxHEIGHT`, each at least 64.
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = text
@@ -216,6 +239,25 @@ mod tests {
         assert!(cond.to_string().contains("unknown key `lag`"), "{cond}");
         assert!(Cli::try_parse_from(["maze-duel", "--sync-test", "1"]).is_err());
         assert!(Cli::try_parse_from(["maze-duel", "host", "--input-delay", "20"]).is_err());
+    }
+
+    #[test]
+    fn resume_refuses_match_log_options_it_would_ignore() {
+        let ok =
+            Cli::try_parse_from(["maze-duel", "resume", "m.duellog", "--hash-log", "h"]).unwrap();
+        assert_eq!(ok.check(), Ok(()), "--hash-log applies to a resumed match");
+        for flag in [
+            &["--match-log", "other.duellog"][..],
+            &["--no-match-log"][..],
+        ] {
+            let mut args = vec!["maze-duel", "resume", "m.duellog"];
+            args.extend_from_slice(flag);
+            let err = Cli::try_parse_from(args).unwrap().check().unwrap_err();
+            assert!(err.contains(flag[0]), "{err}");
+        }
+        let local =
+            Cli::try_parse_from(["maze-duel", "--sync-test", "7", "--match-log", "s"]).unwrap();
+        assert_eq!(local.check(), Ok(()), "--sync-test records a match log");
     }
 
     #[test]

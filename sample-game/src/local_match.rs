@@ -48,7 +48,7 @@ impl LocalLogs {
         }
     }
 
-    fn open(&mut self, world: &World, mode: &str) -> anyhow::Result<()> {
+    pub(crate) fn open(&mut self, world: &World, mode: &str) -> anyhow::Result<()> {
         if let Some(path) = &self.match_log_path {
             let header = LogHeader::for_world(world, mode, None);
             self.logs.match_log = Some(
@@ -67,7 +67,7 @@ impl LocalLogs {
         Ok(())
     }
 
-    fn record(&mut self, world: &World, inputs: &[InputCmd]) -> anyhow::Result<()> {
+    pub(crate) fn record(&mut self, world: &World, inputs: &[InputCmd]) -> anyhow::Result<()> {
         let hash = world.state_hash();
         Ok(self
             .logs
@@ -76,7 +76,7 @@ impl LocalLogs {
             })?)
     }
 
-    fn close(&mut self, completed: bool) -> anyhow::Result<()> {
+    pub(crate) fn close(&mut self, completed: bool) -> anyhow::Result<()> {
         Ok(self.logs.close(completed)?)
     }
 
@@ -173,6 +173,25 @@ impl LocalMatch {
         }
         m.logs.logs.match_log = Some(writer);
         Ok(m)
+    }
+
+    /// Also writes a hash log of the ticks played from now on (a resumed match's first line
+    /// says `source=resume`); `None` writes none.
+    ///
+    /// # Errors
+    /// If the hash log cannot be created.
+    pub fn with_hash_log(mut self, path: Option<PathBuf>) -> anyhow::Result<LocalMatch> {
+        if let Some(path) = path {
+            let description = format!(
+                "seed={} rules={:016x} source=resume from tick {}",
+                self.seed,
+                self.world.rules().hash(),
+                self.world.tick()
+            );
+            self.logs.logs.hash_log = Some(HashLogWriter::create(&path, &description)?);
+            self.logs.hash_log_path = Some(path);
+        }
+        Ok(self)
     }
 
     /// Hands the given slots to bots (seeded from the match seed, so a bot match replays).

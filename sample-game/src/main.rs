@@ -31,6 +31,7 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    cli.check().map_err(anyhow::Error::msg)?;
     let rules = client::load_rules(cli.rules.as_deref()).with_context(|| match &cli.rules {
         Some(path) => format!("rules file {}", path.display()),
         None => "built-in rules".to_string(),
@@ -119,12 +120,13 @@ fn match_source(
                     "maze-duel: sync test, check distance {distance}; mismatches go to {}",
                     dump.display()
                 );
-                return Ok(Box::new(SyncTestMatch::new(
-                    rules,
-                    seed,
-                    usize::from(distance),
-                    dump,
-                )?));
+                let path = log_for("sync-test", seed)?;
+                announce(&path);
+                let logs = LocalLogs::to(path, cli.hash_log.clone());
+                return Ok(Box::new(
+                    SyncTestMatch::new(rules, seed, usize::from(distance), dump)?
+                        .with_logs(logs)?,
+                ));
             }
             // Bots alone (pacing measurements) play hard; a person's opponent plays the level
             // asked for.
@@ -144,7 +146,7 @@ fn match_source(
             ))
         }
         Some(Mode::Resume { log }) => {
-            let m = LocalMatch::resume(log)?;
+            let m = LocalMatch::resume(log)?.with_hash_log(cli.hash_log.clone())?;
             println!(
                 "maze-duel: resumed {} at tick {}",
                 log.display(),

@@ -1,14 +1,17 @@
 //! `SyncTestMatch`: local play through a GGRS sync-test session. Every frame is rolled back
 //! `check_distance` frames and re-simulated, and the checksums compared, so determinism is
 //! proven while people play; a mismatch stops the game with the frames and the dumped
-//! snapshots.
+//! snapshots. Every frame reached is final at once (both players are local), so it is recorded
+//! in the match and hash logs as it is reached, like a local match.
 
+use crate::local_match::LocalLogs;
 use crate::match_source::{present, MatchSource};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
+use client::driver::RollbackCounters;
 use client::journal::PredictionJournal;
 use client::synctest::SyncTester;
-use engine::{Event, InputCmd, PlayerId, Rules, WorldSnapshot};
+use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, WorldSnapshot};
 use std::path::PathBuf;
 
 /// A local two-player match under a sync test.
@@ -20,6 +23,7 @@ pub struct SyncTestMatch {
     journal: PredictionJournal,
     retracted: Vec<Event>,
     local: [PlayerId; 2],
+    logs: LocalLogs,
 }
 
 impl SyncTestMatch {
@@ -44,7 +48,30 @@ impl SyncTestMatch {
             journal: PredictionJournal::new(),
             retracted: Vec::new(),
             local: [0, 1],
+            logs: LocalLogs::default(),
         })
+    }
+
+    /// Records the match to these logs, starting now (mode `sync-test` in the match log).
+    ///
+    /// # Errors
+    /// If a log cannot be created.
+    pub fn with_logs(mut self, logs: LocalLogs) -> anyhow::Result<SyncTestMatch> {
+        self.logs = logs;
+        self.logs.open(self.tester.driver().world(), "sync-test")?;
+        Ok(self)
+    }
+
+    /// Perturbs the state the first time `tick` is reached, so the re-simulation differs: the
+    /// next advance that compares it fails with a mismatch (proves the comparison is live).
+    pub fn inject_desync(&mut self, tick: Tick) {
+        self.tester.inject(tick, engine::Phase::Events);
+    }
+
+    /// Rollbacks and frames simulated so far.
+    #[must_use]
+    pub fn counters(&self) -> &RollbackCounters {
+        self.tester.driver().counters()
     }
 }
 
@@ -59,6 +86,13 @@ impl MatchSource for SyncTestMatch {
         self.tester.advance(&inputs)?;
         if let Ok(previous) = self.tester.driver().snapshot_at(before) {
             self.previous.clone_from(previous);
+        }
+        // Both players are local: a frame is final the moment it is first reached.
+        let driver = self.tester.driver();
+        let world = driver.world();
+        if world.tick() > before {
+            let inputs = driver.inputs_at(before)?;
+            self.logs.record(world, inputs)?;
         }
         // Re-simulated frames repeat their events; present each frame's events once.
         let driver = self.tester.driver();
@@ -107,5 +141,10 @@ impl MatchSource for SyncTestMatch {
 
     fn can_pause(&self) -> bool {
         true
+    }
+
+    fn close(&mut self) -> anyhow::Result<()> {
+        let over = self.current().round.phase == RoundPhase::MatchOver;
+        self.logs.close(over)
     }
 }

@@ -1,6 +1,7 @@
 //! The game's match sources without a window: online host and joiner (drawing each other in
 //! the past and firing lag-compensated rails) agree on every confirmed tick, the sync-test
-//! source plays without mismatch, and a local match's log replays and resumes.
+//! source rolls back every frame, catches an injected mismatch and records a match log that
+//! verifies, and a local match's log replays and resumes (with a hash log of the resumed ticks).
 
 use client::conditioner::ConditionerConfig;
 use client::netplay::open_link;
@@ -145,15 +146,73 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
     assert_eq!(a[..common], b[..common]);
 }
 
+/// Every frame past the check distance is rolled back and re-simulated, the match log it
+/// records verifies, and the hash log holds every tick.
 #[test]
 fn the_sync_test_source_plays_without_mismatch() {
     let dir = scratch("synctest");
-    let mut m = SyncTestMatch::new(Rules::default(), 3, 7, dir.join("dump")).unwrap();
+    let (log_path, hash_path) = (dir.join("synctest.duellog"), dir.join("synctest.hashlog"));
+    let mut m = SyncTestMatch::new(Rules::default(), 3, 7, dir.join("dump"))
+        .unwrap()
+        .with_logs(LocalLogs::to(
+            Some(log_path.clone()),
+            Some(hash_path.clone()),
+        ))
+        .unwrap();
     for t in 0..1200 {
         m.advance(&[input(0, t), input(1, t)]).unwrap();
     }
     assert_eq!(m.current().tick, 1200);
     assert_eq!(m.previous().tick, 1199);
+    let counters = m.counters().clone();
+    assert!(
+        counters.rollbacks >= 1200 - 7 - 1,
+        "a rollback every frame once 7 are in hand: {counters:?}"
+    );
+    assert_eq!(counters.max_depth, 7, "each one the check distance deep");
+    assert!(
+        counters.advances >= 8 * (1200 - 8),
+        "every rolled-back frame re-simulated: {counters:?}"
+    );
+    let at = m.current().clone();
+    m.close().unwrap();
+    let log = client::matchlog::read_log(&log_path).unwrap();
+    assert_eq!(log.header.mode, "sync-test");
+    assert_eq!(log.last_tick(), 1200);
+    client::replay::verify(&log, None).expect("the sync test's match log re-simulates");
+    let mut replay = ReplayMatch::new(log).unwrap();
+    replay.command(SourceCommand::Seek(1200)).unwrap();
+    assert_eq!(*replay.current(), at, "the log replays to the state played");
+    let hashes = client::hashlog::read_hash_log(&hash_path).unwrap();
+    assert_eq!(
+        hashes.iter().map(|e| e.tick).collect::<Vec<_>>(),
+        (1..=1200).collect::<Vec<_>>(),
+        "the hash log holds every tick once"
+    );
+}
+
+/// The sync test really compares: a state perturbed the first time tick 300 is reached makes
+/// a later frame fail with a mismatch naming it.
+#[test]
+fn the_sync_test_source_stops_on_an_injected_mismatch() {
+    let dir = scratch("synctest-inject");
+    let mut m = SyncTestMatch::new(Rules::default(), 3, 7, dir.join("dump")).unwrap();
+    m.inject_desync(300);
+    let mut failure = None;
+    for t in 0..400 {
+        if let Err(e) = m.advance(&[input(0, t), input(1, t)]) {
+            failure = Some((t, e));
+            break;
+        }
+    }
+    let (t, e) = failure.expect("the perturbed frame was caught");
+    assert!(t < 300 + 8, "caught within the check distance (at {t})");
+    match e.downcast_ref::<client::Error>() {
+        Some(client::Error::SyncTestMismatch { frames, .. }) => {
+            assert!(frames.contains(&300), "names frame 300: {frames:?}");
+        }
+        other => panic!("a sync-test mismatch, not {other:?} ({e:#})"),
+    }
 }
 
 #[test]
@@ -174,7 +233,11 @@ fn a_local_match_log_replays_and_resumes() {
     let mut replay = ReplayMatch::new(log).unwrap();
     replay.command(SourceCommand::Seek(700)).unwrap();
     assert_eq!(*replay.current(), at, "the replay reaches the played state");
-    let mut resumed = LocalMatch::resume(&path).unwrap();
+    let hash_path = dir.join("resumed.hashlog");
+    let mut resumed = LocalMatch::resume(&path)
+        .unwrap()
+        .with_hash_log(Some(hash_path.clone()))
+        .unwrap();
     assert_eq!(
         *resumed.current(),
         at,
@@ -187,4 +250,18 @@ fn a_local_match_log_replays_and_resumes() {
     let log = client::matchlog::read_log(&path).unwrap();
     assert_eq!(log.last_tick(), 800);
     client::replay::verify(&log, None).unwrap();
+    // --hash-log applies to a resumed match too: the ticks played after resuming, with the
+    // hashes the match log holds for them.
+    let hashes = client::hashlog::read_hash_log(&hash_path).unwrap();
+    let logged: Vec<_> = log
+        .ticks
+        .iter()
+        .filter(|t| t.tick > 700)
+        .map(|t| (t.tick, t.hash))
+        .collect();
+    assert_eq!(logged.len(), 100);
+    assert_eq!(
+        hashes.iter().map(|e| (e.tick, e.hash)).collect::<Vec<_>>(),
+        logged
+    );
 }

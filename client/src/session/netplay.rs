@@ -711,6 +711,17 @@ impl NetPeer {
             .cloned()
     }
 
+    /// How many frames a spectator is behind the last frame the host relayed (beyond
+    /// [`NetConfig::max_frames_behind`] it catches up at [`NetConfig::catchup_speed`] frames per
+    /// advance); `None` for a player.
+    #[must_use]
+    pub fn frames_behind_host(&self) -> Option<usize> {
+        match &self.session {
+            Session::P2P(_) => None,
+            Session::Spectator(s) => Some(s.frames_behind_host()),
+        }
+    }
+
     /// The latest complete second of statistics.
     #[must_use]
     pub fn stats(&self) -> &NetStats {

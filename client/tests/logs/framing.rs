@@ -3,6 +3,7 @@
 //! one, and a file that is not a match log says so.
 
 use super::{record, record_offsets, scratch, within_a_minute, PREFIX};
+use crate::child::{output_within, CHILD_LIMIT};
 use client::matchlog::{
     read_log, LogHeader, MatchLog, MatchLogWriter, Record, TickRecord, LOG_MAGIC,
 };
@@ -82,22 +83,14 @@ fn a_flipped_bit_in_a_length_field_is_corruption_not_a_torn_tail() {
     bytes[offsets[victim] + 2] ^= 1 << 1;
     std::fs::write(&path, &bytes).expect("write");
     let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let verify = Command::new(exe)
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .expect("verify");
+    let verify = output_within(Command::new(exe).arg("verify").arg(&path), CHILD_LIMIT);
     assert_eq!(verify.status.code(), Some(1), "verify must fail");
     let stderr = String::from_utf8_lossy(&verify.stderr);
     assert!(
         stderr.contains(&format!("corrupt record at byte {}", offsets[victim])),
         "{stderr}"
     );
-    let resume = Command::new(exe)
-        .arg("resume")
-        .arg(&path)
-        .output()
-        .expect("resume");
+    let resume = output_within(Command::new(exe).arg("resume").arg(&path), CHILD_LIMIT);
     assert!(!resume.status.success(), "resume must refuse");
     assert!(
         std::fs::read(&path).expect("read") == bytes,
@@ -351,4 +344,45 @@ fn rail_shot_records_are_logged_and_verified() {
         Err(Error::ShotMismatch { tick, .. }) => assert_eq!(tick, victim),
         other => panic!("expected a shot mismatch at tick {victim}, got {other:?}"),
     }
+}
+
+/// Contract: `verify` re-simulates and reports the first tick whose logged state hash differs,
+/// naming the section, and `duel-cli verify` says so and exits 1 — a log whose checksums are
+/// intact but whose history is not the one the inputs produce is not a pass.
+#[test]
+fn verify_names_the_first_tick_whose_state_differs() {
+    let dir = scratch("verify-mismatch");
+    let path = dir.join("forged.log");
+    let mut world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut scratch_log = writer(&dir.join("honest.log"), &world, "bot-match", Some(1));
+    let records = play(&mut world, &mut bots(), 600, &mut scratch_log);
+    drop(scratch_log);
+    verify(&read_log(&dir.join("honest.log")).expect("reads"), None).expect("honest verifies");
+    let world = World::new(Rules::default(), 5, 2).expect("world");
+    let mut forged = writer(&path, &world, "bot-match", Some(1));
+    for mut r in records {
+        if r.tick == 400 {
+            r.hash.projectiles ^= 1;
+        }
+        forged.append(&Record::Tick(r)).expect("append");
+    }
+    drop(forged);
+    match verify(&read_log(&path).expect("reads"), None) {
+        Err(Error::VerifyMismatch { tick, section, .. }) => {
+            assert_eq!((tick, section), (400, "projectiles"));
+        }
+        other => panic!("expected a mismatch at tick 400, got {other:?}"),
+    }
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("verify")
+            .arg(&path),
+        CHILD_LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("400") && stderr.contains("projectiles"),
+        "{stderr}"
+    );
 }

@@ -2,6 +2,7 @@
 //! a difference (other matches, no common tick, unsorted lines, the combined column, gaps).
 
 use super::scratch;
+use crate::child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use client::hashlog::{compare_logs, read_hash_log_file, HashLogEntry, HashLogWriter};
 use client::{run_bot_match, BotMatch, Error};
 use engine::{Rules, StateHash};
@@ -34,12 +35,13 @@ fn edit_lines(path: &Path, to: &Path, edit: impl FnOnce(&mut Vec<String>)) {
 }
 
 fn desync(a: &Path, b: &Path) -> (Option<i32>, String) {
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
-        .arg("desync")
-        .arg(a)
-        .arg(b)
-        .output()
-        .expect("desync");
+    let out: Output = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("desync")
+            .arg(a)
+            .arg(b),
+        CHILD_LIMIT,
+    );
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -89,17 +91,19 @@ fn hash_log_lines_reach_the_file_within_a_second() {
 fn a_hash_log_killed_with_sigkill_reads() {
     let dir = scratch("hash-kill");
     let path = dir.join("killed.hashlog");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
-        .args(["bot-match", "--seed", "3", "--bot-seed", "8", "--no-stop"])
-        .args(["--ticks", "100000000", "--hash-log"])
-        .arg(&path)
-        .spawn()
-        .expect("spawn");
-    while std::fs::metadata(&path).map_or(0, |m| m.len()) < 100_000 {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let mut child = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .args(["bot-match", "--seed", "3", "--bot-seed", "8", "--no-stop"])
+            .args(["--ticks", "100000000", "--hash-log"])
+            .arg(&path)
+            .spawn()
+            .expect("spawn"),
+    );
+    wait_until(&mut child, CHILD_LIMIT, "100 kB of hash log", || {
+        std::fs::metadata(&path).map_or(0, |m| m.len()) >= 100_000
+    });
     child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
+    wait_within(&mut child, CHILD_LIMIT, "the killed bot match");
     let killed = read_hash_log_file(&path).expect("a killed hash log reads");
     let n = killed.entries.len();
     assert!(n > 1000, "{n}");

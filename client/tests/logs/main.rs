@@ -3,6 +3,7 @@
 //! match killed with SIGKILL resumes from its log and continues exactly as the uninterrupted
 //! run.
 
+use child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use client::hashlog::read_hash_log;
 use client::matchlog::{read_log, LogHeader, MatchLogWriter, LOG_FORMAT_VERSION};
 use client::replay::{verify, Replay};
@@ -11,6 +12,8 @@ use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../support/child.rs"]
+mod child;
 mod framing;
 mod fuzz;
 mod hashlogs;
@@ -216,58 +219,62 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
     let dir = scratch("kill");
     let exe = env!("CARGO_BIN_EXE_duel-cli");
     let log = dir.join("killed.log");
-    let mut child = Command::new(exe)
-        .args([
-            "bot-match",
-            "--seed",
-            "11",
-            "--bot-seed",
-            "12",
-            "--no-stop",
-            "--ticks",
-            "100000000",
-        ])
-        .arg("--match-log")
-        .arg(&log)
-        .spawn()
-        .expect("spawn");
+    let mut child = KillOnDrop(
+        Command::new(exe)
+            .args([
+                "bot-match",
+                "--seed",
+                "11",
+                "--bot-seed",
+                "12",
+                "--no-stop",
+                "--ticks",
+                "100000000",
+            ])
+            .arg("--match-log")
+            .arg(&log)
+            .spawn()
+            .expect("spawn"),
+    );
     // Kill it at whatever moment it has written some checkpoints' worth of ticks.
-    while std::fs::metadata(&log).map_or(0, |m| m.len()) < 150_000 {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    wait_until(&mut child, CHILD_LIMIT, "150 kB of match log", || {
+        std::fs::metadata(&log).map_or(0, |m| m.len()) >= 150_000
+    });
     child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
+    wait_within(&mut child, CHILD_LIMIT, "the killed bot match");
     let cut = read_log(&log).expect("a killed log reads (torn tail cut)");
     let killed_at = cut.last_tick();
     let target = killed_at + 2000;
-    let resumed = Command::new(exe)
-        .arg("resume")
-        .arg(&log)
-        .args(["--ticks", &target.to_string()])
-        .arg("--hash-log")
-        .arg(dir.join("resumed.hashlog"))
-        .output()
-        .expect("resume");
+    let resumed = output_within(
+        Command::new(exe)
+            .arg("resume")
+            .arg(&log)
+            .args(["--ticks", &target.to_string()])
+            .arg("--hash-log")
+            .arg(dir.join("resumed.hashlog")),
+        CHILD_LIMIT,
+    );
     assert!(
         resumed.status.success(),
         "{}",
         String::from_utf8_lossy(&resumed.stderr)
     );
-    let straight = Command::new(exe)
-        .args([
-            "bot-match",
-            "--seed",
-            "11",
-            "--bot-seed",
-            "12",
-            "--no-stop",
-            "--ticks",
-            &target.to_string(),
-        ])
-        .arg("--hash-log")
-        .arg(dir.join("straight.hashlog"))
-        .output()
-        .expect("uninterrupted run");
+    let straight = output_within(
+        Command::new(exe)
+            .args([
+                "bot-match",
+                "--seed",
+                "11",
+                "--bot-seed",
+                "12",
+                "--no-stop",
+                "--ticks",
+                &target.to_string(),
+            ])
+            .arg("--hash-log")
+            .arg(dir.join("straight.hashlog")),
+        CHILD_LIMIT,
+    );
     assert!(straight.status.success());
     let after: Vec<_> = read_hash_log(&dir.join("resumed.hashlog")).expect("resumed log");
     let all: Vec<_> = read_hash_log(&dir.join("straight.hashlog")).expect("straight log");

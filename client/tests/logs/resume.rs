@@ -2,6 +2,7 @@
 //! stopped, under an exclusive lock, saying where it resumed and what it cut.
 
 use super::{frame, record_offsets, scratch, PREFIX};
+use crate::child::{output_within, CHILD_LIMIT};
 use client::matchlog::{read_log, LogHeader, MatchLogWriter};
 use client::replay::verify;
 use client::{resume_logged_bot_match, run_bot_match, BotMatch, Error, Resume};
@@ -117,11 +118,12 @@ fn resume_says_where_it_resumed_from_and_what_it_cut() {
     bot_match(&path, 1000, false);
     kill_at_two_thirds(&path);
     let cut = read_log(&path).expect("reads");
-    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
-        .arg("resume")
-        .arg(&path)
-        .output()
-        .expect("resume");
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("resume")
+            .arg(&path),
+        CHILD_LIMIT,
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -159,20 +161,16 @@ fn resume_of_a_log_that_does_not_replay_cuts_nothing() {
     kill_at_two_thirds(&path);
     let mut bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
-    // The last whole record before the torn one: a tick record; change its state hash (the
-    // 8 bytes before its shot list, empty here: an 8-byte zero length ends the payload) and
-    // frame it again so every check holds.
+    // The last whole record before the torn one: a tick record; change its state hash (just
+    // before its rail-shot list, here empty: a zero 8-byte count ends the payload) and frame
+    // it again so every check holds.
     let (start, end) = (offsets[offsets.len() - 2], offsets[offsets.len() - 1]);
     assert_eq!(bytes[start + 20], 2, "a tick record");
     let lsn = u64::from_le_bytes(bytes[start + 4..start + 12].try_into().expect("8"));
     let mut payload = bytes[start + PREFIX..end - 8].to_vec();
-    assert_eq!(
-        payload[payload.len() - 8..],
-        [0; 8],
-        "no rail shot on that tick"
-    );
-    let last = payload.len() - 9;
-    payload[last] ^= 1;
+    let shots_at = payload.len() - 8;
+    assert_eq!(payload[shots_at..], [0; 8], "a record without rail shots");
+    payload[shots_at - 1] ^= 1;
     bytes.splice(start..end, frame(lsn, 2, &payload));
     std::fs::write(&path, &bytes).expect("write");
     let err = resume(&path, None).unwrap_err();

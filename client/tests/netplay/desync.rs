@@ -1,6 +1,7 @@
 //! An injected desync in a two-peer headless match is found: `duel-cli desync` names the exact
 //! tick and field from the two peers' hash logs and snapshot dumps.
 
+use crate::child::{output_within, CHILD_LIMIT};
 use crate::common::*;
 use client::wire::Role;
 use std::process::Command;
@@ -29,12 +30,13 @@ fn injected_desync_is_named_down_to_the_field() {
         host.desyncs > 0 && joiner.desyncs > 0,
         "both peers detect it: {host} / {joiner}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
-        .arg("desync")
-        .arg(&h)
-        .arg(&j)
-        .output()
-        .expect("run desync tool");
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("desync")
+            .arg(&h)
+            .arg(&j),
+        CHILD_LIMIT,
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
     assert_eq!(out.status.code(), Some(2), "divergence exits 2");

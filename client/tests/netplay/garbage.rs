@@ -1,10 +1,11 @@
 //! Garbage fired at a live session: random bytes, truncated, bit-flipped and replayed GGRS
-//! datagrams arriving "from" the real peer, and datagrams from a third address. Nothing panics,
+//! datagrams, intact frames for another session or with an undecodable payload, arriving "from"
+//! the real peer, and datagrams from a third address. Nothing panics,
 //! nothing desyncs, the match runs to the end, and every refused datagram is counted.
 
 use crate::common::*;
 use client::transport::{Transport, UdpTransport};
-use client::wire::Role;
+use client::wire::{self, Kind, Role};
 use engine::DetRng;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,14 +13,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A transport that, every few reads, hands up a hostile datagram as if the last real sender
-/// had sent it.
+/// had sent it: random bytes, a truncated, replayed or bit-flipped real datagram, an intact
+/// frame for another session, or an intact control frame whose payload does not decode.
 struct Hostile {
     inner: UdpTransport,
     rng: DetRng,
     seen: Vec<(Vec<u8>, SocketAddr)>,
     reads: u64,
-    /// Hostile datagrams produced, by kind: random, truncated, replayed, bit-flipped.
-    made: [u64; 4],
+    /// Hostile datagrams produced, by kind: random, truncated, replayed, bit-flipped, other
+    /// session, undecodable.
+    made: [u64; 6],
 }
 
 impl Hostile {
@@ -30,7 +33,7 @@ impl Hostile {
             rng: DetRng::from_seed(seed),
             seen: Vec::new(),
             reads: 0,
-            made: [0; 4],
+            made: [0; 6],
         }
     }
 }
@@ -44,19 +47,28 @@ impl Transport for Hostile {
         self.reads += 1;
         if self.reads.is_multiple_of(7) && !self.seen.is_empty() {
             let (sample, from) = self.seen[self.rng.below(self.seen.len() as u32) as usize].clone();
-            let kind = self.rng.below(4) as usize;
+            let kind = self.rng.below(6) as usize;
+            // The session the sample was framed for (header bytes 3..7; the third party's
+            // junk is seen too and may be shorter).
+            let session = sample
+                .get(3..7)
+                .map_or(0, |h| u32::from_le_bytes(h.try_into().expect("4 bytes")));
             let bytes: Vec<u8> = match kind {
                 0 => (0..1 + self.rng.below(200))
                     .map(|_| self.rng.next_u32() as u8)
                     .collect(),
                 1 => sample[..self.rng.below(sample.len() as u32) as usize].to_vec(),
                 2 => sample,
-                _ => {
+                3 => {
                     let mut b = sample;
                     let i = self.rng.below(b.len() as u32) as usize;
                     b[i] ^= 1 << self.rng.below(8);
                     b
                 }
+                // Intact frames: the check passes, so only the session or the payload can
+                // refuse them.
+                4 => wire::encode(Kind::Ggrs, session.wrapping_add(1), &self.rng.next_u32()),
+                _ => wire::encode(Kind::Control, session, &u32::MAX), // no such variant
             };
             self.made[kind] += 1;
             buf[..bytes.len()].copy_from_slice(&bytes);
@@ -144,6 +156,14 @@ fn garbage_is_dropped_and_counted_while_the_match_goes_on() {
         assert!(
             s.socket.dropped_damaged > 0,
             "{name}: random/truncated/flipped counted"
+        );
+        assert!(
+            s.socket.dropped_wrong_session > 0,
+            "{name}: intact frames for another session counted"
+        );
+        assert!(
+            s.socket.dropped_undecodable > 0,
+            "{name}: intact frames that do not decode counted"
         );
     }
     assert_logs_identical(&[&h, &j], ticks);

@@ -1,5 +1,6 @@
 //! The handshake refuses a peer with other rules or another build, saying why (the host keeps
-//! waiting for a joiner that agrees), and gives up on a host that never answers.
+//! waiting for a joiner that agrees), and gives up on a host that never answers; the host's
+//! seed and slot assignment decide the match.
 
 use crate::common::*;
 use client::handshake;
@@ -86,4 +87,52 @@ fn a_host_that_never_answers_times_out_with_a_message() {
     assert!(matches!(err, Error::HandshakeTimeout { .. }), "{err}");
     assert!(err.to_string().contains(&addr.to_string()));
     drop(silent);
+}
+
+/// The host's match seed and slot assignment decide the match: a joiner configured with another
+/// seed plays the host's (both worlds start from it) in slot 1, and a second player asking to
+/// join is refused with a reason instead of taking a slot.
+#[test]
+fn the_joiner_plays_the_hosts_seed_in_slot_1_and_a_third_player_is_refused() {
+    let dir = scratch_dir("handshake-seed");
+    let host_config = test_config(Default::default());
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        host_config.clone(),
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let mut config = test_config(Default::default());
+    config.seed = host_config.seed + 1;
+    let mut peer = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        &config,
+    )
+    .expect("join");
+    let agreement = peer.agreement().clone();
+    assert_eq!(agreement.match_seed, host_config.seed, "the host's seed");
+    assert_eq!(agreement.local_slot, Some(1), "the joiner's slot");
+    assert_eq!(peer.world().state().match_seed, host_config.seed);
+    let late = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        &test_config(Default::default()),
+    );
+    let Err(Error::Refused { reason }) = late else {
+        panic!("a third player was not refused")
+    };
+    assert!(reason.contains("under way"), "{reason}");
+    // Play the match out so the host finishes cleanly (the deadline only bounds a hang).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while peer.final_tick() < 60 && std::time::Instant::now() < deadline {
+        peer.poll();
+        peer.advance(engine::WireInput::default()).expect("advance");
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert!(peer.final_tick() >= 60, "the match was played out");
+    drop(peer);
+    let summary = host.join().expect("host thread").expect("host run");
+    assert_eq!(summary.ticks, 60);
 }

@@ -2,6 +2,8 @@
 //! through the link conditioner (in one process and as separate OS processes), garbage
 //! datagrams, a vanishing peer, and handshake refusals.
 
+#[path = "../support/child.rs"]
+mod child;
 mod common;
 mod desync;
 mod garbage;

@@ -1,8 +1,8 @@
 //! Two peers and a spectator as separate OS processes (`duel-cli host` / `join` / `spectate`)
 //! through the link conditioner: all exit cleanly with identical confirmed hash logs.
 
+use crate::child::{output_of, output_within, stdout_lines, wait_within, KillOnDrop, CHILD_LIMIT};
 use crate::common::scratch_dir;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 const CONDITIONS: &str = "latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2";
@@ -17,68 +17,72 @@ fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
         dir.join("spectator.log"),
     );
     let ticks = "3600";
-    let mut host = Command::new(exe)
-        .args([
-            "host",
-            "--bind",
-            "127.0.0.1:0",
-            "--ticks",
-            ticks,
-            "--spectators",
-            "1",
-            "--disconnect-timeout-ms",
-            "10000",
-        ])
-        .args(["--conditioner", &format!("{CONDITIONS},seed=1")])
-        .arg("--hash-log")
-        .arg(&h)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn host");
-    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
+    let mut host = KillOnDrop(
+        Command::new(exe)
+            .args([
+                "host",
+                "--bind",
+                "127.0.0.1:0",
+                "--ticks",
+                ticks,
+                "--spectators",
+                "1",
+                "--disconnect-timeout-ms",
+                "10000",
+            ])
+            .args(["--conditioner", &format!("{CONDITIONS},seed=1")])
+            .arg("--hash-log")
+            .arg(&h)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn host"),
+    );
+    let lines = stdout_lines(&mut host);
     let first = lines
-        .next()
-        .expect("host prints its address")
-        .expect("utf-8");
+        .recv_timeout(CHILD_LIMIT)
+        .expect("host prints its address");
     let addr = first
         .strip_prefix("listening on ")
         .expect("listening line")
         .to_string();
-    let spectator = Command::new(exe)
-        .args([
-            "spectate",
-            &addr,
-            "--ticks",
-            ticks,
-            "--disconnect-timeout-ms",
-            "10000",
-        ])
-        .args(["--conditioner", &format!("{CONDITIONS},seed=3")])
-        .arg("--hash-log")
-        .arg(&s)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn spectator");
-    let join = Command::new(exe)
-        .args([
-            "join",
-            &addr,
-            "--ticks",
-            ticks,
-            "--bot-seed",
-            "9",
-            "--disconnect-timeout-ms",
-            "10000",
-        ])
-        .args(["--conditioner", &format!("{CONDITIONS},seed=2")])
-        .arg("--hash-log")
-        .arg(&j)
-        .output()
-        .expect("run joiner");
-    let host_rest: Vec<String> = lines.map_while(Result::ok).collect();
-    let host_status = host.wait().expect("host exits");
-    let spectator = spectator.wait_with_output().expect("spectator exits");
+    let mut spectator = KillOnDrop(
+        Command::new(exe)
+            .args([
+                "spectate",
+                &addr,
+                "--ticks",
+                ticks,
+                "--disconnect-timeout-ms",
+                "10000",
+            ])
+            .args(["--conditioner", &format!("{CONDITIONS},seed=3")])
+            .arg("--hash-log")
+            .arg(&s)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn spectator"),
+    );
+    let join = output_within(
+        Command::new(exe)
+            .args([
+                "join",
+                &addr,
+                "--ticks",
+                ticks,
+                "--bot-seed",
+                "9",
+                "--disconnect-timeout-ms",
+                "10000",
+            ])
+            .args(["--conditioner", &format!("{CONDITIONS},seed=2")])
+            .arg("--hash-log")
+            .arg(&j),
+        CHILD_LIMIT,
+    );
+    let host_status = wait_within(&mut host, CHILD_LIMIT, "host");
+    let host_rest: Vec<String> = lines.iter().collect();
+    let spectator = output_of(&mut spectator, CHILD_LIMIT, "spectator");
     assert!(
         spectator.status.success(),
         "spectator exit {}: {}",
@@ -101,10 +105,10 @@ fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
 /// Item 17: `duel-cli --help` lists what each exit status means.
 #[test]
 fn help_lists_the_exit_codes() {
-    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
-        .arg("--help")
-        .output()
-        .expect("run --help");
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli")).arg("--help"),
+        CHILD_LIMIT,
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Exit status:"), "{text}");
     for code in [
@@ -124,15 +128,17 @@ fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
     use client::wire::Role;
     use std::time::{Duration, Instant};
     let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let mut host = Command::new(exe)
-        .args(["host", "--bind", "127.0.0.1:0", "--ticks", "3600"])
-        .args(["--disconnect-timeout-ms", "1000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn host");
-    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
-    let first = lines.next().expect("address line").expect("utf-8");
+    let mut host = KillOnDrop(
+        Command::new(exe)
+            .args(["host", "--bind", "127.0.0.1:0", "--ticks", "3600"])
+            .args(["--disconnect-timeout-ms", "1000"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn host"),
+    );
+    let lines = stdout_lines(&mut host);
+    let first = lines.recv_timeout(CHILD_LIMIT).expect("address line");
     let addr = first
         .strip_prefix("listening on ")
         .expect("listening line")
@@ -154,8 +160,8 @@ fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
         std::thread::sleep(Duration::from_millis(16));
     }
     drop(peer);
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    let out = host.wait_with_output().expect("host exits");
+    let out = output_of(&mut host, CHILD_LIMIT, "host");
+    let rest: Vec<String> = lines.iter().collect();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{rest:?} {stderr}");
     assert!(

@@ -1,4 +1,5 @@
-//! Two peers and a spectator in one process, over loopback UDP through the conditioner.
+//! Two peers and a spectator in one process, over loopback UDP through the conditioner; a
+//! spectator that falls behind catches up, or says it cannot.
 
 use crate::common::*;
 use client::wire::Role;
@@ -56,4 +57,83 @@ fn two_peers_and_a_spectator_agree_on_every_confirmed_tick_through_a_rough_link(
         "the link forced rollbacks"
     );
     assert_logs_identical(&[&h, &j, &s], ticks);
+}
+
+/// A spectator that stops simulating (but keeps receiving) falls behind the host; once more
+/// than `max_frames_behind` behind, each advance simulates `catchup_speed` frames until it is
+/// back within the limit; and one that falls further behind than the relayed inputs are kept
+/// says so (`SpectatorTooFarBehind`) instead of stalling or inventing inputs.
+#[test]
+fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
+    use client::{Error, NetPeer};
+    use engine::WireInput;
+    use std::time::{Duration, Instant};
+
+    let dir = scratch_dir("catch-up");
+    let mut host_config = test_config(Default::default());
+    host_config.spectators = 1;
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        host_config,
+        plan(600, 11, &dir.join("host.log")),
+    );
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        test_config(Default::default()),
+        plan(600, 22, &dir.join("join.log")),
+    );
+    let config = test_config(Default::default());
+    let mut spectator = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Spectator,
+        &config,
+    )
+    .expect("spectate");
+    // The deadline only turns a hang into a failure; no assertion depends on timing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bounded = |what: &str| assert!(Instant::now() < deadline, "{what}: still waiting at 60 s");
+    let behind = |s: &NetPeer| s.frames_behind_host().expect("a spectator");
+    let pause = || std::thread::sleep(Duration::from_millis(5));
+
+    while spectator.world().tick() < 30 {
+        bounded("watching the first ticks");
+        spectator.poll();
+        spectator.advance(WireInput::default()).expect("advance");
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    // Keep receiving without simulating until well past the catch-up threshold.
+    while behind(&spectator) < config.max_frames_behind + 10 {
+        bounded("falling behind");
+        spectator.poll();
+        pause();
+    }
+    let mut catch_up_steps = 0;
+    while behind(&spectator) > config.max_frames_behind {
+        bounded("catching up");
+        let before = spectator.world().tick();
+        spectator.advance(WireInput::default()).expect("advance");
+        assert_eq!(
+            spectator.world().tick() - before,
+            config.catchup_speed as u32,
+            "{} frames behind: one advance simulates the catch-up speed",
+            behind(&spectator)
+        );
+        catch_up_steps += 1;
+    }
+    assert!(catch_up_steps >= 5, "caught up in {catch_up_steps} steps");
+
+    // Now fall behind past the inputs the spectator keeps (60 frames).
+    while behind(&spectator) < 62 {
+        bounded("falling far behind");
+        spectator.poll();
+        pause();
+    }
+    let err = spectator.advance(WireInput::default()).unwrap_err();
+    assert!(matches!(err, Error::SpectatorTooFarBehind { .. }), "{err}");
+    drop(spectator);
+    let _ = host.join();
+    let _ = joiner.join();
 }

@@ -1,6 +1,8 @@
 //! One regression test per closure field: restoring the snapshot into a fresh world carries
 //! the field (the replay equals the uninterrupted run), and a snapshot with that field left at
-//! its default changes what happens next (so the field really is part of the future).
+//! its default changes what happens next (so the field really is part of the future). The
+//! fields the step only writes (`last_winner`, `round_seed`, `stats`) cannot change the future;
+//! their tests prove restore and the hash carry them and that changing them changes nothing else.
 
 use crate::common::{arena, centre, cmd, idle, step_p0, MELEE, ROOM, SHOOT};
 use engine::{
@@ -531,4 +533,154 @@ fn hit_stop_timer() {
         |o| o.state.players[1].pos,
     );
     assert_ne!(good, bad, "without the stop the knockback starts at once");
+}
+
+#[test]
+fn projectile_owner_generation() {
+    // A shot starts inside its owner's hurt circle: the generation it carries is what lets it
+    // pass through the life that fired it.
+    let mut world = arena(&ROOM, &[(4, 4), FAR]);
+    step_p0(&mut world, SHOOT, 0, 0);
+    assert_eq!(world.state().projectiles.len(), 1, "the shot is in flight");
+    let self_hits = |o: &Outcome| count(o, |k| matches!(k, EventKind::Hit { victim: 0, .. }));
+    let (good, bad) = check_field(
+        world,
+        &p0_script(1, 0, 0, 0, 2),
+        |s| s.projectiles[0].owner_generation += 1,
+        self_hits,
+    );
+    assert_eq!(
+        (good, bad),
+        (0, 1),
+        "a stale generation hits its own shooter"
+    );
+}
+
+/// The check for a field the step only writes (a record of what happened, never read back):
+/// restore carries it and continues identically; the hash covers it (a peer that differs in
+/// it is a desync); and a snapshot with the field changed plays exactly the same future —
+/// every event, and the final state once the field is put back (if the script has not
+/// overwritten it already) — which is why it has no
+/// `check_field` test. If the step ever starts reading it, this fails: give it one then.
+fn check_record_field(
+    mut world: World,
+    script: &Script,
+    change: impl Fn(&mut WorldSnapshot),
+    copy_back: impl Fn(&WorldSnapshot, &mut WorldSnapshot),
+) {
+    let snapshot = world.snapshot();
+    let uninterrupted = play(&mut world, script);
+    let bytes = WorldSnapshot::from_bytes(&snapshot.to_bytes()).expect("reads back");
+    assert_eq!(bytes, snapshot, "the snapshot bytes carry the field");
+    let mut fresh = World::from_snapshot(Rules::default(), &bytes).expect("restore");
+    assert_eq!(*fresh.state(), snapshot, "restore carries the field");
+    let restored = play(&mut fresh, script);
+    assert_eq!(
+        restored.state, uninterrupted.state,
+        "restore did not carry the state"
+    );
+    assert_eq!(
+        restored.events, uninterrupted.events,
+        "restore did not carry the events"
+    );
+    let mut changed = snapshot.clone();
+    change(&mut changed);
+    assert_ne!(changed, snapshot, "the change is a change");
+    assert_ne!(
+        changed.hash().combined,
+        snapshot.hash().combined,
+        "the hash covers the field"
+    );
+    let mut fresh = World::from_snapshot(Rules::default(), &changed).expect("restore changed");
+    let mut other = play(&mut fresh, script);
+    assert_eq!(
+        other.events, uninterrupted.events,
+        "the field changed what happened"
+    );
+    copy_back(&uninterrupted.state, &mut other.state);
+    assert_eq!(
+        other.state, uninterrupted.state,
+        "the field changed the state's future"
+    );
+}
+
+#[test]
+fn last_winner_is_a_record_carried_by_restore() {
+    // Round 1 went to player 1; player 0 then takes round 2 halfway through the script, which
+    // overwrites the record: the future is the same either way.
+    let mut world = arena(&ROOM, &[(1, 4), (6, 4)]);
+    let mut snap = world.snapshot();
+    snap.round.last_winner = Some(1);
+    snap.round.wins[1] = 1;
+    snap.players[1].hp = 5;
+    world.restore(&snap).expect("restore");
+    let script = p0_script(30, SHOOT, 0, 0, 2);
+    check_record_field(
+        world.clone(),
+        &p0_script(10, 0, 0, 0, 2),
+        |s| s.round.last_winner = None,
+        |good, other| other.round.last_winner = good.round.last_winner,
+    );
+    // Through a decision too: the round is decided by the hit points, not the record.
+    let mut run = world.clone();
+    let decided = play(&mut run, &script);
+    assert_eq!(decided.state.round.last_winner, Some(0));
+    let mut fresh = world.snapshot();
+    fresh.round.last_winner = None;
+    let mut other = World::from_snapshot(Rules::default(), &fresh).expect("restore");
+    assert_eq!(play(&mut other, &script).events, decided.events);
+}
+
+#[test]
+fn round_seed_is_a_record_carried_by_restore() {
+    // The next round's maze is drawn from the world RNG, not from this record.
+    let mut world = arena(&ROOM, &[(1, 4), (6, 4)]);
+    let mut snap = world.snapshot();
+    snap.players[1].hp = 5;
+    snap.round.phase_timer = 0;
+    world.restore(&snap).expect("restore");
+    // The KO ends round 1 and round 2 starts (with a new seed) within the script.
+    let script = p0_script(
+        30 + Rules::default().round_end_ticks as usize + 2,
+        SHOOT,
+        0,
+        0,
+        2,
+    );
+    let mut probe = world.clone();
+    let outcome = play(&mut probe, &script);
+    assert!(
+        outcome
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::RoundReset { round: 2 })),
+        "a new round began"
+    );
+    check_record_field(world, &script, |s| s.round.round_seed ^= 0x5eed, |_, _| {});
+}
+
+#[test]
+fn player_stats_are_a_record_carried_by_restore() {
+    // Player 0 has already shot, hit and knocked out; the totals only ever count up.
+    let mut world = arena(&ROOM, &[(1, 4), (6, 4)]);
+    let mut snap = world.snapshot();
+    snap.players[0].stats = engine::PlayerStats {
+        damage_dealt: 40,
+        kos: 1,
+        shots: 9,
+    };
+    world.restore(&snap).expect("restore");
+    check_record_field(
+        world,
+        &p0_script(30, SHOOT, 0, 0, 2),
+        |s| s.players[0].stats = engine::PlayerStats::default(),
+        |good, other| {
+            assert_eq!(
+                other.players[0].stats.shots + 9,
+                good.players[0].stats.shots,
+                "counted from the restored totals"
+            );
+            other.players[0].stats = good.players[0].stats;
+        },
+    );
 }

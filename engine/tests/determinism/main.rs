@@ -12,5 +12,7 @@ mod invariants;
 mod phase_trace;
 mod rail;
 mod restore_replay;
+mod round_end;
 mod rules_extremes;
+mod snapshot_check;
 mod step_order;
