@@ -14,7 +14,7 @@
 //! falls further behind (nothing unconfirmed is ever shown) and eases back down one tick at a
 //! time, so remote players move smoothly instead of stuttering with every late datagram.
 
-use engine::{FxVec, PlayerId, RewoundPose, Tick, ViewTime, World};
+use engine::{RewoundPose, Tick, ViewTime, World};
 use std::fmt;
 use std::str::FromStr;
 
@@ -85,12 +85,6 @@ impl ViewDelay {
         }
         self.back.min(window)
     }
-
-    /// The current distance in ticks.
-    #[must_use]
-    pub fn back(&self) -> u8 {
-        self.back
-    }
 }
 
 /// The view for `back` ticks in the past, `alpha` of the way (0..1, in 1/256 steps) toward
@@ -136,25 +130,6 @@ pub fn shown_pose(world: &World, slot: usize, view: ViewTime) -> RewoundPose {
         .pose_at(slot, state.tick, view, world.rules().pose_history_ticks)
 }
 
-/// Where every player is shown for a local player `me`: itself predicted, the others at
-/// `view` (their current position for [`RemoteView::Predicted`]).
-#[must_use]
-pub fn shown_positions(world: &World, me: Option<PlayerId>, view: ViewTime) -> Vec<FxVec> {
-    world
-        .state()
-        .players
-        .iter()
-        .enumerate()
-        .map(|(slot, p)| {
-            if Some(p.id) == me || view == ViewTime::default() {
-                p.pos
-            } else {
-                shown_pose(world, slot, view).pose.pos
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,8 +171,8 @@ mod tests {
         );
     }
 
-    /// What is shown is what the simulation judges: a shown remote pose equals the pose the
-    /// rail trace reads for the same view.
+    /// What is shown is what the simulation judges: a shown remote pose is the pose the rail
+    /// trace reads for the same view.
     #[test]
     fn shown_remote_poses_come_from_the_pose_history() {
         let mut world = World::new(engine::Rules::default(), 3, 2).expect("world");
@@ -207,10 +182,13 @@ mod tests {
             world.step(&inputs).expect("step");
         }
         let view = view_at(5, 128);
-        let shown = shown_positions(&world, Some(0), view);
-        assert_eq!(shown[0], world.state().players[0].pos, "me: predicted");
-        assert_eq!(shown[1], shown_pose(&world, 1, view).pose.pos);
-        let now = shown_positions(&world, Some(0), ViewTime::default());
-        assert_eq!(now[1], world.state().players[1].pos);
+        let shown = shown_pose(&world, 1, view);
+        let state = world.state();
+        let direct = state.pose_history.pose_at(1, state.tick, view, 12);
+        assert_eq!(shown, direct);
+        assert_eq!(
+            shown_pose(&world, 1, ViewTime::default()).pose.pos,
+            state.players[1].pos
+        );
     }
 }

@@ -121,10 +121,12 @@ impl World {
                 };
                 (t, 0, tile)
             });
-        let (mut used, mut clamp) = (view, ViewClamp::None);
+        // The view used and its clamp depend only on the view, now and the window.
+        let used = state
+            .pose_history
+            .pose_at(shooter, state.tick, view, window);
         for (slot, target) in state.players.iter().enumerate() {
             let rewound = state.pose_history.pose_at(slot, state.tick, view, window);
-            (used, clamp) = (rewound.used, rewound.clamp);
             if slot == shooter || !rewound.pose.alive() {
                 continue;
             }
@@ -164,8 +166,8 @@ impl World {
             origin: me.pos,
             dir: me.aim,
             requested: view,
-            used,
-            clamp,
+            used: used.used,
+            clamp: used.clamp,
             target,
             distance: t * rules.rail_range,
             outcome,

@@ -118,12 +118,6 @@ impl Effects {
         self.particles.len() + self.flashes.len() + self.popups.len() + self.beams.len()
     }
 
-    /// Rail hit markers alive now (for tests: a retracted hit must take its marker).
-    #[must_use]
-    pub fn hit_markers(&self) -> usize {
-        self.beams.iter().filter(|b| b.marker).count()
-    }
-
     /// The newest rail shot presented (and not taken back), for the debug overlay.
     #[must_use]
     pub fn last_rail_shot(&self) -> Option<&ShotRecord> {

@@ -67,14 +67,11 @@ impl Smoother {
             }
             self.offsets[i] = offset;
         }
-        self.last = state
-            .players
-            .iter()
-            .map(|p| {
-                let at = crate::interpolate::vec2(p.pos);
-                (at, crate::interpolate::vec2(p.vel), p.generation)
-            })
-            .collect();
+        self.last.clear();
+        self.last.extend(state.players.iter().map(|p| {
+            let at = crate::interpolate::vec2(p.pos);
+            (at, crate::interpolate::vec2(p.vel), p.generation)
+        }));
         self.last_tick = state.tick;
     }
 
