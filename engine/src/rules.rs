@@ -118,6 +118,24 @@ macro_rules! define_rules {
             /// The names of every rule, in declaration (and hashing) order.
             pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),+];
 
+            /// Every rule whose value differs between `self` and `other`, in declaration
+            /// order: `(name, our value, their value)`, values as a rules file writes them.
+            /// Used to tell a player *which* rules a peer plays by differently.
+            #[must_use]
+            pub fn differences(&self, other: &Rules) -> Vec<(&'static str, String, String)> {
+                let mut out = Vec::new();
+                $(
+                    if self.$field != other.$field {
+                        out.push((
+                            stringify!($field),
+                            self.$field.to_string(),
+                            other.$field.to_string(),
+                        ));
+                    }
+                )+
+                out
+            }
+
             /// Checks every field against its documented range, then the cross-field limits.
             ///
             /// # Errors
@@ -306,12 +324,33 @@ impl Rules {
         Ok(())
     }
 
-    /// A 64-bit hash of the rules (xxh3 over their canonical bincode encoding). Two peers
-    /// with equal hashes simulate identically.
+    /// A 64-bit hash of the rules (xxh3 over [`Rules::canonical_bytes`]). Two peers with
+    /// equal hashes simulate identically.
     #[must_use]
     pub fn hash(&self) -> u64 {
-        let bytes = bincode::serialize(self).expect("Rules always serialize");
-        xxhash_rust::xxh3::xxh3_64(&bytes)
+        xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes())
+    }
+
+    /// The canonical encoding of the rules (bincode: fixed-size little-endian integers, in
+    /// declaration order): what [`Rules::hash`] hashes and what a peer sends at the handshake
+    /// so a mismatch can name the rules that differ.
+    #[must_use]
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        bincode::serialize(self).expect("Rules always serialize")
+    }
+
+    /// Reads [`Rules::canonical_bytes`] from an untrusted peer: `None` unless `bytes` is
+    /// exactly one encoding of this build's rules (a peer with another engine may lay them out
+    /// differently). The values are *not* range-checked: they are only for comparing.
+    #[must_use]
+    pub fn from_canonical_bytes(bytes: &[u8]) -> Option<Rules> {
+        use bincode::Options as _;
+        bincode::DefaultOptions::new()
+            .with_fixint_encoding()
+            .with_little_endian()
+            .with_limit(1024)
+            .deserialize(bytes)
+            .ok()
     }
 }
 
@@ -319,6 +358,33 @@ impl Rules {
 mod tests {
     use super::*;
     use crate::fx::fx_bits;
+
+    #[test]
+    fn canonical_bytes_round_trip_and_differences_name_each_changed_rule() {
+        let ours = Rules::default();
+        let theirs = Rules {
+            melee_damage: 30,
+            max_speed: lit("0.2"),
+            pose_history_ticks: 3,
+            ..Rules::default()
+        };
+        let bytes = theirs.canonical_bytes();
+        assert_eq!(Rules::from_canonical_bytes(&bytes), Some(theirs.clone()));
+        assert_eq!(Rules::from_canonical_bytes(&bytes[..bytes.len() - 1]), None);
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(Rules::from_canonical_bytes(&longer), None);
+        assert_eq!(xxhash_rust::xxh3::xxh3_64(&bytes), theirs.hash());
+        assert_eq!(
+            ours.differences(&theirs),
+            vec![
+                ("max_speed", "0.1".to_string(), "0.2".to_string()),
+                ("melee_damage", "18".to_string(), "30".to_string()),
+                ("pose_history_ticks", "12".to_string(), "3".to_string()),
+            ]
+        );
+        assert!(ours.differences(&ours.clone()).is_empty());
+    }
 
     #[test]
     fn defaults_are_valid_and_round_trip_through_toml() {
@@ -540,6 +606,12 @@ mod tests {
                 panic!("{field}: neither end of its range ({range}) is another valid value")
             });
             assert_ne!(base.hash(), changed.hash(), "{field} is not in the hash");
+            let named: Vec<&str> = base.differences(&changed).iter().map(|d| d.0).collect();
+            assert_eq!(
+                named,
+                [*field],
+                "differences names exactly the changed rule"
+            );
         }
         assert!(Rules::FIELDS.len() >= 42, "the loop above saw every rule");
     }

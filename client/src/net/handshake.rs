@@ -83,7 +83,7 @@ pub fn host(
                 continue; // a repeat; the Welcome was re-sent by the link
             }
             if let Some(diff) = info.differences(&theirs) {
-                let reason = format!("peer {from} differs from host: {diff}");
+                let reason = format!("peer {from} differs from host (host's value first): {diff}");
                 link.borrow_mut()
                     .send_control(&Control::Reject { reason }, from);
                 continue;
@@ -91,8 +91,17 @@ pub fn host(
             let slot = match role {
                 Role::Player if joiner.is_none() => Some(1),
                 Role::Spectator if watchers.len() < spectators => None,
-                _ => {
-                    let reason = "the match is full".to_string();
+                Role::Player => {
+                    let reason = "the match is full: both player slots are taken".to_string();
+                    link.borrow_mut()
+                        .send_control(&Control::Reject { reason }, from);
+                    continue;
+                }
+                Role::Spectator => {
+                    let reason = match spectators {
+                        0 => "spectator slots full: this host takes no spectators".to_string(),
+                        n => format!("spectator slots full: all {n} are taken"),
+                    };
                     link.borrow_mut()
                         .send_control(&Control::Reject { reason }, from);
                     continue;
@@ -177,7 +186,7 @@ pub fn join(
                 } => {
                     if let Some(diff) = info.differences(&theirs) {
                         return Err(Error::Refused {
-                            reason: format!("host {host_addr} differs: {diff}"),
+                            reason: format!("host {host_addr} differs (our value first): {diff}"),
                         });
                     }
                     // Only what this build can play: two players, the slot we asked for, a

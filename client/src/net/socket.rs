@@ -77,8 +77,23 @@ pub struct Link {
     early: Vec<(SocketAddr, Vec<u8>)>,
     /// Peers that declared a player disconnected, not yet taken.
     claims: Vec<SocketAddr>,
-    /// Once the match is under way: this side's info, to answer any `Hello` with a `Reject`.
-    refuse_hellos: Option<PeerInfo>,
+    /// Once every slot is taken: this side's info, to answer a stranger's `Hello` with a
+    /// `Reject`, and whether the match is already under way.
+    refuse_hellos: Option<(PeerInfo, Refusing)>,
+}
+
+/// Which strangers' `Hello`s a host answers with a `Reject` once its slots are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusing {
+    /// GGRS is synchronizing with the welcomed peers; one may yet vanish and free its slot, so
+    /// only a `Hello` that could never be accepted is refused: another build or other rules,
+    /// or a spectator when the host takes none. Others are left unanswered and keep asking.
+    WhileSynchronizing {
+        /// Whether the host takes any spectators at all.
+        takes_spectators: bool,
+    },
+    /// The match is under way: every `Hello` is refused.
+    UnderWay,
 }
 
 /// The limits GGRS messages are checked against, and the role of each peer.
@@ -171,12 +186,14 @@ impl Link {
         self.control.clear();
         self.session = 0;
         self.local_frame = 0;
+        self.refuse_hellos = None;
     }
 
-    /// From now on answers every `Hello` from an address that is not a peer with a `Reject`
-    /// saying why: how its build or rules differ from `info`, or that the match is under way.
-    pub fn refuse_hellos(&mut self, info: PeerInfo) {
-        self.refuse_hellos = Some(info);
+    /// From now on answers `Hello`s from addresses that are not peers with a `Reject` saying
+    /// why (how its build or rules differ from `info`, or that the slots are full), as far as
+    /// `refusing` says.
+    pub fn refuse_hellos(&mut self, info: PeerInfo, refusing: Refusing) {
+        self.refuse_hellos = Some((info, refusing));
     }
 
     /// Peers that declared a player disconnected since the last call.
@@ -237,13 +254,16 @@ impl Link {
                             }
                             self.control.push((from, msg));
                         }
-                        Err(_) => self.counters.dropped_undecodable += 1,
+                        Err(_) => self.refuse_other_protocol(from, payload),
                     }
                 }
                 Ok((Kind::Control, _, payload)) if self.refuse_hellos.is_some() => {
                     match wire::decode::<Control>(payload) {
                         Ok(Control::Hello { info, role }) => {
                             self.refuse_late_hello(from, &info, role)
+                        }
+                        Err(_) if wire::hello_protocol(payload).is_some() => {
+                            self.refuse_other_protocol(from, payload)
                         }
                         _ => self.counters.dropped_unknown_sender += 1,
                     }
@@ -305,17 +325,47 @@ impl Link {
         }
     }
 
+    /// A control payload that does not decode: if it is a `Hello` of another protocol
+    /// version, the sender is told both versions (it would otherwise wait for its timeout);
+    /// anything else is dropped and counted.
+    fn refuse_other_protocol(&mut self, from: SocketAddr, payload: &[u8]) {
+        self.counters.dropped_undecodable += 1;
+        if let Some(theirs) = wire::hello_protocol(payload) {
+            let reason = format!(
+                "protocol version {} vs {theirs}: the host runs another version of the game",
+                wire::PROTOCOL_VERSION
+            );
+            self.send_control(&Control::Reject { reason }, from);
+        }
+    }
+
     /// Answers a `Hello` from a stranger while the match is under way.
     fn refuse_late_hello(&mut self, from: SocketAddr, theirs: &PeerInfo, role: Role) {
-        let Some(ours) = &self.refuse_hellos else {
+        let Some((ours, refusing)) = &self.refuse_hellos else {
             return;
         };
-        let reason = match ours.differences(theirs) {
-            Some(diff) => format!("peer {from} differs from host: {diff}"),
-            None => match role {
-                Role::Player => "the match is full (already under way)".to_string(),
-                Role::Spectator => "the match is already under way".to_string(),
-            },
+        let reason = match (ours.differences(theirs), role, *refusing) {
+            (Some(diff), _, _) => {
+                format!("peer {from} differs from host (host's value first): {diff}")
+            }
+            (None, Role::Player, Refusing::UnderWay) => {
+                "the match is full (already under way)".to_string()
+            }
+            (None, Role::Spectator, Refusing::UnderWay) => {
+                "spectator slots full: the match is already under way".to_string()
+            }
+            (
+                None,
+                Role::Spectator,
+                Refusing::WhileSynchronizing {
+                    takes_spectators: false,
+                },
+            ) => "spectator slots full: this host takes no spectators".to_string(),
+            (None, _, Refusing::WhileSynchronizing { .. }) => {
+                // A slot may yet free up: no answer, so the peer keeps asking.
+                self.counters.dropped_unknown_sender += 1;
+                return;
+            }
         };
         self.counters.late_hellos_refused += 1;
         self.send_control(&Control::Reject { reason }, from);

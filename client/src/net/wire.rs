@@ -7,6 +7,7 @@
 //! match on the same ports) is dropped too. Payloads are bincode with a size limit.
 
 use bincode::Options;
+use engine::Rules;
 use serde::{Deserialize, Serialize};
 
 /// First two bytes of every datagram.
@@ -27,7 +28,13 @@ pub enum Kind {
 }
 
 /// Protocol version of the framing and control messages; peers must agree.
-pub const PROTOCOL_VERSION: u32 = 1;
+///
+/// 2: [`PeerInfo`] carries the rules themselves, so a mismatch names the rules that differ.
+/// A `Hello` of another version is still answered (see [`hello_protocol`]).
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// Most differing rules named one by one in a refusal; the rest are counted.
+const MAX_RULES_NAMED: usize = 8;
 
 /// Whether a peer plays or watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,17 +56,21 @@ pub struct PeerInfo {
     pub state_format: u32,
     /// Hash of the rules the peer plays by.
     pub rules_hash: u64,
+    /// The rules themselves ([`Rules::canonical_bytes`], about 110 bytes), so that a mismatch
+    /// can say which rules differ. Untrusted: only ever decoded to be compared.
+    pub rules: Vec<u8>,
 }
 
 impl PeerInfo {
-    /// This build's info for `rules_hash`.
+    /// This build's info for a match played by `rules`.
     #[must_use]
-    pub fn local(rules_hash: u64) -> PeerInfo {
+    pub fn local(rules: &Rules) -> PeerInfo {
         PeerInfo {
             protocol: PROTOCOL_VERSION,
             engine_version: engine::ENGINE_VERSION.to_owned(),
             state_format: engine::SNAPSHOT_FORMAT_VERSION,
-            rules_hash,
+            rules_hash: rules.hash(),
+            rules: rules.canonical_bytes(),
         }
     }
 
@@ -86,14 +97,56 @@ impl PeerInfo {
                 self.state_format, other.state_format
             ));
         }
-        if self.rules_hash != other.rules_hash {
-            diffs.push(format!(
-                "rules hash {:016x} vs {:016x}",
-                self.rules_hash, other.rules_hash
-            ));
+        if self.rules_hash != other.rules_hash || self.rules != other.rules {
+            diffs.push(self.rules_differences(other));
         }
         (!diffs.is_empty()).then(|| diffs.join(", "))
     }
+
+    /// The rules that differ, by name and value (ours first), when both sides' rules decode
+    /// as this build's; otherwise just the two hashes.
+    fn rules_differences(&self, other: &PeerInfo) -> String {
+        let hashes = format!(
+            "rules hash {:016x} vs {:016x}",
+            self.rules_hash, other.rules_hash
+        );
+        let (Some(ours), Some(theirs)) = (
+            Rules::from_canonical_bytes(&self.rules),
+            Rules::from_canonical_bytes(&other.rules),
+        ) else {
+            return hashes;
+        };
+        // A peer could send rules that do not match the hash it states: name the rules only
+        // when its bytes are the rules it hashed, else trust nothing but the hashes.
+        if xxhash_rust::xxh3::xxh3_64(&other.rules) != other.rules_hash {
+            return format!("{hashes} (its rules do not match its hash)");
+        }
+        let differing = ours.differences(&theirs);
+        if differing.is_empty() {
+            return hashes;
+        }
+        let mut named: Vec<String> = differing
+            .iter()
+            .take(MAX_RULES_NAMED)
+            .map(|(name, a, b)| format!("{name} {a} vs {b}"))
+            .collect();
+        if differing.len() > MAX_RULES_NAMED {
+            named.push(format!("and {} more", differing.len() - MAX_RULES_NAMED));
+        }
+        format!("rules differ: {}", named.join(", "))
+    }
+}
+
+/// The protocol version a `Hello` states, read from its first bytes only, for a `Hello` this
+/// build cannot decode (another protocol version may lay out the rest differently): `Some`
+/// only if the payload starts like a `Hello` (variant 0) and states a version other than ours.
+/// The host answers it with a `Reject` naming both versions instead of ignoring it, since
+/// `Reject`'s layout has never changed.
+#[must_use]
+pub fn hello_protocol(payload: &[u8]) -> Option<u32> {
+    let variant = u32::from_le_bytes(payload.get(0..4)?.try_into().ok()?);
+    let protocol = u32::from_le_bytes(payload.get(4..8)?.try_into().ok()?);
+    (variant == 0 && protocol != PROTOCOL_VERSION).then_some(protocol)
 }
 
 /// At most `max` characters of text a peer sent, control characters replaced: it is echoed
@@ -265,7 +318,7 @@ mod tests {
 
     #[test]
     fn a_huge_engine_version_is_not_echoed_whole() {
-        let a = PeerInfo::local(1);
+        let a = PeerInfo::local(&Rules::default());
         let mut b = a.clone();
         b.engine_version = "\u{1b}[2J".to_string() + &"9".repeat(4000);
         let text = a.differences(&b).expect("differs");
@@ -276,7 +329,7 @@ mod tests {
 
     #[test]
     fn differences_name_each_mismatch() {
-        let a = PeerInfo::local(1);
+        let a = PeerInfo::local(&Rules::default());
         let mut b = a.clone();
         assert_eq!(a.differences(&b), None);
         b.rules_hash = 2;
@@ -286,5 +339,93 @@ mod tests {
             text.contains("rules hash") && text.contains("state format"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_rules_mismatch_names_the_rules_and_values() {
+        let ours = PeerInfo::local(&Rules::default());
+        let theirs = PeerInfo::local(&Rules {
+            melee_damage: 30,
+            block_hp: 5,
+            ..Rules::default()
+        });
+        assert_eq!(
+            ours.differences(&theirs).as_deref(),
+            Some("rules differ: block_hp 3 vs 5, melee_damage 18 vs 30")
+        );
+    }
+
+    #[test]
+    fn many_differing_rules_are_counted_past_the_first_eight() {
+        let ours = PeerInfo::local(&Rules::default());
+        let theirs = PeerInfo::local(&Rules {
+            maze_cells_w: 3,
+            maze_cells_h: 3,
+            extra_openings_percent: 1,
+            block_percent: 1,
+            block_hp: 1,
+            stick_deadzone: 1,
+            max_hp: 1,
+            projectile_life: 1,
+            projectile_damage: 1,
+            projectile_hitstun: 1,
+            ..Rules::default()
+        });
+        let text = ours.differences(&theirs).expect("differs");
+        assert!(text.ends_with(", and 2 more"), "{text}");
+        assert_eq!(text.matches(" vs ").count(), MAX_RULES_NAMED, "{text}");
+    }
+
+    #[test]
+    fn rules_that_do_not_match_their_hash_or_do_not_decode_fall_back_to_hashes() {
+        let ours = PeerInfo::local(&Rules::default());
+        let mut liar = PeerInfo::local(&Rules {
+            block_hp: 5,
+            ..Rules::default()
+        });
+        liar.rules_hash = 7;
+        let text = ours.differences(&liar).expect("differs");
+        assert!(text.contains("do not match its hash"), "{text}");
+        assert!(!text.contains("block_hp"), "{text}");
+        for rules in [Vec::new(), vec![0xFF; 3], vec![0; 4000]] {
+            let mut odd = ours.clone();
+            odd.rules = rules;
+            let text = ours.differences(&odd).expect("differs");
+            assert!(text.starts_with("rules hash"), "{text}");
+        }
+        // Equal hashes but other bytes (a forged hash) is still a difference.
+        let mut forged = ours.clone();
+        forged.rules = liar.rules.clone();
+        assert!(ours.differences(&forged).is_some());
+    }
+
+    #[test]
+    fn the_protocol_of_a_hello_from_another_version_is_read_from_its_prefix() {
+        let mut old = PeerInfo::local(&Rules::default());
+        old.protocol = 1;
+        let hello = Control::Hello {
+            info: old,
+            role: Role::Player,
+        };
+        let payload = encode_payload(&hello);
+        assert_eq!(hello_protocol(&payload), Some(1));
+        assert_eq!(hello_protocol(&payload[..7]), None);
+        let ours = encode_payload(&Control::Hello {
+            info: PeerInfo::local(&Rules::default()),
+            role: Role::Player,
+        });
+        assert_eq!(hello_protocol(&ours), None);
+        let finish = encode_payload(&Control::Finish { confirmed: 5 });
+        assert_eq!(hello_protocol(&finish), None);
+    }
+
+    #[test]
+    fn a_hello_fits_in_one_small_datagram() {
+        let hello = Control::Hello {
+            info: PeerInfo::local(&Rules::default()),
+            role: Role::Spectator,
+        };
+        let bytes = encode(Kind::Control, 0, &hello);
+        assert!(bytes.len() < 400, "{} bytes", bytes.len());
     }
 }

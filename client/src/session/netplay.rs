@@ -5,7 +5,7 @@ use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
 use crate::ggrs_message::{Limits, Sender};
 use crate::handshake::{self, Agreement};
-use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
+use crate::socket::{GameSocket, Link, Refusing, SharedLink, SocketCounters};
 use crate::stats::{NetStats, StatsClock};
 use crate::transport::UdpTransport;
 use crate::wire::{Control, PeerInfo, Role};
@@ -246,7 +246,7 @@ impl NetPeer {
     /// # Errors
     /// As [`NetPeer::host`].
     pub fn host_on(link: SharedLink, config: &NetConfig) -> Result<NetPeer, Error> {
-        let info = PeerInfo::local(config.rules.hash());
+        let info = PeerInfo::local(&config.rules);
         let deadline = Instant::now() + config.handshake_timeout;
         loop {
             let agreement = handshake::host(
@@ -258,9 +258,19 @@ impl NetPeer {
                 deadline.saturating_duration_since(Instant::now()),
             )?;
             let mut peer = Self::start(link.clone(), agreement, config)?;
+            // Every slot is taken from here on: a `Hello` that could never be accepted (other
+            // rules, a spectator at a host that takes none) is answered while GGRS
+            // synchronizes instead of waiting out its timeout; the rest keep asking, since a
+            // welcomed peer that never synchronizes frees its slot below.
+            link.borrow_mut().refuse_hellos(
+                info.clone(),
+                Refusing::WhileSynchronizing {
+                    takes_spectators: config.spectators > 0,
+                },
+            );
             match peer.wait_synchronized(config.sync_timeout) {
                 Ok(()) => {
-                    link.borrow_mut().refuse_hellos(info);
+                    link.borrow_mut().refuse_hellos(info, Refusing::UnderWay);
                     return Ok(peer);
                 }
                 // Whoever took the slots never synchronized: forget them and wait again, so a
@@ -314,7 +324,7 @@ impl NetPeer {
         role: Role,
         config: &NetConfig,
     ) -> Result<NetPeer, Error> {
-        let info = PeerInfo::local(config.rules.hash());
+        let info = PeerInfo::local(&config.rules);
         let deadline = Instant::now() + config.handshake_timeout;
         let agreement = handshake::join(&link, &info, host, role, config.handshake_timeout)?;
         let mut peer = Self::start(link, agreement, config)?;

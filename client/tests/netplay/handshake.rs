@@ -40,7 +40,10 @@ fn different_rules_are_refused_with_the_reason() {
     let Err(Error::Refused { reason }) = joined else {
         panic!("joiner not refused")
     };
-    assert!(reason.contains("rules hash"), "{reason}");
+    assert!(
+        reason.ends_with("differs from host (host's value first): rules differ: block_hp 3 vs 5"),
+        "{reason}"
+    );
     let result = host.join().expect("host thread");
     assert!(
         matches!(result, Err(Error::HandshakeTimeout { .. })),
@@ -57,7 +60,7 @@ fn another_protocol_or_state_format_is_refused() {
         plan(60, 1, &dir.join("h.log")),
     );
     let link = loopback_link(Default::default());
-    let mut info = PeerInfo::local(Rules::default().hash());
+    let mut info = PeerInfo::local(&Rules::default());
     info.protocol += 1;
     info.state_format += 1;
     let err =
@@ -81,7 +84,7 @@ fn a_host_that_never_answers_times_out_with_a_message() {
     let silent = UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
     let addr = client::transport::Transport::local_addr(&silent);
     let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
-    let info = PeerInfo::local(Rules::default().hash());
+    let info = PeerInfo::local(&Rules::default());
     let err =
         handshake::join(&link, &info, addr, Role::Player, Duration::from_millis(600)).unwrap_err();
     assert!(matches!(err, Error::HandshakeTimeout { .. }), "{err}");

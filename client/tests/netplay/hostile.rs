@@ -13,17 +13,14 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 fn our_info() -> PeerInfo {
-    PeerInfo::local(Rules::default().hash())
+    PeerInfo::local(&Rules::default())
 }
 
 fn other_rules_info() -> PeerInfo {
-    PeerInfo::local(
-        Rules {
-            block_hp: 5,
-            ..Rules::default()
-        }
-        .hash(),
-    )
+    PeerInfo::local(&Rules {
+        block_hp: 5,
+        ..Rules::default()
+    })
 }
 
 /// Bounds a hang: generous, never a threshold the outcome depends on.
@@ -48,7 +45,7 @@ fn a_stranger_with_other_rules_is_refused_and_the_host_keeps_waiting() {
     let Some((_, Control::Reject { reason })) = stranger.recv_control(soon()) else {
         panic!("the stranger was not told why")
     };
-    assert!(reason.contains("rules hash"), "{reason}");
+    assert!(reason.contains("rules differ: block_hp 3 vs 5"), "{reason}");
     let joiner = spawn_joiner(
         || loopback_link(Default::default()),
         addr,
@@ -77,7 +74,8 @@ fn a_hello_with_a_huge_engine_version_is_refused_without_crashing_the_host() {
     );
     let stranger = RawPeer::bind();
     let mut info = our_info();
-    info.engine_version = "9".repeat(4000);
+    // As long as a Hello may be (the payload limit is 4096 bytes, the rules take ~110).
+    info.engine_version = "9".repeat(3800);
     stranger.hello(&info, addr);
     let Some((_, Control::Reject { reason })) = stranger.recv_control(soon()) else {
         panic!("no Reject")
@@ -107,7 +105,7 @@ fn a_lost_reject_is_sent_again_at_the_next_hello() {
         // The first answer is "lost": read and ignored, as if it never arrived.
         stranger.hello(&other_rules_info(), addr);
         if let Some((_, Control::Reject { reason })) = stranger.recv_control(soon()) {
-            assert!(reason.contains("rules hash"), "{reason}");
+            assert!(reason.contains("rules differ: block_hp 3 vs 5"), "{reason}");
             rejects += 1;
         }
     }
@@ -150,7 +148,7 @@ fn at_half_loss_a_refused_joiner_hears_the_reason_not_no_answer() {
     let Err(Error::Refused { reason }) = joined else {
         panic!("expected the refusal, got {:?}", joined.map(|_| ()))
     };
-    assert!(reason.contains("rules hash"), "{reason}");
+    assert!(reason.contains("rules differ: block_hp 3 vs 5"), "{reason}");
     assert!(matches!(
         host.join().expect("host thread"),
         Err(Error::HandshakeTimeout { .. })
@@ -697,4 +695,98 @@ fn a_forged_disconnect_status_ends_the_match_as_a_disconnect() {
     assert!(host.ticks < ticks, "the host did not play on alone");
     assert!(!host.clean_finish);
     assert_eq!(host.socket.disconnect_claims, 1);
+}
+
+fn hello_as(info: &PeerInfo, role: Role) -> Control {
+    Control::Hello {
+        info: info.clone(),
+        role,
+    }
+}
+
+/// Issue 10: a spectator at a host that takes none is told at its first `Hello` that the
+/// spectator slots are full, in those words, not "the match is full" or silence.
+#[test]
+fn a_spectator_is_told_at_once_that_the_spectator_slots_are_full() {
+    let dir = scratch_dir("hostile-spectators-full");
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(2);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let watcher = RawPeer::bind();
+    watcher.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    let Some((_, Control::Reject { reason })) = watcher.recv_control(soon()) else {
+        panic!("the spectator was not told")
+    };
+    assert_eq!(
+        reason,
+        "spectator slots full: this host takes no spectators"
+    );
+    assert!(matches!(
+        host.join().expect("host thread"),
+        Err(Error::HandshakeTimeout { .. })
+    ));
+}
+
+/// Issue 10: a `Hello` arriving while the host synchronizes with its joiner (every slot taken,
+/// GGRS not yet running) was dropped unanswered, so a spectator waited out its whole timeout.
+/// One `Hello` now gets its answer at once.
+#[test]
+fn a_spectator_arriving_while_the_host_synchronizes_is_answered_at_once() {
+    let dir = scratch_dir("hostile-spectator-during-sync");
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(4);
+    config.sync_timeout = Duration::from_secs(4);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    // Takes the player slot and never synchronizes: the host sits in its sync wait.
+    let squatter = RawPeer::bind();
+    squatter.hello(&our_info(), addr);
+    let Some((_, Control::Welcome { .. })) = squatter.recv_control(soon()) else {
+        panic!("the squatter was not welcomed")
+    };
+    let watcher = RawPeer::bind();
+    watcher.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    let Some((_, Control::Reject { reason })) = watcher.recv_control(soon()) else {
+        panic!("a spectator during synchronization got no answer")
+    };
+    assert!(reason.starts_with("spectator slots full"), "{reason}");
+    let _ = host.join().expect("host thread");
+}
+
+/// A `Hello` from a build of another protocol version does not decode here (its layout may
+/// differ), yet its sender is told both versions instead of hearing nothing.
+#[test]
+fn a_hello_of_another_protocol_version_is_answered_with_both_versions() {
+    let dir = scratch_dir("hostile-old-protocol");
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(2);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    // Variant 0 (Hello), protocol 1, then a layout this build does not know.
+    let mut payload = Vec::new();
+    payload.extend_from_slice(&0u32.to_le_bytes());
+    payload.extend_from_slice(&1u32.to_le_bytes());
+    payload.extend_from_slice(&[0xEE; 5]);
+    let old = RawPeer::bind();
+    old.socket
+        .send_to(&frame(Kind::Control, 0, &payload), addr)
+        .expect("send");
+    let Some((_, Control::Reject { reason })) = old.recv_control(soon()) else {
+        panic!("the old build was not told")
+    };
+    assert!(reason.starts_with("protocol version 2 vs 1"), "{reason}");
+    assert!(matches!(
+        host.join().expect("host thread"),
+        Err(Error::HandshakeTimeout { .. })
+    ));
 }
