@@ -428,4 +428,53 @@ mod tests {
         let bytes = encode(Kind::Control, 0, &hello);
         assert!(bytes.len() < 400, "{} bytes", bytes.len());
     }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A `Hello` payload from our own encoder with bytes edited: mostly still decodes, so
+        /// `differences` sees hostile rules bytes, versions and lengths.
+        fn edited_hello() -> impl Strategy<Value = Vec<u8>> {
+            let base = encode_payload(&Control::Hello {
+                info: PeerInfo::local(&Rules::default()),
+                role: Role::Player,
+            });
+            proptest::collection::vec((any::<usize>(), any::<u8>()), 0..6).prop_map(move |edits| {
+                let mut bytes = base.clone();
+                for (at, value) in edits {
+                    let i = at % bytes.len();
+                    bytes[i] = value;
+                }
+                bytes
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+
+            /// No payload panics the decoder, the protocol probe or the comparison, and a
+            /// refusal built from any decoded `Hello` is short, printable and fits a datagram.
+            #[test]
+            fn hostile_hellos_decode_compare_and_refuse_safely(
+                payload in prop_oneof![
+                    proptest::collection::vec(any::<u8>(), 0..300),
+                    edited_hello(),
+                ],
+            ) {
+                let _ = hello_protocol(&payload);
+                if let Ok(Control::Hello { info, .. }) = decode::<Control>(&payload) {
+                    let ours = PeerInfo::local(&Rules::default());
+                    if let Some(text) = ours.differences(&info) {
+                        prop_assert!(text.len() < 1200, "{} bytes", text.len());
+                        prop_assert!(!text.chars().any(char::is_control), "{text}");
+                        let reason = format!("peer 127.0.0.1:9 differs from host: {text}");
+                        let _ = encode(Kind::Control, 0, &Control::Reject { reason });
+                    } else {
+                        prop_assert_eq!(&info, &ours);
+                    }
+                }
+            }
+        }
+    }
 }
