@@ -1,4 +1,5 @@
-//! The bitmap font: hand-drawn 5x7 glyphs parsed from `assets/font5x7.txt`.
+//! The bitmap font: hand-drawn 5x7 glyphs with 2-row descenders, parsed from
+//! `assets/font5x7.txt`.
 //!
 //! The file is embedded with `include_str!`, so the game runs without its assets folder; a file
 //! at `assets/font5x7.txt` next to the executable replaces it (handy for tweaking glyphs
@@ -14,27 +15,33 @@ use std::path::{Path, PathBuf};
 
 /// Glyph width in font pixels.
 pub const GLYPH_W: u32 = 5;
-/// Glyph height in font pixels.
+/// Glyph height in font pixels from the top of a capital to the baseline (its last row).
 pub const GLYPH_H: u32 = 7;
+/// Rows below the baseline for descenders (`g j p q y`); empty in most glyphs.
+pub const GLYPH_DESCENT: u32 = 2;
+/// Every row a glyph may light: [`GLYPH_H`] plus [`GLYPH_DESCENT`].
+pub const GLYPH_ROWS: u32 = GLYPH_H + GLYPH_DESCENT;
 /// Horizontal advance per character (one column of spacing).
 pub const CELL_W: u32 = GLYPH_W + 1;
-/// Line height (one row of spacing).
-pub const CELL_H: u32 = GLYPH_H + 1;
+/// Line height: the glyph rows, descent included, and one row of spacing.
+pub const CELL_H: u32 = GLYPH_ROWS + 1;
 
 /// The font file shipped in `assets/`, compiled into the binary.
 const EMBEDDED: &str = include_str!("../../assets/font5x7.txt");
 
-/// One 5x7 glyph: a row per byte, bit 4 the leftmost column.
+/// One glyph: [`GLYPH_ROWS`] rows (7 to the baseline, 2 of descent), a row per byte, bit 4
+/// the leftmost column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Glyph {
-    rows: [u8; GLYPH_H as usize],
+    rows: [u8; GLYPH_ROWS as usize],
 }
 
 impl Glyph {
-    /// Whether the pixel at column `x` (`0..5`), row `y` (`0..7`) is lit; outside is unlit.
+    /// Whether the pixel at column `x` (`0..5`), row `y` (`0..9`, rows 7 and 8 below the
+    /// baseline) is lit; outside is unlit.
     #[must_use]
     pub fn lit(&self, x: u32, y: u32) -> bool {
-        x < GLYPH_W && y < GLYPH_H && self.rows[y as usize] & (1 << (GLYPH_W - 1 - x)) != 0
+        x < GLYPH_W && y < GLYPH_ROWS && self.rows[y as usize] & (1 << (GLYPH_W - 1 - x)) != 0
     }
 }
 
@@ -83,8 +90,11 @@ impl BitmapFont {
     /// A header that is not `[c]`, a row that is not 5 of `#`/`.`, a glyph with fewer than 7
     /// rows, a character defined twice, or a font without `?`.
     pub fn parse(text: &str) -> anyhow::Result<BitmapFont> {
+        let is_row = |line: &str| {
+            line.len() == GLYPH_W as usize && line.chars().all(|b| b == '#' || b == '.')
+        };
         let mut glyphs = BTreeMap::new();
-        let mut lines = text.lines().enumerate();
+        let mut lines = text.lines().enumerate().peekable();
         while let Some((i, line)) = lines.next() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -99,11 +109,15 @@ impl BitmapFont {
                 );
             };
             let mut glyph = Glyph::default();
-            for row in &mut glyph.rows {
+            for (n, row) in glyph.rows.iter_mut().enumerate() {
+                // The descent rows are optional: a glyph ends after 7 rows unless more follow.
+                if n >= GLYPH_H as usize && !lines.peek().is_some_and(|(_, l)| is_row(l)) {
+                    break;
+                }
                 let Some((j, bits)) = lines.next() else {
                     bail!("glyph `{c}` (line {}): fewer than {GLYPH_H} rows", i + 1);
                 };
-                if bits.len() != GLYPH_W as usize || !bits.chars().all(|b| b == '#' || b == '.') {
+                if !is_row(bits) {
                     bail!(
                         "line {}: a row of glyph `{c}` must be {GLYPH_W} of `#` and `.`",
                         j + 1
@@ -112,6 +126,12 @@ impl BitmapFont {
                 *row = bits
                     .bytes()
                     .fold(0, |acc, b| (acc << 1) | u8::from(b == b'#'));
+            }
+            if let Some((j, extra)) = lines.peek().filter(|(_, l)| is_row(l)) {
+                bail!(
+                    "line {}: glyph `{c}` has a row `{extra}` beyond its {GLYPH_ROWS}",
+                    j + 1
+                );
             }
             if glyphs.insert(c, glyph).is_some() {
                 bail!("line {}: glyph `{c}` defined twice", i + 1);
@@ -160,7 +180,7 @@ impl BitmapFont {
         for (n, c) in text.chars().enumerate() {
             let glyph = self.glyph(c);
             let left = x + n as i32 * CELL_W as i32 * s;
-            for row in 0..GLYPH_H {
+            for row in 0..GLYPH_ROWS {
                 let top = y + row as i32 * s;
                 let mut col = 0;
                 while col < GLYPH_W {
@@ -256,6 +276,31 @@ mod tests {
         assert!(BitmapFont::parse(no_fallback).is_err());
         let missing_rows = "[?]\n.....\n";
         assert!(BitmapFont::parse(missing_rows).is_err());
+    }
+
+    #[test]
+    fn descenders_reach_below_the_baseline_and_nothing_else_does() {
+        let font = BitmapFont::embedded();
+        let below = |c: char| (0..GLYPH_W).any(|x| font.glyph(c).lit(x, GLYPH_H));
+        for c in ' '..='~' {
+            assert_eq!(below(c), "gjpqy,;".contains(c), "{c:?}");
+        }
+        // The bowl of `p` sits on the baseline like `o`, its stem goes on below.
+        let (p, o) = (font.glyph('p'), font.glyph('o'));
+        assert!(p.lit(0, GLYPH_H - 1) && o.lit(1, GLYPH_H - 1) && p.lit(0, GLYPH_ROWS - 1));
+    }
+
+    #[test]
+    fn descent_rows_are_optional_and_at_most_two() {
+        let seven = "[?]\n.###.\n#...#\n....#\n..##.\n..#..\n.....\n..#..\n";
+        let nine = format!("{seven}#....\n.#...\n");
+        let font = BitmapFont::parse(&nine).expect("parses");
+        assert!(font.glyph('?').lit(0, 7) && font.glyph('?').lit(1, 8));
+        let ten = format!("{nine}..#..\n");
+        let err = BitmapFont::parse(&ten).unwrap_err().to_string();
+        assert!(err.contains("line 11") && err.contains("beyond"), "{err}");
+        let next = format!("{seven}\n[A]\n{}", ".....\n".repeat(7));
+        assert!(BitmapFont::parse(&next).expect("parses").has('A'));
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub mod timeline;
 pub use app::{App, AppOptions};
 pub use cli::Cli;
 pub use effects::Effects;
-pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_H, GLYPH_W};
+pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W};
 pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;

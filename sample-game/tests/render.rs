@@ -16,7 +16,7 @@ use engine::{
 use glam::Vec2;
 use sample_game::{
     palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
+    Scene, ShownView, CELL_W, GLYPH_ROWS, GLYPH_W,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -104,7 +104,7 @@ impl Frame {
                 for x in 0..self.width as i32 {
                     let matches = text.chars().enumerate().all(|(i, ch)| {
                         let glyph = font.glyph(ch);
-                        (0..GLYPH_H).all(|gy| {
+                        (0..GLYPH_ROWS).all(|gy| {
                             (0..GLYPH_W).all(|gx| {
                                 let px = x + (i as i32 * CELL_W as i32 + gx as i32) * s + s / 2;
                                 let py = y + gy as i32 * s + s / 2;
