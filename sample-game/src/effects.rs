@@ -3,8 +3,9 @@
 //! sees them, they age in simulation ticks (so they freeze with a pause and a replay looks the
 //! same every time), and their randomness is a private generator, not the world's.
 
-use crate::font::BitmapFont;
+use crate::font::{BitmapFont, GLYPH_ROWS};
 use crate::interpolate::vec2;
+use crate::label_stack::LabelStack;
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::{fill_circle, fill_ring, thick_line};
@@ -64,6 +65,9 @@ struct Shake {
     origin: EventKey,
 }
 
+/// Ticks a damage number keeps taking in new hits on its victim.
+const MERGE_TICKS: u16 = 20;
+
 /// Text rising from where something happened (damage dealt, "RELOADED").
 #[derive(Clone, Debug)]
 struct Popup {
@@ -71,6 +75,8 @@ struct Popup {
     text: String,
     /// For a damage number: the damage it adds up, so quick hits on one victim merge.
     damage: Option<u32>,
+    /// For a damage number: whose damage it counts.
+    victim: Option<u8>,
     age: u16,
     life: u16,
     color: Color,
@@ -246,7 +252,8 @@ impl Effects {
                     self.shake(origin, strength, 12);
                     self.burst(origin, at, n, 0.09, 18, color);
                     self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
-                    self.damage_popup(origin, at - Vec2::new(0.0, 0.5), u32::from(damage));
+                    let above = at - Vec2::new(0.0, 0.5);
+                    self.damage_popup(origin, victim, above, u32::from(damage));
                 }
             }
             EventKind::Ko { victim, .. } => {
@@ -350,13 +357,14 @@ impl Effects {
         });
     }
 
-    /// A damage number; hits landing on the same spot within a few ticks add up in one.
-    fn damage_popup(&mut self, origin: EventKey, pos: Vec2, damage: u32) {
+    /// A damage number; hits on the same victim while its number is fresh add up in one
+    /// (however far the victim was knocked meanwhile), so a string reads as one total.
+    fn damage_popup(&mut self, origin: EventKey, victim: u8, pos: Vec2, damage: u32) {
         let recent = self
             .popups
             .iter_mut()
             .rev()
-            .find(|p| p.damage.is_some() && p.age < 12 && (p.pos - pos).length() < 0.8);
+            .find(|p| p.victim == Some(victim) && p.age < MERGE_TICKS);
         if let Some(p) = recent {
             let total = p.damage.unwrap_or(0) + damage;
             p.damage = Some(total);
@@ -369,6 +377,7 @@ impl Effects {
             pos,
             text: format!("-{damage}"),
             damage: Some(damage),
+            victim: Some(victim),
             age: 0,
             life: 40,
             color: palette::TEXT,
@@ -381,6 +390,7 @@ impl Effects {
             pos,
             text,
             damage: None,
+            victim: None,
             age: 0,
             life: 40,
             color,
@@ -398,6 +408,7 @@ impl Effects {
         layout: &Layout,
         font: &BitmapFont,
         alpha: f32,
+        labels: &mut LabelStack,
     ) -> Result<(), String> {
         for b in &self.beams {
             let t = (f32::from(b.age) + alpha) / f32::from(b.life);
@@ -432,15 +443,38 @@ impl Effects {
             ))?;
         }
         let s = layout.text_scale;
-        for p in &self.popups {
+        for (p, place) in self
+            .popups
+            .iter()
+            .zip(self.place_popups(layout, alpha, labels))
+        {
             let t = (f32::from(p.age) + alpha) / f32::from(p.life);
-            let at = layout.to_screen(p.pos - Vec2::new(0.0, 0.02 * alpha));
-            let w = BitmapFont::text_width(&p.text, s) as f32;
             let fade = ((1.0 - t * t) * 255.0).clamp(0.0, 255.0) as u8;
-            let pos = ((at.x - w / 2.0) as i32, at.y as i32);
+            let pos = (place.x(), place.y());
             font.draw_shadowed(canvas, &p.text, pos, s, palette::with_alpha(p.color, fade))?;
         }
         Ok(())
+    }
+
+    /// Where each popup's text goes this frame, in the order of `self.popups` (oldest first,
+    /// so a number keeps its place while newer ones stack above it), clear of `labels`.
+    pub(crate) fn place_popups(
+        &self,
+        layout: &Layout,
+        alpha: f32,
+        labels: &mut LabelStack,
+    ) -> Vec<Rect> {
+        let s = layout.text_scale;
+        let h = (GLYPH_ROWS + 1) * s;
+        self.popups
+            .iter()
+            .map(|p| {
+                let at = layout.to_screen(p.pos - Vec2::new(0.0, 0.02 * alpha));
+                let w = BitmapFont::text_width(&p.text, s) + s;
+                let wanted = Rect::new((at.x - w as f32 / 2.0) as i32, at.y as i32, w, h);
+                labels.place(wanted, 0)
+            })
+            .collect()
     }
 }
 
@@ -502,6 +536,62 @@ mod tests {
         );
         fx.retract(&hit(0, 8).key());
         assert!(fx.is_empty());
+    }
+
+    /// Issue 10: when fighters touch, their bars and damage numbers piled into one smear.
+    /// Two fighters on the very same spot trading hits (some while reloading) for a second:
+    /// at every tick no two bars or numbers overlap, and each victim has one number at a time
+    /// while hits keep coming.
+    #[test]
+    fn numbers_and_bars_of_touching_fighters_never_overlap() {
+        use crate::fighter_view::place_bars;
+        let rules = Rules::default();
+        let world = World::new(rules.clone(), 1, 2).unwrap();
+        let mut state = world.state().clone();
+        state.players[1].pos = state.players[0].pos;
+        state.players[1].reload_timer = 30;
+        let layout = Layout::new((960, 600), (state.maze.width, state.maze.height));
+        let mut fx = Effects::new();
+        for tick in 0..60u32 {
+            let hit = |victim: u8| Event {
+                tick,
+                kind: EventKind::Hit {
+                    attacker: 1 - victim,
+                    attacker_generation: 1,
+                    victim,
+                    damage: 5,
+                    source: HitSource::Projectile(tick * 2 + u32::from(victim)),
+                },
+            };
+            let events = match tick % 7 {
+                0 => vec![hit(0), hit(1)],
+                3 => vec![hit(1)],
+                _ => vec![],
+            };
+            fx.on_tick(&events, &state, &state);
+            let mut labels = LabelStack::new();
+            let shown: Vec<(&engine::Player, Vec2)> = (state.players.iter())
+                .map(|p| (p, layout.to_screen(vec2(p.pos))))
+                .collect();
+            let mut rects: Vec<Rect> = place_bars(&layout, &rules, &shown, &mut labels)
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect();
+            rects.extend(fx.place_popups(&layout, 0.5, &mut labels));
+            assert!(rects.len() >= 3, "tick {tick}: bars and numbers: {rects:?}");
+            for (i, a) in rects.iter().enumerate() {
+                for b in &rects[i + 1..] {
+                    assert!(!a.has_intersection(*b), "tick {tick}: {a:?} overlaps {b:?}");
+                }
+            }
+            for victim in 0..2 {
+                let numbers = fx.popups.iter().filter(|p| p.victim == Some(victim));
+                assert!(
+                    numbers.count() <= 2,
+                    "tick {tick}: victim {victim}'s numbers pile up"
+                );
+            }
+        }
     }
 
     /// A solid hit shakes the arena for a while; a retracted one takes its shake with it.

@@ -7,6 +7,7 @@
 //! the render tests look for those colours at those pixels.
 
 use crate::interpolate::{projectile_pos, vec2};
+use crate::label_stack::LabelStack;
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::{fill_arc, fill_circle, thick_line};
@@ -19,7 +20,9 @@ use sdl2::render::{Canvas, RenderTarget};
 const SWING_HALF_ANGLE: f32 = 1.1;
 
 /// Draws shadows, melee swings, projectiles, then the players on top, each player at its
-/// entry of `positions` (tiles, in slot order). A projectile only
+/// entry of `positions` (tiles, in slot order), then their bars, kept apart (see
+/// `label_stack.rs`); returns the labels placed, for the damage numbers to keep clear of.
+/// A projectile only
 /// overlaps a body on the tick it hits, when the simulation removes it, so nothing is hidden;
 /// a shot leaving the barrel slides out from under its shooter.
 ///
@@ -32,7 +35,7 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
     current: &WorldSnapshot,
     positions: &[Vec2],
     alpha: f32,
-) -> Result<(), String> {
+) -> Result<LabelStack, String> {
     let shown = || {
         (current.players.iter())
             .zip(positions)
@@ -58,7 +61,49 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
     for (p, at) in fallen.chain(shown().filter(|(p, _)| p.is_alive())) {
         draw_player(canvas, layout, rules, current.tick, p, at)?;
     }
-    Ok(())
+    let mut labels = LabelStack::new();
+    let standing: Vec<(&Player, Vec2)> = shown().filter(|(p, _)| p.is_alive()).collect();
+    for (p, group) in place_bars(layout, rules, &standing, &mut labels) {
+        draw_bars(canvas, layout, rules, p, group)?;
+    }
+    Ok(labels)
+}
+
+/// Where each standing fighter's bars go: centred above its body, the lowest fighter on screen
+/// first (ties by slot), any bars that would overlap lifted above the ones placed.
+pub(crate) fn place_bars<'p>(
+    layout: &Layout,
+    rules: &Rules,
+    standing: &[(&'p Player, Vec2)],
+    labels: &mut LabelStack,
+) -> Vec<(&'p Player, Rect)> {
+    let r = body_radius(layout, rules);
+    let (w, h) = bar_size(layout);
+    let mut order: Vec<&(&Player, Vec2)> = standing.iter().collect();
+    order.sort_by(|a, b| b.1.y.total_cmp(&a.1.y).then(a.0.id.cmp(&b.0.id)));
+    order
+        .into_iter()
+        .map(|&(p, at)| {
+            let reload_h = if p.reload_timer > 0 {
+                1 + (h / 2).max(1)
+            } else {
+                0
+            };
+            let x = (at.x - w as f32 / 2.0) as i32;
+            let y = (at.y - r - layout.px(0.22)) as i32 - h as i32;
+            let wanted = Rect::new(x, y, w, h + reload_h);
+            (p, labels.place(wanted, 1))
+        })
+        .collect()
+}
+
+fn body_radius(layout: &Layout, rules: &Rules) -> f32 {
+    layout.px(rules.pushbox_radius.to_num::<f32>()).max(3.0)
+}
+
+/// Width and height of a health bar, in pixels.
+fn bar_size(layout: &Layout) -> (u32, u32) {
+    (layout.px(0.8).max(12.0) as u32, (layout.tile / 12).max(2))
 }
 
 /// A soft shadow under a player, so bodies sit on the floor.
@@ -130,7 +175,7 @@ fn draw_melee<T: RenderTarget>(
     Ok(())
 }
 
-/// A body, its aim barrel and visor, and the small bars above it.
+/// A body, its aim barrel and visor (the bars come after every body, see `draw_fighters`).
 fn draw_player<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     layout: &Layout,
@@ -139,7 +184,7 @@ fn draw_player<T: RenderTarget>(
     p: &Player,
     at: Vec2,
 ) -> Result<(), String> {
-    let r = layout.px(rules.pushbox_radius.to_num::<f32>()).max(3.0);
+    let r = body_radius(layout, rules);
     let aim = vec2(p.aim);
     let id = usize::from(p.id) % palette::PLAYER.len();
     if p.action == Action::Ko {
@@ -177,22 +222,20 @@ fn draw_player<T: RenderTarget>(
     fill_circle(canvas, at, r - (r / 6.0).max(1.0), body)?;
     // A visor on the aim side; the centre pixel stays the body colour.
     fill_circle(canvas, at + aim * r * 0.55, r * 0.22, palette::INK)?;
-    draw_bars(canvas, layout, rules, p, at, r)
+    Ok(())
 }
 
-/// Health (and, while reloading, reload progress) above a player.
+/// Health (and, while reloading, reload progress below it) in `group`, the place
+/// [`place_bars`] gave them.
 fn draw_bars<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     layout: &Layout,
     rules: &Rules,
     p: &Player,
-    at: Vec2,
-    r: f32,
+    group: Rect,
 ) -> Result<(), String> {
-    let w = layout.px(0.8).max(12.0) as u32;
-    let h = (layout.tile / 12).max(2);
-    let x = (at.x - w as f32 / 2.0) as i32;
-    let y = (at.y - r - layout.px(0.22)) as i32 - h as i32;
+    let (x, y) = (group.x(), group.y());
+    let (w, h) = bar_size(layout);
     let hp = f32::from(p.hp) / f32::from(rules.max_hp.max(1));
     bar(canvas, Rect::new(x, y, w, h), hp, hp_color(hp))?;
     if p.reload_timer > 0 {

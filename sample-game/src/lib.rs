@@ -36,6 +36,7 @@ mod font;
 mod hud;
 mod interpolate;
 mod key_bindings;
+mod label_stack;
 mod layout;
 mod local_input;
 mod local_match;

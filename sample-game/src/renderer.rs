@@ -111,7 +111,8 @@ impl Renderer {
             Some(smoother) => smoother.apply(&positions),
             None => positions,
         };
-        draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
+        let mut labels =
+            draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
         // With one local player among others (online, or against the bot), mark it.
         if let [me] = scene.local_players {
             if let Some(&at) = positions.get(usize::from(*me)) {
@@ -122,7 +123,9 @@ impl Renderer {
                 font.draw_shadowed(canvas, "YOU", pos, s, palette::player(*me))?;
             }
         }
-        scene.effects.draw(canvas, &layout, font, scene.alpha)?;
+        scene
+            .effects
+            .draw(canvas, &layout, font, scene.alpha, &mut labels)?;
         if scene.rail_debug {
             let last = scene.effects.last_rail_shot();
             draw_rail_debug(canvas, &layout, font, scene, last)?;
