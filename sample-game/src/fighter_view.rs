@@ -11,6 +11,7 @@ use crate::label_stack::LabelStack;
 use crate::layout::Layout;
 use crate::palette;
 use crate::shapes::{fill_arc, fill_circle, thick_line};
+use crate::smoothing::Smoother;
 use engine::{Action, Player, Rules, WorldSnapshot};
 use glam::Vec2;
 use sdl2::rect::Rect;
@@ -20,7 +21,8 @@ use sdl2::render::{Canvas, RenderTarget};
 const SWING_HALF_ANGLE: f32 = 1.1;
 
 /// Draws shadows, melee swings, projectiles, then the players on top, each player at its
-/// entry of `positions` (tiles, in slot order), then their bars, kept apart (see
+/// entry of `positions` (tiles, in slot order; projectiles where they are, plus the
+/// `smoothing` offset of a rollback correction), then their bars, kept apart (see
 /// `label_stack.rs`); returns the labels placed, for the damage numbers to keep clear of.
 /// A projectile only
 /// overlaps a body on the tick it hits, when the simulation removes it, so nothing is hidden;
@@ -34,6 +36,7 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
     rules: &Rules,
     current: &WorldSnapshot,
     positions: &[Vec2],
+    smoothing: Option<&Smoother>,
     alpha: f32,
 ) -> Result<LabelStack, String> {
     let shown = || {
@@ -48,7 +51,8 @@ pub(crate) fn draw_fighters<T: RenderTarget>(
         draw_melee(canvas, layout, rules, p, at)?;
     }
     for shot in &current.projectiles {
-        let at = layout.to_screen(projectile_pos(shot, alpha));
+        let offset = smoothing.map_or(Vec2::ZERO, |s| s.projectile_offset(shot.id));
+        let at = layout.to_screen(projectile_pos(shot, alpha) + offset);
         let color = palette::shot(shot.owner);
         let trail = at - Vec2::new(layout.px(vec2(shot.vel).x), layout.px(vec2(shot.vel).y)) * 1.2;
         let r = (layout.px(rules.projectile_radius.to_num::<f32>()) * 1.25).max(3.0);

@@ -111,8 +111,15 @@ impl Renderer {
             Some(smoother) => smoother.apply(&positions),
             None => positions,
         };
-        let mut labels =
-            draw_fighters(canvas, &layout, scene.rules, state, &positions, scene.alpha)?;
+        let mut labels = draw_fighters(
+            canvas,
+            &layout,
+            scene.rules,
+            state,
+            &positions,
+            scene.smoothing,
+            scene.alpha,
+        )?;
         // With one local player among others (online, or against the bot), mark it.
         if let [me] = scene.local_players {
             if let Some(&at) = positions.get(usize::from(*me)) {

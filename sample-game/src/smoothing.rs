@@ -1,13 +1,17 @@
-//! Smooth rollback corrections: when a rollback moves a fighter that was already drawn, the
-//! drawn position glides from where it was shown to where it truly is over a few frames
-//! instead of snapping. Presentation only — the simulation never sees it.
+//! Smooth rollback corrections: when a rollback moves a fighter or a projectile that was
+//! already drawn, the drawn position glides from where it was shown to where it truly is over
+//! a few frames instead of snapping. Presentation only — the simulation never sees it.
 //!
 //! On a frame whose ticks re-simulated history (a rollback), each fighter's new position is
 //! compared with where its state before was heading (its old position plus its old velocity
 //! for the ticks since); the difference becomes an offset added to the drawing, which fades by
-//! a fixed share per frame. A new life or a jump of more than a tile snaps at once; so does
-//! everything with the toggle (F4) off. The corrections are counted for the netcode panel.
+//! a fixed share per frame. Projectiles are matched by id *and* owner (a mispredicted shot can
+//! leave its id to another player's real one, which must not glide out of the wrong muzzle);
+//! one that is new after the rollback simply appears. A new life or a jump of more than a tile
+//! snaps at once; so does everything with the toggle (F4) off. The corrections are counted for
+//! the netcode panel.
 
+use crate::interpolate::vec2;
 use engine::{Tick, WorldSnapshot};
 use glam::Vec2;
 
@@ -29,6 +33,36 @@ pub struct Smoother {
     last: Vec<(Vec2, Vec2, u32)>,
     last_tick: Tick,
     offsets: Vec<Vec2>,
+    /// Every projectile at the tick last seen, in the state's order: id, owner, position,
+    /// velocity.
+    last_projectiles: Vec<(u32, u8, Vec2, Vec2)>,
+    /// Projectiles with an offset: id and offset (only live ones, only non-zero ones).
+    projectile_offsets: Vec<(u32, Vec2)>,
+}
+
+/// The offset after one more frame: `carried` faded, plus the correction between where the
+/// thing was heading (`was` + `was_vel` × `ticks`) and where it is (`now`) when the frame
+/// rolled back; `None` means snap (off, or a jump too long to be a correction).
+fn next_offset(
+    enabled: bool,
+    carried: Vec2,
+    heading: Vec2,
+    now: Vec2,
+    rolled_back: bool,
+) -> (Vec2, bool) {
+    let error = heading - now;
+    if !enabled || error.length() > SNAP {
+        return (Vec2::ZERO, false);
+    }
+    let mut offset = carried * KEEP;
+    let corrected = rolled_back && error.length() > NOTICE;
+    if corrected {
+        offset += error;
+    }
+    if offset.length() < 0.002 {
+        offset = Vec2::ZERO;
+    }
+    (offset, corrected)
 }
 
 impl Smoother {
@@ -50,29 +84,51 @@ impl Smoother {
         self.offsets.resize(n, Vec2::ZERO);
         let ticks = state.tick.saturating_sub(self.last_tick) as f32;
         for (i, p) in state.players.iter().enumerate() {
-            let pos = crate::interpolate::vec2(p.pos);
-            let mut offset = self.offsets[i] * KEEP;
+            let pos = vec2(p.pos);
+            let mut offset = Vec2::ZERO;
             if let Some(&(was, was_vel, generation)) = self.last.get(i) {
-                let error = was + was_vel * ticks - pos;
-                let snap = !self.enabled || generation != p.generation || error.length() > SNAP;
-                if snap {
-                    offset = Vec2::ZERO;
-                } else if rolled_back && error.length() > NOTICE {
-                    offset += error;
-                    self.corrections += 1;
+                if generation == p.generation {
+                    let heading = was + was_vel * ticks;
+                    let (next, corrected) =
+                        next_offset(self.enabled, self.offsets[i], heading, pos, rolled_back);
+                    offset = next;
+                    self.corrections += u64::from(corrected);
                 }
-            }
-            if offset.length() < 0.002 {
-                offset = Vec2::ZERO;
             }
             self.offsets[i] = offset;
         }
         self.last.clear();
-        self.last.extend(state.players.iter().map(|p| {
-            let at = crate::interpolate::vec2(p.pos);
-            (at, crate::interpolate::vec2(p.vel), p.generation)
-        }));
+        self.last
+            .extend((state.players.iter()).map(|p| (vec2(p.pos), vec2(p.vel), p.generation)));
+        let mut offsets = Vec::new();
+        for shot in &state.projectiles {
+            let was = (self.last_projectiles.iter())
+                .find(|&&(id, owner, ..)| id == shot.id && owner == shot.owner);
+            let Some(&(_, _, was, was_vel)) = was else {
+                continue; // new: it appears where it is
+            };
+            let carried = self.projectile_offset(shot.id);
+            let heading = was + was_vel * ticks;
+            let (offset, corrected) =
+                next_offset(self.enabled, carried, heading, vec2(shot.pos), rolled_back);
+            self.corrections += u64::from(corrected);
+            if offset != Vec2::ZERO {
+                offsets.push((shot.id, offset));
+            }
+        }
+        self.projectile_offsets = offsets;
+        self.last_projectiles.clear();
+        self.last_projectiles
+            .extend((state.projectiles.iter()).map(|p| (p.id, p.owner, vec2(p.pos), vec2(p.vel))));
         self.last_tick = state.tick;
+    }
+
+    /// What to add to where projectile `id` is drawn (zero for most).
+    #[must_use]
+    pub fn projectile_offset(&self, id: u32) -> Vec2 {
+        (self.projectile_offsets.iter())
+            .find(|(p, _)| *p == id)
+            .map_or(Vec2::ZERO, |(_, o)| *o)
     }
 
     /// Where to draw each fighter: its true drawn position plus its offset.
@@ -126,6 +182,56 @@ mod tests {
         }
         assert!((was - truth).length() < 0.01, "arrives: {was}");
         assert_eq!(smoother.corrections, 1, "easing is not a new correction");
+    }
+
+    fn with_shot(s: &mut WorldSnapshot, id: u32, owner: u8, x: f64, vx: f64) {
+        let shot = engine::Projectile {
+            id,
+            owner_generation: 1,
+            pos: FxVec::new(Fx::from_num(x), Fx::from_num(4)),
+            vel: FxVec::new(Fx::from_num(vx), Fx::ZERO),
+            life: 60,
+            owner,
+        };
+        s.projectiles.retain(|p| p.id != id);
+        s.projectiles.push(shot);
+    }
+
+    /// A rollback that moves a projectile already drawn (the remote shot was fired a tick
+    /// earlier than predicted) eases it over; its owner's other shots and a shot that only
+    /// took a mispredicted shot's id are not touched.
+    #[test]
+    fn a_corrected_projectile_glides_and_one_with_another_owner_does_not() {
+        let mut s = World::new(Rules::default(), 1, 2).unwrap().snapshot();
+        s.projectiles.clear();
+        with_shot(&mut s, 7, 1, 5.0, 0.25);
+        with_shot(&mut s, 8, 0, 2.0, 0.25);
+        let mut smoother = Smoother::new();
+        smoother.update(&s, false);
+        s.tick += 1;
+        // The truth: shot 7 is 0.3 tiles further on; shot 8 is now another player's shot.
+        with_shot(&mut s, 7, 1, 5.55, 0.25);
+        with_shot(&mut s, 8, 1, 9.0, 0.25);
+        smoother.update(&s, true);
+        let o = smoother.projectile_offset(7);
+        assert!((o - Vec2::new(-0.3, 0.0)).length() < 0.01, "{o}");
+        assert_eq!(smoother.projectile_offset(8), Vec2::ZERO, "another owner");
+        assert_eq!(smoother.corrections, 1);
+        let mut was = o.length();
+        for x in 1..40 {
+            s.tick += 1;
+            with_shot(&mut s, 7, 1, 5.55 + 0.25 * f64::from(x), 0.25);
+            smoother.update(&s, false);
+            let now = smoother.projectile_offset(7).length();
+            assert!(now <= was, "fades");
+            was = now;
+        }
+        assert_eq!(was, 0.0, "arrives");
+        assert_eq!(smoother.corrections, 1);
+        // Gone: its offset goes with it.
+        s.projectiles.clear();
+        smoother.update(&s, true);
+        assert_eq!(smoother.projectile_offset(7), Vec2::ZERO);
     }
 
     #[test]
