@@ -797,3 +797,66 @@ fn a_replay_draws_its_timeline_filled_to_where_it_stands() {
         "the rest"
     );
 }
+
+/// A solid melee hit (issue 10's "feel"): the arena shakes while the HUD stays exactly where
+/// it was, and the damage number is drawn, readable, in the text colour. Presentation only:
+/// the same snapshot is drawn with and without the hit's effects.
+#[test]
+fn a_solid_hit_shakes_the_arena_not_the_hud_and_shows_its_damage() {
+    let (prev, cur) = scripted(&[120]).remove(0);
+    let font = BitmapFont::embedded();
+    let hit = engine::Event {
+        tick: cur.tick - 1,
+        kind: EventKind::Hit {
+            attacker: 0,
+            attacker_generation: cur.players[0].generation,
+            victim: 1,
+            damage: 18,
+            source: engine::HitSource::Melee,
+        },
+    };
+    let mut effects = Effects::new();
+    effects.on_tick(&[hit], &prev, &cur);
+    let shot = Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 0.0,
+        net: None,
+        overlay: Overlay::None,
+        // Room below the arena, so the shaken arena is not clipped by the window's edge.
+        size: (960, 640),
+    };
+    let still = render(&shot);
+    let shaken = render_with(
+        &shot,
+        &Extras {
+            effects: &effects,
+            shown: ShownView::default(),
+            local_players: &[0, 1],
+            rail_debug: false,
+            timeline: None,
+        },
+    );
+    let tiles = (u32::from(cur.maze.width), u32::from(cur.maze.height));
+    let (still_at, tile) = still.arena(tiles);
+    let (shaken_at, _) = shaken.arena(tiles);
+    assert_ne!(still_at, shaken_at, "the arena moved");
+    assert!(
+        (shaken_at - still_at).length() <= tile * 0.2,
+        "by a shake, not a jump: {still_at} → {shaken_at}"
+    );
+    // The HUD band above the arena (clear of how far a shake reaches) is pixel-identical.
+    let band = (still_at.y - tile * 0.3) as usize;
+    assert!(band > 10, "a HUD band to compare");
+    let row = still.width as usize * 4;
+    assert_eq!(
+        still.rgba[..band * row],
+        shaken.rgba[..band * row],
+        "the HUD stayed put"
+    );
+    assert!(
+        shaken.find_text(&font, "-18", palette::TEXT).is_some(),
+        "the damage number is drawn"
+    );
+    assert!(still.find_text(&font, "-18", palette::TEXT).is_none());
+}
