@@ -70,7 +70,7 @@ pub fn host(
             };
             return Err(Error::HandshakeTimeout {
                 peer: missing.into(),
-                seconds: timeout.as_secs(),
+                seconds: whole_seconds(timeout),
             });
         }
         link.borrow_mut().pump(true);
@@ -161,7 +161,7 @@ pub fn join(
         if now > deadline {
             return Err(Error::HandshakeTimeout {
                 peer: host_addr.to_string(),
-                seconds: timeout.as_secs(),
+                seconds: whole_seconds(timeout),
             });
         }
         if now >= next_hello {
@@ -227,4 +227,23 @@ pub fn fresh_session_id() -> u32 {
         .map_or(0, |d| d.as_nanos() as u64);
     let id = engine::splitmix64(nanos ^ u64::from(std::process::id()).rotate_left(32)) as u32;
     id.max(1)
+}
+
+/// `timeout` in whole seconds, rounded up: a host that waited 2.999 s of a 3 s handshake (the
+/// rest went to an earlier attempt) says 3, as it was told.
+fn whole_seconds(timeout: Duration) -> u64 {
+    timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_reported_in_whole_seconds_rounded_up() {
+        assert_eq!(whole_seconds(Duration::from_millis(2999)), 3);
+        assert_eq!(whole_seconds(Duration::from_secs(3)), 3);
+        assert_eq!(whole_seconds(Duration::from_millis(1)), 1);
+        assert_eq!(whole_seconds(Duration::ZERO), 0);
+    }
 }
