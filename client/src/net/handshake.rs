@@ -100,6 +100,7 @@ pub fn host(
                 Role::Spectator => {
                     let reason = match spectators {
                         0 => "spectator slots full: this host takes no spectators".to_string(),
+                        1 => "spectator slots full: its one spectator slot is taken".to_string(),
                         n => format!("spectator slots full: all {n} are taken"),
                     };
                     link.borrow_mut()
