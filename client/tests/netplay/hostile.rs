@@ -731,6 +731,38 @@ fn a_spectator_is_told_at_once_that_the_spectator_slots_are_full() {
     ));
 }
 
+/// The same when the host's only spectator slot is already taken by a welcomed spectator.
+#[test]
+fn a_second_spectator_is_told_the_one_slot_is_taken() {
+    let dir = scratch_dir("hostile-spectator-slot-taken");
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(2);
+    config.spectators = 1;
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config,
+        plan(60, 1, &dir.join("h.log")),
+    );
+    let first = RawPeer::bind();
+    first.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    let Some((_, Control::Welcome { slot: None, .. })) = first.recv_control(soon()) else {
+        panic!("the first spectator was not welcomed")
+    };
+    let second = RawPeer::bind();
+    second.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    let Some((_, Control::Reject { reason })) = second.recv_control(soon()) else {
+        panic!("the second spectator was not told")
+    };
+    assert_eq!(
+        reason,
+        "spectator slots full: its one spectator slot is taken"
+    );
+    assert!(matches!(
+        host.join().expect("host thread"),
+        Err(Error::HandshakeTimeout { .. })
+    ));
+}
+
 /// Issue 10: a `Hello` arriving while the host synchronizes with its joiner (every slot taken,
 /// GGRS not yet running) was dropped unanswered, so a spectator waited out its whole timeout.
 /// One `Hello` now gets its answer at once.
