@@ -33,7 +33,7 @@ pub use forensics::fielddiff;
 pub use logs::{hashlog, matchlog, peer_logs, replay, tick_logs};
 pub use net::{conditioner, ggrs_message, handshake, socket, transport, wire};
 pub use runs::rail_fairness;
-pub use session::{driver, netplay, pacing, stats, synctest};
+pub use session::{connecting, driver, netplay, pacing, stats, synctest};
 
 pub use driver::Driver;
 pub use error::Error;

@@ -3,6 +3,7 @@
 //! frame pacing and network/rollback statistics.
 
 mod config;
+pub mod connecting;
 pub mod driver;
 pub mod netplay;
 pub mod pacing;

@@ -1,14 +1,15 @@
 //! A networked peer: host, joiner or spectator, from the handshake to the last confirmed tick.
 
 use crate::conditioner::{ConditionerConfig, LinkConditioner};
+use crate::connecting::Connecting;
 use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
 use crate::ggrs_message::{Limits, Sender};
-use crate::handshake::{self, Agreement};
-use crate::socket::{GameSocket, Link, Refusing, SharedLink, SocketCounters};
+use crate::handshake::Agreement;
+use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
 use crate::stats::{NetStats, StatsClock};
 use crate::transport::UdpTransport;
-use crate::wire::{Control, PeerInfo, Role};
+use crate::wire::{Control, Role};
 use crate::GgrsConfig;
 use engine::{Rules, Tick, WireInput, World};
 use ggrs::{
@@ -246,41 +247,16 @@ impl NetPeer {
     /// # Errors
     /// As [`NetPeer::host`].
     pub fn host_on(link: SharedLink, config: &NetConfig) -> Result<NetPeer, Error> {
-        let info = PeerInfo::local(&config.rules);
-        let deadline = Instant::now() + config.handshake_timeout;
+        Self::connect(Connecting::host(link, config))
+    }
+
+    /// Polls `connecting` until it hands over the peer or fails.
+    fn connect(mut connecting: Connecting) -> Result<NetPeer, Error> {
         loop {
-            let agreement = handshake::host(
-                &link,
-                &info,
-                config.seed,
-                config.spectators,
-                handshake::fresh_session_id(),
-                deadline.saturating_duration_since(Instant::now()),
-            )?;
-            let mut peer = Self::start(link.clone(), agreement, config)?;
-            // Every slot is taken from here on: a `Hello` that could never be accepted (other
-            // rules, a spectator at a host that takes none) is answered while GGRS
-            // synchronizes instead of waiting out its timeout; the rest keep asking, since a
-            // welcomed peer that never synchronizes frees its slot below.
-            link.borrow_mut().refuse_hellos(
-                info.clone(),
-                Refusing::WhileSynchronizing {
-                    takes_spectators: config.spectators > 0,
-                },
-            );
-            match peer.wait_synchronized(config.sync_timeout) {
-                Ok(()) => {
-                    link.borrow_mut().refuse_hellos(info, Refusing::UnderWay);
-                    return Ok(peer);
-                }
-                // Whoever took the slots never synchronized: forget them and wait again, so a
-                // stranger's `Hello` (or a joiner that vanished) cannot hold the match hostage.
-                Err(_) if Instant::now() < deadline => {
-                    drop(peer);
-                    link.borrow_mut().forget_peers();
-                }
-                Err(e) => return Err(e),
+            if let Some(peer) = connecting.poll()? {
+                return Ok(peer);
             }
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
@@ -324,16 +300,7 @@ impl NetPeer {
         role: Role,
         config: &NetConfig,
     ) -> Result<NetPeer, Error> {
-        let info = PeerInfo::local(&config.rules);
-        let deadline = Instant::now() + config.handshake_timeout;
-        let agreement = handshake::join(&link, &info, host, role, config.handshake_timeout)?;
-        let mut peer = Self::start(link, agreement, config)?;
-        // The host starts GGRS only once everyone has arrived (it may still be waiting for
-        // spectators), so a welcomed peer allows it what is left of the handshake time too.
-        peer.wait_synchronized(
-            deadline.saturating_duration_since(Instant::now()) + config.sync_timeout,
-        )?;
-        Ok(peer)
+        Self::connect(Connecting::join(link, host, role, config))
     }
 
     /// Polls until GGRS has synchronized with every peer, keeping the events for the caller.
@@ -343,39 +310,66 @@ impl NetPeer {
     /// would wait forever).
     pub fn wait_synchronized(&mut self, timeout: Duration) -> Result<(), Error> {
         let deadline = Instant::now() + timeout;
-        let mut synced: Vec<SocketAddr> = Vec::new();
+        let (mut synced, mut progress) = (Vec::new(), (0, 0));
         loop {
-            self.poll();
-            for e in &self.events {
-                if let NetEvent::Synchronized { peer } = e {
-                    if !synced.contains(peer) {
-                        synced.push(*peer);
-                    }
-                }
-            }
-            let running = match &self.session {
-                Session::P2P(s) => s.current_state() == SessionState::Running,
-                Session::Spectator(s) => s.current_state() == SessionState::Running,
-            };
-            if running {
+            if self.poll_synchronizing(&mut synced, &mut progress) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                let peers: Vec<String> = self
-                    .link
-                    .borrow()
-                    .peers()
-                    .iter()
-                    .filter(|p| !synced.contains(p))
-                    .map(ToString::to_string)
-                    .collect();
                 return Err(Error::SyncTimeout {
-                    peers: peers.join(", "),
+                    peers: self.unsynchronized(&synced),
                     millis: timeout.as_millis() as u64,
                 });
             }
             std::thread::sleep(Duration::from_millis(2));
         }
+    }
+
+    /// One poll while GGRS synchronizes: adds the peers it synchronized with to `synced` and
+    /// the round trips of the slowest peer still synchronizing to `progress` (`done`,
+    /// `total`); whether the session runs. The events stay for the caller.
+    pub(crate) fn poll_synchronizing(
+        &mut self,
+        synced: &mut Vec<SocketAddr>,
+        progress: &mut (u32, u32),
+    ) -> bool {
+        let seen = self.events.len();
+        self.poll();
+        for e in &self.events[seen..] {
+            match *e {
+                NetEvent::Synchronized { peer } if !synced.contains(&peer) => synced.push(peer),
+                NetEvent::Synchronizing { count, total, .. } => *progress = (count, total),
+                _ => {}
+            }
+        }
+        match &self.session {
+            Session::P2P(s) => s.current_state() == SessionState::Running,
+            Session::Spectator(s) => s.current_state() == SessionState::Running,
+        }
+    }
+
+    /// The link's peers not in `synced`, for a sync timeout's message.
+    pub(crate) fn unsynchronized(&self, synced: &[SocketAddr]) -> String {
+        let link = self.link.borrow();
+        let peers: Vec<String> = (link.peers().iter())
+            .filter(|p| !synced.contains(p))
+            .map(ToString::to_string)
+            .collect();
+        peers.join(", ")
+    }
+
+    /// Starts the session on an `agreement` reached with [`crate::handshake::host`] or
+    /// [`crate::handshake::join`] (or their polled forms); [`Connecting`] does this and then polls
+    /// GGRS's synchronization.
+    ///
+    /// # Errors
+    /// GGRS setup errors, or a world the agreement's seed cannot build.
+    pub fn start_agreed(
+        link: SharedLink,
+        agreement: Agreement,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        Self::start(link, agreement, config)
     }
 
     fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {

@@ -5,6 +5,7 @@
 #[path = "../support/child.rs"]
 mod child;
 mod common;
+mod connecting;
 mod desync;
 mod garbage;
 mod handshake;

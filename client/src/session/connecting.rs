@@ -1,0 +1,270 @@
+//! Setting up a networked peer without blocking: the handshake, then GGRS's synchronization,
+//! one short poll at a time, so a window keeps drawing a waiting screen and can give up at any
+//! moment. [`NetPeer::host_on`] and [`NetPeer::join_on`] are this, polled to the end.
+//!
+//! The stages, and what a host does at each:
+//! 1. **Handshake** ([`HostHandshake`] / [`JoinHandshake`]): `Hello`s answered with a
+//!    `Welcome` or a `Reject` naming why.
+//! 2. **Synchronizing**: GGRS's round trips with every welcomed peer. Every slot is taken, so
+//!    a stranger's `Hello` that could never be accepted (other rules, a spectator at a host
+//!    that takes none) is refused at once; others get no answer and keep asking, because a
+//!    welcomed peer that does not synchronize within `sync_timeout` (it vanished, or a
+//!    stranger's `Hello` took the slot) is forgotten and the host waits again, under a fresh
+//!    session id, within its handshake time.
+//! 3. **Running**: every `Hello` is refused, saying the match is under way.
+
+use crate::error::Error;
+use crate::handshake::{fresh_session_id, HostHandshake, JoinHandshake};
+use crate::netplay::{NetConfig, NetPeer};
+use crate::socket::{Refusing, SharedLink};
+use crate::wire::{PeerInfo, Role};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// Where a connection stands, for a waiting screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectStage {
+    /// A host waiting for a joining player (`true`) or for its spectators (`false`).
+    Waiting {
+        /// Whether the player is what is missing.
+        for_player: bool,
+    },
+    /// A joiner or spectator saying `Hello` until the host answers.
+    Asking,
+    /// Agreed; GGRS is synchronizing: `done` of `total` round trips with the slowest peer.
+    Synchronizing {
+        /// Round trips done.
+        done: u32,
+        /// Round trips needed.
+        total: u32,
+    },
+}
+
+enum Stage {
+    Host(HostHandshake),
+    Join(JoinHandshake),
+    Synchronizing {
+        peer: Box<NetPeer>,
+        deadline: Instant,
+        allowed: Duration,
+        synced: Vec<SocketAddr>,
+        progress: (u32, u32),
+    },
+    /// Handed over (or failed): polling again is an error.
+    Over,
+}
+
+/// A networked peer being set up; see the module documentation.
+pub struct Connecting {
+    link: SharedLink,
+    config: NetConfig,
+    info: PeerInfo,
+    role: Option<Role>,
+    /// When the handshake gives up (`None`: a host waits until the caller stops polling).
+    handshake_deadline: Option<Instant>,
+    stage: Stage,
+}
+
+impl std::fmt::Debug for Connecting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connecting")
+            .field("stage", &self.stage())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connecting {
+    /// Hosts on `link` as player 0: waits for a joiner and `config.spectators` spectators for
+    /// up to `config.handshake_timeout`.
+    #[must_use]
+    pub fn host(link: SharedLink, config: &NetConfig) -> Connecting {
+        let info = PeerInfo::local(&config.rules);
+        let handshake = HostHandshake::new(
+            &link,
+            &info,
+            config.seed,
+            config.spectators,
+            fresh_session_id(),
+        );
+        Connecting {
+            handshake_deadline: Some(Instant::now() + config.handshake_timeout),
+            link,
+            config: config.clone(),
+            info,
+            role: None,
+            stage: Stage::Host(handshake),
+        }
+    }
+
+    /// Joins (as a player or a spectator) the host at `host` over `link`, giving the handshake
+    /// up to `config.handshake_timeout`.
+    #[must_use]
+    pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig) -> Self {
+        let info = PeerInfo::local(&config.rules);
+        let handshake = JoinHandshake::new(&link, &info, host, role);
+        Connecting {
+            handshake_deadline: Some(Instant::now() + config.handshake_timeout),
+            link,
+            config: config.clone(),
+            info,
+            role: Some(role),
+            stage: Stage::Join(handshake),
+        }
+    }
+
+    /// A host that waits for its joiner until the caller stops polling (a window with a cancel
+    /// key), instead of for `handshake_timeout`.
+    #[must_use]
+    pub fn waiting_indefinitely(mut self) -> Connecting {
+        if self.role.is_none() {
+            self.handshake_deadline = None;
+        }
+        self
+    }
+
+    /// The link the connection runs on (its local address, its counters).
+    #[must_use]
+    pub fn link(&self) -> &SharedLink {
+        &self.link
+    }
+
+    /// Where the connection stands.
+    #[must_use]
+    pub fn stage(&self) -> ConnectStage {
+        match &self.stage {
+            Stage::Host(h) => ConnectStage::Waiting {
+                for_player: h.missing() == "a joining player",
+            },
+            Stage::Join(_) | Stage::Over => ConnectStage::Asking,
+            Stage::Synchronizing {
+                progress: (done, total),
+                ..
+            } => ConnectStage::Synchronizing {
+                done: *done,
+                total: *total,
+            },
+        }
+    }
+
+    /// Does what is due without blocking: the peer once GGRS runs, `Ok(None)` meanwhile.
+    ///
+    /// # Errors
+    /// [`Error::HandshakeTimeout`], [`Error::Refused`], [`Error::SyncTimeout`], GGRS setup
+    /// errors; after an error or once the peer was handed over, polling again is
+    /// [`Error::Refused`] saying so.
+    pub fn poll(&mut self) -> Result<Option<NetPeer>, Error> {
+        let result = self.step();
+        if result.is_err() {
+            self.stage = Stage::Over;
+        }
+        result
+    }
+
+    fn step(&mut self) -> Result<Option<NetPeer>, Error> {
+        let now = Instant::now();
+        let handshake_over = self.handshake_deadline.is_some_and(|d| now > d);
+        match &mut self.stage {
+            Stage::Host(handshake) => {
+                if handshake_over {
+                    let missing = handshake.missing().to_string();
+                    return Err(self.handshake_timeout(missing));
+                }
+                if let Some(agreement) = handshake.poll(&self.link) {
+                    let peer = NetPeer::start_agreed(self.link.clone(), agreement, &self.config)?;
+                    // Every slot is taken: refuse what could never be accepted, at once.
+                    self.link.borrow_mut().refuse_hellos(
+                        self.info.clone(),
+                        Refusing::WhileSynchronizing {
+                            takes_spectators: self.config.spectators > 0,
+                        },
+                    );
+                    self.synchronize(peer, self.config.sync_timeout);
+                }
+                Ok(None)
+            }
+            Stage::Join(handshake) => {
+                if handshake_over {
+                    let host = self.link.borrow().peers().first().copied();
+                    let host = host.map_or_else(|| "the host".to_string(), |h| h.to_string());
+                    return Err(self.handshake_timeout(host));
+                }
+                if let Some(agreement) = handshake.poll(&self.link)? {
+                    let peer = NetPeer::start_agreed(self.link.clone(), agreement, &self.config)?;
+                    // The host starts GGRS only once everyone has arrived (it may still be
+                    // waiting for spectators), so a welcomed peer allows it what is left of the
+                    // handshake time too.
+                    let left = self
+                        .handshake_deadline
+                        .map_or(Duration::ZERO, |d| d.saturating_duration_since(now));
+                    self.synchronize(peer, left + self.config.sync_timeout);
+                }
+                Ok(None)
+            }
+            Stage::Synchronizing {
+                peer,
+                deadline,
+                allowed,
+                synced,
+                progress,
+            } => {
+                if peer.poll_synchronizing(synced, progress) {
+                    let Stage::Synchronizing { peer, .. } =
+                        std::mem::replace(&mut self.stage, Stage::Over)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    if self.role.is_none() {
+                        self.link
+                            .borrow_mut()
+                            .refuse_hellos(self.info.clone(), Refusing::UnderWay);
+                    }
+                    return Ok(Some(*peer));
+                }
+                if now < *deadline {
+                    return Ok(None);
+                }
+                let unsynced = peer.unsynchronized(synced);
+                let millis = allowed.as_millis() as u64;
+                if self.role.is_none() && !handshake_over {
+                    // Whoever took the slots never synchronized: forget them and wait again, so
+                    // a stranger's `Hello` (or a joiner that vanished) cannot hold the match
+                    // hostage.
+                    self.stage = Stage::Over; // drops the session before its link is reset
+                    self.link.borrow_mut().forget_peers();
+                    self.stage = Stage::Host(HostHandshake::new(
+                        &self.link,
+                        &self.info,
+                        self.config.seed,
+                        self.config.spectators,
+                        fresh_session_id(),
+                    ));
+                    return Ok(None);
+                }
+                Err(Error::SyncTimeout {
+                    peers: unsynced,
+                    millis,
+                })
+            }
+            Stage::Over => Err(Error::Refused {
+                reason: "this connection is over (already handed over or failed)".into(),
+            }),
+        }
+    }
+
+    fn synchronize(&mut self, peer: NetPeer, allowed: Duration) {
+        self.stage = Stage::Synchronizing {
+            peer: Box::new(peer),
+            deadline: Instant::now() + allowed,
+            allowed,
+            synced: Vec::new(),
+            progress: (0, 0),
+        };
+    }
+
+    fn handshake_timeout(&self, peer: String) -> Error {
+        Error::HandshakeTimeout {
+            peer,
+            seconds: crate::handshake::whole_seconds(self.config.handshake_timeout),
+        }
+    }
+}
