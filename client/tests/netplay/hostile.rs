@@ -28,6 +28,38 @@ fn soon() -> Instant {
     Instant::now() + Duration::from_secs(10)
 }
 
+/// A host (taking `spectators`) that no real joiner will reach: it answers strangers for 2 s,
+/// then must end with a handshake timeout, which [`ImpatientHost::times_out`] checks.
+struct ImpatientHost {
+    addr: std::net::SocketAddr,
+    thread: PeerThread,
+}
+
+impl ImpatientHost {
+    fn start(name: &str, spectators: usize) -> ImpatientHost {
+        let dir = scratch_dir(name);
+        let mut config = test_config(Default::default());
+        config.handshake_timeout = Duration::from_secs(2);
+        config.spectators = spectators;
+        let (addr, thread) = spawn_host(
+            || loopback_link(Default::default()),
+            config,
+            plan(60, 1, &dir.join("h.log")),
+        );
+        ImpatientHost { addr, thread }
+    }
+
+    /// The host kept waiting for an agreeing joiner until its timeout, strangers or not.
+    fn times_out(self) {
+        let result = self.thread.join().expect("host thread did not panic");
+        assert!(
+            matches!(result, Err(Error::HandshakeTimeout { .. })),
+            "{:?}",
+            result.map(|r| r.ticks)
+        );
+    }
+}
+
 /// Item 13: one stranger's `Hello` with other rules used to end a waiting host ("match refused
 /// at handshake", exit 1). It is refused and the host goes on to play the real joiner.
 #[test]
@@ -64,27 +96,17 @@ fn a_stranger_with_other_rules_is_refused_and_the_host_keeps_waiting() {
 /// panicked, ending the host. The echo is cut short and the host keeps waiting.
 #[test]
 fn a_hello_with_a_huge_engine_version_is_refused_without_crashing_the_host() {
-    let dir = scratch_dir("hostile-huge-version");
-    let mut config = test_config(Default::default());
-    config.handshake_timeout = Duration::from_secs(2);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let host = ImpatientHost::start("hostile-huge-version", 0);
     let stranger = RawPeer::bind();
     let mut info = our_info();
     // As long as a Hello may be (the payload limit is 4096 bytes, the rules take ~110).
     info.engine_version = "9".repeat(3800);
-    stranger.hello(&info, addr);
+    stranger.hello(&info, host.addr);
     let Some((_, Control::Reject { reason })) = stranger.recv_control(soon()) else {
         panic!("no Reject")
     };
     assert!(reason.contains("engine") && reason.len() < 300, "{reason}");
-    assert!(matches!(
-        host.join().expect("host thread did not panic"),
-        Err(Error::HandshakeTimeout { .. })
-    ));
+    host.times_out();
 }
 
 /// Item 16: a lost `Reject` was never sent again, so at 50 % loss the joiner waited out its
@@ -708,16 +730,9 @@ fn hello_as(info: &PeerInfo, role: Role) -> Control {
 /// spectator slots are full, in those words, not "the match is full" or silence.
 #[test]
 fn a_spectator_is_told_at_once_that_the_spectator_slots_are_full() {
-    let dir = scratch_dir("hostile-spectators-full");
-    let mut config = test_config(Default::default());
-    config.handshake_timeout = Duration::from_secs(2);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let host = ImpatientHost::start("hostile-spectators-full", 0);
     let watcher = RawPeer::bind();
-    watcher.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    watcher.send_control(&hello_as(&our_info(), Role::Spectator), host.addr);
     let Some((_, Control::Reject { reason })) = watcher.recv_control(soon()) else {
         panic!("the spectator was not told")
     };
@@ -725,31 +740,20 @@ fn a_spectator_is_told_at_once_that_the_spectator_slots_are_full() {
         reason,
         "spectator slots full: this host takes no spectators"
     );
-    assert!(matches!(
-        host.join().expect("host thread"),
-        Err(Error::HandshakeTimeout { .. })
-    ));
+    host.times_out();
 }
 
 /// The same when the host's only spectator slot is already taken by a welcomed spectator.
 #[test]
 fn a_second_spectator_is_told_the_one_slot_is_taken() {
-    let dir = scratch_dir("hostile-spectator-slot-taken");
-    let mut config = test_config(Default::default());
-    config.handshake_timeout = Duration::from_secs(2);
-    config.spectators = 1;
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let host = ImpatientHost::start("hostile-spectator-slot-taken", 1);
     let first = RawPeer::bind();
-    first.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    first.send_control(&hello_as(&our_info(), Role::Spectator), host.addr);
     let Some((_, Control::Welcome { slot: None, .. })) = first.recv_control(soon()) else {
         panic!("the first spectator was not welcomed")
     };
     let second = RawPeer::bind();
-    second.send_control(&hello_as(&our_info(), Role::Spectator), addr);
+    second.send_control(&hello_as(&our_info(), Role::Spectator), host.addr);
     let Some((_, Control::Reject { reason })) = second.recv_control(soon()) else {
         panic!("the second spectator was not told")
     };
@@ -757,10 +761,7 @@ fn a_second_spectator_is_told_the_one_slot_is_taken() {
         reason,
         "spectator slots full: its one spectator slot is taken"
     );
-    assert!(matches!(
-        host.join().expect("host thread"),
-        Err(Error::HandshakeTimeout { .. })
-    ));
+    host.times_out();
 }
 
 /// Issue 10: a `Hello` arriving while the host synchronizes with its joiner (every slot taken,
@@ -796,14 +797,7 @@ fn a_spectator_arriving_while_the_host_synchronizes_is_answered_at_once() {
 /// differ), yet its sender is told both versions instead of hearing nothing.
 #[test]
 fn a_hello_of_another_protocol_version_is_answered_with_both_versions() {
-    let dir = scratch_dir("hostile-old-protocol");
-    let mut config = test_config(Default::default());
-    config.handshake_timeout = Duration::from_secs(2);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let host = ImpatientHost::start("hostile-old-protocol", 0);
     // Variant 0 (Hello), protocol 1, then a layout this build does not know.
     let mut payload = Vec::new();
     payload.extend_from_slice(&0u32.to_le_bytes());
@@ -811,14 +805,11 @@ fn a_hello_of_another_protocol_version_is_answered_with_both_versions() {
     payload.extend_from_slice(&[0xEE; 5]);
     let old = RawPeer::bind();
     old.socket
-        .send_to(&frame(Kind::Control, 0, &payload), addr)
+        .send_to(&frame(Kind::Control, 0, &payload), host.addr)
         .expect("send");
     let Some((_, Control::Reject { reason })) = old.recv_control(soon()) else {
         panic!("the old build was not told")
     };
     assert!(reason.starts_with("protocol version 2 vs 1"), "{reason}");
-    assert!(matches!(
-        host.join().expect("host thread"),
-        Err(Error::HandshakeTimeout { .. })
-    ));
+    host.times_out();
 }
