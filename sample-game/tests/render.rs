@@ -141,20 +141,23 @@ struct Extras<'a> {
     timeline: Option<sample_game::Timeline>,
 }
 
-/// Draws a scene in a hidden window of SDL's offscreen driver with the software renderer and
-/// reads it back.
-fn render(shot: &Shot<'_>) -> Frame {
-    let effects = Effects::new();
-    render_with(
-        shot,
-        &Extras {
-            effects: &effects,
+impl<'a> Extras<'a> {
+    /// Just `effects`: both players local, no overlay, no timeline.
+    fn effects(effects: &'a Effects) -> Extras<'a> {
+        Extras {
+            effects,
             shown: ShownView::default(),
             local_players: &[0, 1],
             rail_debug: false,
             timeline: None,
-        },
-    )
+        }
+    }
+}
+
+/// Draws a scene in a hidden window of SDL's offscreen driver with the software renderer and
+/// reads it back.
+fn render(shot: &Shot<'_>) -> Frame {
+    render_with(shot, &Extras::effects(&Effects::new()))
 }
 
 /// [`render`] with effects, a past view of the remote players and the debug overlay.
@@ -594,13 +597,7 @@ fn a_rail_shot_draws_its_beam_from_the_shooter_along_its_aim() {
                 overlay: Overlay::None,
                 size: (1280, 800),
             },
-            &Extras {
-                effects,
-                shown: ShownView::default(),
-                local_players: &[0, 1],
-                rail_debug: false,
-                timeline: None,
-            },
+            &Extras::effects(effects),
         )
     };
     let frame = shot_frame(&effects);
@@ -655,13 +652,7 @@ fn the_beam_fades_along_the_same_ray() {
             overlay: Overlay::None,
             size: (1280, 800),
         },
-        &Extras {
-            effects: &effects,
-            shown: ShownView::default(),
-            local_players: &[0, 1],
-            rail_debug: false,
-            timeline: None,
-        },
+        &Extras::effects(&effects),
     );
     let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
     let length = shot.distance.to_num::<f32>();
@@ -827,16 +818,7 @@ fn a_solid_hit_shakes_the_arena_not_the_hud_and_shows_its_damage() {
         size: (960, 640),
     };
     let still = render(&shot);
-    let shaken = render_with(
-        &shot,
-        &Extras {
-            effects: &effects,
-            shown: ShownView::default(),
-            local_players: &[0, 1],
-            rail_debug: false,
-            timeline: None,
-        },
-    );
+    let shaken = render_with(&shot, &Extras::effects(&effects));
     let tiles = (u32::from(cur.maze.width), u32::from(cur.maze.height));
     let (still_at, tile) = still.arena(tiles);
     let (shaken_at, _) = shaken.arena(tiles);
