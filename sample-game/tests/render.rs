@@ -819,7 +819,7 @@ fn a_solid_hit_shakes_the_arena_not_the_hud_and_shows_its_damage() {
     };
     let still = render(&shot);
     let shaken = render_with(&shot, &Extras::effects(&effects));
-    let tiles = (u32::from(cur.maze.width), u32::from(cur.maze.height));
+    let tiles = (cur.maze.width, cur.maze.height);
     let (still_at, tile) = still.arena(tiles);
     let (shaken_at, _) = shaken.arena(tiles);
     assert_ne!(still_at, shaken_at, "the arena moved");
