@@ -326,6 +326,22 @@ impl NetPeer {
         Ok(peer)
     }
 
+    /// Starts the session on an `agreement` the caller reached itself with
+    /// [`handshake::host`] or [`handshake::join`] — a window that runs the handshake in short
+    /// slices between frames, so it keeps drawing and can be cancelled. Then
+    /// [`NetPeer::wait_synchronized`] with a zero timeout polls the synchronization once per
+    /// frame (its `Synchronizing` events say how far it is).
+    ///
+    /// # Errors
+    /// GGRS setup errors, or a world the agreement's seed cannot build.
+    pub fn start_agreed(
+        link: SharedLink,
+        agreement: Agreement,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        Self::start(link, agreement, config)
+    }
+
     /// Polls until GGRS has synchronized with every peer, keeping the events for the caller.
     ///
     /// # Errors
