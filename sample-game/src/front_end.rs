@@ -192,10 +192,8 @@ impl FrontEnd {
                     .and_then(ReplayMatch::new);
                 match replay {
                     Ok(mut replay) => return self.play(app, menu, &mut replay),
-                    Err(e) => menu.notice(
-                        "CANNOT PLAY THIS REPLAY",
-                        format!("{}: {e:#}", path.display()),
-                    ),
+                    // The reading error names the file.
+                    Err(e) => menu.notice("CANNOT PLAY THIS REPLAY", format!("{e:#}")),
                 }
             }
             Choice::Host => {

@@ -98,6 +98,8 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 struct Page<'a> {
     title: &'a str,
     title_color: Color,
+    /// A dim line under the title.
+    subtitle: Option<&'a str>,
     rows: Vec<(String, Color)>,
     selected: Option<usize>,
     note: Option<&'a str>,
@@ -115,7 +117,9 @@ fn draw_page<T: RenderTarget>(
     let s = scale_for(w, h);
     backdrop(canvas, s)?;
     let cx = (w / 2) as i32;
-    let title_scale = s * 4;
+    // As large as four times the text, as long as the title fits across.
+    let fit = (w.saturating_sub(8 * s) / BitmapFont::text_width(page.title, 1).max(1)).max(1);
+    let title_scale = (s * 4).min(fit);
     let row_scale = (s * page.row_halves / 2).max(1);
     let row_h = (CELL_H + 4) * row_scale;
     // Show at most what fits, scrolled to keep the selection in view.
@@ -143,7 +147,18 @@ fn draw_page<T: RenderTarget>(
         title_scale,
         page.title_color,
     )?;
-    let top = title_y + (CELL_H * title_scale + 8 * s) as i32;
+    let mut top = title_y + (CELL_H * title_scale + 8 * s) as i32;
+    if let Some(sub) = page.subtitle {
+        centred(
+            canvas,
+            font,
+            sub,
+            (cx, top - (4 * s) as i32),
+            s,
+            palette::TEXT_DIM,
+        )?;
+        top += ((CELL_H + 8) * s) as i32;
+    }
     let panel = Rect::new(cx - panel_w as i32 / 2, top, panel_w, panel_h);
     canvas.set_draw_color(palette::with_alpha(palette::PANEL, 230));
     canvas.fill_rect(panel)?;
@@ -211,6 +226,7 @@ pub fn draw_menu<T: RenderTarget>(
         Screen::Main => Page {
             title: "MAZE DUEL",
             title_color: palette::ACCENT,
+            subtitle: Some("Two fighters, one maze, rollback netcode"),
             rows: plain((0..MAIN_ITEMS.len()).map(|r| menu.main_label(r)).collect()),
             selected: Some(menu.main_row),
             note: menu.note.as_deref(),
@@ -220,6 +236,7 @@ pub fn draw_menu<T: RenderTarget>(
         Screen::Options => Page {
             title: "OPTIONS",
             title_color: palette::ACCENT,
+            subtitle: None,
             rows: plain(menu.option_labels()),
             selected: Some(menu.options_row),
             note: menu.note.as_deref(),
@@ -229,6 +246,7 @@ pub fn draw_menu<T: RenderTarget>(
         Screen::Keys => Page {
             title: "KEYS",
             title_color: palette::ACCENT,
+            subtitle: None,
             rows: plain(menu.key_labels()),
             selected: Some(menu.keys_row),
             note: menu.note.as_deref(),
@@ -247,6 +265,7 @@ pub fn draw_menu<T: RenderTarget>(
                 &Page {
                     title: &title,
                     title_color: palette::ACCENT,
+                    subtitle: None,
                     rows: plain(menu.key_labels()),
                     selected: Some(player * crate::config::ACTIONS.len() + action),
                     note: Some("press the new key (Esc: keep the old one)"),
@@ -267,6 +286,7 @@ pub fn draw_menu<T: RenderTarget>(
             Page {
                 title: "REPLAYS",
                 title_color: palette::ACCENT,
+                subtitle: None,
                 selected: (!menu.replays.is_empty()).then_some(menu.replay_row),
                 rows,
                 note: menu.note.as_deref(),
@@ -286,6 +306,7 @@ pub fn draw_menu<T: RenderTarget>(
                 &Page {
                     title,
                     title_color: palette::ACCENT,
+                    subtitle: None,
                     rows,
                     selected: None,
                     note: menu.note.as_deref(),
@@ -305,6 +326,7 @@ pub fn draw_menu<T: RenderTarget>(
                 &Page {
                     title,
                     title_color: palette::DANGER,
+                    subtitle: None,
                     rows,
                     selected: None,
                     note: None,
@@ -349,6 +371,7 @@ pub fn draw_status<T: RenderTarget>(
         &Page {
             title: &status.title,
             title_color: palette::ACCENT,
+            subtitle: None,
             rows,
             selected: None,
             note: None,
