@@ -430,3 +430,97 @@ pub fn menu_inputs(event: &Event, wants_key: bool, wants_text: bool) -> Vec<Menu
         _ => Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sdl2::keyboard::Mod;
+
+    fn key(k: Scancode, repeat: bool) -> Event {
+        Event::KeyDown {
+            timestamp: 0,
+            window_id: 0,
+            keycode: None,
+            scancode: Some(k),
+            keymod: Mod::NOMOD,
+            repeat,
+        }
+    }
+
+    fn pad(button: Button) -> Event {
+        Event::ControllerButtonDown {
+            timestamp: 0,
+            which: 0,
+            button,
+        }
+    }
+
+    /// The keyboard and a controller give the same menu inputs.
+    #[test]
+    fn keys_and_pad_buttons_map_to_the_same_inputs() {
+        let pairs = [
+            (Scancode::Up, Button::DPadUp, MenuInput::Up),
+            (Scancode::Down, Button::DPadDown, MenuInput::Down),
+            (Scancode::Left, Button::DPadLeft, MenuInput::Left),
+            (Scancode::Right, Button::DPadRight, MenuInput::Right),
+            (Scancode::Return, Button::A, MenuInput::Enter),
+            (Scancode::Escape, Button::B, MenuInput::Back),
+        ];
+        for (k, b, want) in pairs {
+            assert_eq!(menu_inputs(&key(k, false), false, false), [want], "{k:?}");
+            assert_eq!(menu_inputs(&pad(b), false, false), [want], "{b:?}");
+        }
+        assert_eq!(
+            menu_inputs(&key(Scancode::W, false), false, false),
+            [MenuInput::Up]
+        );
+        assert_eq!(menu_inputs(&pad(Button::X), false, false), []);
+    }
+
+    #[test]
+    fn held_keys_repeat_moves_but_not_picks() {
+        assert_eq!(
+            menu_inputs(&key(Scancode::Down, true), false, false),
+            [MenuInput::Down]
+        );
+        assert_eq!(menu_inputs(&key(Scancode::Return, true), false, false), []);
+    }
+
+    #[test]
+    fn typing_and_binding_take_the_keys_for_themselves() {
+        // Typing an address: letters are text (from TextInput), not moves or picks.
+        assert_eq!(menu_inputs(&key(Scancode::W, false), false, true), []);
+        assert_eq!(menu_inputs(&key(Scancode::Space, false), false, true), []);
+        assert_eq!(
+            menu_inputs(&key(Scancode::Backspace, false), false, true),
+            [MenuInput::Backspace]
+        );
+        let text = Event::TextInput {
+            timestamp: 0,
+            window_id: 0,
+            text: "a:1".into(),
+        };
+        assert_eq!(
+            menu_inputs(&text, false, true),
+            [
+                MenuInput::Char('a'),
+                MenuInput::Char(':'),
+                MenuInput::Char('1')
+            ]
+        );
+        assert_eq!(
+            menu_inputs(&text, false, false),
+            [],
+            "text only while typing"
+        );
+        // Binding: any key is the key, Esc included (the menu reads it as cancel).
+        assert_eq!(
+            menu_inputs(&key(Scancode::Up, false), true, false),
+            [MenuInput::Key(Scancode::Up)]
+        );
+        assert_eq!(
+            menu_inputs(&key(Scancode::Escape, false), true, false),
+            [MenuInput::Key(Scancode::Escape)]
+        );
+    }
+}

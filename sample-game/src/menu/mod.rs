@@ -529,14 +529,14 @@ pub fn rebind(
     let old = config::actions(&bindings.players[player])[action].clone();
     let mut note = None;
     for p in 0..2 {
-        for a in 0..ACTIONS.len() {
+        for (a, name) in ACTIONS.iter().enumerate() {
             if (p, a) == (player, action) {
                 continue;
             }
             let keys = &mut *config::actions_mut(&mut bindings.players[p])[a];
             if keys.contains(&key) {
                 keys.retain(|k| *k != key);
-                let what = format!("P{} {}", p + 1, ACTIONS[a]);
+                let what = format!("P{} {name}", p + 1);
                 if keys.is_empty() {
                     keys.extend(old.iter().copied().filter(|k| *k != key));
                     note = Some(format!(
