@@ -432,6 +432,18 @@ impl App {
             .map_err(|e| anyhow!("fullscreen: {e}"))
     }
 
+    /// Puts `event` on SDL's queue as if it came from a device (tests and automation drive
+    /// the window this way, without a display).
+    ///
+    /// # Errors
+    /// If SDL has no event subsystem or refuses the event.
+    pub fn push_event(&self, event: Event) -> anyhow::Result<()> {
+        self._sdl
+            .event()
+            .and_then(|events| events.push_event(event))
+            .map_err(|e| anyhow!("pushing an event: {e}"))
+    }
+
     /// Uses `bindings` from the next match on.
     pub fn set_bindings(&mut self, bindings: KeyBindings) {
         self.input.set_bindings(bindings.clone());

@@ -57,11 +57,28 @@ impl FrontEnd {
     /// # Errors
     /// If SDL cannot draw, or a match fails outside its ticks.
     pub fn run(&mut self, app: &mut App, menu: &mut Menu) -> anyhow::Result<()> {
+        self.frames(app, menu, false)
+    }
+
+    /// Runs frames as [`FrontEnd::run`] does until one finds no event waiting (or the player
+    /// quits); a connection still under way is dropped. Tests and automation push events
+    /// ([`App::push_event`]) and call this to have them carried out.
+    ///
+    /// # Errors
+    /// As [`FrontEnd::run`].
+    pub fn run_until_idle(&mut self, app: &mut App, menu: &mut Menu) -> anyhow::Result<()> {
+        self.frames(app, menu, true)
+    }
+
+    fn frames(&mut self, app: &mut App, menu: &mut Menu, until_idle: bool) -> anyhow::Result<()> {
         self.apply(app, &menu.config)?;
         let mut phase = Phase::Menu;
         let mut last_present = Instant::now();
         loop {
             let events: Vec<Event> = app.events.poll_iter().collect();
+            if until_idle && events.is_empty() {
+                return Ok(());
+            }
             for event in &events {
                 app.input.handle_event(event, app.controllers.as_ref());
                 if matches!(event, Event::Quit { .. }) {
@@ -207,26 +224,26 @@ impl FrontEnd {
                     Err(e) => menu.notice("CANNOT HOST", e.to_string()),
                 }
             }
-            Choice::Join(address) | Choice::Spectate(address) => {
-                let role = if matches!(menu.screen, crate::menu::Screen::Address { spectate: true })
-                {
-                    Role::Spectator
-                } else {
-                    Role::Player
-                };
-                match client::transport::resolve(&address) {
-                    Err(e) => menu.note = Some(e),
-                    Ok(host) => {
-                        let config = self.net_config(&menu.config);
-                        match Connection::join(host, role, config, JOIN_TIMEOUT) {
-                            Ok(c) => return Ok(Next::Connect(Box::new(c))),
-                            Err(e) => menu.notice("CONNECTION FAILED", e.to_string()),
-                        }
-                    }
+            Choice::Join(address) => return Ok(self.connect(&address, Role::Player, menu)),
+            Choice::Spectate(address) => return Ok(self.connect(&address, Role::Spectator, menu)),
+        }
+        Ok(Next::Stay)
+    }
+
+    /// Starts contacting the host at `address` as `role`; a bad address is noted under the
+    /// field, a socket that cannot be bound is a notice.
+    fn connect(&mut self, address: &str, role: Role, menu: &mut Menu) -> Next {
+        match client::transport::resolve(address) {
+            Err(e) => menu.note = Some(e),
+            Ok(host) => {
+                let config = self.net_config(&menu.config);
+                match Connection::join(host, role, config, JOIN_TIMEOUT) {
+                    Ok(c) => return Next::Connect(Box::new(c)),
+                    Err(e) => menu.notice("CONNECTION FAILED", e.to_string()),
                 }
             }
         }
-        Ok(Next::Stay)
+        Next::Stay
     }
 
     /// Plays a match, then back to the menu (or out, if the window was closed).

@@ -12,9 +12,9 @@ use engine::Rules;
 use sample_game::menu::online::{Connection, Poll};
 use sample_game::menu::Screen;
 use sample_game::{
-    palette, render_menu_to_rgba, render_status_to_rgba, status_of, BitmapFont, Config, Effects,
-    KeyBindings, LocalMatch, MatchSource, Menu, MenuInput, Overlay, Renderer, Scene, ShownView,
-    CELL_W, GLYPH_H, GLYPH_W,
+    palette, render_menu_to_rgba, render_status_to_rgba, status_of, App, AppOptions, BitmapFont,
+    Config, Effects, FrontEnd, KeyBindings, LocalMatch, MatchSource, Menu, MenuInput, Overlay,
+    Renderer, Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use sdl2::surface::Surface;
@@ -321,4 +321,92 @@ fn refusals_come_back_with_their_reason() {
         reason.starts_with(&format!("no answer from {addr}")),
         "{reason}"
     );
+}
+
+/// The whole window loop, driven by pushed events on SDL's offscreen driver: a controller
+/// hosts and cancels, the keyboard opens the replays and picks a corrupt log (an error screen,
+/// not a crash), the controller lowers the volume in the options (saved to the settings file),
+/// and closing the window ends the loop.
+#[test]
+fn the_window_runs_the_menu_from_keys_and_a_controller() {
+    use sdl2::controller::Button;
+    use sdl2::event::Event;
+    use sdl2::keyboard::{Mod, Scancode};
+    std::env::set_var("SDL_VIDEODRIVER", "offscreen");
+    std::env::set_var("SDL_AUDIODRIVER", "dummy");
+    let dir = std::env::temp_dir().join(format!("maze-duel-front-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("matches")).expect("dir");
+    std::fs::write(dir.join("matches/bad.duellog"), "not a log").expect("log");
+    let options = AppOptions {
+        window_size: SIZE,
+        software: true,
+        volume: 0,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(options, Renderer::default()).expect("offscreen window");
+    let mut front = FrontEnd {
+        rules: Rules::default(),
+        seed: 1,
+        config_path: Some(dir.join("config.toml")),
+        config_was_bad: false,
+        log_dir: Some(dir.join("matches")),
+    };
+    let key = |k| Event::KeyDown {
+        timestamp: 0,
+        window_id: 0,
+        keycode: None,
+        scancode: Some(k),
+        keymod: Mod::NOMOD,
+        repeat: false,
+    };
+    let pad = |button| Event::ControllerButtonDown {
+        timestamp: 0,
+        which: 0,
+        button,
+    };
+    let mut menu = Menu::new(Config::default());
+    let script = [
+        pad(Button::DPadDown),
+        pad(Button::DPadDown),
+        pad(Button::A), // Host: the waiting screen...
+        pad(Button::B), // ...cancelled.
+        key(Scancode::Down),
+        key(Scancode::Down),
+        key(Scancode::Down),
+        key(Scancode::Return), // Replays...
+        key(Scancode::Return), // ...the corrupt log.
+    ];
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    let Screen::Notice { title, text } = &menu.screen else {
+        panic!("expected the error screen, got {:?}", menu.screen)
+    };
+    assert_eq!(title, "CANNOT PLAY THIS REPLAY");
+    assert!(
+        text.contains("bad.duellog") && text.contains("not a match log"),
+        "{text}"
+    );
+    let script = [
+        pad(Button::B), // back to the title
+        pad(Button::DPadDown),
+        pad(Button::A), // Options
+        pad(Button::DPadDown),
+        pad(Button::DPadDown),
+        pad(Button::DPadLeft), // volume 70 -> 60
+        Event::Quit { timestamp: 0 },
+    ];
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front
+        .run(&mut app, &mut menu)
+        .expect("runs until the window closes");
+    assert_eq!(menu.screen, Screen::Options);
+    let saved = std::fs::read_to_string(dir.join("config.toml")).expect("settings saved");
+    assert!(saved.contains("volume = 60"), "{saved}");
+    assert_eq!(Config::load(&dir.join("config.toml")).config.volume, 60);
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }
