@@ -147,7 +147,10 @@ impl FrontEnd {
     /// Applies the settings to the window: volume, fullscreen, keys.
     fn apply(&self, app: &mut App, config: &Config) -> anyhow::Result<()> {
         app.set_volume(config.volume);
-        app.set_fullscreen(config.fullscreen)?;
+        let fullscreen = app.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off;
+        if fullscreen != config.fullscreen {
+            app.set_fullscreen(config.fullscreen)?;
+        }
         app.set_bindings(config.bindings.clone());
         Ok(())
     }

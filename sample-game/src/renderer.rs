@@ -176,6 +176,7 @@ impl Renderer {
                     scene.controllers,
                     scene.rules.rounds_to_win,
                     footer,
+                    if scene.from_menu { "menu" } else { "quit" },
                 );
                 draw_controls(canvas, &layout, font, &lines)?;
             }
