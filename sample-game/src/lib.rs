@@ -6,6 +6,10 @@
 //! - A [`MatchSource`] supplies the snapshots to draw: [`LocalMatch`] steps a [`engine::World`]
 //!   itself; a networked source (GGRS) implements the same trait and reports its state in a
 //!   [`NetView`].
+//! - With no arguments the game opens the title [`Menu`] (a pure state machine of screens and
+//!   [`MenuInput`]s); [`FrontEnd`] runs it in the window and starts what it picks — local and
+//!   bot matches, hosting and joining online without freezing the window, replays — and comes
+//!   back to it when a match ends. Its settings are a small TOML file ([`Config`]).
 //! - [`App`] runs the window: a fixed 60 Hz simulation fed by an accumulator, rendering at the
 //!   display's rate and interpolating between the previous and the current tick.
 //! - [`Renderer`] draws one [`Scene`] onto any SDL canvas (a window, or a software surface for

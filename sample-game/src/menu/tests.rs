@@ -278,3 +278,16 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Any typed address: the check never panics, and what it lets through ends in a port
+    /// 1..=65535 after a non-empty host.
+    #[test]
+    fn the_address_check_accepts_only_host_and_port(address in ".{0,40}") {
+        if address_problem(&address).is_none() {
+            let (host, port) = address.rsplit_once(':').expect("a colon");
+            prop_assert!(!host.is_empty());
+            prop_assert!(port.parse::<u16>().is_ok_and(|p| p > 0));
+        }
+    }
+}
