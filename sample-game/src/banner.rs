@@ -82,6 +82,8 @@ pub(crate) fn banner_lines(
                         "Enter: rematch    Esc: quit"
                     };
                     lines.push(line(text, palette::TEXT, 1));
+                } else if from_menu {
+                    lines.push(line("Esc: back to the menu", palette::TEXT, 1));
                 }
             } else {
                 lines.push(match r.last_winner {

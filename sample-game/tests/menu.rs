@@ -410,3 +410,62 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
     assert_eq!(Config::load(&dir.join("config.toml")).config.volume, 60);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// A joiner that is welcomed and then vanishes (or a stranger's `Hello` that takes the slot)
+/// does not hold a menu host hostage: once synchronization times out the host says so, waits
+/// again, and a real joiner gets in.
+#[test]
+fn a_host_whose_joiner_vanishes_waits_for_another() {
+    use sample_game::menu::online::Stage;
+    let config = NetConfig {
+        sync_timeout: Duration::from_millis(300),
+        ..NetConfig::default()
+    };
+    let mut host = Connection::host(config.clone()).expect("host");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
+    let ghost = std::thread::spawn(move || {
+        let link = client::netplay::open_link(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            Default::default(),
+        )
+        .expect("ghost link");
+        let info = client::wire::PeerInfo::local(Rules::default().hash());
+        client::handshake::join(&link, &info, addr, Role::Player, Duration::from_secs(20))
+            .expect("the ghost is welcomed")
+        // ...and its socket closes here.
+    });
+    poll_until("the ghost's welcome", || {
+        assert!(matches!(host.poll(), Poll::Pending));
+        ghost.is_finished().then_some(())
+    });
+    ghost.join().expect("ghost thread");
+    poll_until("the host to give up on the ghost", || {
+        assert!(matches!(host.poll(), Poll::Pending));
+        (host.stage == Stage::Handshake && host.note.is_some()).then_some(())
+    });
+    assert!(host
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("did not synchronize"));
+    let mut joiner =
+        Connection::join(addr, Role::Player, config, Duration::from_secs(20)).expect("joiner");
+    let (mut hosted, mut joined) = (false, false);
+    poll_until("a real joiner", || {
+        if !hosted {
+            match host.poll() {
+                Poll::Ready(_) => hosted = true,
+                Poll::Failed(e) => panic!("host failed: {e}"),
+                Poll::Pending => {}
+            }
+        }
+        if !joined {
+            match joiner.poll() {
+                Poll::Ready(_) => joined = true,
+                Poll::Failed(e) => panic!("joiner failed: {e}"),
+                Poll::Pending => {}
+            }
+        }
+        (hosted && joined).then_some(())
+    });
+}

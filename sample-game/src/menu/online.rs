@@ -172,14 +172,13 @@ impl Connection {
         if let Some((peer, since)) = self.syncing.take() {
             return self.poll_sync(peer, since);
         }
-        if self.timeout.is_some_and(|t| self.started.elapsed() > t) {
-            let Side::Join(host, _) = self.side else {
-                unreachable!("a host has no timeout")
-            };
-            return Poll::Failed(format!(
-                "no answer from {host} within {} s (is the host running and reachable?)",
-                self.timeout.map_or(0, |t| t.as_secs())
-            ));
+        if let (Side::Join(host, _), Some(limit)) = (self.side, self.timeout) {
+            if self.started.elapsed() > limit {
+                return Poll::Failed(format!(
+                    "no answer from {host} within {} s (is the host running and reachable?)",
+                    limit.as_secs()
+                ));
+            }
         }
         let agreed = match self.side {
             Side::Host => handshake::host(
