@@ -483,6 +483,30 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[test]
+    fn an_oversized_or_unreadable_file_gives_the_defaults_and_says_why() {
+        let dir = std::env::temp_dir().join(format!("maze-duel-big-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        std::fs::write(&big, "# x\n".repeat(20_000)).unwrap();
+        let loaded = Config::load(&big);
+        assert_eq!(loaded.config, Config::default());
+        assert!(
+            loaded.problems[0].contains("too long"),
+            "{:?}",
+            loaded.problems
+        );
+        let folder = Config::load(&dir);
+        assert_eq!(folder.config, Config::default());
+        assert!(
+            folder.problems[0].contains("using the defaults"),
+            "{:?}",
+            folder.problems
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     fn value() -> impl Strategy<Value = String> {
         prop_oneof![
             any::<i64>().prop_map(|v| v.to_string()),

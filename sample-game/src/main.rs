@@ -58,7 +58,9 @@ fn run() -> anyhow::Result<()> {
     let (config, config_path, config_problems) = load_config(&cli);
     let config_was_bad = config_problems.is_some();
     if let Some(path) = &cli.menu_screenshot {
-        let rgba = sample_game::render_menu_to_rgba(&Menu::new(config), cli.size, &renderer)?;
+        let mut menu = Menu::new(config);
+        menu.note = config_problems;
+        let rgba = sample_game::render_menu_to_rgba(&menu, cli.size, &renderer)?;
         sample_game::write_png(path, cli.size, &rgba)?;
         println!("wrote {}", path.display());
         return Ok(());
