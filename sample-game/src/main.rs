@@ -136,11 +136,11 @@ fn load_config(cli: &Cli) -> (Config, Option<PathBuf>, Option<String>) {
         );
         let more = loaded.problems.len() - 1;
         let more = if more > 0 {
-            format!(" (and {more} more)")
+            format!(" (and {more} more: see the terminal)")
         } else {
             String::new()
         };
-        format!("{first}{more}; defaults used")
+        format!("{first}{more}")
     });
     (loaded.config, Some(path), summary)
 }
