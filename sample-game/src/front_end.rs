@@ -109,13 +109,12 @@ impl FrontEnd {
             if let Phase::Connecting(connection) = &mut phase {
                 match connection.poll() {
                     Poll::Pending => {}
+                    Poll::Refused(reason) => {
+                        menu.notice("REFUSED", reason);
+                        phase = Phase::Menu;
+                    }
                     Poll::Failed(reason) => {
-                        let title = if reason.starts_with("refused") {
-                            "REFUSED"
-                        } else {
-                            "CONNECTION FAILED"
-                        };
-                        menu.notice(title, reason);
+                        menu.notice("CONNECTION FAILED", reason);
                         phase = Phase::Menu;
                     }
                     Poll::Ready(peer) => {

@@ -52,7 +52,10 @@ pub enum Poll {
     Pending,
     /// Synchronized: the match can start.
     Ready(Box<NetPeer>),
-    /// Failed, with the reason to show.
+    /// The other side turned us away (different rules or build, the match is full), with its
+    /// reason.
+    Refused(String),
+    /// Failed otherwise (no answer, no synchronization, a socket error), with the reason.
     Failed(String),
 }
 
@@ -201,7 +204,7 @@ impl Connection {
         match agreed {
             Ok(agreement) => self.start(agreement),
             Err(Error::HandshakeTimeout { .. }) => Poll::Pending,
-            Err(Error::Refused { reason }) => Poll::Failed(format!("refused: {reason}")),
+            Err(Error::Refused { reason }) => Poll::Refused(reason),
             Err(e) => Poll::Failed(e.to_string()),
         }
     }
