@@ -358,9 +358,14 @@ pub fn status_of(c: &Connection) -> StatusScreen {
                 Role::Player => "to play",
                 Role::Spectator => "to watch",
             };
-            lines.push(format!("Contacting {host} {what}"));
-            let limit = c.timeout().map_or(0, |t| t.as_secs());
-            lines.push(format!("{waited} s (giving up after {limit} s)"));
+            if c.stage == Stage::Handshake {
+                lines.push(format!("Contacting {host} {what}"));
+                let limit = c.timeout().map_or(0, |t| t.as_secs());
+                lines.push(format!("{waited} s (giving up after {limit} s)"));
+            } else {
+                lines.push(format!("{host} let us in {what}."));
+                lines.push("The match starts once everyone has arrived.".to_string());
+            }
         }
     }
     if let Some(note) = &c.note {

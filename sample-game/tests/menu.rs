@@ -469,3 +469,79 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
         (hosted && joined).then_some(())
     });
 }
+
+/// A welcomed spectator waits for the host to start as long as its own time limit allows, not
+/// just the sync timeout: a host waiting for its player starts GGRS only once everyone has
+/// arrived (as `NetPeer::join_on` allows for the command line).
+#[test]
+fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
+    use sample_game::menu::online::Stage;
+    let sync = Duration::from_millis(300);
+    let (port_tx, port_rx) = std::sync::mpsc::channel();
+    let host = std::thread::spawn(move || {
+        let link = client::netplay::open_link(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            Default::default(),
+        )
+        .expect("host link");
+        port_tx.send(link.borrow().local_addr()).expect("port");
+        let config = NetConfig {
+            spectators: 1,
+            handshake_timeout: Duration::from_secs(20),
+            ..NetConfig::default()
+        };
+        let mut peer = client::NetPeer::host_on(link, &config).expect("host");
+        // Keep answering until the others are surely running too.
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            peer.poll();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    });
+    let addr = port_rx.recv().expect("host address");
+    let config = NetConfig {
+        sync_timeout: sync,
+        ..NetConfig::default()
+    };
+    let mut watcher = Connection::join(
+        addr,
+        Role::Spectator,
+        config.clone(),
+        Duration::from_secs(20),
+    )
+    .expect("spectator");
+    poll_until("the spectator's welcome", || match watcher.poll() {
+        Poll::Pending => (watcher.stage != Stage::Handshake).then_some(()),
+        _ => panic!("the spectator finished before the player arrived"),
+    });
+    // Longer than the sync timeout, with nobody else there yet: still waiting.
+    let past = Instant::now() + sync * 3;
+    while Instant::now() < past {
+        assert!(matches!(watcher.poll(), Poll::Pending), "gave up too early");
+        std::thread::sleep(Duration::from_millis(4));
+    }
+    assert_eq!(status_of(&watcher).title, "SYNCHRONIZING");
+    let mut player =
+        Connection::join(addr, Role::Player, config, Duration::from_secs(20)).expect("player");
+    let (mut watching, mut playing) = (None, None);
+    poll_until("the player and the spectator", || {
+        for (c, done) in [(&mut watcher, &mut watching), (&mut player, &mut playing)] {
+            if done.is_none() {
+                match c.poll() {
+                    Poll::Ready(peer) => *done = Some(peer),
+                    Poll::Pending => {}
+                    Poll::Failed(e) | Poll::Refused(e) => panic!("{e}"),
+                }
+            }
+        }
+        (watching.is_some() && playing.is_some()).then_some(())
+    });
+    // Keep both answering until the host has synchronized with them too.
+    let (mut watching, mut playing) = (watching.unwrap(), playing.unwrap());
+    poll_until("the host", || {
+        watching.poll();
+        playing.poll();
+        host.is_finished().then_some(())
+    });
+    host.join().expect("the host synchronized with both");
+}

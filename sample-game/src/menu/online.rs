@@ -233,7 +233,16 @@ impl Connection {
             }
             return Poll::Ready(Box::new(peer));
         }
-        if since.elapsed() < self.config.sync_timeout {
+        // A host gives a welcomed joiner the sync time. A joiner also allows what is left of
+        // its own time limit, as `NetPeer::join_on` does: the host starts GGRS only once
+        // everyone has arrived (it may still be waiting for spectators).
+        let deadline = match self.side {
+            Side::Host => since + self.config.sync_timeout,
+            Side::Join(..) => {
+                self.started + self.timeout.unwrap_or_default() + self.config.sync_timeout
+            }
+        };
+        if Instant::now() < deadline {
             self.syncing = Some((peer, since));
             return Poll::Pending;
         }
@@ -249,8 +258,8 @@ impl Connection {
                 Poll::Pending
             }
             Side::Join(host, _) => Poll::Failed(format!(
-                "{host} answered but did not synchronize within {} s",
-                self.config.sync_timeout.as_secs()
+                "{host} welcomed us but the match did not start within {} s",
+                (deadline - since).as_secs()
             )),
         }
     }
