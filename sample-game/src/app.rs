@@ -90,7 +90,7 @@ pub struct App {
     /// The shortest interval between two presents: where vsync is missing (some headless
     /// drivers), this cap keeps the loop at the display's rate instead of spinning.
     pub(crate) min_frame: Duration,
-    pub(crate) _sdl: Sdl,
+    sdl: Sdl,
     _video: VideoSubsystem,
     pub(crate) controllers: Option<GameControllerSubsystem>,
     pub(crate) canvas: WindowCanvas,
@@ -98,7 +98,7 @@ pub struct App {
     pub(crate) renderer: Renderer,
     pub(crate) input: LocalInput,
     /// Sound (silent without an audio device, or at volume 0).
-    pub(crate) audio: Option<AudioOut>,
+    audio: Option<AudioOut>,
 }
 
 impl App {
@@ -144,7 +144,7 @@ impl App {
         Ok(App {
             min_frame,
             options,
-            _sdl: sdl,
+            sdl,
             _video: video,
             controllers,
             canvas,
@@ -410,7 +410,7 @@ impl App {
                     mixer.volume = self.options.volume;
                 }
             }
-            None if volume > 0 => self.audio = Some(AudioOut::open(&self._sdl, volume)),
+            None if volume > 0 => self.audio = Some(AudioOut::open(&self.sdl, volume)),
             None => {}
         }
     }
@@ -438,7 +438,7 @@ impl App {
     /// # Errors
     /// If SDL has no event subsystem or refuses the event.
     pub fn push_event(&self, event: Event) -> anyhow::Result<()> {
-        self._sdl
+        self.sdl
             .event()
             .and_then(|events| events.push_event(event))
             .map_err(|e| anyhow!("pushing an event: {e}"))

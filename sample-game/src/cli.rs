@@ -14,8 +14,8 @@ use std::path::PathBuf;
 #[derive(Parser, Debug, Clone, PartialEq)]
 #[command(name = "maze-duel", version, about, long_about = None)]
 pub struct Cli {
-    /// Online play, spectating, replays; the menu when absent (a local match with
-    /// --vs-bot, --sync-test or --measure-pacing).
+    /// Online play, spectating, replays; the menu when absent (a local match at once with
+    /// --vs-bot, --sync-test, --measure-pacing, --match-log or --hash-log).
     #[command(subcommand)]
     pub mode: Option<Mode>,
 
