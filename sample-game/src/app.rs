@@ -73,19 +73,30 @@ impl Default for AppOptions {
     }
 }
 
+/// How a match run by [`App::run_match`] ended.
+#[derive(Debug)]
+pub struct MatchEnd {
+    /// The frame pacing measured.
+    pub report: PacingReport,
+    /// Why the match ended early (a peer left or refused, the session failed), if it did.
+    pub ended: Option<anyhow::Error>,
+    /// Whether the player closed the window (rather than leaving with Esc).
+    pub window_closed: bool,
+}
+
 /// The game window: SDL, the canvas, input devices and the renderer.
 pub struct App {
-    options: AppOptions,
+    pub(crate) options: AppOptions,
     /// The shortest interval between two presents: where vsync is missing (some headless
     /// drivers), this cap keeps the loop at the display's rate instead of spinning.
-    min_frame: Duration,
-    _sdl: Sdl,
+    pub(crate) min_frame: Duration,
+    sdl: Sdl,
     _video: VideoSubsystem,
-    controllers: Option<GameControllerSubsystem>,
-    canvas: WindowCanvas,
-    events: EventPump,
-    renderer: Renderer,
-    input: LocalInput,
+    pub(crate) controllers: Option<GameControllerSubsystem>,
+    pub(crate) canvas: WindowCanvas,
+    pub(crate) events: EventPump,
+    pub(crate) renderer: Renderer,
+    pub(crate) input: LocalInput,
     /// Sound (silent without an audio device, or at volume 0).
     audio: Option<AudioOut>,
 }
@@ -133,7 +144,7 @@ impl App {
         Ok(App {
             min_frame,
             options,
-            _sdl: sdl,
+            sdl,
             _video: video,
             controllers,
             canvas,
@@ -157,6 +168,27 @@ impl App {
     /// # Errors
     /// If the match source fails or SDL cannot draw.
     pub fn run(&mut self, source: &mut dyn MatchSource) -> anyhow::Result<PacingReport> {
+        let end = self.run_match(source, false)?;
+        match end.ended {
+            Some(e) => Err(e),
+            None => Ok(end.report),
+        }
+    }
+
+    /// Runs one match in the window, as [`App::run`] does; `from_menu` says the player came
+    /// from the menu and goes back there: the screens say "Esc: back to the menu" instead of
+    /// "quit". A match that ends early is reported in [`MatchEnd::ended`] (after the player
+    /// has read the reason in the window), not as an error.
+    ///
+    /// # Errors
+    /// If the match source fails outside a tick (a rematch cannot be set up, a log cannot be
+    /// closed) or SDL cannot draw.
+    pub fn run_match(
+        &mut self,
+        source: &mut dyn MatchSource,
+        from_menu: bool,
+    ) -> anyhow::Result<MatchEnd> {
+        let mut window_closed = false;
         let tick = Duration::from_secs(1) / TICKS_PER_SECOND;
         let mut banked = Duration::ZERO;
         let mut last = Instant::now();
@@ -218,7 +250,10 @@ impl App {
                 }
                 match action {
                     MenuAction::None => {}
-                    MenuAction::Quit => break 'frames,
+                    MenuAction::Quit => {
+                        window_closed = matches!(event, Event::Quit { .. });
+                        break 'frames;
+                    }
                     MenuAction::Dismiss => overlay = Overlay::None,
                     MenuAction::Controls => overlay = Overlay::Controls { at_start: false },
                     MenuAction::Pause => {
@@ -332,6 +367,7 @@ impl App {
                 smoothing: Some(&smoother),
                 ended: ended_text.as_deref(),
                 timeline,
+                from_menu,
             };
             let drawing = Instant::now();
             self.renderer
@@ -349,15 +385,69 @@ impl App {
                 break;
             }
         }
-        if let Some(e) = ended {
+        let (name, vsync) = self.renderer_info();
+        let report = pacing.report(&name, vsync);
+        if ended.is_some() {
             // The logs are flushed; a goodbye to a peer that is gone may fail, and that is
             // not the news.
             let _ = source.close();
-            return Err(e);
+        } else {
+            source.close()?;
         }
-        source.close()?;
-        let (name, vsync) = self.renderer_info();
-        Ok(pacing.report(&name, vsync))
+        Ok(MatchEnd {
+            report,
+            ended,
+            window_closed,
+        })
+    }
+
+    /// Sets the sound volume (0..=100), opening the audio device if it was not open.
+    pub fn set_volume(&mut self, volume: u8) {
+        self.options.volume = volume.min(100);
+        match &self.audio {
+            Some(audio) => {
+                if let Ok(mut mixer) = audio.mixer.lock() {
+                    mixer.volume = self.options.volume;
+                }
+            }
+            None if volume > 0 => self.audio = Some(AudioOut::open(&self.sdl, volume)),
+            None => {}
+        }
+    }
+
+    /// Covers the screen (desktop resolution) or goes back to a window.
+    ///
+    /// # Errors
+    /// If SDL refuses the change.
+    pub fn set_fullscreen(&mut self, on: bool) -> anyhow::Result<()> {
+        use sdl2::video::FullscreenType;
+        let kind = if on {
+            FullscreenType::Desktop
+        } else {
+            FullscreenType::Off
+        };
+        self.canvas
+            .window_mut()
+            .set_fullscreen(kind)
+            .map_err(|e| anyhow!("fullscreen: {e}"))
+    }
+
+    /// Puts `event` on SDL's queue as if it came from a device (tests and automation drive
+    /// the window this way, without a display).
+    ///
+    /// # Errors
+    /// If SDL has no event subsystem or refuses the event.
+    pub fn push_event(&self, event: Event) -> anyhow::Result<()> {
+        self.sdl
+            .event()
+            .and_then(|events| events.push_event(event))
+            .map_err(|e| anyhow!("pushing an event: {e}"))
+    }
+
+    /// Uses `bindings` from the next match on.
+    pub fn set_bindings(&mut self, bindings: KeyBindings) {
+        self.input.set_bindings(bindings.clone());
+        self.options.bindings = bindings;
     }
 
     fn set_title(&mut self, source: &dyn MatchSource) {

@@ -30,11 +30,13 @@ fn line(text: impl Into<String>, color: Color, size: u32) -> BannerLine {
     }
 }
 
-/// The banner for this state, if any. `can_rematch` adds the rematch hint to the match result.
+/// The banner for this state, if any. `can_rematch` adds the rematch hint to the match result
+/// (its way out says "menu" when `from_menu`).
 pub(crate) fn banner_lines(
     state: &WorldSnapshot,
     rules: &Rules,
     can_rematch: bool,
+    from_menu: bool,
 ) -> Vec<BannerLine> {
     let r = &state.round;
     let name = |id: u8| format!("PLAYER {}", id + 1);
@@ -74,7 +76,14 @@ pub(crate) fn banner_lines(
                     ));
                 }
                 if can_rematch {
-                    lines.push(line("Enter: rematch    Esc: quit", palette::TEXT, 1));
+                    let text = if from_menu {
+                        "Enter: rematch    Esc: menu"
+                    } else {
+                        "Enter: rematch    Esc: quit"
+                    };
+                    lines.push(line(text, palette::TEXT, 1));
+                } else if from_menu {
+                    lines.push(line("Esc: back to the menu", palette::TEXT, 1));
                 }
             } else {
                 lines.push(match r.last_winner {
@@ -137,7 +146,7 @@ mod tests {
         let mut world = World::new(rules.clone(), 1, 2).unwrap();
         let mut seen = Vec::new();
         for tick in 0..120 {
-            let lines = banner_lines(world.state(), &rules, true);
+            let lines = banner_lines(world.state(), &rules, true, false);
             let last = texts(&lines)
                 .last()
                 .map(|s| s.to_string())

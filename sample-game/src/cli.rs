@@ -9,11 +9,13 @@ use std::path::PathBuf;
 /// A top-down maze duel for two players on one keyboard (and game controllers), or over the
 /// network with rollback netcode.
 ///
-/// With no arguments a local match starts at once.
+/// With no arguments the title menu opens; `maze-duel play` (or any mode or match option below)
+/// starts a match at once, for scripts.
 #[derive(Parser, Debug, Clone, PartialEq)]
 #[command(name = "maze-duel", version, about, long_about = None)]
 pub struct Cli {
-    /// Online play, spectating, replays; a local match when absent.
+    /// Online play, spectating, replays; the menu when absent (a local match at once with
+    /// --vs-bot, --sync-test, --measure-pacing, --match-log or --hash-log).
     #[command(subcommand)]
     pub mode: Option<Mode>,
 
@@ -62,6 +64,10 @@ pub struct Cli {
           value_parser = clap::value_parser!(u8).range(0..=12))]
     pub remote_back: u8,
 
+    /// Render the title menu to this PNG and exit (needs no display).
+    #[arg(long, global = true, value_name = "PNG", conflicts_with = "screenshot")]
+    pub menu_screenshot: Option<PathBuf>,
+
     /// The tick --screenshot captures.
     #[arg(long, global = true, value_name = "N", requires = "screenshot")]
     pub at_tick: Option<u32>,
@@ -89,6 +95,13 @@ pub struct Cli {
     /// rest`).
     #[arg(long, global = true, value_name = "FILE")]
     pub hash_log: Option<PathBuf>,
+
+    /// Settings file (volume, input delay, remote view, fullscreen, keys), written by the
+    /// menu's options. Default: `$XDG_CONFIG_HOME/maze-duel/config.toml` or
+    /// `~/.config/maze-duel/config.toml`. Matches started from the command line use only its
+    /// keys.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Ways to play besides a local match.
@@ -182,6 +195,23 @@ impl Cli {
     }
 }
 
+impl Cli {
+    /// Whether this command line opens the title menu: no mode, and none of the options that
+    /// start a match by themselves (`--vs-bot`, `--sync-test`, `--measure-pacing`,
+    /// `--screenshot`, `--match-log`, `--hash-log`).
+    #[must_use]
+    pub fn wants_menu(&self) -> bool {
+        self.mode.is_none()
+            && !self.vs_bot
+            && self.sync_test.is_none()
+            && self.measure_pacing.is_none()
+            && self.screenshot.is_none()
+            && self.menu_screenshot.is_none()
+            && self.match_log.is_none()
+            && self.hash_log.is_none()
+    }
+}
+
 /// `WIDTHxHEIGHT`, each at least 64.
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = text
@@ -209,20 +239,46 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 mod tests {
     use super::*;
 
+    /// Deliberately changed with the menu (issue 10): no arguments opens the title menu;
+    /// `play` and every mode or match option still start at once, for scripts.
     #[test]
-    fn no_arguments_is_a_local_match() {
+    fn no_arguments_opens_the_menu() {
         let cli = Cli::try_parse_from(["maze-duel"]).unwrap();
         assert_eq!(
-            (cli.seed, cli.rules, cli.vs_bot, cli.mode),
+            (cli.seed, cli.rules.clone(), cli.vs_bot, cli.mode.clone()),
             (None, None, false, None)
         );
         assert_eq!(cli.size, (1280, 800));
+        assert!(cli.wants_menu());
+        let tuned = Cli::try_parse_from(["maze-duel", "--seed", "3", "--size", "800x600"]);
+        assert!(
+            tuned.unwrap().wants_menu(),
+            "window and seed options keep the menu"
+        );
+        let cfg = Cli::try_parse_from(["maze-duel", "--config", "/tmp/c.toml"]).unwrap();
+        assert_eq!(cfg.config, Some(PathBuf::from("/tmp/c.toml")));
+        assert!(cfg.wants_menu());
     }
 
     #[test]
-    fn play_is_a_local_match_too() {
+    fn play_and_match_options_start_a_match_at_once() {
         let cli = Cli::try_parse_from(["maze-duel", "play", "--seed", "4"]).unwrap();
-        assert_eq!((cli.seed, cli.mode), (Some(4), Some(Mode::Play)));
+        assert_eq!((cli.seed, cli.mode.clone()), (Some(4), Some(Mode::Play)));
+        assert!(!cli.wants_menu());
+        for args in [
+            &["--vs-bot"][..],
+            &["--sync-test", "4"],
+            &["--measure-pacing", "2"],
+            &["--screenshot", "a.png", "--at-tick", "3"],
+            &["--match-log", "m.duellog"],
+            &["replay", "m.duellog"],
+            &["host"],
+            &["join", "h:1"],
+        ] {
+            let mut all = vec!["maze-duel"];
+            all.extend_from_slice(args);
+            assert!(!Cli::try_parse_from(&all).unwrap().wants_menu(), "{args:?}");
+        }
     }
 
     #[test]

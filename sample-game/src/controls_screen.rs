@@ -10,12 +10,14 @@ use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};
 
 /// Everything the controls screen says, as lines of (text, colour). Columns are padded with
-/// spaces, which the fixed-width font keeps aligned.
+/// spaces, which the fixed-width font keeps aligned. `leave` is what the quit key does
+/// ("quit", or "menu" for a match started from the menu).
 pub(crate) fn lines(
     bindings: &KeyBindings,
     controllers: &[String],
     rounds_to_win: u8,
     footer: &str,
+    leave: &str,
 ) -> Vec<(String, Color)> {
     let movement = |k: &PlayerKeys| {
         let names = [&k.up, &k.left, &k.down, &k.right].map(|keys| key_names(keys));
@@ -34,7 +36,7 @@ pub(crate) fn lines(
             .join(", ")
     };
     let global = format!(
-        "{} pause   {} controls   {} netcode   {} rematch   {} quit",
+        "{} pause   {} controls   {} netcode   {} rematch   {} {leave}",
         key_names(&[bindings.pause]),
         key_names(&[bindings.controls]),
         key_names(&bindings.net_hud),

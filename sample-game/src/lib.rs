@@ -6,6 +6,10 @@
 //! - A [`MatchSource`] supplies the snapshots to draw: [`LocalMatch`] steps a [`engine::World`]
 //!   itself; a networked source (GGRS) implements the same trait and reports its state in a
 //!   [`NetView`].
+//! - With no arguments the game opens the title [`Menu`] (a pure state machine of screens and
+//!   [`MenuInput`]s); [`FrontEnd`] runs it in the window and starts what it picks — local and
+//!   bot matches, hosting and joining online without freezing the window, replays — and comes
+//!   back to it when a match ends. Its settings are a small TOML file ([`Config`]).
 //! - [`App`] runs the window: a fixed 60 Hz simulation fed by an accumulator, rendering at the
 //!   display's rate and interpolating between the previous and the current tick.
 //! - [`Renderer`] draws one [`Scene`] onto any SDL canvas (a window, or a software surface for
@@ -29,10 +33,12 @@
 mod app;
 mod banner;
 pub mod cli;
+pub mod config;
 mod controls_screen;
 mod effects;
 mod fighter_view;
 mod font;
+mod front_end;
 mod hud;
 mod interpolate;
 mod key_bindings;
@@ -42,6 +48,7 @@ mod local_input;
 mod local_match;
 mod match_source;
 mod maze_view;
+pub mod menu;
 mod net_hud;
 mod net_match;
 mod net_view;
@@ -59,15 +66,18 @@ pub mod sound;
 mod synctest_match;
 pub mod timeline;
 
-pub use app::{App, AppOptions};
+pub use app::{App, AppOptions, MatchEnd};
 pub use cli::Cli;
+pub use config::Config;
 pub use effects::Effects;
 pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W};
+pub use front_end::{menu_inputs, status_of, status_screen, FrontEnd};
 pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;
 pub use local_match::{mode_for, LocalLogs, LocalMatch};
 pub use match_source::{MatchSource, SourceCommand, Timeline};
+pub use menu::{Menu, MenuInput};
 pub use net_match::NetMatch;
 pub use net_view::{DesyncStatus, NetMode, NetView};
 pub use pacing::PacingReport;
@@ -75,5 +85,7 @@ pub use remote_view::{alpha_256, fighter_positions, rewound, ShownView};
 pub use renderer::Renderer;
 pub use replay_match::ReplayMatch;
 pub use scene::{Overlay, Scene};
-pub use screenshot::{render_to_rgba, write_png, Screenshot};
+pub use screenshot::{
+    render_menu_to_rgba, render_status_to_rgba, render_to_rgba, write_png, Screenshot,
+};
 pub use synctest_match::SyncTestMatch;

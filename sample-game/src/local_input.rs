@@ -49,6 +49,11 @@ impl LocalInput {
         &self.bindings
     }
 
+    /// Changes the key bindings.
+    pub fn set_bindings(&mut self, bindings: KeyBindings) {
+        self.bindings = bindings;
+    }
+
     /// Names of the connected controllers, in player order.
     #[must_use]
     pub fn controller_names(&self) -> Vec<String> {

@@ -11,8 +11,8 @@ use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
 use sample_game::cli::{Mode, NetOptions};
 use sample_game::{
-    App, AppOptions, BitmapFont, Cli, LocalLogs, LocalMatch, MatchSource, NetMatch, Renderer,
-    ReplayMatch, Screenshot, SyncTestMatch,
+    App, AppOptions, BitmapFont, Cli, Config, FrontEnd, LocalLogs, LocalMatch, MatchSource, Menu,
+    NetMatch, Renderer, ReplayMatch, Screenshot, SyncTestMatch,
 };
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -55,6 +55,38 @@ fn run() -> anyhow::Result<()> {
         return Ok(());
     }
 
+    let (config, config_path, config_problems) = load_config(&cli);
+    let config_was_bad = config_problems.is_some();
+    if let Some(path) = &cli.menu_screenshot {
+        let mut menu = Menu::new(config);
+        menu.note = config_problems;
+        let rgba = sample_game::render_menu_to_rgba(&menu, cli.size, &renderer)?;
+        sample_game::write_png(path, cli.size, &rgba)?;
+        println!("wrote {}", path.display());
+        return Ok(());
+    }
+    if cli.wants_menu() {
+        let options = AppOptions {
+            window_size: cli.size,
+            software: cli.software,
+            rail_debug: cli.rail_debug,
+            volume: config.volume,
+            bindings: config.bindings.clone(),
+            ..AppOptions::default()
+        };
+        let mut app = App::new(options, renderer)?;
+        let mut front = FrontEnd {
+            rules,
+            seed,
+            config_path,
+            config_was_bad,
+            log_dir: (!cli.no_match_log).then(|| PathBuf::from("matches")),
+        };
+        let mut menu = Menu::new(config);
+        menu.note = config_problems;
+        return front.run(&mut app, &mut menu);
+    }
+
     let measuring = cli.measure_pacing.map(Duration::from_secs_f64);
     let bots: &[PlayerId] = match (measuring, cli.vs_bot) {
         (Some(_), _) => &[0, 1],
@@ -70,6 +102,7 @@ fn run() -> anyhow::Result<()> {
         auto_rematch_after: measuring.map(|_| 180),
         rail_debug: cli.rail_debug,
         volume: cli.volume,
+        bindings: config.bindings,
         ..AppOptions::default()
     };
     let mut app = App::new(options, renderer)?;
@@ -79,6 +112,37 @@ fn run() -> anyhow::Result<()> {
         println!("{report}");
     }
     Ok(())
+}
+
+/// The settings (`--config`, else the per-user file), where to save them, and what was wrong
+/// with the file (for the menu to show), if anything. Problems are printed; they never stop the game.
+fn load_config(cli: &Cli) -> (Config, Option<PathBuf>, Option<String>) {
+    let path = cli
+        .config
+        .clone()
+        .or_else(sample_game::config::default_path);
+    let Some(path) = path else {
+        println!("maze-duel: no HOME or XDG_CONFIG_HOME: settings will not be saved");
+        return (Config::default(), None, None);
+    };
+    let loaded = Config::load(&path);
+    for problem in &loaded.problems {
+        eprintln!("maze-duel: {problem}");
+    }
+    let summary = loaded.problems.first().map(|first| {
+        eprintln!(
+            "maze-duel: saving from the options screen will keep the old file as {}.bad",
+            path.display()
+        );
+        let more = loaded.problems.len() - 1;
+        let more = if more > 0 {
+            format!(" (and {more} more: see the terminal)")
+        } else {
+            String::new()
+        };
+        format!("{first}{more}")
+    });
+    (loaded.config, Some(path), summary)
 }
 
 /// The match to play: local (optionally under a sync test), online, a replay or a resumed

@@ -25,7 +25,7 @@ pub struct Renderer {
 /// The banner of a match that ended early: what happened, wrapped to short lines, and the way
 /// out.
 #[must_use]
-pub fn ended_lines(reason: &str) -> Vec<crate::banner::BannerLine> {
+pub fn ended_lines(reason: &str, from_menu: bool) -> Vec<crate::banner::BannerLine> {
     let line = |text: String, color, size| crate::banner::BannerLine { text, color, size };
     let mut lines = vec![line("MATCH ENDED".into(), palette::DANGER, 3)];
     let mut current = String::new();
@@ -41,7 +41,12 @@ pub fn ended_lines(reason: &str) -> Vec<crate::banner::BannerLine> {
     if !current.is_empty() {
         lines.push(line(current, palette::TEXT, 1));
     }
-    lines.push(line("Esc to quit".into(), palette::TEXT_DIM, 1));
+    let way_out = if from_menu {
+        "Esc: back to the menu"
+    } else {
+        "Esc to quit"
+    };
+    lines.push(line(way_out.into(), palette::TEXT_DIM, 1));
     lines
 }
 
@@ -139,9 +144,9 @@ impl Renderer {
         }
         let layout = steady;
         if let Some(reason) = scene.ended {
-            draw_banner(canvas, &layout, font, &ended_lines(reason))?;
+            draw_banner(canvas, &layout, font, &ended_lines(reason, scene.from_menu))?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
-            let lines = banner_lines(state, scene.rules, scene.can_rematch);
+            let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;
         }
         draw_hud(canvas, &layout, font, scene.rules, state)?;
@@ -181,6 +186,7 @@ impl Renderer {
                     scene.controllers,
                     scene.rules.rounds_to_win,
                     footer,
+                    if scene.from_menu { "menu" } else { "quit" },
                 );
                 draw_controls(canvas, &layout, font, &lines)?;
             }
@@ -204,7 +210,7 @@ mod tests {
     fn an_early_end_says_why_and_how_to_leave() {
         let reason = "the other player (127.0.0.1:43469) disconnected at tick 903; the \
                       confirmed part of the match is in the logs";
-        let lines = ended_lines(reason);
+        let lines = ended_lines(reason, false);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts[0], "MATCH ENDED");
         assert_eq!(*texts.last().unwrap(), "Esc to quit");
@@ -214,5 +220,7 @@ mod tests {
             reason.split_whitespace().collect::<Vec<_>>().join(" ")
         );
         assert!(texts.iter().all(|t| t.len() <= 48), "{texts:?}");
+        let menu = ended_lines(reason, true);
+        assert_eq!(menu.last().unwrap().text, "Esc: back to the menu");
     }
 }

@@ -60,4 +60,6 @@ pub struct Scene<'a> {
     pub ended: Option<&'a str>,
     /// A replay's position: draws the REPLAY/PAUSED label and the timeline.
     pub timeline: Option<crate::match_source::Timeline>,
+    /// The match was started from the menu: Esc goes back there (the banners say so).
+    pub from_menu: bool,
 }

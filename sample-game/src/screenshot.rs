@@ -82,6 +82,7 @@ pub fn render_to_rgba(
         can_rematch: true,
         smoothing: None,
         ended: None,
+        from_menu: false,
         timeline: None,
     };
     let (w, h) = shot.size;
@@ -117,4 +118,48 @@ pub fn write_png(path: &Path, (width, height): (u32, u32), rgba: &[u8]) -> anyho
     writer
         .finish()
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Draws with `draw` onto a software surface of `size` and reads the pixels back as RGBA.
+fn render_surface(
+    (w, h): (u32, u32),
+    draw: impl FnOnce(&mut sdl2::render::Canvas<Surface<'static>>) -> Result<(), String>,
+) -> anyhow::Result<Vec<u8>> {
+    let surface =
+        Surface::new(w, h, PixelFormatEnum::RGBA32).map_err(|e| anyhow!("SDL surface: {e}"))?;
+    let mut canvas = surface
+        .into_canvas()
+        .map_err(|e| anyhow!("SDL software renderer: {e}"))?;
+    draw(&mut canvas).map_err(|e| anyhow!("drawing: {e}"))?;
+    canvas
+        .read_pixels(None, PixelFormatEnum::RGBA32)
+        .map_err(|e| anyhow!("reading pixels back: {e}"))
+}
+
+/// Renders `menu` as the window would show it, without a window. Returns RGBA rows.
+///
+/// # Errors
+/// SDL failing to make a software surface or draw.
+pub fn render_menu_to_rgba(
+    menu: &crate::menu::Menu,
+    size: (u32, u32),
+    renderer: &Renderer,
+) -> anyhow::Result<Vec<u8>> {
+    render_surface(size, |canvas| {
+        crate::menu::view::draw_menu(canvas, renderer.font(), menu)
+    })
+}
+
+/// Renders a status screen (waiting for an opponent, connecting) without a window.
+///
+/// # Errors
+/// SDL failing to make a software surface or draw.
+pub fn render_status_to_rgba(
+    status: &crate::menu::view::StatusScreen,
+    size: (u32, u32),
+    renderer: &Renderer,
+) -> anyhow::Result<Vec<u8>> {
+    render_surface(size, |canvas| {
+        crate::menu::view::draw_status(canvas, renderer.font(), status)
+    })
 }

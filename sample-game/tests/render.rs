@@ -196,6 +196,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         smoothing: None,
         ended: None,
         timeline: extras.timeline,
+        from_menu: false,
     };
     Renderer::default()
         .draw(&mut canvas, &scene)

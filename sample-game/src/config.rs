@@ -1,0 +1,556 @@
+//! The settings the options screen changes, kept in a small TOML file:
+//! `$XDG_CONFIG_HOME/maze-duel/config.toml` (or `~/.config/maze-duel/config.toml`), or the file
+//! `--config` names.
+//!
+//! The file is read leniently: a missing file means defaults; a file that is not TOML, or has a
+//! field of the wrong type or out of range, gives a message naming the problem, and the fields
+//! concerned (all of them, when the file does not parse) fall back to their defaults. It is
+//! never a reason not to start. A file that was bad is not overwritten silently: before the
+//! options screen saves, the old one is moved aside to `config.toml.bad` and the game says so.
+
+use crate::key_bindings::{KeyBindings, PlayerKeys};
+use client::remote_view::RemoteView;
+use engine::Difficulty;
+use sdl2::keyboard::Scancode;
+use std::path::{Path, PathBuf};
+
+/// Largest input delay the options offer (the command line's limit too).
+pub const MAX_INPUT_DELAY: u8 = 8;
+/// Largest config file read; anything longer is not a settings file.
+const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// The settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Frames of input delay online, 0..=[`MAX_INPUT_DELAY`].
+    pub input_delay: u8,
+    /// How the remote player is drawn online.
+    pub remote_view: RemoteView,
+    /// Sound volume, 0..=100.
+    pub volume: u8,
+    /// Whether the window covers the screen.
+    pub fullscreen: bool,
+    /// The bot's level in "vs bot".
+    pub bot_difficulty: Difficulty,
+    /// The keys.
+    pub bindings: KeyBindings,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            input_delay: 2,
+            remote_view: RemoteView::Past,
+            volume: 70,
+            fullscreen: false,
+            bot_difficulty: Difficulty::Normal,
+            bindings: KeyBindings::default(),
+        }
+    }
+}
+
+/// What reading a config file gave: the settings to use, and what was wrong with the file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// The settings (defaults wherever the file had nothing usable).
+    pub config: Config,
+    /// One message per problem; empty when the file was fine or absent.
+    pub problems: Vec<String>,
+}
+
+/// The default config path: `$XDG_CONFIG_HOME/maze-duel/config.toml`, else
+/// `$HOME/.config/maze-duel/config.toml`; `None` when neither variable is set.
+#[must_use]
+pub fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
+    Some(base.join("maze-duel").join("config.toml"))
+}
+
+impl Config {
+    /// Reads `path`. A missing file gives the defaults without a problem; an unreadable,
+    /// oversized or malformed one gives the defaults (for what could not be used) and
+    /// messages naming the file and what is wrong.
+    #[must_use]
+    pub fn load(path: &Path) -> Loaded {
+        let shown = path.display();
+        let text = match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Loaded {
+                    config: Config::default(),
+                    problems: Vec::new(),
+                }
+            }
+            Ok(meta) if meta.len() > MAX_FILE_BYTES => Err(format!(
+                "{} bytes is too long for a settings file",
+                meta.len()
+            )),
+            _ => std::fs::read_to_string(path).map_err(|e| e.to_string()),
+        };
+        match text {
+            Ok(text) => {
+                let mut loaded = Config::parse(&text);
+                for p in &mut loaded.problems {
+                    *p = format!("config {shown}: {p}");
+                }
+                loaded
+            }
+            Err(e) => Loaded {
+                config: Config::default(),
+                problems: vec![format!("config {shown}: {e}; using the defaults")],
+            },
+        }
+    }
+
+    /// Parses a config file's text. Never fails: see [`Config::load`].
+    #[must_use]
+    pub fn parse(text: &str) -> Loaded {
+        let mut config = Config::default();
+        let mut problems = Vec::new();
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                let first = e.message().lines().next().unwrap_or("").to_string();
+                let at = e
+                    .span()
+                    .map(|s| format!(" (line {})", line_of(text, s.start)))
+                    .unwrap_or_default();
+                problems.push(format!("not valid TOML{at}: {first}; using the defaults"));
+                return Loaded { config, problems };
+            }
+        };
+        for (key, value) in &table {
+            let result = match key.as_str() {
+                "input_delay" => int_in(value, 0, i64::from(MAX_INPUT_DELAY))
+                    .map(|v| config.input_delay = v as u8),
+                "volume" => int_in(value, 0, 100).map(|v| config.volume = v as u8),
+                "fullscreen" => value
+                    .as_bool()
+                    .map(|v| config.fullscreen = v)
+                    .ok_or_else(|| "expected true or false".to_string()),
+                "remote_view" => text_of(value)
+                    .and_then(|s| s.parse::<RemoteView>())
+                    .map(|v| config.remote_view = v),
+                "bot_difficulty" => text_of(value)
+                    .and_then(|s| s.parse::<Difficulty>())
+                    .map(|v| config.bot_difficulty = v),
+                "keys" => {
+                    parse_keys(value, &mut config.bindings, &mut problems);
+                    Ok(())
+                }
+                _ => Err("unknown setting, ignored".to_string()),
+            };
+            if let Err(e) = result {
+                problems.push(format!("`{key}`: {e}"));
+            }
+        }
+        if let Some(clash) = conflict(&config.bindings) {
+            problems.push(format!("keys: {clash}; using the default keys"));
+            config.bindings = KeyBindings::default();
+        }
+        Loaded { config, problems }
+    }
+
+    /// The file's text: every setting, player keys by SDL's key names.
+    #[must_use]
+    pub fn to_toml(&self) -> String {
+        let names = |keys: &[Scancode]| {
+            let quoted: Vec<String> = keys.iter().map(|k| format!("{:?}", k.name())).collect();
+            format!("[{}]", quoted.join(", "))
+        };
+        let mut out = String::from("# maze-duel settings (the options screen writes this file)\n");
+        out += &format!("input_delay = {}\n", self.input_delay);
+        out += &format!("remote_view = \"{}\"\n", self.remote_view);
+        out += &format!("volume = {}\n", self.volume);
+        out += &format!("fullscreen = {}\n", self.fullscreen);
+        out += &format!(
+            "bot_difficulty = \"{}\"\n",
+            difficulty_name(self.bot_difficulty)
+        );
+        for (i, keys) in self.bindings.players.iter().enumerate() {
+            out += &format!("\n[keys.player{}]\n", i + 1);
+            for (action, bound) in ACTIONS.iter().zip(actions(keys)) {
+                out += &format!("{action} = {}\n", names(bound));
+            }
+        }
+        out
+    }
+
+    /// Writes the settings to `path` (creating its folder). When `set_aside_bad` is true the
+    /// file there is first renamed to `<name>.bad`; the returned message says so.
+    ///
+    /// # Errors
+    /// If the folder or file cannot be written.
+    pub fn save(&self, path: &Path, set_aside_bad: bool) -> anyhow::Result<Option<String>> {
+        use anyhow::Context as _;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let mut note = None;
+        if set_aside_bad && path.exists() {
+            let mut bad = path.as_os_str().to_owned();
+            bad.push(".bad");
+            let bad = PathBuf::from(bad);
+            std::fs::rename(path, &bad)
+                .with_context(|| format!("moving the bad {} aside", path.display()))?;
+            note = Some(format!(
+                "the unreadable settings file was kept as {}",
+                bad.display()
+            ));
+        }
+        std::fs::write(path, self.to_toml())
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(note)
+    }
+}
+
+/// The game actions a player's keys are stored under, in file and screen order.
+pub const ACTIONS: [&str; 8] = [
+    "up", "down", "left", "right", "shoot", "melee", "reload", "rail",
+];
+
+/// A player's keys in [`ACTIONS`] order.
+#[must_use]
+pub fn actions(keys: &PlayerKeys) -> [&Vec<Scancode>; 8] {
+    [
+        &keys.up,
+        &keys.down,
+        &keys.left,
+        &keys.right,
+        &keys.shoot,
+        &keys.melee,
+        &keys.reload,
+        &keys.rail,
+    ]
+}
+
+/// A player's keys in [`ACTIONS`] order, to change.
+pub fn actions_mut(keys: &mut PlayerKeys) -> [&mut Vec<Scancode>; 8] {
+    [
+        &mut keys.up,
+        &mut keys.down,
+        &mut keys.left,
+        &mut keys.right,
+        &mut keys.shoot,
+        &mut keys.melee,
+        &mut keys.reload,
+        &mut keys.rail,
+    ]
+}
+
+/// The lower-case name of a difficulty, as the command line spells it.
+#[must_use]
+pub fn difficulty_name(d: Difficulty) -> &'static str {
+    match d {
+        Difficulty::Easy => "easy",
+        Difficulty::Normal => "normal",
+        Difficulty::Hard => "hard",
+    }
+}
+
+/// The keys the game itself uses (pause, controls, netcode panel, rail debug, rematch, quit):
+/// no player action may take them.
+#[must_use]
+pub fn reserved(bindings: &KeyBindings) -> Vec<Scancode> {
+    let mut keys = vec![
+        bindings.pause,
+        bindings.controls,
+        bindings.rail_debug,
+        bindings.quit,
+    ];
+    keys.extend(bindings.net_hud);
+    keys.extend(bindings.rematch);
+    // F4 (smoothing), F5/F6 (input delay), F7-F9 (sound) are read directly by the window loop.
+    keys.extend([
+        Scancode::F4,
+        Scancode::F5,
+        Scancode::F6,
+        Scancode::F7,
+        Scancode::F8,
+        Scancode::F9,
+    ]);
+    keys
+}
+
+/// The first key bound twice (to two actions, or to an action and a reserved key), described.
+#[must_use]
+pub fn conflict(bindings: &KeyBindings) -> Option<String> {
+    let reserved = reserved(bindings);
+    let mut seen: Vec<(Scancode, String)> = Vec::new();
+    for (p, keys) in bindings.players.iter().enumerate() {
+        for (action, bound) in ACTIONS.iter().zip(actions(keys)) {
+            if bound.is_empty() {
+                return Some(format!("player {} {action} has no key", p + 1));
+            }
+            for &k in bound {
+                let what = format!("player {} {action}", p + 1);
+                if reserved.contains(&k) {
+                    return Some(format!("{} is reserved by the game ({what})", k.name()));
+                }
+                if let Some((_, other)) = seen.iter().find(|(s, _)| *s == k) {
+                    if *other != what {
+                        return Some(format!("{} is bound to {other} and {what}", k.name()));
+                    }
+                }
+                seen.push((k, what));
+            }
+        }
+    }
+    None
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text.get(..byte).map_or(1, |t| t.matches('\n').count() + 1)
+}
+
+fn int_in(value: &toml::Value, min: i64, max: i64) -> Result<i64, String> {
+    let v = value
+        .as_integer()
+        .ok_or_else(|| format!("expected a whole number {min}..={max}"))?;
+    if (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} is out of range {min}..={max}; using the default"
+        ))
+    }
+}
+
+fn text_of(value: &toml::Value) -> Result<&str, String> {
+    value
+        .as_str()
+        .ok_or_else(|| "expected a quoted word".to_string())
+}
+
+/// Reads `[keys.player1]` / `[keys.player2]`: each action a list of SDL key names. A bad entry
+/// keeps that action's default key and says why.
+fn parse_keys(value: &toml::Value, bindings: &mut KeyBindings, problems: &mut Vec<String>) {
+    let Some(table) = value.as_table() else {
+        problems.push("`keys`: expected a table ([keys.player1], [keys.player2])".into());
+        return;
+    };
+    for (name, player) in table {
+        let slot = match name.as_str() {
+            "player1" => 0,
+            "player2" => 1,
+            _ => {
+                problems.push(format!(
+                    "`keys.{name}`: unknown player (player1 or player2), ignored"
+                ));
+                continue;
+            }
+        };
+        let Some(player) = player.as_table() else {
+            problems.push(format!("`keys.{name}`: expected a table"));
+            continue;
+        };
+        for (action, list) in player {
+            let Some(i) = ACTIONS.iter().position(|a| a == action) else {
+                problems.push(format!("`keys.{name}.{action}`: unknown action, ignored"));
+                continue;
+            };
+            match key_list(list) {
+                Ok(keys) => *actions_mut(&mut bindings.players[slot])[i] = keys,
+                Err(e) => problems.push(format!(
+                    "`keys.{name}.{action}`: {e}; keeping the default key"
+                )),
+            }
+        }
+    }
+}
+
+/// A list of 1 to 4 SDL key names.
+fn key_list(value: &toml::Value) -> Result<Vec<Scancode>, String> {
+    let list = value
+        .as_array()
+        .ok_or_else(|| "expected a list of key names, e.g. [\"W\"]".to_string())?;
+    if list.is_empty() || list.len() > 4 {
+        return Err(format!("{} keys (1 to 4 allowed)", list.len()));
+    }
+    let mut keys = Vec::new();
+    for item in list {
+        let name = item
+            .as_str()
+            .ok_or_else(|| "key names must be quoted".to_string())?;
+        let key = scancode_named(name).ok_or_else(|| format!("no key is called {name:?}"))?;
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    Ok(keys)
+}
+
+/// The key SDL calls `name` (case-insensitive), if any.
+#[must_use]
+pub fn scancode_named(name: &str) -> Option<Scancode> {
+    if name.is_empty() || name.len() > 32 || name.contains('\0') {
+        return None;
+    }
+    Scancode::from_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_defaults_round_trip_through_the_file() {
+        let mut config = Config {
+            input_delay: 5,
+            remote_view: RemoteView::Predicted,
+            volume: 0,
+            fullscreen: true,
+            bot_difficulty: Difficulty::Hard,
+            ..Config::default()
+        };
+        config.bindings.players[0].shoot = vec![Scancode::Space];
+        let loaded = Config::parse(&config.to_toml());
+        assert_eq!(loaded.problems, Vec::<String>::new());
+        assert_eq!(loaded.config, config);
+        assert_eq!(
+            Config::parse(&Config::default().to_toml()).config,
+            Config::default()
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named_and_fall_back_to_defaults() {
+        let loaded = Config::parse(
+            "volume = 300\ninput_delay = \"two\"\nremote_view = \"future\"\nfullscreen = true\n\
+             colour = 3\n[keys.player1]\nup = [\"NoSuchKey\"]\ndown = [\"K\"]\n",
+        );
+        let c = &loaded.config;
+        assert_eq!((c.volume, c.input_delay, c.fullscreen), (70, 2, true));
+        assert_eq!(c.remote_view, RemoteView::Past);
+        assert_eq!(c.bindings.players[0].up, vec![Scancode::W]);
+        assert_eq!(c.bindings.players[0].down, vec![Scancode::K]);
+        let all = loaded.problems.join("\n");
+        for needle in [
+            "`volume`: 300 is out of range",
+            "`input_delay`: expected a whole number",
+            "`remote_view`: remote view `future`",
+            "`colour`: unknown setting",
+            "no key is called \"NoSuchKey\"",
+        ] {
+            assert!(all.contains(needle), "{needle:?} missing from:\n{all}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_not_toml_gives_the_defaults_and_says_where() {
+        let loaded = Config::parse("volume = 40\nthis is not toml\n");
+        assert_eq!(loaded.config, Config::default());
+        assert_eq!(loaded.problems.len(), 1);
+        assert!(
+            loaded.problems[0].contains("not valid TOML (line 2)"),
+            "{:?}",
+            loaded.problems
+        );
+    }
+
+    #[test]
+    fn clashing_keys_in_the_file_give_the_default_keys() {
+        let loaded = Config::parse("[keys.player2]\nshoot = [\"W\"]\n");
+        assert_eq!(loaded.config.bindings, KeyBindings::default());
+        assert!(loaded.problems[0].contains("W is bound to player 1 up and player 2 shoot"));
+        let reserved = Config::parse("[keys.player1]\nrail = [\"Escape\"]\n");
+        assert!(reserved.problems[0].contains("reserved"), "{reserved:?}");
+    }
+
+    #[test]
+    fn load_and_save_keep_a_bad_file_aside() {
+        let dir = std::env::temp_dir().join(format!("maze-duel-config-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("sub").join("config.toml");
+        assert_eq!(Config::load(&path).problems, Vec::<String>::new(), "absent");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "volume = [").unwrap();
+        let loaded = Config::load(&path);
+        assert!(loaded.problems[0].contains("config.toml: not valid TOML"));
+        let note = Config::default().save(&path, true).unwrap().unwrap();
+        assert!(note.contains("config.toml.bad"), "{note}");
+        let bad = std::fs::read_to_string(path.with_extension("toml.bad")).unwrap();
+        assert_eq!(bad, "volume = [");
+        assert_eq!(Config::load(&path).config, Config::default());
+        assert_eq!(Config::default().save(&path, false).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_oversized_or_unreadable_file_gives_the_defaults_and_says_why() {
+        let dir = std::env::temp_dir().join(format!("maze-duel-big-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        std::fs::write(&big, "# x\n".repeat(20_000)).unwrap();
+        let loaded = Config::load(&big);
+        assert_eq!(loaded.config, Config::default());
+        assert!(
+            loaded.problems[0].contains("too long"),
+            "{:?}",
+            loaded.problems
+        );
+        let folder = Config::load(&dir);
+        assert_eq!(folder.config, Config::default());
+        assert!(
+            folder.problems[0].contains("using the defaults"),
+            "{:?}",
+            folder.problems
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|v| v.to_string()),
+            any::<bool>().prop_map(|v| v.to_string()),
+            "[a-zA-Z0-9 ]{0,12}".prop_map(|s| format!("{s:?}")),
+            proptest::collection::vec("[A-Za-z0-9 ]{0,8}", 0..6).prop_map(|v| format!("{v:?}")),
+            ".{0,12}",
+        ]
+    }
+
+    proptest! {
+        /// Any text at all: parsing never panics, and what it returns is within range and free
+        /// of key conflicts.
+        #[test]
+        fn any_text_parses_to_usable_settings(text in ".{0,300}") {
+            check(&Config::parse(&text).config);
+        }
+
+        /// Config-shaped files with random values in random places.
+        #[test]
+        fn random_settings_parse_to_usable_settings(
+            entries in proptest::collection::vec(
+                (prop_oneof![
+                    Just("input_delay"), Just("volume"), Just("fullscreen"),
+                    Just("remote_view"), Just("bot_difficulty"), Just("keys.player1.up"),
+                    Just("keys.player2.rail"), Just("keys.player1.shoot"), Just("keys"),
+                    Just("other"),
+                ], value()),
+                0..8,
+            )
+        ) {
+            let text: String =
+                entries.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+            let loaded = Config::parse(&text);
+            check(&loaded.config);
+            // Whatever was kept survives a save and a load unchanged.
+            let again = Config::parse(&loaded.config.to_toml());
+            prop_assert!(again.problems.is_empty(), "{:?}", again.problems);
+            prop_assert_eq!(again.config, loaded.config);
+        }
+    }
+
+    fn check(c: &Config) {
+        assert!(c.volume <= 100 && c.input_delay <= MAX_INPUT_DELAY);
+        assert_eq!(conflict(&c.bindings), None);
+    }
+}

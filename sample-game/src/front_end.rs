@@ -1,0 +1,550 @@
+//! The front end: the title menu in the window, and what its choices start — a local match, a
+//! match against the bot, hosting or joining online (with the waiting and connecting screens),
+//! a replay. Every match started here comes back here when it ends (Esc, or a disconnect shown
+//! with its reason); closing the window leaves the game.
+//!
+//! SDL events become [`MenuInput`]s in [`menu_inputs`]: the keyboard and a game controller
+//! give the same inputs, and the [`Menu`] state machine never sees SDL.
+
+use crate::app::App;
+use crate::config::Config;
+use crate::local_match::{mode_for, LocalLogs, LocalMatch};
+use crate::match_source::MatchSource;
+use crate::menu::online::{Connection, Poll, Side, Stage};
+use crate::menu::view::{draw_menu, draw_status, StatusScreen};
+use crate::menu::{list_replays, Choice, Menu, MenuInput};
+use crate::net_match::NetMatch;
+use crate::replay_match::ReplayMatch;
+use anyhow::anyhow;
+use client::peer_logs::LogPaths;
+use client::wire::Role;
+use client::NetConfig;
+use engine::Rules;
+use sdl2::controller::Button;
+use sdl2::event::Event;
+use sdl2::keyboard::Scancode;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long a joiner waits for the host to answer.
+pub const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What the menu's matches are played with.
+#[derive(Clone, Debug)]
+pub struct FrontEnd {
+    /// The rules every match plays by.
+    pub rules: Rules,
+    /// The next match's seed (each match takes the next).
+    pub seed: u64,
+    /// Where the settings are saved (`None`: nowhere to save; changes last until exit).
+    pub config_path: Option<PathBuf>,
+    /// Whether the settings file was unreadable: the first save moves it aside first.
+    pub config_was_bad: bool,
+    /// Where match logs are written and replays listed; `None`: no logs are written.
+    pub log_dir: Option<PathBuf>,
+}
+
+/// What the window shows between matches.
+enum Phase {
+    Menu,
+    Connecting(Box<Connection>),
+}
+
+impl FrontEnd {
+    /// Runs the menu until the player quits (the Quit item, Esc on the title screen, or
+    /// closing the window).
+    ///
+    /// # Errors
+    /// If SDL cannot draw, or a match fails outside its ticks.
+    pub fn run(&mut self, app: &mut App, menu: &mut Menu) -> anyhow::Result<()> {
+        self.frames(app, menu, false)
+    }
+
+    /// Runs frames as [`FrontEnd::run`] does until one finds no event waiting (or the player
+    /// quits); a connection still under way is dropped. Tests and automation push events
+    /// ([`App::push_event`]) and call this to have them carried out.
+    ///
+    /// # Errors
+    /// As [`FrontEnd::run`].
+    pub fn run_until_idle(&mut self, app: &mut App, menu: &mut Menu) -> anyhow::Result<()> {
+        self.frames(app, menu, true)
+    }
+
+    fn frames(&mut self, app: &mut App, menu: &mut Menu, until_idle: bool) -> anyhow::Result<()> {
+        self.apply(app, &menu.config)?;
+        let mut phase = Phase::Menu;
+        let mut last_present = Instant::now();
+        loop {
+            let events: Vec<Event> = app.events.poll_iter().collect();
+            if until_idle && events.is_empty() {
+                return Ok(());
+            }
+            for event in &events {
+                app.input.handle_event(event, app.controllers.as_ref());
+                if matches!(event, Event::Quit { .. }) {
+                    return Ok(());
+                }
+                match &mut phase {
+                    Phase::Menu => {
+                        for input in menu_inputs(event, menu.wants_key(), menu.wants_text()) {
+                            let Some(choice) = menu.handle(input) else {
+                                continue;
+                            };
+                            match self.carry_out(choice, app, menu)? {
+                                Next::Stay => {}
+                                Next::Connect(c) => phase = Phase::Connecting(c),
+                                Next::Quit => return Ok(()),
+                            }
+                        }
+                    }
+                    Phase::Connecting(_) => {
+                        if menu_inputs(event, false, false).contains(&MenuInput::Back) {
+                            // Dropping the connection closes its socket.
+                            phase = Phase::Menu;
+                            menu.to_main();
+                        }
+                    }
+                }
+            }
+            if let Phase::Connecting(connection) = &mut phase {
+                match connection.poll() {
+                    Poll::Pending => {}
+                    Poll::Refused(reason) => {
+                        menu.notice("REFUSED", reason);
+                        phase = Phase::Menu;
+                    }
+                    Poll::Failed(reason) => {
+                        menu.notice("CONNECTION FAILED", reason);
+                        phase = Phase::Menu;
+                    }
+                    Poll::Ready(peer) => {
+                        let side = connection.side();
+                        phase = Phase::Menu;
+                        menu.to_main();
+                        if self.play_online(app, menu, *peer, side)? {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            match &phase {
+                Phase::Menu => draw_menu(&mut app.canvas, app.renderer.font(), menu),
+                Phase::Connecting(c) => {
+                    draw_status(&mut app.canvas, app.renderer.font(), &status_of(c))
+                }
+            }
+            .map_err(|e| anyhow!("drawing the menu: {e}"))?;
+            app.canvas.present();
+            let since = last_present.elapsed();
+            if since < app.min_frame {
+                std::thread::sleep(app.min_frame - since);
+            }
+            last_present = Instant::now();
+        }
+    }
+
+    /// Applies the settings to the window: volume, fullscreen, keys.
+    fn apply(&self, app: &mut App, config: &Config) -> anyhow::Result<()> {
+        app.set_volume(config.volume);
+        let fullscreen = app.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off;
+        if fullscreen != config.fullscreen {
+            app.set_fullscreen(config.fullscreen)?;
+        }
+        app.set_bindings(config.bindings.clone());
+        Ok(())
+    }
+
+    fn carry_out(
+        &mut self,
+        choice: Choice,
+        app: &mut App,
+        menu: &mut Menu,
+    ) -> anyhow::Result<Next> {
+        match choice {
+            Choice::Quit => return Ok(Next::Quit),
+            Choice::ListReplays => {
+                let entries = self
+                    .log_dir
+                    .as_deref()
+                    .map(list_replays)
+                    .unwrap_or_default();
+                menu.show_replays(entries);
+            }
+            Choice::SaveConfig => {
+                if let Err(e) = self.apply(app, &menu.config) {
+                    menu.note = Some(format!("{e:#}"));
+                }
+                if let Some(path) = &self.config_path {
+                    match menu.config.save(path, self.config_was_bad) {
+                        Ok(note) => {
+                            self.config_was_bad = false;
+                            if let Some(note) = note {
+                                println!("maze-duel: {note}");
+                                menu.note = Some(note);
+                            }
+                        }
+                        Err(e) => menu.note = Some(format!("settings not saved: {e:#}")),
+                    }
+                }
+            }
+            Choice::Local | Choice::VsBot(_) => {
+                let (bots, difficulty): (&[engine::PlayerId], _) = match choice {
+                    Choice::VsBot(d) => (&[1], d),
+                    _ => (&[], engine::Difficulty::Hard),
+                };
+                let seed = self.next_seed();
+                let mode = mode_for(!bots.is_empty(), difficulty);
+                let logs = LocalLogs::to(self.log_path(mode, seed)?, None);
+                let source = LocalMatch::new(self.rules.clone(), seed).and_then(|m| {
+                    m.with_bots(bots)
+                        .with_difficulty(difficulty)
+                        .with_logs(logs)
+                });
+                match source {
+                    Ok(mut m) => return self.play(app, menu, &mut m),
+                    Err(e) => menu.notice("CANNOT START", format!("{e:#}")),
+                }
+            }
+            Choice::Replay(path) => {
+                let replay = client::matchlog::read_log(&path)
+                    .map_err(anyhow::Error::from)
+                    .and_then(ReplayMatch::new);
+                match replay {
+                    Ok(mut replay) => return self.play(app, menu, &mut replay),
+                    // The reading error names the file.
+                    Err(e) => menu.notice("CANNOT PLAY THIS REPLAY", format!("{e:#}")),
+                }
+            }
+            Choice::Host => {
+                let config = self.net_config(&menu.config);
+                match Connection::host(config) {
+                    Ok(c) => {
+                        let port = c.local_addr().port();
+                        println!("maze-duel: hosting on port {port}; waiting for a player");
+                        return Ok(Next::Connect(Box::new(c)));
+                    }
+                    Err(e) => menu.notice("CANNOT HOST", e.to_string()),
+                }
+            }
+            Choice::Join(address) => return Ok(self.connect(&address, Role::Player, menu)),
+            Choice::Spectate(address) => return Ok(self.connect(&address, Role::Spectator, menu)),
+        }
+        Ok(Next::Stay)
+    }
+
+    /// Starts contacting the host at `address` as `role`; a bad address is noted under the
+    /// field, a socket that cannot be bound is a notice.
+    fn connect(&mut self, address: &str, role: Role, menu: &mut Menu) -> Next {
+        match client::transport::resolve(address) {
+            Err(e) => menu.note = Some(e),
+            Ok(host) => {
+                let config = self.net_config(&menu.config);
+                match Connection::join(host, role, config, JOIN_TIMEOUT) {
+                    Ok(c) => return Next::Connect(Box::new(c)),
+                    Err(e) => menu.notice("CONNECTION FAILED", e.to_string()),
+                }
+            }
+        }
+        Next::Stay
+    }
+
+    /// Plays a match, then back to the menu (or out, if the window was closed).
+    fn play(
+        &mut self,
+        app: &mut App,
+        menu: &mut Menu,
+        source: &mut dyn MatchSource,
+    ) -> anyhow::Result<Next> {
+        app.options.controls_at_start = !source.local_players().is_empty();
+        println!("maze-duel: seed {}", source.current().match_seed);
+        let end = app.run_match(source, true)?;
+        menu.to_main();
+        if let Some(e) = &end.ended {
+            println!("maze-duel: the match ended early: {e:#}");
+        }
+        let title = format!("{} — menu", app.options.title);
+        let _ = app.canvas.window_mut().set_title(&title);
+        Ok(if end.window_closed {
+            Next::Quit
+        } else {
+            Next::Stay
+        })
+    }
+
+    /// Plays an online match on a synchronized peer; returns whether the window was closed.
+    fn play_online(
+        &mut self,
+        app: &mut App,
+        menu: &mut Menu,
+        peer: client::NetPeer,
+        side: Side,
+    ) -> anyhow::Result<bool> {
+        let mode = match side {
+            Side::Host => "host",
+            Side::Join(_, Role::Player) => "join",
+            Side::Join(_, Role::Spectator) => "spectate",
+        };
+        let logs = LogPaths {
+            hash_log: None,
+            match_log: self.log_path(mode, peer.agreement().match_seed)?,
+            dump_dir: None,
+        };
+        let delay = usize::from(menu.config.input_delay);
+        let source =
+            NetMatch::new(peer, delay, &logs).map(|m| m.with_remote_view(menu.config.remote_view));
+        match source {
+            Ok(mut m) => Ok(matches!(self.play(app, menu, &mut m)?, Next::Quit)),
+            Err(e) => {
+                menu.notice("CANNOT START", format!("{e:#}"));
+                Ok(false)
+            }
+        }
+    }
+
+    fn next_seed(&mut self) -> u64 {
+        let seed = self.seed;
+        self.seed = self.seed.wrapping_add(1);
+        seed
+    }
+
+    fn net_config(&mut self, config: &Config) -> NetConfig {
+        NetConfig {
+            rules: self.rules.clone(),
+            seed: self.next_seed(),
+            input_delay: usize::from(config.input_delay),
+            ..NetConfig::default()
+        }
+    }
+
+    /// `<log_dir>/<mode>-seed<seed>-<time>.duellog`, creating the folder; `None` without one.
+    fn log_path(&self, mode: &str, seed: u64) -> anyhow::Result<Option<PathBuf>> {
+        let Some(dir) = &self.log_dir else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| anyhow!("creating {}: {e}", dir.display()))?;
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Ok(Some(dir.join(format!("{mode}-seed{seed}-{stamp}.duellog"))))
+    }
+}
+
+/// What to do after a choice.
+enum Next {
+    Stay,
+    Connect(Box<Connection>),
+    Quit,
+}
+
+/// The status screen for a connection under way.
+#[must_use]
+pub fn status_of(c: &Connection) -> StatusScreen {
+    let waited = c.waited().as_secs();
+    let mut lines = Vec::new();
+    let title = match (c.side(), &c.stage) {
+        (_, Stage::Synchronizing { .. }) => "SYNCHRONIZING",
+        (Side::Host, Stage::Handshake) => "WAITING FOR OPPONENT",
+        (Side::Join(..), Stage::Handshake) => "CONNECTING",
+    };
+    match c.side() {
+        Side::Host => {
+            lines.push("Share this address with the other player:".to_string());
+            lines.extend(c.share.iter().map(|a| format!("  {a}")));
+            lines.push(String::new());
+            lines.push(format!("Waiting for {waited} s"));
+        }
+        Side::Join(host, role) => {
+            let what = match role {
+                Role::Player => "to play",
+                Role::Spectator => "to watch",
+            };
+            if c.stage == Stage::Handshake {
+                lines.push(format!("Contacting {host} {what}"));
+                let limit = c.timeout().map_or(0, |t| t.as_secs());
+                lines.push(format!("{waited} s (giving up after {limit} s)"));
+            } else {
+                lines.push(format!("{host} let us in {what}."));
+                lines.push("The match starts once everyone has arrived.".to_string());
+            }
+        }
+    }
+    if let Some(note) = &c.note {
+        lines.push(note.clone());
+    }
+    let progress = match c.stage {
+        Stage::Synchronizing { done, total } => Some((done, total.max(done))),
+        Stage::Handshake => None,
+    };
+    status_screen(title, lines, progress)
+}
+
+/// A status screen with the cancel hint.
+#[must_use]
+pub fn status_screen(
+    title: &str,
+    lines: Vec<String>,
+    progress: Option<(u32, u32)>,
+) -> StatusScreen {
+    StatusScreen {
+        title: title.to_string(),
+        lines,
+        progress,
+        hint: "Esc or B: cancel and back to the menu".to_string(),
+    }
+}
+
+/// The menu inputs an SDL event gives. While a key is being bound (`wants_key`) any key
+/// press is that key; while an address is typed (`wants_text`) typed text arrives as
+/// characters and only the arrows, Enter, Esc and Backspace steer. Otherwise arrows and WASD
+/// move, Enter and Space pick, Esc and Backspace go back. A controller's D-pad moves, A or
+/// Start picks, B or Back goes back.
+#[must_use]
+pub fn menu_inputs(event: &Event, wants_key: bool, wants_text: bool) -> Vec<MenuInput> {
+    use MenuInput as M;
+    match event {
+        Event::KeyDown {
+            scancode: Some(k),
+            repeat,
+            ..
+        } => {
+            if wants_key {
+                return if *repeat {
+                    Vec::new()
+                } else {
+                    vec![M::Key(*k)]
+                };
+            }
+            let input = match k {
+                Scancode::Up => Some(M::Up),
+                Scancode::Down => Some(M::Down),
+                Scancode::Left => Some(M::Left),
+                Scancode::Right => Some(M::Right),
+                Scancode::Return | Scancode::KpEnter => Some(M::Enter),
+                Scancode::Escape => Some(M::Back),
+                Scancode::Backspace if wants_text => Some(M::Backspace),
+                _ if wants_text => None,
+                Scancode::W => Some(M::Up),
+                Scancode::S => Some(M::Down),
+                Scancode::A => Some(M::Left),
+                Scancode::D => Some(M::Right),
+                Scancode::Space => Some(M::Enter),
+                Scancode::Backspace => Some(M::Back),
+                _ => None,
+            };
+            // Held arrows repeat (scrolling a long list); picking and leaving do not.
+            match input {
+                Some(M::Enter | M::Back) if *repeat => Vec::new(),
+                Some(i) => vec![i],
+                None => Vec::new(),
+            }
+        }
+        Event::TextInput { text, .. } if wants_text => text.chars().map(M::Char).collect(),
+        Event::ControllerButtonDown { button, .. } => {
+            let input = match button {
+                Button::DPadUp => M::Up,
+                Button::DPadDown => M::Down,
+                Button::DPadLeft => M::Left,
+                Button::DPadRight => M::Right,
+                Button::A | Button::Start => M::Enter,
+                Button::B | Button::Back => M::Back,
+                _ => return Vec::new(),
+            };
+            vec![input]
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sdl2::keyboard::Mod;
+
+    fn key(k: Scancode, repeat: bool) -> Event {
+        Event::KeyDown {
+            timestamp: 0,
+            window_id: 0,
+            keycode: None,
+            scancode: Some(k),
+            keymod: Mod::NOMOD,
+            repeat,
+        }
+    }
+
+    fn pad(button: Button) -> Event {
+        Event::ControllerButtonDown {
+            timestamp: 0,
+            which: 0,
+            button,
+        }
+    }
+
+    /// The keyboard and a controller give the same menu inputs.
+    #[test]
+    fn keys_and_pad_buttons_map_to_the_same_inputs() {
+        let pairs = [
+            (Scancode::Up, Button::DPadUp, MenuInput::Up),
+            (Scancode::Down, Button::DPadDown, MenuInput::Down),
+            (Scancode::Left, Button::DPadLeft, MenuInput::Left),
+            (Scancode::Right, Button::DPadRight, MenuInput::Right),
+            (Scancode::Return, Button::A, MenuInput::Enter),
+            (Scancode::Escape, Button::B, MenuInput::Back),
+        ];
+        for (k, b, want) in pairs {
+            assert_eq!(menu_inputs(&key(k, false), false, false), [want], "{k:?}");
+            assert_eq!(menu_inputs(&pad(b), false, false), [want], "{b:?}");
+        }
+        assert_eq!(
+            menu_inputs(&key(Scancode::W, false), false, false),
+            [MenuInput::Up]
+        );
+        assert_eq!(menu_inputs(&pad(Button::X), false, false), []);
+    }
+
+    #[test]
+    fn held_keys_repeat_moves_but_not_picks() {
+        assert_eq!(
+            menu_inputs(&key(Scancode::Down, true), false, false),
+            [MenuInput::Down]
+        );
+        assert_eq!(menu_inputs(&key(Scancode::Return, true), false, false), []);
+    }
+
+    #[test]
+    fn typing_and_binding_take_the_keys_for_themselves() {
+        // Typing an address: letters are text (from TextInput), not moves or picks.
+        assert_eq!(menu_inputs(&key(Scancode::W, false), false, true), []);
+        assert_eq!(menu_inputs(&key(Scancode::Space, false), false, true), []);
+        assert_eq!(
+            menu_inputs(&key(Scancode::Backspace, false), false, true),
+            [MenuInput::Backspace]
+        );
+        let text = Event::TextInput {
+            timestamp: 0,
+            window_id: 0,
+            text: "a:1".into(),
+        };
+        assert_eq!(
+            menu_inputs(&text, false, true),
+            [
+                MenuInput::Char('a'),
+                MenuInput::Char(':'),
+                MenuInput::Char('1')
+            ]
+        );
+        assert_eq!(
+            menu_inputs(&text, false, false),
+            [],
+            "text only while typing"
+        );
+        // Binding: any key is the key, Esc included (the menu reads it as cancel).
+        assert_eq!(
+            menu_inputs(&key(Scancode::Up, false), true, false),
+            [MenuInput::Key(Scancode::Up)]
+        );
+        assert_eq!(
+            menu_inputs(&key(Scancode::Escape, false), true, false),
+            [MenuInput::Key(Scancode::Escape)]
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Getting online from the menu without freezing the window: the connection is
+//! [`client::connecting::Connecting`] (the handshake, then GGRS's synchronization, with the same
+//! refusals, restarts and timeouts as `NetPeer::host_on` / `NetPeer::join_on`, which are the
+//! same machine polled to the end), polled once per frame, so the waiting screen keeps drawing
+//! and Esc cancels at any moment.
+
+use client::connecting::{ConnectStage, Connecting};
+use client::netplay::open_link;
+use client::transport::default_bind_for;
+use client::wire::Role;
+use client::{Error, NetConfig, NetPeer};
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+/// The port a host from the menu listens on, if it is free (else any free port).
+pub const HOST_PORT: u16 = 7000;
+
+/// Which side this machine takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Hosting: waiting for a player.
+    Host,
+    /// Joining the host at this address as a player or a spectator.
+    Join(SocketAddr, Role),
+}
+
+/// Where a connection stands, for the status screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Waiting for the handshake (the host for a joiner, a joiner for the host).
+    Handshake,
+    /// Agreed; GGRS is synchronizing: `done` of `total` round trips.
+    Synchronizing {
+        /// Round trips done.
+        done: u32,
+        /// Round trips needed.
+        total: u32,
+    },
+}
+
+/// What one poll gave.
+pub enum Poll {
+    /// Still going.
+    Pending,
+    /// Synchronized: the match can start.
+    Ready(Box<NetPeer>),
+    /// The other side turned us away (different rules or build, the match is full), with its
+    /// reason.
+    Refused(String),
+    /// Failed otherwise (no answer, no synchronization, a socket error), with the reason.
+    Failed(String),
+}
+
+/// A connection being made, polled by the window loop.
+pub struct Connection {
+    inner: Connecting,
+    side: Side,
+    started: Instant,
+    /// Give up after this long (`None`: a host waits until cancelled).
+    timeout: Option<Duration>,
+    /// Where it stands.
+    pub stage: Stage,
+    /// What to tell the other player (a host's addresses).
+    pub share: Vec<String>,
+    /// A passing note (a joiner that arrived but vanished).
+    pub note: Option<String>,
+}
+
+impl Connection {
+    /// Starts hosting: binds [`HOST_PORT`] (or any free port when it is taken) and waits until
+    /// cancelled.
+    ///
+    /// # Errors
+    /// If no UDP port can be bound at all.
+    pub fn host(config: NetConfig) -> Result<Connection, Error> {
+        let any = SocketAddr::from((Ipv4Addr::UNSPECIFIED, HOST_PORT));
+        let link = open_link(any, config.conditioner).or_else(|_| {
+            open_link(
+                SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+                config.conditioner,
+            )
+        })?;
+        let port = link.borrow().local_addr().port();
+        Ok(Connection::new(
+            Connecting::host(link, &config).waiting_indefinitely(),
+            Side::Host,
+            None,
+            share_addresses(port),
+        ))
+    }
+
+    /// Starts contacting `host` as `role`; the handshake gives up after `timeout`.
+    ///
+    /// # Errors
+    /// If no UDP port can be bound.
+    pub fn join(
+        host: SocketAddr,
+        role: Role,
+        config: NetConfig,
+        timeout: Duration,
+    ) -> Result<Connection, Error> {
+        let link = open_link(default_bind_for(host), config.conditioner)?;
+        let config = NetConfig {
+            handshake_timeout: timeout,
+            ..config
+        };
+        Ok(Connection::new(
+            Connecting::join(link, host, role, &config),
+            Side::Join(host, role),
+            Some(timeout),
+            Vec::new(),
+        ))
+    }
+
+    fn new(
+        inner: Connecting,
+        side: Side,
+        timeout: Option<Duration>,
+        share: Vec<String>,
+    ) -> Connection {
+        Connection {
+            inner,
+            side,
+            started: Instant::now(),
+            timeout,
+            stage: Stage::Handshake,
+            share,
+            note: None,
+        }
+    }
+
+    /// Which side this is.
+    #[must_use]
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// How long it has been going.
+    #[must_use]
+    pub fn waited(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The local address bound.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.inner.link().borrow().local_addr()
+    }
+
+    /// The give-up time, if any.
+    #[must_use]
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// Does what is due without blocking. Call once per frame.
+    pub fn poll(&mut self) -> Poll {
+        let was_syncing = matches!(self.stage, Stage::Synchronizing { .. });
+        match self.inner.poll() {
+            Ok(Some(peer)) => Poll::Ready(Box::new(peer)),
+            Ok(None) => {
+                self.stage = match self.inner.stage() {
+                    ConnectStage::Synchronizing { done, total } => {
+                        Stage::Synchronizing { done, total }
+                    }
+                    ConnectStage::Waiting { .. } | ConnectStage::Asking => Stage::Handshake,
+                };
+                if was_syncing && self.stage == Stage::Handshake {
+                    // The host forgot a welcomed joiner that never synchronized.
+                    self.note =
+                        Some("a player arrived but did not synchronize; waiting again".into());
+                }
+                Poll::Pending
+            }
+            Err(Error::Refused { reason }) => Poll::Refused(reason),
+            Err(e) => Poll::Failed(e.to_string()),
+        }
+    }
+}
+
+/// The addresses a host should share: this machine's address on its network (the one its
+/// default route leaves from; asking needs no traffic) and loopback, for a second window on
+/// the same computer.
+#[must_use]
+pub fn share_addresses(port: u16) -> Vec<String> {
+    let mut out = Vec::new();
+    // `connect` on UDP only picks a route; nothing is sent.
+    let lan = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
+        .and_then(|s| s.connect((Ipv4Addr::new(192, 0, 2, 1), 9)).map(|()| s))
+        .and_then(|s| s.local_addr())
+        .ok()
+        .map(|a| a.ip())
+        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback());
+    if let Some(ip) = lan {
+        out.push(format!("{ip}:{port}"));
+    }
+    out.push(format!("127.0.0.1:{port} (this computer)"));
+    out
+}

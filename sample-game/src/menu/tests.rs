@@ -1,0 +1,293 @@
+//! The menu state machine, driven by inputs alone (no SDL).
+
+use super::*;
+use crate::KeyBindings;
+use proptest::prelude::*;
+use MenuInput as M;
+
+fn menu() -> Menu {
+    Menu::new(Config::default())
+}
+
+fn press(menu: &mut Menu, inputs: &[MenuInput]) -> Vec<Choice> {
+    inputs.iter().filter_map(|i| menu.handle(*i)).collect()
+}
+
+fn typed(text: &str) -> Vec<MenuInput> {
+    text.chars().map(M::Char).collect()
+}
+
+#[test]
+fn the_main_list_starts_each_mode() {
+    let mut m = menu();
+    assert_eq!(press(&mut m, &[M::Enter]), [Choice::Local]);
+    assert_eq!(
+        press(&mut m, &[M::Down, M::Right, M::Enter]),
+        [Choice::SaveConfig, Choice::VsBot(Difficulty::Hard)]
+    );
+    assert_eq!(m.config.bot_difficulty, Difficulty::Hard);
+    assert_eq!(press(&mut m, &[M::Right]), [], "hard is the top level");
+    assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::Host]);
+    assert_eq!(
+        press(&mut m, &[M::Down, M::Down, M::Down, M::Enter]),
+        [Choice::ListReplays]
+    );
+    assert_eq!(
+        press(&mut m, &[M::Up, M::Up, M::Up, M::Up, M::Up, M::Up]),
+        []
+    );
+    assert_eq!(m.main_row, 7, "wraps from the top to Quit");
+    assert_eq!(press(&mut m, &[M::Enter]), [Choice::Quit]);
+}
+
+#[test]
+fn esc_on_the_title_goes_to_quit_then_quits() {
+    let mut m = menu();
+    assert_eq!(press(&mut m, &[M::Back]), []);
+    assert_eq!(m.main_row, MAIN_ITEMS.len() - 1);
+    assert_eq!(press(&mut m, &[M::Back]), [Choice::Quit]);
+}
+
+#[test]
+fn join_takes_a_typed_address_with_a_port() {
+    let mut m = menu();
+    press(&mut m, &[M::Down, M::Down, M::Down, M::Enter]);
+    assert_eq!(m.screen, Screen::Address { spectate: false });
+    assert!(m.wants_text());
+    assert_eq!(press(&mut m, &[M::Enter]), []);
+    assert!(m
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("type the host's address"));
+    assert_eq!(press(&mut m, &typed("10.0.0.2")), []);
+    assert_eq!(press(&mut m, &[M::Enter]), []);
+    assert_eq!(
+        m.note.as_deref(),
+        Some("`10.0.0.2` has no port: write HOST:PORT, e.g. 10.0.0.2:7000")
+    );
+    let mut inputs = typed(":70001");
+    inputs.extend([M::Backspace, M::Enter]);
+    assert_eq!(
+        press(&mut m, &inputs),
+        [Choice::Join("10.0.0.2:7000".into())]
+    );
+    // Back to the title and into Spectate: the address is remembered.
+    press(&mut m, &[M::Back, M::Down, M::Enter]);
+    assert_eq!(m.screen, Screen::Address { spectate: true });
+    assert_eq!(
+        press(&mut m, &[M::Enter]),
+        [Choice::Spectate("10.0.0.2:7000".into())]
+    );
+}
+
+#[test]
+fn address_problems() {
+    assert_eq!(address_problem("host.lan:7000"), None);
+    assert_eq!(address_problem("[::1]:7000"), None);
+    assert!(address_problem("host.lan").unwrap().contains("has no port"));
+    assert!(address_problem("host.lan:")
+        .unwrap()
+        .contains("has no port"));
+    assert!(address_problem(":7000").unwrap().contains("has no port"));
+    assert!(address_problem("h:99999").unwrap().contains("has no port"));
+    assert!(address_problem("h:0").unwrap().contains("port 0"));
+}
+
+#[test]
+fn options_change_and_ask_to_save() {
+    let mut m = menu();
+    for _ in 0..6 {
+        m.handle(M::Down);
+    }
+    assert_eq!(press(&mut m, &[M::Enter]), []);
+    assert_eq!(m.screen, Screen::Options);
+    // Input delay: up to the limit and no further.
+    let more = vec![M::Right; 10];
+    assert_eq!(press(&mut m, &more).len(), usize::from(MAX_INPUT_DELAY - 2));
+    assert_eq!(m.config.input_delay, MAX_INPUT_DELAY);
+    assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::SaveConfig]);
+    assert_eq!(m.config.remote_view, RemoteView::Predicted);
+    press(&mut m, &[M::Down]);
+    for _ in 0..10 {
+        m.handle(M::Left);
+    }
+    assert_eq!(m.config.volume, 0);
+    assert_eq!(press(&mut m, &[M::Down, M::Right]), [Choice::SaveConfig]);
+    assert!(m.config.fullscreen);
+    assert!(m.option_labels()[3].contains("on"));
+    assert_eq!(press(&mut m, &[M::Back]), []);
+    assert_eq!(m.screen, Screen::Main);
+}
+
+fn to_keys(m: &mut Menu) {
+    m.main_row = 6;
+    m.handle(M::Enter);
+    m.options_row = 4;
+    m.handle(M::Enter);
+    assert_eq!(m.screen, Screen::Keys);
+}
+
+#[test]
+fn a_key_is_bound_by_pressing_it() {
+    let mut m = menu();
+    to_keys(&mut m);
+    // P1 shoot is row 4.
+    press(&mut m, &[M::Down, M::Down, M::Down, M::Down, M::Enter]);
+    assert_eq!(
+        m.screen,
+        Screen::Binding {
+            player: 0,
+            action: 4
+        }
+    );
+    assert!(m.wants_key());
+    assert_eq!(
+        press(&mut m, &[M::Key(Scancode::Space)]),
+        [Choice::SaveConfig]
+    );
+    assert_eq!(m.config.bindings.players[0].shoot, vec![Scancode::Space]);
+    assert_eq!(m.screen, Screen::Keys);
+    // Esc while binding keeps the old key.
+    press(&mut m, &[M::Enter, M::Key(Scancode::Escape)]);
+    assert_eq!(m.config.bindings.players[0].shoot, vec![Scancode::Space]);
+    // A reserved key is refused with a note.
+    assert_eq!(press(&mut m, &[M::Enter, M::Key(Scancode::P)]), []);
+    assert!(m.note.as_deref().unwrap().contains("game's own keys"));
+    // Reset.
+    m.keys_row = 16;
+    assert_eq!(press(&mut m, &[M::Enter]), [Choice::SaveConfig]);
+    assert_eq!(m.config.bindings, KeyBindings::default());
+}
+
+#[test]
+fn a_key_taken_from_another_action_swaps_when_it_must() {
+    let mut b = KeyBindings::default();
+    // P1 up takes D from P1 right, which had only D: right gets W.
+    let note = rebind(&mut b, 0, 0, Scancode::D).unwrap().unwrap();
+    assert_eq!(
+        (b.players[0].up.clone(), b.players[0].right.clone()),
+        (vec![Scancode::D], vec![Scancode::W])
+    );
+    assert!(note.contains("now has W"), "{note}");
+    // P1 shoot takes RCtrl from P2 shoot, which keeps Period.
+    rebind(&mut b, 0, 4, Scancode::RCtrl).unwrap();
+    assert_eq!(b.players[1].shoot, vec![Scancode::Period]);
+    assert_eq!(crate::config::conflict(&b), None);
+    assert!(rebind(&mut b, 2, 0, Scancode::K).is_err());
+    assert!(rebind(&mut b, 0, 8, Scancode::K).is_err());
+}
+
+#[test]
+fn notices_lead_back_to_the_title() {
+    let mut m = menu();
+    m.notice("REFUSED", "the match is full");
+    assert_eq!(press(&mut m, &[M::Down, M::Left]), []);
+    assert!(matches!(m.screen, Screen::Notice { .. }));
+    press(&mut m, &[M::Enter]);
+    assert_eq!(m.screen, Screen::Main);
+}
+
+#[test]
+fn replays_pick_the_highlighted_log() {
+    let mut m = menu();
+    let entry = |name: &str| ReplayEntry {
+        path: PathBuf::from(format!("matches/{name}")),
+        name: name.into(),
+        modified: std::time::SystemTime::UNIX_EPOCH,
+    };
+    m.show_replays(vec![entry("b.duellog"), entry("a.duellog")]);
+    assert_eq!(
+        press(&mut m, &[M::Down, M::Enter]),
+        [Choice::Replay(PathBuf::from("matches/a.duellog"))]
+    );
+    m.show_replays(Vec::new());
+    assert_eq!(press(&mut m, &[M::Down, M::Enter]), []);
+    assert_eq!(m.screen, Screen::Main, "an empty list leads back");
+}
+
+/// Keys to press at random: letters, game keys, reserved keys, Esc.
+const KEYS: [Scancode; 24] = {
+    use Scancode as S;
+    [
+        S::A,
+        S::D,
+        S::E,
+        S::F,
+        S::G,
+        S::K,
+        S::R,
+        S::S,
+        S::W,
+        S::Space,
+        S::Up,
+        S::Down,
+        S::Left,
+        S::Right,
+        S::Period,
+        S::RCtrl,
+        S::Slash,
+        S::Semicolon,
+        S::Escape,
+        S::Return,
+        S::P,
+        S::F1,
+        S::F5,
+        S::Tab,
+    ]
+};
+
+fn any_input() -> impl Strategy<Value = MenuInput> {
+    prop_oneof![
+        Just(M::Up),
+        Just(M::Down),
+        Just(M::Left),
+        Just(M::Right),
+        Just(M::Enter),
+        Just(M::Back),
+        Just(M::Backspace),
+        any::<char>().prop_map(M::Char),
+        proptest::sample::select(KEYS.to_vec()).prop_map(M::Key),
+    ]
+}
+
+proptest! {
+    /// Any sequence of inputs: nothing panics, the highlight stays on a row, the settings stay
+    /// in range with no key bound twice, and the address stays short and printable.
+    #[test]
+    fn any_inputs_keep_the_menu_consistent(inputs in proptest::collection::vec(any_input(), 0..200)) {
+        let mut m = menu();
+        m.show_replays(vec![ReplayEntry {
+            path: PathBuf::from("x.duellog"),
+            name: "x.duellog".into(),
+            modified: std::time::SystemTime::UNIX_EPOCH,
+        }]);
+        m.to_main();
+        for input in inputs {
+            let choice = m.handle(input);
+            if choice == Some(Choice::ListReplays) {
+                m.show_replays(m.replays.clone());
+            }
+            prop_assert!(m.main_row < MAIN_ITEMS.len());
+            prop_assert!(m.options_row < OPTION_ITEMS.len());
+            prop_assert!(m.keys_row < 18);
+            prop_assert!(m.config.volume <= 100 && m.config.input_delay <= MAX_INPUT_DELAY);
+            prop_assert_eq!(crate::config::conflict(&m.config.bindings), None);
+            prop_assert!(m.address.len() <= MAX_ADDRESS);
+            prop_assert!(m.address.chars().all(|c| c.is_ascii_graphic()));
+        }
+    }
+}
+
+proptest! {
+    /// Any typed address: the check never panics, and what it lets through ends in a port
+    /// 1..=65535 after a non-empty host.
+    #[test]
+    fn the_address_check_accepts_only_host_and_port(address in ".{0,40}") {
+        if address_problem(&address).is_none() {
+            let (host, port) = address.rsplit_once(':').expect("a colon");
+            prop_assert!(!host.is_empty());
+            prop_assert!(port.parse::<u16>().is_ok_and(|p| p > 0));
+        }
+    }
+}

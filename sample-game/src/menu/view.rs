@@ -1,0 +1,382 @@
+//! Drawing the menu and the status screens (waiting for an opponent, connecting,
+//! synchronizing) onto any SDL canvas. Pure functions of what they are given, like the match
+//! renderer, so the off-screen tests can read them back.
+
+use super::{Menu, Screen, MAIN_ITEMS};
+use crate::font::{BitmapFont, CELL_H, CELL_W};
+use crate::palette;
+use crate::shapes::frame;
+use sdl2::pixels::Color;
+use sdl2::rect::Rect;
+use sdl2::render::{BlendMode, Canvas, RenderTarget};
+
+/// The hint shown under every list.
+pub const NAV_HINT: &str = "Arrows or D-pad: choose   Enter or A: pick   Esc or B: back";
+
+/// A screen that only reports: a title, some lines, an optional progress bar, the way out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusScreen {
+    /// The headline ("WAITING FOR OPPONENT").
+    pub title: String,
+    /// What to read (addresses to share, who is being contacted).
+    pub lines: Vec<String>,
+    /// `(done, total)` for a progress bar.
+    pub progress: Option<(u32, u32)>,
+    /// The way out ("Esc: cancel").
+    pub hint: String,
+}
+
+/// Integer text scale for a canvas this size (the match layout's rule).
+fn scale_for(width: u32, height: u32) -> u32 {
+    (width / 480).min(height / 300).clamp(1, 8)
+}
+
+/// The backdrop: the arena's floor in a checker with a wall rim around the window.
+fn backdrop<T: RenderTarget>(canvas: &mut Canvas<T>, s: u32) -> Result<(u32, u32), String> {
+    let (w, h) = canvas.output_size()?;
+    canvas.set_blend_mode(BlendMode::Blend);
+    canvas.set_draw_color(palette::BACKGROUND);
+    canvas.clear();
+    let tile = 16 * s;
+    for ty in 0..h.div_ceil(tile) {
+        for tx in 0..w.div_ceil(tile) {
+            let edge =
+                tx == 0 || ty == 0 || tx + 1 == w.div_ceil(tile) || ty + 1 == h.div_ceil(tile);
+            let color = if edge {
+                palette::WALL_FRONT
+            } else if (tx + ty) % 2 == 0 {
+                palette::FLOOR
+            } else {
+                palette::FLOOR_ALT
+            };
+            canvas.set_draw_color(color);
+            canvas.fill_rect(Rect::new(
+                (tx * tile) as i32,
+                (ty * tile) as i32,
+                tile,
+                tile,
+            ))?;
+        }
+    }
+    Ok((w, h))
+}
+
+/// Draws `text` centred on `cx`.
+fn centred<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    text: &str,
+    (cx, y): (i32, i32),
+    scale: u32,
+    color: Color,
+) -> Result<(), String> {
+    let w = BitmapFont::text_width(text, scale) as i32;
+    font.draw_shadowed(canvas, text, (cx - w / 2, y), scale, color)
+}
+
+/// Splits `text` into lines of at most `width` characters at spaces.
+#[must_use]
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        if !current.is_empty() && current.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
+}
+
+/// A panel of rows under a title, `selected` highlighted, then a note and a hint.
+struct Page<'a> {
+    title: &'a str,
+    title_color: Color,
+    /// A dim line under the title.
+    subtitle: Option<&'a str>,
+    rows: Vec<(String, Color)>,
+    selected: Option<usize>,
+    note: Option<&'a str>,
+    hint: &'a str,
+    /// Row text scale relative to the base scale, in halves (3: one and a half).
+    row_halves: u32,
+}
+
+fn draw_page<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    page: &Page<'_>,
+) -> Result<(), String> {
+    let (w, h) = canvas.output_size()?;
+    let s = scale_for(w, h);
+    backdrop(canvas, s)?;
+    let cx = (w / 2) as i32;
+    // As large as four times the text, as long as the title fits across.
+    let fit = (w.saturating_sub(8 * s) / BitmapFont::text_width(page.title, 1).max(1)).max(1);
+    let title_scale = (s * 4).min(fit);
+    let row_scale = (s * page.row_halves / 2).max(1);
+    let row_h = (CELL_H + 4) * row_scale;
+    // Show at most what fits, scrolled to keep the selection in view.
+    let room = h.saturating_sub(CELL_H * title_scale + 40 * s) / row_h.max(1);
+    let visible = (room as usize).clamp(1, page.rows.len().max(1));
+    let first = page.selected.map_or(0, |sel| {
+        sel.saturating_sub(visible - 1)
+            .min(page.rows.len().saturating_sub(visible))
+    });
+    let widest = page
+        .rows
+        .iter()
+        .map(|(t, _)| t.chars().count() as u32)
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    let panel_w = ((widest + 6) * CELL_W * row_scale).min(w - 2 * s);
+    let panel_h = visible as u32 * row_h + 4 * row_scale;
+    let title_y = (16 * s + 6 * s) as i32;
+    centred(
+        canvas,
+        font,
+        page.title,
+        (cx, title_y),
+        title_scale,
+        page.title_color,
+    )?;
+    let mut top = title_y + (CELL_H * title_scale + 8 * s) as i32;
+    if let Some(sub) = page.subtitle {
+        centred(
+            canvas,
+            font,
+            sub,
+            (cx, top - (4 * s) as i32),
+            s,
+            palette::TEXT_DIM,
+        )?;
+        top += ((CELL_H + 8) * s) as i32;
+    }
+    let panel = Rect::new(cx - panel_w as i32 / 2, top, panel_w, panel_h);
+    canvas.set_draw_color(palette::with_alpha(palette::PANEL, 230));
+    canvas.fill_rect(panel)?;
+    frame(canvas, panel, s, palette::PANEL_EDGE)?;
+    let left = panel.x() + (2 * CELL_W * row_scale) as i32;
+    let mut y = top + (2 * row_scale) as i32;
+    for (i, (text, color)) in page.rows.iter().enumerate().skip(first).take(visible) {
+        if page.selected == Some(i) {
+            canvas.set_draw_color(palette::with_alpha(palette::ACCENT, 40));
+            canvas.fill_rect(Rect::new(
+                panel.x() + s as i32,
+                y - row_scale as i32,
+                panel_w - 2 * s,
+                row_h,
+            ))?;
+            font.draw_shadowed(
+                canvas,
+                ">",
+                (panel.x() + (CELL_W * row_scale / 2) as i32, y),
+                row_scale,
+                palette::ACCENT,
+            )?;
+            font.draw_shadowed(canvas, text, (left, y), row_scale, palette::ACCENT)?;
+        } else {
+            font.draw_shadowed(canvas, text, (left, y), row_scale, *color)?;
+        }
+        y += row_h as i32;
+    }
+    let mut y = panel.bottom() + (6 * s) as i32;
+    if let Some(note) = page.note {
+        for line in wrap(
+            note,
+            ((w / (CELL_W * s)) as usize).saturating_sub(4).max(10),
+        ) {
+            centred(canvas, font, &line, (cx, y), s, palette::DANGER)?;
+            y += ((CELL_H + 3) * s) as i32;
+        }
+    }
+    let hint_y = h as i32 - (16 * s + (CELL_H + 6) * s) as i32;
+    centred(
+        canvas,
+        font,
+        page.hint,
+        (cx, hint_y.max(y)),
+        s,
+        palette::TEXT_DIM,
+    )?;
+    Ok(())
+}
+
+/// Draws `menu` as it stands over the whole canvas (without presenting it). `footer` is a dim
+/// line under the title screen's list (the connected controllers, a saved-settings note).
+///
+/// # Errors
+/// SDL drawing errors.
+pub fn draw_menu<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    menu: &Menu,
+) -> Result<(), String> {
+    let plain = |rows: Vec<String>| -> Vec<(String, Color)> {
+        rows.into_iter().map(|r| (r, palette::TEXT)).collect()
+    };
+    let page = match &menu.screen {
+        Screen::Main => Page {
+            title: "MAZE DUEL",
+            title_color: palette::ACCENT,
+            subtitle: Some("Two fighters, one maze, rollback netcode"),
+            rows: plain((0..MAIN_ITEMS.len()).map(|r| menu.main_label(r)).collect()),
+            selected: Some(menu.main_row),
+            note: menu.note.as_deref(),
+            hint: NAV_HINT,
+            row_halves: 3,
+        },
+        Screen::Options => Page {
+            title: "OPTIONS",
+            title_color: palette::ACCENT,
+            subtitle: None,
+            rows: plain(menu.option_labels()),
+            selected: Some(menu.options_row),
+            note: menu.note.as_deref(),
+            hint: "Left/Right: change (saved at once)   Esc: back",
+            row_halves: 3,
+        },
+        Screen::Keys => Page {
+            title: "KEYS",
+            title_color: palette::ACCENT,
+            subtitle: None,
+            rows: plain(menu.key_labels()),
+            selected: Some(menu.keys_row),
+            note: menu.note.as_deref(),
+            hint: "Enter: press a new key for the action   Esc: back",
+            row_halves: 2,
+        },
+        Screen::Binding { player, action } => {
+            let title = format!(
+                "KEY FOR P{} {}",
+                player + 1,
+                crate::config::ACTIONS[*action].to_uppercase()
+            );
+            return draw_page(
+                canvas,
+                font,
+                &Page {
+                    title: &title,
+                    title_color: palette::ACCENT,
+                    subtitle: None,
+                    rows: plain(menu.key_labels()),
+                    selected: Some(player * crate::config::ACTIONS.len() + action),
+                    note: Some("press the new key (Esc: keep the old one)"),
+                    hint: "Esc: cancel",
+                    row_halves: 2,
+                },
+            );
+        }
+        Screen::Replays => {
+            let rows = if menu.replays.is_empty() {
+                vec![(
+                    "No match logs yet: play a match first".to_string(),
+                    palette::TEXT_DIM,
+                )]
+            } else {
+                plain(menu.replays.iter().map(|r| r.name.clone()).collect())
+            };
+            Page {
+                title: "REPLAYS",
+                title_color: palette::ACCENT,
+                subtitle: None,
+                selected: (!menu.replays.is_empty()).then_some(menu.replay_row),
+                rows,
+                note: menu.note.as_deref(),
+                hint: "Enter: watch (newest first)   Esc: back",
+                row_halves: 2,
+            }
+        }
+        Screen::Address { spectate } => {
+            let title = if *spectate { "SPECTATE" } else { "JOIN ONLINE" };
+            let rows = vec![
+                ("Host address (HOST:PORT):".to_string(), palette::TEXT_DIM),
+                (format!("{}_", menu.address), palette::ACCENT),
+            ];
+            return draw_page(
+                canvas,
+                font,
+                &Page {
+                    title,
+                    title_color: palette::ACCENT,
+                    subtitle: None,
+                    rows,
+                    selected: None,
+                    note: menu.note.as_deref(),
+                    hint: "Type the address   Enter: connect   Esc: back",
+                    row_halves: 3,
+                },
+            );
+        }
+        Screen::Notice { title, text } => {
+            let rows = wrap(text, 52)
+                .into_iter()
+                .map(|l| (l, palette::TEXT))
+                .collect();
+            return draw_page(
+                canvas,
+                font,
+                &Page {
+                    title,
+                    title_color: palette::DANGER,
+                    subtitle: None,
+                    rows,
+                    selected: None,
+                    note: None,
+                    hint: "Enter or Esc: back to the menu",
+                    row_halves: 2,
+                },
+            );
+        }
+    };
+    draw_page(canvas, font, &page)
+}
+
+/// Draws a status screen over the whole canvas.
+///
+/// # Errors
+/// SDL drawing errors.
+pub fn draw_status<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    status: &StatusScreen,
+) -> Result<(), String> {
+    let mut rows: Vec<(String, Color)> = status
+        .lines
+        .iter()
+        .map(|l| (l.clone(), palette::TEXT))
+        .collect();
+    if let Some((done, total)) = status.progress {
+        let total = total.max(1);
+        let filled = (done.min(total) * 20 / total) as usize;
+        rows.push((
+            format!(
+                "[{}{}] {done}/{total}",
+                "#".repeat(filled),
+                ".".repeat(20 - filled)
+            ),
+            palette::GOOD,
+        ));
+    }
+    draw_page(
+        canvas,
+        font,
+        &Page {
+            title: &status.title,
+            title_color: palette::ACCENT,
+            subtitle: None,
+            rows,
+            selected: None,
+            note: None,
+            hint: &status.hint,
+            row_halves: 3,
+        },
+    )
+}

@@ -1,0 +1,553 @@
+//! The menu, the waiting screen and the disconnect screen, rendered off-screen (a software
+//! surface) and read back: the words are where they should be, in the colours that say what
+//! they are (the highlighted item in the accent colour, a refusal in red). And the menu's
+//! online path, host and joiner polled frame by frame as the window does: they meet, and a
+//! refusal comes back with its reason.
+//!
+//! Set `MENU_PNG_DIR` to also write each rendered screen there as a PNG, to look at.
+
+use client::wire::Role;
+use client::NetConfig;
+use engine::Rules;
+use sample_game::menu::online::{Connection, Poll};
+use sample_game::menu::Screen;
+use sample_game::{
+    palette, render_menu_to_rgba, render_status_to_rgba, status_of, App, AppOptions, BitmapFont,
+    Config, Effects, FrontEnd, KeyBindings, LocalMatch, MatchSource, Menu, MenuInput, Overlay,
+    Renderer, Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
+};
+use sdl2::pixels::{Color, PixelFormatEnum};
+use sdl2::surface::Surface;
+use std::time::{Duration, Instant};
+
+const SIZE: (u32, u32) = (960, 600);
+
+struct Frame {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Frame {
+    fn new(rgba: Vec<u8>, name: &str) -> Frame {
+        if let Some(dir) = std::env::var_os("MENU_PNG_DIR") {
+            let path = std::path::Path::new(&dir).join(format!("{name}.png"));
+            sample_game::write_png(&path, SIZE, &rgba).expect("png");
+        }
+        Frame {
+            width: SIZE.0,
+            height: SIZE.1,
+            rgba,
+        }
+    }
+
+    fn is(&self, x: i32, y: i32, c: Color) -> bool {
+        if x < 0 || y < 0 || x >= self.width as i32 || y >= self.height as i32 {
+            return false;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        self.rgba[i..i + 3] == [c.r, c.g, c.b]
+    }
+
+    /// Where `text` is drawn in colour `c` (every lit font pixel `c`, every unlit one not).
+    fn find_text(&self, text: &str, c: Color) -> Option<(i32, i32, u32)> {
+        let font = BitmapFont::embedded();
+        for scale in 1..=8u32 {
+            let s = scale as i32;
+            for y in 0..self.height as i32 {
+                for x in 0..self.width as i32 {
+                    let matches = text.chars().enumerate().all(|(i, ch)| {
+                        let glyph = font.glyph(ch);
+                        (0..GLYPH_H).all(|gy| {
+                            (0..GLYPH_W).all(|gx| {
+                                let px = x + (i as i32 * CELL_W as i32 + gx as i32) * s + s / 2;
+                                let py = y + gy as i32 * s + s / 2;
+                                self.is(px, py, c) == glyph.lit(gx, gy)
+                            })
+                        })
+                    });
+                    if matches {
+                        return Some((x, y, scale));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn has(&self, text: &str, c: Color) -> bool {
+        self.find_text(text, c).is_some()
+    }
+}
+
+fn menu_frame(menu: &Menu, name: &str) -> Frame {
+    Frame::new(
+        render_menu_to_rgba(menu, SIZE, &Renderer::default()).expect("renders"),
+        name,
+    )
+}
+
+#[test]
+fn the_title_menu_lists_every_mode_and_highlights_the_choice() {
+    let mut menu = Menu::new(Config::default());
+    let frame = menu_frame(&menu, "menu");
+    assert!(frame.has("MAZE DUEL", palette::ACCENT));
+    assert!(
+        frame.has("Local: 2 players", palette::ACCENT),
+        "highlighted"
+    );
+    for item in [
+        "Vs bot: < normal >",
+        "Host online",
+        "Join online",
+        "Spectate",
+        "Replays",
+    ] {
+        assert!(frame.has(item, palette::TEXT), "{item}");
+    }
+    menu.handle(MenuInput::Down);
+    menu.handle(MenuInput::Left);
+    let frame = menu_frame(&menu, "menu-vs-bot");
+    assert!(frame.has("Local: 2 players", palette::TEXT));
+    assert!(frame.has("Vs bot: < easy >", palette::ACCENT));
+}
+
+#[test]
+fn options_keys_and_the_address_field_show_their_values() {
+    let mut menu = Menu::new(Config::default());
+    menu.screen = Screen::Options;
+    menu.handle(MenuInput::Right);
+    let frame = menu_frame(&menu, "options");
+    assert!(frame.has("Input delay: < 3 frames >", palette::ACCENT));
+    assert!(frame.has("Fullscreen: < off >", palette::TEXT));
+    menu.screen = Screen::Keys;
+    menu.keys_row = 4;
+    let frame = menu_frame(&menu, "keys");
+    assert!(frame.has("P1 shoot   F", palette::ACCENT));
+    assert!(frame.has("P2 up      Up", palette::TEXT));
+    menu.screen = Screen::Address { spectate: false };
+    for c in "10.0.0.2".chars() {
+        menu.handle(MenuInput::Char(c));
+    }
+    menu.handle(MenuInput::Enter);
+    let frame = menu_frame(&menu, "address");
+    assert!(frame.has("10.0.0.2_", palette::ACCENT));
+    assert!(frame.has("has no port", palette::DANGER));
+}
+
+#[test]
+fn a_refusal_is_shown_in_red_with_the_way_back() {
+    let mut menu = Menu::new(Config::default());
+    menu.notice("REFUSED", "the match is full");
+    let frame = menu_frame(&menu, "refused");
+    assert!(frame.has("REFUSED", palette::DANGER));
+    assert!(frame.has("the match is full", palette::TEXT));
+    assert!(frame.has("Enter or Esc: back to the menu", palette::TEXT_DIM));
+}
+
+#[test]
+fn the_waiting_screen_shows_the_address_to_share() {
+    let host = Connection::host(NetConfig::default()).expect("binds a port");
+    let port = host.local_addr().port();
+    let status = status_of(&host);
+    let frame = Frame::new(
+        render_status_to_rgba(&status, SIZE, &Renderer::default()).expect("renders"),
+        "waiting",
+    );
+    assert!(frame.has("WAITING FOR OPPONENT", palette::ACCENT));
+    assert!(frame.has("Share this address with the other player:", palette::TEXT));
+    let local = format!("127.0.0.1:{port} (this computer)");
+    assert!(frame.has(&local, palette::TEXT), "{local}");
+    assert!(frame.has("Esc or B: cancel and back to the menu", palette::TEXT_DIM));
+}
+
+#[test]
+fn the_disconnect_screen_says_why_and_leads_back_to_the_menu() {
+    let mut source = LocalMatch::new(Rules::default(), 7)
+        .expect("match")
+        .with_bots(&[0, 1]);
+    for _ in 0..30 {
+        source.advance(&[]).expect("steps");
+    }
+    let effects = Effects::new();
+    let bindings = KeyBindings::default();
+    let reason = "the other player (10.0.0.2:7000) disconnected at tick 903";
+    let scene = Scene {
+        current: source.current(),
+        previous: source.previous(),
+        alpha: 1.0,
+        rules: source.rules(),
+        shown: ShownView::default(),
+        local_players: &[0],
+        rail_debug: false,
+        net: None,
+        net_line: None,
+        effects: &effects,
+        overlay: Overlay::None,
+        bindings: &bindings,
+        controllers: &[],
+        can_rematch: false,
+        smoothing: None,
+        ended: Some(reason),
+        timeline: None,
+        from_menu: true,
+    };
+    let surface = Surface::new(SIZE.0, SIZE.1, PixelFormatEnum::RGBA32).expect("surface");
+    let mut canvas = surface.into_canvas().expect("canvas");
+    Renderer::default()
+        .draw(&mut canvas, &scene)
+        .expect("draws");
+    let rgba = canvas
+        .read_pixels(None, PixelFormatEnum::RGBA32)
+        .expect("pixels");
+    let frame = Frame::new(rgba, "disconnected");
+    assert!(frame.has("MATCH ENDED", palette::DANGER));
+    assert!(frame.has("tick 903", palette::TEXT));
+    assert!(frame.has("Esc: back to the menu", palette::TEXT_DIM));
+    assert!(!frame.has("Esc to quit", palette::TEXT_DIM));
+}
+
+/// Polls until `done` gives a result, as the window does once per frame. The deadline is a
+/// hang guard: passing it fails loudly.
+fn poll_until<T>(what: &str, mut step: impl FnMut() -> Option<T>) -> T {
+    let guard = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(out) = step() {
+            return out;
+        }
+        assert!(Instant::now() < guard, "{what}: no result after 30 s");
+        std::thread::sleep(Duration::from_millis(4));
+    }
+}
+
+#[test]
+fn a_menu_host_and_a_menu_joiner_meet_polling_frame_by_frame() {
+    let mut host = Connection::host(NetConfig {
+        seed: 77,
+        ..NetConfig::default()
+    })
+    .expect("host");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
+    let mut joiner = Connection::join(
+        addr,
+        Role::Player,
+        NetConfig::default(),
+        Duration::from_secs(20),
+    )
+    .expect("joiner");
+    assert_eq!(status_of(&joiner).title, "CONNECTING");
+    let (mut hosted, mut joined) = (None, None);
+    let (a, b) = poll_until("host and joiner", || {
+        for (c, slot) in [(&mut host, &mut hosted), (&mut joiner, &mut joined)] {
+            if slot.is_none() {
+                match c.poll() {
+                    Poll::Pending => {}
+                    Poll::Ready(peer) => *slot = Some(peer),
+                    Poll::Failed(e) | Poll::Refused(e) => panic!("failed: {e}"),
+                }
+            }
+        }
+        match (&hosted, &joined) {
+            (Some(_), Some(_)) => Some((hosted.take().unwrap(), joined.take().unwrap())),
+            _ => None,
+        }
+    });
+    assert_eq!(a.agreement().match_seed, 77);
+    assert_eq!(
+        b.agreement().match_seed,
+        77,
+        "the joiner plays the host's seed"
+    );
+    assert_eq!((a.local_slot(), b.local_slot()), (Some(0), Some(1)));
+}
+
+#[test]
+fn refusals_come_back_with_their_reason() {
+    let mut host = Connection::host(NetConfig::default()).expect("host");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
+    // Different rules: refused, naming the rules.
+    let mut rules = Rules::default();
+    rules.rounds_to_win += 1;
+    let other = NetConfig {
+        rules,
+        ..NetConfig::default()
+    };
+    let mut joiner =
+        Connection::join(addr, Role::Player, other, Duration::from_secs(20)).expect("joiner");
+    let reason = poll_until("a rules mismatch", || {
+        let _ = host.poll();
+        match joiner.poll() {
+            Poll::Refused(e) => Some(e),
+            Poll::Pending => None,
+            Poll::Failed(e) => panic!("failed instead of refused: {e}"),
+            Poll::Ready(_) => panic!("joined with different rules"),
+        }
+    });
+    assert!(
+        reason.ends_with("rules differ: rounds_to_win 2 vs 3"),
+        "{reason}"
+    );
+    // A menu host takes no spectators: refused at once, saying so.
+    let mut watcher = Connection::join(
+        addr,
+        Role::Spectator,
+        NetConfig::default(),
+        Duration::from_secs(20),
+    )
+    .expect("spectator");
+    let reason = poll_until("a spectator", || {
+        let _ = host.poll();
+        match watcher.poll() {
+            Poll::Refused(e) => Some(e),
+            Poll::Pending => None,
+            Poll::Failed(e) => panic!("failed instead of refused: {e}"),
+            Poll::Ready(_) => panic!("a full match took a spectator"),
+        }
+    });
+    assert_eq!(
+        reason,
+        "spectator slots full: this host takes no spectators"
+    );
+    // Nobody there: the joiner gives up after its timeout, saying so.
+    drop(host);
+    let mut lonely = Connection::join(
+        addr,
+        Role::Player,
+        NetConfig::default(),
+        Duration::from_millis(300),
+    )
+    .expect("joiner");
+    let reason = poll_until("no host", || match lonely.poll() {
+        Poll::Failed(e) => Some(e),
+        Poll::Pending => None,
+        Poll::Refused(e) => panic!("refused by nobody: {e}"),
+        Poll::Ready(_) => panic!("joined nobody"),
+    });
+    assert!(
+        reason.starts_with(&format!("no answer from {addr}")),
+        "{reason}"
+    );
+}
+
+/// The whole window loop, driven by pushed events on SDL's offscreen driver: a controller
+/// hosts and cancels, the keyboard opens the replays and picks a corrupt log (an error screen,
+/// not a crash), the controller lowers the volume in the options (saved to the settings file),
+/// and closing the window ends the loop.
+#[test]
+fn the_window_runs_the_menu_from_keys_and_a_controller() {
+    use sdl2::controller::Button;
+    use sdl2::event::Event;
+    use sdl2::keyboard::{Mod, Scancode};
+    std::env::set_var("SDL_VIDEODRIVER", "offscreen");
+    std::env::set_var("SDL_AUDIODRIVER", "dummy");
+    let dir = std::env::temp_dir().join(format!("maze-duel-front-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("matches")).expect("dir");
+    std::fs::write(dir.join("matches/bad.duellog"), "not a log").expect("log");
+    let options = AppOptions {
+        window_size: SIZE,
+        software: true,
+        volume: 0,
+        ..AppOptions::default()
+    };
+    let mut app = App::new(options, Renderer::default()).expect("offscreen window");
+    let mut front = FrontEnd {
+        rules: Rules::default(),
+        seed: 1,
+        config_path: Some(dir.join("config.toml")),
+        config_was_bad: false,
+        log_dir: Some(dir.join("matches")),
+    };
+    let key = |k| Event::KeyDown {
+        timestamp: 0,
+        window_id: 0,
+        keycode: None,
+        scancode: Some(k),
+        keymod: Mod::NOMOD,
+        repeat: false,
+    };
+    let pad = |button| Event::ControllerButtonDown {
+        timestamp: 0,
+        which: 0,
+        button,
+    };
+    let mut menu = Menu::new(Config::default());
+    let script = [
+        pad(Button::DPadDown),
+        pad(Button::DPadDown),
+        pad(Button::A), // Host: the waiting screen...
+        pad(Button::B), // ...cancelled.
+        key(Scancode::Down),
+        key(Scancode::Down),
+        key(Scancode::Down),
+        key(Scancode::Return), // Replays...
+        key(Scancode::Return), // ...the corrupt log.
+    ];
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    let Screen::Notice { title, text } = &menu.screen else {
+        panic!("expected the error screen, got {:?}", menu.screen)
+    };
+    assert_eq!(title, "CANNOT PLAY THIS REPLAY");
+    assert!(
+        text.contains("bad.duellog") && text.contains("not a match log"),
+        "{text}"
+    );
+    let script = [
+        pad(Button::B), // back to the title
+        pad(Button::DPadDown),
+        pad(Button::A), // Options
+        pad(Button::DPadDown),
+        pad(Button::DPadDown),
+        pad(Button::DPadLeft), // volume 70 -> 60
+        Event::Quit { timestamp: 0 },
+    ];
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front
+        .run(&mut app, &mut menu)
+        .expect("runs until the window closes");
+    assert_eq!(menu.screen, Screen::Options);
+    let saved = std::fs::read_to_string(dir.join("config.toml")).expect("settings saved");
+    assert!(saved.contains("volume = 60"), "{saved}");
+    assert_eq!(Config::load(&dir.join("config.toml")).config.volume, 60);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// A joiner that is welcomed and then vanishes (or a stranger's `Hello` that takes the slot)
+/// does not hold a menu host hostage: once synchronization times out the host says so, waits
+/// again, and a real joiner gets in.
+#[test]
+fn a_host_whose_joiner_vanishes_waits_for_another() {
+    use sample_game::menu::online::Stage;
+    let config = NetConfig {
+        sync_timeout: Duration::from_millis(300),
+        ..NetConfig::default()
+    };
+    let mut host = Connection::host(config.clone()).expect("host");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
+    let ghost = std::thread::spawn(move || {
+        let link = client::netplay::open_link(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            Default::default(),
+        )
+        .expect("ghost link");
+        let info = client::wire::PeerInfo::local(&Rules::default());
+        client::handshake::join(&link, &info, addr, Role::Player, Duration::from_secs(20))
+            .expect("the ghost is welcomed")
+        // ...and its socket closes here.
+    });
+    poll_until("the ghost's welcome", || {
+        assert!(matches!(host.poll(), Poll::Pending));
+        ghost.is_finished().then_some(())
+    });
+    ghost.join().expect("ghost thread");
+    poll_until("the host to give up on the ghost", || {
+        assert!(matches!(host.poll(), Poll::Pending));
+        (host.stage == Stage::Handshake && host.note.is_some()).then_some(())
+    });
+    assert!(host
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("did not synchronize"));
+    let mut joiner =
+        Connection::join(addr, Role::Player, config, Duration::from_secs(20)).expect("joiner");
+    let (mut hosted, mut joined) = (false, false);
+    poll_until("a real joiner", || {
+        if !hosted {
+            match host.poll() {
+                Poll::Ready(_) => hosted = true,
+                Poll::Failed(e) | Poll::Refused(e) => panic!("host failed: {e}"),
+                Poll::Pending => {}
+            }
+        }
+        if !joined {
+            match joiner.poll() {
+                Poll::Ready(_) => joined = true,
+                Poll::Failed(e) | Poll::Refused(e) => panic!("joiner failed: {e}"),
+                Poll::Pending => {}
+            }
+        }
+        (hosted && joined).then_some(())
+    });
+}
+
+/// A welcomed spectator waits for the host to start as long as its own time limit allows, not
+/// just the sync timeout: a host waiting for its player starts GGRS only once everyone has
+/// arrived (as `NetPeer::join_on` allows for the command line).
+#[test]
+fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
+    use sample_game::menu::online::Stage;
+    let sync = Duration::from_millis(300);
+    let (port_tx, port_rx) = std::sync::mpsc::channel();
+    let host = std::thread::spawn(move || {
+        let link = client::netplay::open_link(
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            Default::default(),
+        )
+        .expect("host link");
+        port_tx.send(link.borrow().local_addr()).expect("port");
+        let config = NetConfig {
+            spectators: 1,
+            handshake_timeout: Duration::from_secs(20),
+            ..NetConfig::default()
+        };
+        let mut peer = client::NetPeer::host_on(link, &config).expect("host");
+        // Keep answering until the others are surely running too.
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            peer.poll();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    });
+    let addr = port_rx.recv().expect("host address");
+    let config = NetConfig {
+        sync_timeout: sync,
+        ..NetConfig::default()
+    };
+    let mut watcher = Connection::join(
+        addr,
+        Role::Spectator,
+        config.clone(),
+        Duration::from_secs(20),
+    )
+    .expect("spectator");
+    poll_until("the spectator's welcome", || match watcher.poll() {
+        Poll::Pending => (watcher.stage != Stage::Handshake).then_some(()),
+        _ => panic!("the spectator finished before the player arrived"),
+    });
+    // Longer than the sync timeout, with nobody else there yet: still waiting.
+    let past = Instant::now() + sync * 3;
+    while Instant::now() < past {
+        assert!(matches!(watcher.poll(), Poll::Pending), "gave up too early");
+        std::thread::sleep(Duration::from_millis(4));
+    }
+    assert_eq!(status_of(&watcher).title, "SYNCHRONIZING");
+    let mut player =
+        Connection::join(addr, Role::Player, config, Duration::from_secs(20)).expect("player");
+    let (mut watching, mut playing) = (None, None);
+    poll_until("the player and the spectator", || {
+        for (c, done) in [(&mut watcher, &mut watching), (&mut player, &mut playing)] {
+            if done.is_none() {
+                match c.poll() {
+                    Poll::Ready(peer) => *done = Some(peer),
+                    Poll::Pending => {}
+                    Poll::Failed(e) | Poll::Refused(e) => panic!("{e}"),
+                }
+            }
+        }
+        (watching.is_some() && playing.is_some()).then_some(())
+    });
+    // Keep both answering until the host has synchronized with them too.
+    let (mut watching, mut playing) = (watching.unwrap(), playing.unwrap());
+    poll_until("the host", || {
+        watching.poll();
+        playing.poll();
+        host.is_finished().then_some(())
+    });
+    host.join().expect("the host synchronized with both");
+}
