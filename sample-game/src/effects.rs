@@ -471,7 +471,9 @@ impl Effects {
             .map(|p| {
                 let at = layout.to_screen(p.pos - Vec2::new(0.0, 0.02 * alpha));
                 let w = BitmapFont::text_width(&p.text, s) + s;
-                let wanted = Rect::new((at.x - w as f32 / 2.0) as i32, at.y as i32, w, h);
+                // The text stands on its point (above the victim), so it never covers the body.
+                let (x, y) = ((at.x - w as f32 / 2.0) as i32, at.y as i32 - h as i32);
+                let wanted = Rect::new(x, y, w, h);
                 labels.place(wanted, 0)
             })
             .collect()
