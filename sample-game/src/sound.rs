@@ -139,6 +139,27 @@ pub fn synth(sfx: Sfx) -> Vec<i16> {
         .collect()
 }
 
+/// Where [`soft_clip`] starts to bend: three quarters of full scale.
+const KNEE: i32 = 24_576;
+
+/// A sum of voices as a 16-bit sample: unchanged up to [`KNEE`], above it bent smoothly
+/// towards full scale without reaching it, so a pile of loud effects (a KO during a volley)
+/// gets louder more slowly instead of clipping into a square buzz. Monotone and odd.
+#[must_use]
+pub fn soft_clip(sum: i32) -> i16 {
+    let magnitude = i64::from(sum).abs();
+    let knee = i64::from(KNEE);
+    let bent = if magnitude <= knee {
+        magnitude
+    } else {
+        let room = i64::from(i16::MAX) - knee;
+        let excess = magnitude - knee;
+        knee + excess * room / (excess + room)
+    };
+    let signed = if sum < 0 { -bent } else { bent };
+    i16::try_from(signed).expect("bent within ±i16::MAX")
+}
+
 /// One sound playing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Voice {
@@ -160,6 +181,8 @@ pub struct Mixer {
     pub started: Vec<(EventKey, Sfx)>,
     /// Every cut of a voice still playing, in order.
     pub cut: Vec<EventKey>,
+    /// The voices summed at full precision before [`soft_clip`] (reused between callbacks).
+    sum: Vec<i32>,
 }
 
 impl std::fmt::Debug for Mixer {
@@ -181,6 +204,7 @@ impl Default for Mixer {
             muted: false,
             started: Vec::new(),
             cut: Vec::new(),
+            sum: Vec::new(),
         }
     }
 }
@@ -213,23 +237,26 @@ impl Mixer {
         self.voices.len()
     }
 
-    /// Fills `out` with the next samples of every voice, summed and clipped; finished voices
-    /// are dropped.
+    /// Fills `out` with the next samples of every voice, summed and then softly limited (see
+    /// [`soft_clip`]); finished voices are dropped.
     pub fn mix(&mut self, out: &mut [i16]) {
-        out.fill(0);
         let gain = if self.muted {
             0
         } else {
             i32::from(self.volume.min(100))
         };
+        self.sum.clear();
+        self.sum.resize(out.len(), 0);
         for v in &mut self.voices {
             let samples = &self.samples[v.sfx.index()];
             let rest = samples.get(v.at..).unwrap_or_default();
-            for (o, &s) in out.iter_mut().zip(rest) {
-                let sum = i32::from(*o) + i32::from(s) * gain / 100;
-                *o = sum.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            for (acc, &s) in self.sum.iter_mut().zip(rest) {
+                *acc += i32::from(s) * gain / 100;
             }
             v.at += out.len();
+        }
+        for (o, &acc) in out.iter_mut().zip(&self.sum) {
+            *o = soft_clip(acc);
         }
         let samples = &self.samples;
         self.voices.retain(|v| v.at < samples[v.sfx.index()].len());
@@ -325,6 +352,45 @@ impl AudioOut {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn soft_clip_passes_quiet_sums_and_bends_loud_ones_below_full_scale() {
+        for x in [-KNEE, -1000, 0, 1, 12_345, KNEE] {
+            assert_eq!(i32::from(soft_clip(x)), x);
+        }
+        let mut last = soft_clip(i32::MIN + 1);
+        assert!(last > i16::MIN);
+        for x in (-1_000_000..=1_000_000).step_by(997) {
+            let y = soft_clip(x);
+            assert!(y >= last, "monotone at {x}");
+            assert!(y.unsigned_abs() < 32_767, "never full scale at {x}");
+            assert_eq!(i32::from(soft_clip(-x)), -i32::from(y), "odd at {x}");
+            last = y;
+        }
+        assert!(soft_clip(i32::MAX) < i16::MAX && soft_clip(i32::MIN) > i16::MIN);
+    }
+
+    #[test]
+    fn every_effect_at_once_at_full_volume_never_clips() {
+        let mut mixer = Mixer {
+            volume: 100,
+            ..Mixer::default()
+        };
+        for (i, &sfx) in Sfx::ALL.iter().enumerate() {
+            let key = EventKey {
+                tick: i as u32,
+                kind: 0,
+                a: 0,
+                b: 0,
+            };
+            mixer.play(key, sfx);
+        }
+        let mut out = vec![0i16; 4096];
+        mixer.mix(&mut out);
+        let peak = out.iter().map(|s| s.unsigned_abs()).max().unwrap_or(0);
+        assert!(peak > u16::try_from(KNEE).unwrap(), "loud: {peak}");
+        assert!(peak < 32_767, "not clipped: {peak}");
+    }
 
     fn event(tick: u32, kind: EventKind) -> Event {
         Event { tick, kind }
