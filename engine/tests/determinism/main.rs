@@ -16,3 +16,4 @@ mod round_end;
 mod rules_extremes;
 mod snapshot_check;
 mod step_order;
+mod timers;

@@ -1,0 +1,102 @@
+//! The timers phase at its boundaries (found by mutation testing of `step.rs`): the stick's
+//! deadzone, a swing with no recovery frames, and the rail's recharge, one charge at a time
+//! up to the rule's number and never past it, even from a restored state that is already full.
+
+use crate::common::{arena, centre, step_p0, ROOM};
+use engine::{buttons, Action, Rules, World};
+
+/// `rules`, on the open room, player 0 at (4, 4) and player 1 far away at (1, 1).
+fn room(rules: &Rules) -> World {
+    let placed = arena(&ROOM, &[(4, 4), (1, 1)]).snapshot();
+    let mut snap = World::new(rules.clone(), 99, 2).expect("world").snapshot();
+    snap.maze = placed.maze.clone();
+    snap.round = placed.round;
+    for (p, at) in snap.players.iter_mut().zip(&placed.players) {
+        p.pos = at.pos;
+    }
+    snap.pose_history.reset(
+        &snap.players,
+        rules.pushbox_radius,
+        rules.pose_history_ticks,
+    );
+    let mut world = World::new(rules.clone(), 99, 2).expect("world");
+    world.restore(&snap).expect("restore");
+    world
+}
+
+#[test]
+fn a_stick_inside_the_deadzone_does_not_move_a_player() {
+    let rules = Rules::default();
+    let dz = i8::try_from(rules.stick_deadzone).expect("small");
+    let mut world = room(&rules);
+    let start = world.state().players[0].pos;
+    // At the deadzone exactly, along an axis and on a diagonal of the same length (17² + 17²
+    // rounds down to 24²).
+    for (x, y) in [(dz, 0), (0, -dz), (17, 17), (-17, 17)] {
+        for _ in 0..10 {
+            step_p0(&mut world, 0, x, y);
+        }
+        assert_eq!(world.state().players[0].pos, start, "stick ({x}, {y})");
+    }
+    step_p0(&mut world, 0, dz + 1, 0);
+    assert!(
+        world.state().players[0].pos.x > start.x,
+        "one past the deadzone moves"
+    );
+}
+
+#[test]
+fn with_no_recovery_frames_a_swing_ends_after_its_active_frames() {
+    let rules = Rules {
+        melee_recovery: 0,
+        ..Rules::default()
+    };
+    let mut world = room(&rules);
+    step_p0(&mut world, buttons::MELEE, 0, 0);
+    assert_eq!(world.state().players[0].action, Action::MeleeStartup);
+    for _ in 0..(rules.melee_startup + rules.melee_active) {
+        step_p0(&mut world, 0, 0, 0);
+    }
+    let p = &world.state().players[0];
+    assert_eq!((p.action, p.action_timer), (Action::Idle, 0));
+    step_p0(&mut world, buttons::MELEE, 0, 0);
+    assert_eq!(
+        world.state().players[0].action,
+        Action::MeleeStartup,
+        "free to swing again"
+    );
+    assert_eq!(world.state().players[0].pos, centre(4, 4));
+}
+
+#[test]
+fn rail_charges_come_back_one_at_a_time_up_to_the_rule_and_no_further() {
+    let rules = Rules {
+        rail_charges: 3,
+        rail_recharge_ticks: 10,
+        ..Rules::default()
+    };
+    let mut snap = room(&rules).snapshot();
+    snap.players[0].rail_charges = 0;
+    snap.players[0].rail_recharge = 1;
+    let mut world = World::new(rules.clone(), 99, 2).expect("world");
+    world.restore(&snap).expect("restore");
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        step_p0(&mut world, 0, 0, 0);
+        let p = &world.state().players[0];
+        seen.push((p.rail_charges, p.rail_recharge));
+    }
+    assert_eq!(seen[0], (1, 10), "the first charge back restarts the timer");
+    assert_eq!(seen[10], (2, 10), "and so does the second");
+    assert_eq!(seen[20], (3, 0), "full: the timer stops");
+    assert_eq!(seen[39], (3, 0), "and stays stopped");
+    // A restored state that is full but still counting down (reachable only by hand) does
+    // not overfill.
+    snap.players[0].rail_charges = rules.rail_charges;
+    snap.players[0].rail_recharge = 1;
+    let mut world = World::new(rules.clone(), 99, 2).expect("world");
+    world.restore(&snap).expect("restore");
+    step_p0(&mut world, 0, 0, 0);
+    let p = &world.state().players[0];
+    assert_eq!((p.rail_charges, p.rail_recharge), (3, 0));
+}
