@@ -82,6 +82,25 @@ pub enum Error {
         /// How long we waited.
         seconds: u64,
     },
+    /// The signalling server of an online room did not answer (not running, wrong address).
+    #[error("cannot reach the signalling server at {url}: {reason} (is it running? start one with `./run signal`, or give another with --signal)")]
+    SignalUnreachable {
+        /// The room URL tried.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The signalling server went away before the room settled who hosts.
+    #[error("lost the signalling server at {url} before the room was settled: {reason}")]
+    SignalLost {
+        /// The room URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The signalling server could not start or stopped.
+    #[error("signalling server: {0}")]
+    SignalServer(String),
     /// The handshake was done but GGRS did not synchronize with these peers in time.
     #[error("no synchronization with {peers} within {millis} ms after the handshake (the peer vanished?)")]
     SyncTimeout {
