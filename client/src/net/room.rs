@@ -318,7 +318,8 @@ mod tests {
         #[test]
         fn any_bytes_parse_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..16)) {
             if let Some(intro) = RoomIntro::parse(&bytes) {
-                prop_assert_eq!(intro.encode().as_slice(), bytes.as_slice());
+                let encoded = intro.encode();
+                prop_assert_eq!(encoded.as_slice(), bytes.as_slice());
             }
         }
 
