@@ -90,9 +90,10 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
-    /// The signalling server went away before the room settled who hosts.
-    #[error("lost the signalling server at {url} before the room was settled: {reason}")]
-    SignalLost {
+    /// The room was lost before it settled who hosts: the signalling server went away, or the
+    /// WebRTC stack failed.
+    #[error("lost the room {url} before it was settled: {reason}")]
+    RoomLost {
         /// The room URL.
         url: String,
         /// What went wrong.

@@ -138,6 +138,17 @@ pub fn peer_addr(id: PeerId) -> SocketAddr {
     SocketAddr::new(IpAddr::V6(Ipv6Addr::from(id.0.as_u128())), 0)
 }
 
+/// An error and its causes, `: `-separated.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
 impl WebRtcTransport {
     /// Enters `room` as `role`: connects to the signalling server and waits (up to `timeout`)
     /// for it to assign this peer an id.
@@ -167,15 +178,22 @@ impl WebRtcTransport {
         std::thread::Builder::new()
             .name("webrtc".into())
             .spawn(move || {
-                let end = futures::executor::block_on(message_loop).map_err(|e| {
-                    let mut text = e.to_string();
-                    let mut source = std::error::Error::source(&e);
-                    while let Some(cause) = source {
-                        text.push_str(&format!(": {cause}"));
-                        source = cause.source();
-                    }
-                    text
-                });
+                // matchbox unwraps some WebRTC errors inside its loop (e.g. no usable network
+                // interface); that panic ends this thread, and becomes an error for the peer.
+                let run =
+                    std::panic::AssertUnwindSafe(|| futures::executor::block_on(message_loop));
+                let end = match std::panic::catch_unwind(run) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(e)) => Err(error_chain(&e)),
+                    Err(panic) => Err(format!(
+                        "the WebRTC stack failed: {}",
+                        panic
+                            .downcast_ref::<String>()
+                            .map(String::as_str)
+                            .or_else(|| panic.downcast_ref::<&str>().copied())
+                            .unwrap_or("panic")
+                    )),
+                };
                 let _ = end_tx.send(end);
             })
             .map_err(|e| Error::SignalUnreachable {
@@ -243,14 +261,14 @@ impl WebRtcTransport {
     ///
     /// # Errors
     /// [`Error::HandshakeTimeout`] when nobody to play with (or, for a spectator, no host)
-    /// shows up within `timeout`; [`Error::SignalLost`] when the signalling server goes away
+    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away (or the WebRTC stack fails)
     /// first.
     pub fn settle(&mut self, timeout: Duration) -> Result<RoomPart<SocketAddr>, Error> {
         let deadline = Instant::now() + timeout;
         loop {
             self.pump();
             if let Some(reason) = &self.ended {
-                return Err(Error::SignalLost {
+                return Err(Error::RoomLost {
                     url: self.url.clone(),
                     reason: reason.clone(),
                 });

@@ -23,7 +23,7 @@ use std::time::Instant;
 ///
 /// # Errors
 /// [`Error::Address`] (malformed URL or room name), [`Error::SignalUnreachable`],
-/// [`Error::SignalLost`], [`Error::HandshakeTimeout`] (nobody to play with showed up).
+/// [`Error::RoomLost`], [`Error::HandshakeTimeout`] (nobody to play with showed up).
 pub fn open_room(
     room: &RoomConfig,
     role: Role,

@@ -269,3 +269,51 @@ fn a_player_with_other_rules_is_refused_with_the_reason() {
         "the host waited on for a player that agrees: {results:?}"
     );
 }
+
+/// A peer that vanishes mid-match (its WebRTC socket closed without a word): the survivor
+/// reports the disconnect and ends cleanly with its log flushed, as over UDP (`duel-cli` exits
+/// with status 3 on this summary).
+#[test]
+fn the_survivor_of_a_vanished_peer_reports_the_disconnect() {
+    let server = signal_server();
+    let dir = scratch_dir("webrtc-vanish");
+    let log = dir.join("survivor.log");
+    let room = RoomConfig::new(server.url(), "vanish");
+    let mut config = test_config(Default::default());
+    config.disconnect_timeout = Duration::from_millis(1500);
+    config.disconnect_notify = Duration::from_millis(300);
+    let survivor = spawn_online(
+        room.clone(),
+        Role::Player,
+        config.clone(),
+        plan(3600, 1, &log),
+    );
+    let leaver = std::thread::spawn(move || {
+        let mut peer = NetPeer::online(&room, Role::Player, &config).expect("enter the room");
+        let mut bot = engine::Bot::new(peer.local_slot().expect("a player") as u8, 5);
+        let deadline = Instant::now() + LIMIT;
+        while peer.world().tick() < 300 && Instant::now() < deadline {
+            peer.poll();
+            let input = bot.think(peer.world()).to_wire();
+            peer.advance(input).expect("advance");
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        peer.world().tick()
+        // Dropped here: the transport closes its WebRTC socket.
+    });
+    let reached = join_within(leaver, "leaving player");
+    assert!(reached >= 300, "the leaver played until tick {reached}");
+    let survivor = join_within(survivor, "survivor").expect("the survivor ends cleanly");
+    println!("survivor: {survivor}");
+    assert!(
+        survivor.disconnected.is_some(),
+        "the disconnect is reported"
+    );
+    assert!(!survivor.clean_finish);
+    assert_eq!(entries(&log).len() as u32, survivor.ticks, "log flushed");
+    assert!(
+        survivor.ticks >= 250 && survivor.ticks < 3600,
+        "stopped where the match got: {}",
+        survivor.ticks
+    );
+}
