@@ -78,6 +78,29 @@ impl RoomConfig {
         }
     }
 
+    /// Parses a room link, `ws://HOST:PORT/ROOM` or `wss://HOST/PATH/ROOM` — what
+    /// [`RoomConfig::room_url`] gives, and what a player can pass to a friend: the last path
+    /// segment is the room, the rest the signalling server.
+    ///
+    /// # Errors
+    /// [`Error::Address`] when the link has no room or either part is malformed.
+    pub fn from_link(link: &str) -> Result<RoomConfig, Error> {
+        let link = link.trim_end_matches('/');
+        let scheme_end = link.find("://").map_or(0, |i| i + 3);
+        let Some((signal, room)) = link
+            .rsplit_once('/')
+            .filter(|(signal, _)| signal.len() > scheme_end && !signal.ends_with('/'))
+        else {
+            return Err(Error::Address(format!(
+                "`{}` is not a room link: write ws://HOST:PORT/ROOM",
+                link.escape_debug()
+            )));
+        };
+        let config = RoomConfig::new(signal, room);
+        config.room_url()?;
+        Ok(config)
+    }
+
     /// With these STUN/TURN servers.
     #[must_use]
     pub fn with_ice(mut self, ice: IceServers) -> RoomConfig {
@@ -423,5 +446,56 @@ impl Drop for WebRtcTransport {
     fn drop(&mut self) {
         // Closing the channels ends the message loop, which closes the peer connections.
         self.socket.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_room_link_splits_into_server_and_room() {
+        let room = RoomConfig::from_link("ws://10.0.0.5:3536/friday").expect("link");
+        assert_eq!(
+            (room.signal_url.as_str(), room.room.as_str()),
+            ("ws://10.0.0.5:3536", "friday")
+        );
+        let room = RoomConfig::from_link("wss://match.example.org/duel/friday/").expect("link");
+        assert_eq!(
+            room.room_url().expect("url"),
+            "wss://match.example.org/duel/friday"
+        );
+        for bad in [
+            "ws://10.0.0.5:3536",
+            "ws://10.0.0.5:3536/",
+            "friday",
+            "ws://h/a b",
+            "",
+        ] {
+            assert!(
+                matches!(RoomConfig::from_link(bad), Err(Error::Address(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    proptest! {
+        /// Any text is a room link or an error, never a panic; a link that parses gives back
+        /// its own URL.
+        #[test]
+        fn any_link_parses_or_is_refused(link in "\\PC{0,60}") {
+            if let Ok(room) = RoomConfig::from_link(&link) {
+                prop_assert_eq!(room.room_url().expect("checked"), link.trim_end_matches('/'));
+            }
+        }
+
+        /// Round trip: a valid server and room make a link that parses back to them.
+        #[test]
+        fn a_room_url_parses_back(host in "[a-z]{1,10}", port in 1u16.., room in "[A-Za-z0-9_-]{1,20}") {
+            let config = RoomConfig::new(format!("ws://{host}:{port}"), room);
+            let parsed = RoomConfig::from_link(&config.room_url().expect("valid")).expect("parses");
+            prop_assert_eq!(parsed, config);
+        }
     }
 }
