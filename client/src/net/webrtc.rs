@@ -124,7 +124,8 @@ type LoopEnd = Result<(), String>;
 
 /// A WebRTC room as a datagram [`Transport`].
 pub struct WebRtcTransport {
-    socket: WebRtcSocket,
+    /// `None` only once dropped (handed to the linger thread).
+    socket: Option<WebRtcSocket>,
     url: String,
     local: SocketAddr,
     me: PeerId,
@@ -252,7 +253,7 @@ impl WebRtcTransport {
             std::thread::sleep(POLL);
         };
         Ok(WebRtcTransport {
-            socket,
+            socket: Some(socket),
             url,
             local: peer_addr(me),
             me,
@@ -265,6 +266,12 @@ impl WebRtcTransport {
             send_errors: 0,
             dropped: 0,
         })
+    }
+
+    fn socket_mut(&mut self) -> &mut WebRtcSocket {
+        self.socket
+            .as_mut()
+            .expect("the socket is only taken when the transport is dropped")
     }
 
     /// The room URL this transport entered.
@@ -329,9 +336,10 @@ impl WebRtcTransport {
     fn announce(&mut self, state: RoomState) {
         self.state = state;
         let intro = self.intro();
-        for &(id, _, _) in &self.peers {
+        let ids: Vec<PeerId> = self.peers.iter().map(|&(id, _, _)| id).collect();
+        for id in ids {
             if self
-                .socket
+                .socket_mut()
                 .channel_mut(ROOM_CHANNEL)
                 .try_send(intro.to_vec().into(), id)
                 .is_err()
@@ -364,7 +372,7 @@ impl WebRtcTransport {
             }
         }
         // Once the loop has ended its channels are closed: nothing more will come.
-        let Ok(changes) = self.socket.try_update_peers() else {
+        let Ok(changes) = self.socket_mut().try_update_peers() else {
             return;
         };
         for (id, state) in changes {
@@ -375,7 +383,7 @@ impl WebRtcTransport {
                     }
                     let intro = self.intro();
                     if self
-                        .socket
+                        .socket_mut()
                         .channel_mut(ROOM_CHANNEL)
                         .try_send(intro.to_vec().into(), id)
                         .is_err()
@@ -387,7 +395,7 @@ impl WebRtcTransport {
                 PeerState::Disconnected => self.peers.retain(|&(p, _, _)| p != id),
             }
         }
-        for (id, packet) in self.socket.channel_mut(ROOM_CHANNEL).receive() {
+        for (id, packet) in self.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
             match (
                 RoomIntro::parse(&packet),
                 self.peers.iter_mut().find(|(p, _, _)| *p == id),
@@ -396,7 +404,7 @@ impl WebRtcTransport {
                 _ => self.dropped += 1,
             }
         }
-        for (id, packet) in self.socket.channel_mut(GAME_CHANNEL).receive() {
+        for (id, packet) in self.socket_mut().channel_mut(GAME_CHANNEL).receive() {
             if self.inbox.len() >= MAX_INBOX {
                 self.dropped += 1;
             } else {
@@ -413,7 +421,7 @@ impl Transport for WebRtcTransport {
             return;
         };
         if self
-            .socket
+            .socket_mut()
             .channel_mut(GAME_CHANNEL)
             .try_send(bytes.to_vec().into(), id)
             .is_err()
@@ -442,10 +450,28 @@ impl Transport for WebRtcTransport {
     }
 }
 
+/// How long a dropped transport's connections stay up before they are closed.
+const LINGER: Duration = Duration::from_secs(3);
+
 impl Drop for WebRtcTransport {
     fn drop(&mut self) {
-        // Closing the channels ends the message loop, which closes the peer connections.
-        self.socket.close();
+        // matchbox 0.15 panics in the message loop of a peer whose negotiation with us is cut
+        // short (a data channel closing before it opened: "Sender closed before channel was
+        // ready"), which ends every connection of that peer — its match too. A peer that
+        // leaves right after entering a room (refused: the room is full, the rules differ)
+        // may still be negotiated with by the others, so its socket is kept open a few
+        // seconds, off this thread, before it is closed. Closing the channels ends the message
+        // loop, which closes the peer connections.
+        if let Some(mut socket) = self.socket.take() {
+            let lingered = std::thread::Builder::new()
+                .name("webrtc-linger".into())
+                .spawn(move || {
+                    std::thread::sleep(LINGER);
+                    socket.close();
+                });
+            // Without a thread the closure, and the socket in it, is dropped at once.
+            drop(lingered);
+        }
     }
 }
 
