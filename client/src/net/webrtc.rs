@@ -162,17 +162,6 @@ pub fn peer_addr(id: PeerId) -> SocketAddr {
     SocketAddr::new(IpAddr::V6(Ipv6Addr::from(id.0.as_u128())), 0)
 }
 
-/// An error and its causes, `: `-separated.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
-}
-
 impl WebRtcTransport {
     /// Enters `room` as `role`: connects to the signalling server and waits (up to `timeout`)
     /// for it to assign this peer an id.
@@ -208,7 +197,12 @@ impl WebRtcTransport {
                     std::panic::AssertUnwindSafe(|| futures::executor::block_on(message_loop));
                 let end = match std::panic::catch_unwind(run) {
                     Ok(Ok(())) => Ok(()),
-                    Ok(Err(e)) => Err(error_chain(&e)),
+                    // matchbox's error does not chain its cause; say it (e.g. "connection
+                    // refused"; the cause's text already holds its own causes).
+                    Ok(Err(
+                        matchbox_socket::Error::ConnectionFailed(cause)
+                        | matchbox_socket::Error::Disconnected(cause),
+                    )) => Err(cause.to_string()),
                     Err(panic) => Err(format!(
                         "the WebRTC stack failed: {}",
                         panic
