@@ -1,6 +1,6 @@
 //! What a playing peer needs around the deterministic core: GGRS sessions (sync test, two-peer
-//! P2P over UDP or WebRTC rooms, spectators) behind a handshake, a link conditioner, per-tick hash logs,
-//! headless runs, and rules files.
+//! P2P over UDP or WebRTC rooms, spectators) behind a handshake, a link conditioner, per-tick
+//! hash logs, headless runs, and rules files.
 //!
 //! The modules are grouped by concern:
 //!
