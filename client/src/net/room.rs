@@ -353,7 +353,10 @@ mod tests {
                 let heard: Vec<(u32, RoomIntro)> = ids
                     .iter()
                     .filter(|&&o| o != other)
-                    .map(|&o| (o, player(if o == ids[0] { RoomState::Hosting } else { RoomState::Open })))
+                    .map(|&o| {
+                        let state = if o == ids[0] { RoomState::Hosting } else { RoomState::Open };
+                        (o, player(state))
+                    })
                     .collect();
                 prop_assert_eq!(decide(other, Role::Player, &heard), Some(RoomPart::Join(ids[0])));
             }

@@ -285,7 +285,8 @@ impl WebRtcTransport {
     ///
     /// # Errors
     /// [`Error::HandshakeTimeout`] when nobody to play with (or, for a spectator, no host)
-    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away (or the WebRTC stack fails)
+    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away (or
+    /// the WebRTC stack fails)
     /// first.
     pub fn settle(&mut self, timeout: Duration) -> Result<RoomPart<SocketAddr>, Error> {
         let deadline = Instant::now() + timeout;
@@ -512,7 +513,11 @@ mod tests {
 
         /// Round trip: a valid server and room make a link that parses back to them.
         #[test]
-        fn a_room_url_parses_back(host in "[a-z]{1,10}", port in 1u16.., room in "[A-Za-z0-9_-]{1,20}") {
+        fn a_room_url_parses_back(
+            host in "[a-z]{1,10}",
+            port in 1u16..,
+            room in "[A-Za-z0-9_-]{1,20}",
+        ) {
             let config = RoomConfig::new(format!("ws://{host}:{port}"), room);
             let parsed = RoomConfig::from_link(&config.room_url().expect("valid")).expect("parses");
             prop_assert_eq!(parsed, config);
