@@ -285,9 +285,8 @@ impl WebRtcTransport {
     ///
     /// # Errors
     /// [`Error::HandshakeTimeout`] when nobody to play with (or, for a spectator, no host)
-    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away (or
-    /// the WebRTC stack fails)
-    /// first.
+    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away
+    /// first (or the WebRTC stack fails).
     pub fn settle(&mut self, timeout: Duration) -> Result<RoomPart<SocketAddr>, Error> {
         let deadline = Instant::now() + timeout;
         loop {
