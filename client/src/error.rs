@@ -82,6 +82,26 @@ pub enum Error {
         /// How long we waited.
         seconds: u64,
     },
+    /// The signalling server of an online room did not answer (not running, wrong address).
+    #[error("cannot reach the signalling server at {url}: {reason} (is it running? start one with `./run signal`, or give another with --signal)")]
+    SignalUnreachable {
+        /// The room URL tried.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The room was lost before it settled who hosts: the signalling server went away, or the
+    /// WebRTC stack failed.
+    #[error("lost the room {url} before it was settled: {reason}")]
+    RoomLost {
+        /// The room URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The signalling server could not start or stopped.
+    #[error("signalling server: {0}")]
+    SignalServer(String),
     /// The handshake was done but GGRS did not synchronize with these peers in time.
     #[error("no synchronization with {peers} within {millis} ms after the handshake (the peer vanished?)")]
     SyncTimeout {

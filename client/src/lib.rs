@@ -1,11 +1,11 @@
 //! What a playing peer needs around the deterministic core: GGRS sessions (sync test, two-peer
-//! P2P over UDP, spectators) behind a handshake, a link conditioner, per-tick hash logs,
-//! headless runs, and rules files.
+//! P2P over UDP or WebRTC rooms, spectators) behind a handshake, a link conditioner, per-tick
+//! hash logs, headless runs, and rules files.
 //!
 //! The modules are grouped by concern:
 //!
-//! - [`net`]: transports, framing, the handshake, the socket GGRS talks through, GGRS's messages
-//!   and the link conditioner.
+//! - [`net`]: transports (UDP, and WebRTC rooms with their signalling server), framing, the
+//!   handshake, the socket GGRS talks through, GGRS's messages and the link conditioner.
 //! - [`session`]: the GGRS configuration and driver, sync tests, networked peers, pacing and
 //!   statistics.
 //! - [`logs`]: hash logs, match logs, a peer's logs of its final ticks, and replays.
@@ -31,9 +31,11 @@ pub mod session;
 
 pub use forensics::fielddiff;
 pub use logs::{hashlog, matchlog, peer_logs, replay, tick_logs};
-pub use net::{conditioner, ggrs_message, handshake, socket, transport, wire};
+pub use net::{
+    conditioner, ggrs_message, handshake, room, signal, socket, transport, webrtc, wire,
+};
 pub use runs::rail_fairness;
-pub use session::{connecting, driver, netplay, pacing, stats, synctest};
+pub use session::{connecting, driver, netplay, online, pacing, stats, synctest};
 
 pub use driver::Driver;
 pub use error::Error;

@@ -140,6 +140,36 @@ pub enum Mode {
         #[command(flatten)]
         net: NetOptions,
     },
+    /// Play across the internet without port forwarding: meet the other player (and any
+    /// spectators) in a room of a signalling server and play over WebRTC. Both players run the
+    /// same command; the room decides who hosts.
+    Online {
+        /// The room's name: everyone giving the same name meets.
+        #[arg(long)]
+        room: String,
+        /// The signalling server (start one with `./run signal`).
+        #[arg(long, default_value = client::webrtc::DEFAULT_SIGNAL_URL)]
+        signal: String,
+        /// Watch instead of playing.
+        #[arg(long)]
+        spectate: bool,
+        /// Spectators to wait for before starting, should this player host.
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
+        /// A STUN or TURN server for crossing NATs, e.g. `stun:stun.l.google.com:19302`;
+        /// repeat for several. None: host candidates only (same machine or LAN).
+        #[arg(long = "ice")]
+        ice: Vec<String>,
+        /// User name for the TURN server.
+        #[arg(long)]
+        ice_user: Option<String>,
+        /// Password for the TURN server.
+        #[arg(long)]
+        ice_password: Option<String>,
+        /// Online options.
+        #[command(flatten)]
+        net: NetOptions,
+    },
     /// Watch a recorded match log: Space pauses, N steps, +/- speed, Left/Right seek 5 s.
     Replay {
         /// The match log.
@@ -295,6 +325,28 @@ mod tests {
         assert!(cond.to_string().contains("unknown key `lag`"), "{cond}");
         assert!(Cli::try_parse_from(["maze-duel", "--sync-test", "1"]).is_err());
         assert!(Cli::try_parse_from(["maze-duel", "host", "--input-delay", "20"]).is_err());
+    }
+
+    #[test]
+    fn online_takes_a_room_and_defaults_to_the_local_signalling_server() {
+        let cli = Cli::try_parse_from(["maze-duel", "online", "--room", "duel"]).unwrap();
+        let Some(Mode::Online {
+            room,
+            signal,
+            spectate,
+            ..
+        }) = cli.mode
+        else {
+            panic!("online mode");
+        };
+        assert_eq!(
+            (room.as_str(), signal.as_str(), spectate),
+            ("duel", client::webrtc::DEFAULT_SIGNAL_URL, false)
+        );
+        assert!(
+            Cli::try_parse_from(["maze-duel", "online"]).is_err(),
+            "--room is required"
+        );
     }
 
     #[test]

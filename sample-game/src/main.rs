@@ -6,6 +6,7 @@ use clap::Parser;
 use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::transport::{default_bind_for, resolve};
+use client::webrtc::{IceServers, RoomConfig};
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
@@ -273,6 +274,41 @@ fn match_source(
                 "join"
             } else {
                 "spectate"
+            };
+            online(peer, net, mode, cli, log_for)
+        }
+        Some(Mode::Online {
+            room,
+            signal,
+            spectate,
+            spectators,
+            ice,
+            ice_user,
+            ice_password,
+            net,
+        }) => {
+            let role = if *spectate {
+                Role::Spectator
+            } else {
+                Role::Player
+            };
+            let room = RoomConfig::new(signal.as_str(), room.as_str()).with_ice(IceServers {
+                urls: ice.clone(),
+                username: ice_user.clone(),
+                credential: ice_password.clone(),
+            });
+            let url = room.room_url()?;
+            let config = net_config(net, rules, seed, *spectators);
+            println!(
+                "maze-duel: entering room {url}; waiting up to {} s for the others (Ctrl-C to cancel)",
+                net.timeout
+            );
+            let peer =
+                NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+            let mode = match peer.local_slot() {
+                Some(0) => "host",
+                Some(_) => "join",
+                None => "spectate",
             };
             online(peer, net, mode, cli, log_for)
         }

@@ -1,10 +1,14 @@
 //! The network layer: raw datagram transports, our framing on the wire, the handshake before
 //! tick 0, the socket GGRS talks through, GGRS's messages checked against the match's limits, and
-//! a link conditioner for testing under latency and loss.
+//! a link conditioner for testing under latency and loss; and the WebRTC transport with its
+//! rooms and signalling server, for play across the internet without port forwarding.
 
 pub mod conditioner;
 pub mod ggrs_message;
 pub mod handshake;
+pub mod room;
+pub mod signal;
 pub mod socket;
 pub mod transport;
+pub mod webrtc;
 pub mod wire;

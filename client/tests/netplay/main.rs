@@ -1,6 +1,7 @@
 //! Networked sessions end to end: sync test, two peers and a spectator over loopback UDP
 //! through the link conditioner (in one process and as separate OS processes), garbage
-//! datagrams, a vanishing peer, and handshake refusals.
+//! datagrams, a vanishing peer, handshake refusals; and peers meeting in an online room over
+//! WebRTC through an in-process signalling server.
 
 #[path = "../support/child.rs"]
 mod child;
@@ -17,3 +18,4 @@ mod raw;
 mod session;
 mod synctest;
 mod vanish;
+mod webrtc;

@@ -115,7 +115,7 @@ fn help_lists_the_exit_codes() {
         "0  done",
         "1  error",
         "2  desync",
-        "3  host/join/spectate: the other side disconnected",
+        "3  host/join/spectate/online: the other side disconnected",
     ] {
         assert!(text.contains(code), "{code} missing from\n{text}");
     }

@@ -18,7 +18,7 @@ use client::synctest::SyncTest;
 use client::wire::Role;
 use client::{load_rules, BotMatch, Resume};
 use engine::Phase;
-use net::NetArgs;
+use net::{IceArgs, NetArgs};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,12 +26,12 @@ use std::process::ExitCode;
 /// Exit statuses, shown by `--help`.
 const EXIT_CODES: &str = "\
 Exit status:
-  0  done (host/join/spectate: every final tick reached)
+  0  done (host/join/spectate/online: every final tick reached)
   1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
-     no GGRS synchronization after the handshake
-  2  desync detected (host/join/spectate), two hash logs diverge (desync), or two
-     states differ (state --diff)
-  3  host/join/spectate: the other side disconnected before the end";
+     no GGRS synchronization after the handshake, signalling server unreachable
+  2  desync detected (host/join/spectate/online), two hash logs diverge (desync), or
+     two states differ (state --diff)
+  3  host/join/spectate/online: the other side disconnected before the end";
 
 #[derive(Parser)]
 #[command(
@@ -164,6 +164,37 @@ enum Command {
         #[command(flatten)]
         net: NetArgs,
     },
+    /// Play (or watch) a match met in a room of a signalling server, over WebRTC: no port
+    /// forwarding needed. Everyone in the room runs the same command; the room decides who
+    /// hosts.
+    Online {
+        /// The room's name: players and spectators giving the same name meet.
+        #[arg(long)]
+        room: String,
+        /// The signalling server (start one with `./run signal` or `duel-cli signal`).
+        #[arg(long, default_value = client::webrtc::DEFAULT_SIGNAL_URL)]
+        signal: String,
+        /// Watch instead of playing.
+        #[arg(long)]
+        spectate: bool,
+        /// Spectators to wait for before starting, should this peer host.
+        #[arg(long, default_value_t = 0)]
+        spectators: usize,
+        /// Match seed, should this peer host.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        ice: IceArgs,
+        #[command(flatten)]
+        net: NetArgs,
+    },
+    /// Run the signalling server online rooms meet through (it only introduces peers; the
+    /// match goes peer to peer).
+    Signal {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:3536")]
+        bind: SocketAddr,
+    },
     /// Run a GGRS sync test: roll back and re-simulate every frame, compare checksums.
     SyncTest {
         /// Frames re-simulated each frame.
@@ -282,6 +313,23 @@ fn run() -> Result<ExitCode> {
         Command::Spectate { host, bind, net } => {
             return net::join(&host, bind, &net, Role::Spectator);
         }
+        Command::Online {
+            room,
+            signal,
+            spectate,
+            spectators,
+            seed,
+            ice,
+            net,
+        } => {
+            let role = if spectate {
+                Role::Spectator
+            } else {
+                Role::Player
+            };
+            return net::online(&room, &signal, &ice, role, spectators, seed, &net);
+        }
+        Command::Signal { bind } => return net::signal(bind),
         Command::SyncTest {
             check_distance,
             ticks,

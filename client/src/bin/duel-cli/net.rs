@@ -1,12 +1,15 @@
-//! `host`, `join` and `spectate`: a bot plays (or a spectator watches) a networked match, with
-//! the options they share and the exit status of a networked run.
+//! `host`, `join`, `spectate` and `online`: a bot plays (or a spectator watches) a networked
+//! match, with the options they share and the exit status of a networked run; and `signal`,
+//! the signalling server online rooms meet through.
 
 use crate::parse_phase;
 use anyhow::{Context, Result};
 use clap::Args;
 use client::conditioner::ConditionerConfig;
 use client::netplay::open_link;
+use client::signal::SignalServer;
 use client::transport::{default_bind_for, resolve};
+use client::webrtc::{IceServers, RoomConfig};
 use client::wire::Role;
 use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
 use engine::Phase;
@@ -135,6 +138,58 @@ pub(crate) fn join(
     let peer =
         NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// STUN/TURN servers for online rooms.
+#[derive(Args)]
+pub(crate) struct IceArgs {
+    /// A STUN or TURN server for crossing NATs (`stun:stun.l.google.com:19302`,
+    /// `turn:turn.example.org:3478`); repeat for several. None: host candidates only (LAN).
+    #[arg(long = "ice")]
+    urls: Vec<String>,
+    /// User name for the TURN server.
+    #[arg(long)]
+    ice_user: Option<String>,
+    /// Password for the TURN server.
+    #[arg(long)]
+    ice_password: Option<String>,
+}
+
+impl IceArgs {
+    fn servers(&self) -> IceServers {
+        IceServers {
+            urls: self.urls.clone(),
+            username: self.ice_user.clone(),
+            credential: self.ice_password.clone(),
+        }
+    }
+}
+
+/// `duel-cli online`: meets the other player in a room of a signalling server and plays (or,
+/// as [`Role::Spectator`], watches) over WebRTC; the room decides who hosts.
+pub(crate) fn online(
+    room: &str,
+    signal: &str,
+    ice: &IceArgs,
+    role: Role,
+    spectators: usize,
+    seed: u64,
+    net: &NetArgs,
+) -> Result<ExitCode> {
+    let config = net.config(seed, spectators)?;
+    let room = RoomConfig::new(signal, room).with_ice(ice.servers());
+    let url = room.room_url()?;
+    println!("entering room {url}");
+    let peer = NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+    Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// `duel-cli signal`: serves rooms on `bind` until killed.
+pub(crate) fn signal(bind: SocketAddr) -> Result<ExitCode> {
+    let server = SignalServer::start(bind)?;
+    println!("signalling server listening on {}", server.url());
+    server.wait()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Exit status of a networked run: 0 clean, 2 desync detected, 3 a peer disconnected.

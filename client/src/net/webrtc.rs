@@ -1,0 +1,525 @@
+//! Play across the internet without port forwarding: a [`Transport`] over WebRTC data channels,
+//! with peers met in a room of a signalling server (matchbox).
+//!
+//! `matchbox_socket` does the WebRTC: it asks the signalling server at `URL/ROOM` to introduce
+//! it to the others in the room, negotiates a peer-to-peer connection with each (ICE crosses
+//! NATs, with STUN, or TURN as a relay, when configured), and opens two data channels per peer:
+//!
+//! - channel 0, reliable and ordered, carries the room messages that settle who hosts
+//!   ([`crate::room`]);
+//! - channel 1, unreliable and unordered like UDP, carries our datagrams (handshake, GGRS).
+//!
+//! Each peer is given a stable synthetic [`SocketAddr`]: its peer id (a UUID) as an IPv6
+//! address, port 0. Everything above the transport — framing and checks, the handshake, the
+//! link conditioner, the counters — is the UDP code, unchanged.
+//!
+//! matchbox's message loop is a future; it runs on a thread of its own (a blocking executor;
+//! the WebRTC stack spawns its tasks on smol's). The sim thread only moves packets through
+//! channels, so it never blocks on the network.
+
+use crate::error::Error;
+use crate::room::{self, RoomIntro, RoomPart, RoomState};
+use crate::transport::Transport;
+use crate::wire::Role;
+use matchbox_socket::{ChannelConfig, PeerId, PeerState, RtcIceServerConfig, WebRtcSocket};
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Port of the signalling server `signal-server` starts by default.
+pub const DEFAULT_SIGNAL_PORT: u16 = 3536;
+/// Where the game looks for a signalling server unless told otherwise.
+pub const DEFAULT_SIGNAL_URL: &str = "ws://127.0.0.1:3536";
+
+/// The reliable channel of room messages.
+const ROOM_CHANNEL: usize = 0;
+/// The unreliable channel of our datagrams.
+const GAME_CHANNEL: usize = 1;
+/// Datagrams kept between two reads; a peer flooding beyond this loses the excess (counted).
+const MAX_INBOX: usize = 4096;
+/// Pause between polls while waiting.
+const POLL: Duration = Duration::from_millis(2);
+
+/// STUN and TURN servers ICE uses to find a path between peers behind NATs.
+///
+/// Empty (the default) means host candidates only: peers on one machine or one LAN connect,
+/// peers behind different routers usually do not. A STUN server lets most home routers be
+/// crossed; a TURN server relays the traffic when nothing else works (it needs credentials).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IceServers {
+    /// `stun:HOST:PORT`, `turn:HOST:PORT` or `turns:HOST:PORT` URLs.
+    pub urls: Vec<String>,
+    /// TURN user name.
+    pub username: Option<String>,
+    /// TURN password.
+    pub credential: Option<String>,
+}
+
+/// A room on a signalling server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomConfig {
+    /// The signalling server, `ws://HOST:PORT` or `wss://HOST`.
+    pub signal_url: String,
+    /// The room's name: everyone giving the same name meets.
+    pub room: String,
+    /// STUN/TURN servers.
+    pub ice: IceServers,
+}
+
+impl RoomConfig {
+    /// A room `room` on the signalling server at `signal_url`, with no STUN/TURN server.
+    #[must_use]
+    pub fn new(signal_url: impl Into<String>, room: impl Into<String>) -> RoomConfig {
+        RoomConfig {
+            signal_url: signal_url.into(),
+            room: room.into(),
+            ice: IceServers::default(),
+        }
+    }
+
+    /// Parses a room link, `ws://HOST:PORT/ROOM` or `wss://HOST/PATH/ROOM` — what
+    /// [`RoomConfig::room_url`] gives, and what a player can pass to a friend: the last path
+    /// segment is the room, the rest the signalling server.
+    ///
+    /// # Errors
+    /// [`Error::Address`] when the link has no room or either part is malformed.
+    pub fn from_link(link: &str) -> Result<RoomConfig, Error> {
+        let link = link.trim_end_matches('/');
+        let scheme_end = link.find("://").map_or(0, |i| i + 3);
+        let Some((signal, room)) = link
+            .rsplit_once('/')
+            .filter(|(signal, _)| signal.len() > scheme_end && !signal.ends_with('/'))
+        else {
+            return Err(Error::Address(format!(
+                "`{}` is not a room link: write ws://HOST:PORT/ROOM",
+                link.escape_debug()
+            )));
+        };
+        let config = RoomConfig::new(signal, room);
+        config.room_url()?;
+        Ok(config)
+    }
+
+    /// With these STUN/TURN servers.
+    #[must_use]
+    pub fn with_ice(mut self, ice: IceServers) -> RoomConfig {
+        self.ice = ice;
+        self
+    }
+
+    /// The URL matchbox connects to: `SIGNAL_URL/ROOM`.
+    ///
+    /// # Errors
+    /// [`Error::Address`] when the URL or the room name is malformed.
+    pub fn room_url(&self) -> Result<String, Error> {
+        let base = room::check_signal_url(&self.signal_url).map_err(Error::Address)?;
+        room::check_room_name(&self.room).map_err(Error::Address)?;
+        Ok(format!("{base}/{}", self.room))
+    }
+}
+
+/// What matchbox's message loop ended with, sent by its thread.
+type LoopEnd = Result<(), String>;
+
+/// A WebRTC room as a datagram [`Transport`].
+pub struct WebRtcTransport {
+    /// `None` only once dropped (handed to the linger thread).
+    socket: Option<WebRtcSocket>,
+    url: String,
+    local: SocketAddr,
+    me: PeerId,
+    role: Role,
+    state: RoomState,
+    /// Connected peers, their synthetic addresses, and their latest intro.
+    peers: Vec<(PeerId, SocketAddr, Option<RoomIntro>)>,
+    inbox: VecDeque<(SocketAddr, Vec<u8>)>,
+    loop_end: mpsc::Receiver<LoopEnd>,
+    /// Set once the message loop has ended (signalling lost, socket closed).
+    ended: Option<String>,
+    /// Datagrams matchbox refused to send, or sent to an address that is no connected peer.
+    pub send_errors: u64,
+    /// Room messages that did not parse, and datagrams dropped because the inbox was full or
+    /// they were larger than the buffer read into.
+    pub dropped: u64,
+}
+
+impl std::fmt::Debug for WebRtcTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebRtcTransport")
+            .field("url", &self.url)
+            .field("local", &self.local)
+            .field("role", &self.role)
+            .field("state", &self.state)
+            .field("peers", &self.peers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The synthetic address of a peer: its id as an IPv6 address, port 0.
+#[must_use]
+pub fn peer_addr(id: PeerId) -> SocketAddr {
+    SocketAddr::new(IpAddr::V6(Ipv6Addr::from(id.0.as_u128())), 0)
+}
+
+impl WebRtcTransport {
+    /// Enters `room` as `role`: connects to the signalling server and waits (up to `timeout`)
+    /// for it to assign this peer an id.
+    ///
+    /// # Errors
+    /// [`Error::Address`] for a malformed URL or room name; [`Error::SignalUnreachable`] when
+    /// the signalling server does not answer (not running, wrong address) within `timeout`.
+    pub fn connect(
+        room: &RoomConfig,
+        role: Role,
+        timeout: Duration,
+    ) -> Result<WebRtcTransport, Error> {
+        let url = room.room_url()?;
+        let ice = RtcIceServerConfig {
+            urls: room.ice.urls.clone(),
+            username: room.ice.username.clone(),
+            credential: room.ice.credential.clone(),
+        };
+        let (mut socket, message_loop) = WebRtcSocket::builder(url.clone())
+            .ice_server(ice)
+            // One attempt: an unreachable server is reported at once, not after retries.
+            .reconnect_attempts(Some(1))
+            .add_channel(ChannelConfig::reliable())
+            .add_channel(ChannelConfig::unreliable())
+            .build();
+        let (end_tx, loop_end) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("webrtc".into())
+            .spawn(move || {
+                // matchbox unwraps some WebRTC errors inside its loop (e.g. no usable network
+                // interface); that panic ends this thread, and becomes an error for the peer.
+                let run =
+                    std::panic::AssertUnwindSafe(|| futures::executor::block_on(message_loop));
+                let end = match std::panic::catch_unwind(run) {
+                    Ok(Ok(())) => Ok(()),
+                    // matchbox's error does not chain its cause; say it (e.g. "connection
+                    // refused"; the cause's text already holds its own causes).
+                    Ok(Err(
+                        matchbox_socket::Error::ConnectionFailed(cause)
+                        | matchbox_socket::Error::Disconnected(cause),
+                    )) => Err(cause.to_string()),
+                    Err(panic) => Err(format!(
+                        "the WebRTC stack failed: {}",
+                        panic
+                            .downcast_ref::<String>()
+                            .map(String::as_str)
+                            .or_else(|| panic.downcast_ref::<&str>().copied())
+                            .unwrap_or("panic")
+                    )),
+                };
+                let _ = end_tx.send(end);
+            })
+            .map_err(|e| Error::SignalUnreachable {
+                url: url.clone(),
+                reason: format!("cannot start the WebRTC thread: {e}"),
+            })?;
+        let deadline = Instant::now() + timeout;
+        let me = loop {
+            if let Some(id) = socket.id() {
+                break id;
+            }
+            match loop_end.try_recv() {
+                Ok(end) => {
+                    return Err(Error::SignalUnreachable {
+                        url,
+                        reason: end.err().unwrap_or_else(|| "the socket closed".into()),
+                    })
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Err(Error::SignalUnreachable {
+                        url,
+                        reason: "the WebRTC thread stopped".into(),
+                    })
+                }
+                Err(mpsc::TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::SignalUnreachable {
+                    url,
+                    reason: format!("no peer id assigned within {} s", timeout.as_secs()),
+                });
+            }
+            std::thread::sleep(POLL);
+        };
+        Ok(WebRtcTransport {
+            socket: Some(socket),
+            url,
+            local: peer_addr(me),
+            me,
+            role,
+            state: RoomState::Open,
+            peers: Vec::new(),
+            inbox: VecDeque::new(),
+            loop_end,
+            ended: None,
+            send_errors: 0,
+            dropped: 0,
+        })
+    }
+
+    fn socket_mut(&mut self) -> &mut WebRtcSocket {
+        self.socket
+            .as_mut()
+            .expect("the socket is only taken when the transport is dropped")
+    }
+
+    /// The room URL this transport entered.
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Peers with an open data channel, by synthetic address.
+    #[must_use]
+    pub fn connected(&self) -> Vec<SocketAddr> {
+        self.peers.iter().map(|&(_, addr, _)| addr).collect()
+    }
+
+    /// Waits until the room settles what this peer does (see [`crate::room`]): host, join the
+    /// host, or watch it. Datagrams that arrive meanwhile are kept for the handshake.
+    ///
+    /// # Errors
+    /// [`Error::HandshakeTimeout`] when nobody to play with (or, for a spectator, no host)
+    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away
+    /// first (or the WebRTC stack fails).
+    pub fn settle(&mut self, timeout: Duration) -> Result<RoomPart<SocketAddr>, Error> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            self.pump();
+            if let Some(reason) = &self.ended {
+                return Err(Error::RoomLost {
+                    url: self.url.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            let heard: Vec<(PeerId, RoomIntro)> = self
+                .peers
+                .iter()
+                .filter_map(|&(id, _, intro)| intro.map(|i| (id, i)))
+                .collect();
+            if let Some(part) = room::decide(self.me, self.role, &heard) {
+                self.announce(match part {
+                    RoomPart::Host => RoomState::Hosting,
+                    RoomPart::Join(_) | RoomPart::Spectate(_) => RoomState::Settled,
+                });
+                return Ok(match part {
+                    RoomPart::Host => RoomPart::Host,
+                    RoomPart::Join(id) => RoomPart::Join(peer_addr(id)),
+                    RoomPart::Spectate(id) => RoomPart::Spectate(peer_addr(id)),
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::HandshakeTimeout {
+                    peer: match self.role {
+                        Role::Player => format!("another player in room {}", self.url),
+                        Role::Spectator => format!("a host in room {}", self.url),
+                    },
+                    seconds: timeout.as_secs(),
+                });
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Changes this peer's state and tells every connected peer.
+    fn announce(&mut self, state: RoomState) {
+        self.state = state;
+        let intro = self.intro();
+        let ids: Vec<PeerId> = self.peers.iter().map(|&(id, _, _)| id).collect();
+        for id in ids {
+            if self
+                .socket_mut()
+                .channel_mut(ROOM_CHANNEL)
+                .try_send(intro.to_vec().into(), id)
+                .is_err()
+            {
+                self.send_errors += 1;
+            }
+        }
+    }
+
+    fn intro(&self) -> [u8; RoomIntro::LEN] {
+        RoomIntro {
+            role: self.role,
+            state: self.state,
+        }
+        .encode()
+    }
+
+    /// Takes in what matchbox has: peers that came and went (newcomers are told who we are),
+    /// room messages, datagrams, and the end of the message loop.
+    fn pump(&mut self) {
+        if self.ended.is_none() {
+            match self.loop_end.try_recv() {
+                Ok(end) => {
+                    self.ended = Some(end.err().unwrap_or_else(|| "the socket closed".into()));
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.ended = Some("the WebRTC thread stopped".into());
+                }
+                Err(mpsc::TryRecvError::Empty) => {}
+            }
+        }
+        // Once the loop has ended its channels are closed: nothing more will come.
+        let Ok(changes) = self.socket_mut().try_update_peers() else {
+            return;
+        };
+        for (id, state) in changes {
+            match state {
+                PeerState::Connected => {
+                    if !self.peers.iter().any(|&(p, _, _)| p == id) {
+                        self.peers.push((id, peer_addr(id), None));
+                    }
+                    let intro = self.intro();
+                    if self
+                        .socket_mut()
+                        .channel_mut(ROOM_CHANNEL)
+                        .try_send(intro.to_vec().into(), id)
+                        .is_err()
+                    {
+                        self.send_errors += 1;
+                    }
+                }
+                // GGRS notices the silence and reports the disconnect, as over UDP.
+                PeerState::Disconnected => self.peers.retain(|&(p, _, _)| p != id),
+            }
+        }
+        for (id, packet) in self.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
+            match (
+                RoomIntro::parse(&packet),
+                self.peers.iter_mut().find(|(p, _, _)| *p == id),
+            ) {
+                (Some(intro), Some(peer)) => peer.2 = Some(intro),
+                _ => self.dropped += 1,
+            }
+        }
+        for (id, packet) in self.socket_mut().channel_mut(GAME_CHANNEL).receive() {
+            if self.inbox.len() >= MAX_INBOX {
+                self.dropped += 1;
+            } else {
+                self.inbox.push_back((peer_addr(id), packet.to_vec()));
+            }
+        }
+    }
+}
+
+impl Transport for WebRtcTransport {
+    fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+        let Some(&(id, _, _)) = self.peers.iter().find(|&&(_, addr, _)| addr == to) else {
+            self.send_errors += 1;
+            return;
+        };
+        if self
+            .socket_mut()
+            .channel_mut(GAME_CHANNEL)
+            .try_send(bytes.to_vec().into(), id)
+            .is_err()
+        {
+            self.send_errors += 1;
+        }
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
+        if self.inbox.is_empty() {
+            self.pump();
+        }
+        while let Some((from, packet)) = self.inbox.pop_front() {
+            // A datagram larger than any of ours is not passed on cut short.
+            if let Some(dest) = buf.get_mut(..packet.len()) {
+                dest.copy_from_slice(&packet);
+                return Some((packet.len(), from));
+            }
+            self.dropped += 1;
+        }
+        None
+    }
+
+    fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+}
+
+/// How long a dropped transport's connections stay up before they are closed.
+const LINGER: Duration = Duration::from_secs(3);
+
+impl Drop for WebRtcTransport {
+    fn drop(&mut self) {
+        // matchbox 0.15 panics in the message loop of a peer whose negotiation with us is cut
+        // short (a data channel closing before it opened: "Sender closed before channel was
+        // ready"), which ends every connection of that peer — its match too. A peer that
+        // leaves right after entering a room (refused: the room is full, the rules differ)
+        // may still be negotiated with by the others, so its socket is kept open a few
+        // seconds, off this thread, before it is closed. Closing the channels ends the message
+        // loop, which closes the peer connections.
+        if let Some(mut socket) = self.socket.take() {
+            let lingered = std::thread::Builder::new()
+                .name("webrtc-linger".into())
+                .spawn(move || {
+                    std::thread::sleep(LINGER);
+                    socket.close();
+                });
+            // Without a thread the closure, and the socket in it, is dropped at once.
+            drop(lingered);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_room_link_splits_into_server_and_room() {
+        let room = RoomConfig::from_link("ws://10.0.0.5:3536/friday").expect("link");
+        assert_eq!(
+            (room.signal_url.as_str(), room.room.as_str()),
+            ("ws://10.0.0.5:3536", "friday")
+        );
+        let room = RoomConfig::from_link("wss://match.example.org/duel/friday/").expect("link");
+        assert_eq!(
+            room.room_url().expect("url"),
+            "wss://match.example.org/duel/friday"
+        );
+        for bad in [
+            "ws://10.0.0.5:3536",
+            "ws://10.0.0.5:3536/",
+            "friday",
+            "ws://h/a b",
+            "",
+        ] {
+            assert!(
+                matches!(RoomConfig::from_link(bad), Err(Error::Address(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    proptest! {
+        /// Any text is a room link or an error, never a panic; a link that parses gives back
+        /// its own URL.
+        #[test]
+        fn any_link_parses_or_is_refused(link in "\\PC{0,60}") {
+            if let Ok(room) = RoomConfig::from_link(&link) {
+                prop_assert_eq!(room.room_url().expect("checked"), link.trim_end_matches('/'));
+            }
+        }
+
+        /// Round trip: a valid server and room make a link that parses back to them.
+        #[test]
+        fn a_room_url_parses_back(
+            host in "[a-z]{1,10}",
+            port in 1u16..,
+            room in "[A-Za-z0-9_-]{1,20}",
+        ) {
+            let config = RoomConfig::new(format!("ws://{host}:{port}"), room);
+            let parsed = RoomConfig::from_link(&config.room_url().expect("valid")).expect("parses");
+            prop_assert_eq!(parsed, config);
+        }
+    }
+}

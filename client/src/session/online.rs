@@ -1,0 +1,71 @@
+//! A networked peer met in a WebRTC room instead of at a `host:port`: enter the room, settle
+//! who hosts ([`crate::room`]), then the same handshake and session as over UDP.
+//!
+//! Only the transport differs: the link conditioner wraps it when configured, the socket
+//! counts its bytes, and every refusal, timeout and disconnect is the same [`Error`] (and the
+//! same exit status in the tools) as over UDP.
+
+use crate::conditioner::LinkConditioner;
+use crate::error::Error;
+use crate::netplay::{NetConfig, NetPeer};
+use crate::room::RoomPart;
+use crate::socket::{Link, SharedLink};
+use crate::webrtc::{RoomConfig, WebRtcTransport};
+use crate::wire::Role;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+/// Enters `room` as `role` and waits until the room settles what this peer does; returns the
+/// link (wrapped in the conditioner when `config` has one) and its part. The signalling server
+/// gets `config.handshake_timeout` to answer, and the room the rest of it to settle.
+///
+/// This is what a menu calls to open a room; [`NetPeer::online_on`] then plays it.
+///
+/// # Errors
+/// [`Error::Address`] (malformed URL or room name), [`Error::SignalUnreachable`],
+/// [`Error::RoomLost`], [`Error::HandshakeTimeout`] (nobody to play with showed up).
+pub fn open_room(
+    room: &RoomConfig,
+    role: Role,
+    config: &NetConfig,
+) -> Result<(SharedLink, RoomPart<SocketAddr>), Error> {
+    let deadline = Instant::now() + config.handshake_timeout;
+    let mut transport = WebRtcTransport::connect(room, role, config.handshake_timeout)?;
+    let part = transport.settle(deadline.saturating_duration_since(Instant::now()))?;
+    let link = if config.conditioner.is_active() {
+        Link::new(LinkConditioner::new(transport, config.conditioner))
+    } else {
+        Link::new(transport)
+    };
+    Ok((link, part))
+}
+
+impl NetPeer {
+    /// Plays (or, as [`Role::Spectator`], watches) the match of `room`: [`open_room`], then
+    /// [`NetPeer::online_on`].
+    ///
+    /// # Errors
+    /// As [`open_room`] and [`NetPeer::host`].
+    pub fn online(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<NetPeer, Error> {
+        let (link, part) = open_room(room, role, config)?;
+        Self::online_on(link, part, config)
+    }
+
+    /// Runs the handshake for the part the room gave this peer: hosts, joins the host, or
+    /// watches it, exactly as over UDP.
+    ///
+    /// # Errors
+    /// As [`NetPeer::host`]; a player arriving in a room whose match is full is refused with
+    /// [`Error::Refused`], as over UDP.
+    pub fn online_on(
+        link: SharedLink,
+        part: RoomPart<SocketAddr>,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        match part {
+            RoomPart::Host => NetPeer::host_on(link, config),
+            RoomPart::Join(host) => NetPeer::join_on(link, host, Role::Player, config),
+            RoomPart::Spectate(host) => NetPeer::join_on(link, host, Role::Spectator, config),
+        }
+    }
+}
