@@ -5,7 +5,12 @@ use engine::{buttons, Fx, FxVec, InputCmd, Maze, RoundPhase, Rules, Tile, World,
 /// A world in the Fighting phase on a hand-drawn arena (`#` wall, `.` floor, `1`–`9` block),
 /// with player `i` standing at tile-centre coordinates `spots[i]` (e.g. `(2, 3)` → (2.5, 3.5)).
 pub fn arena(rows: &[&str], spots: &[(u32, u32)]) -> World {
-    let mut world = World::new(Rules::default(), 99, spots.len()).expect("world");
+    arena_with(&Rules::default(), rows, spots)
+}
+
+/// [`arena`] under other rules.
+pub fn arena_with(rules: &Rules, rows: &[&str], spots: &[(u32, u32)]) -> World {
+    let mut world = World::new(rules.clone(), 99, spots.len()).expect("world");
     let mut snap = world.snapshot();
     let width = rows[0].len() as u32;
     let tiles = rows
@@ -28,7 +33,6 @@ pub fn arena(rows: &[&str], spots: &[(u32, u32)]) -> World {
     }
     snap.round.phase = RoundPhase::Fighting;
     snap.round.phase_timer = 0;
-    let rules = Rules::default();
     snap.pose_history.reset(
         &snap.players,
         rules.pushbox_radius,

@@ -7,6 +7,7 @@ mod common;
 mod counter_limits;
 mod fight;
 mod golden;
+mod impacts;
 mod inputs;
 mod invariants;
 mod phase_trace;

@@ -3,26 +3,12 @@
 //! the rail's recharge (one charge at a time up to the rule's number, never past it, even from
 //! a restored state that is already full) and the reload button's conditions.
 
-use crate::common::{arena, centre, step_p0, ROOM};
+use crate::common::{arena_with, centre, step_p0, ROOM};
 use engine::{buttons, Action, EventKind, RoundPhase, Rules, World};
 
 /// `rules`, on the open room, player 0 at (4, 4) and player 1 far away at (1, 1).
 fn room(rules: &Rules) -> World {
-    let placed = arena(&ROOM, &[(4, 4), (1, 1)]).snapshot();
-    let mut snap = World::new(rules.clone(), 99, 2).expect("world").snapshot();
-    snap.maze = placed.maze.clone();
-    snap.round = placed.round;
-    for (p, at) in snap.players.iter_mut().zip(&placed.players) {
-        p.pos = at.pos;
-    }
-    snap.pose_history.reset(
-        &snap.players,
-        rules.pushbox_radius,
-        rules.pose_history_ticks,
-    );
-    let mut world = World::new(rules.clone(), 99, 2).expect("world");
-    world.restore(&snap).expect("restore");
-    world
+    arena_with(rules, &ROOM, &[(4, 4), (1, 1)])
 }
 
 #[test]
