@@ -47,13 +47,7 @@ fn fire_east(world: &mut World) -> Vec<EventKind> {
         let tick = world.tick();
         let mut inputs = vec![InputCmd::idle(tick); world.player_count()];
         inputs[0].buttons = if t == 0 { buttons::SHOOT } else { 0 };
-        events.extend(
-            world
-                .step(&inputs)
-                .expect("step")
-                .into_iter()
-                .map(|e| e.kind),
-        );
+        events.extend(world.step(&inputs).expect("step").iter().map(|e| e.kind));
         if t > 0 && world.state().projectiles.is_empty() {
             return events;
         }
