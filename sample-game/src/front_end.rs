@@ -235,6 +235,14 @@ impl FrontEnd {
     /// Starts contacting the host at `address` as `role`; a bad address is noted under the
     /// field, a socket that cannot be bound is a notice.
     fn connect(&mut self, address: &str, role: Role, menu: &mut Menu) -> Next {
+        if crate::menu::is_room_link(address) {
+            let config = self.net_config(&menu.config);
+            match Connection::room(address, role, config, JOIN_TIMEOUT) {
+                Ok(c) => return Next::Connect(Box::new(c)),
+                Err(e) => menu.note = Some(e.to_string()),
+            }
+            return Next::Stay;
+        }
         match client::transport::resolve(address) {
             Err(e) => menu.note = Some(e),
             Ok(host) => {
@@ -283,6 +291,8 @@ impl FrontEnd {
             Side::Host => "host",
             Side::Join(_, Role::Player) => "join",
             Side::Join(_, Role::Spectator) => "spectate",
+            Side::Room(Role::Player) => "online",
+            Side::Room(Role::Spectator) => "online-spectate",
         };
         let logs = LogPaths {
             hash_log: None,
@@ -341,10 +351,13 @@ enum Next {
 pub fn status_of(c: &Connection) -> StatusScreen {
     let waited = c.waited().as_secs();
     let mut lines = Vec::new();
-    let title = match (c.side(), &c.stage) {
-        (_, Stage::Synchronizing { .. }) => "SYNCHRONIZING",
-        (Side::Host, Stage::Handshake) => "WAITING FOR OPPONENT",
-        (Side::Join(..), Stage::Handshake) => "CONNECTING",
+    let title = match (c.side(), &c.stage, c.room_host()) {
+        (_, Stage::Synchronizing { .. }, _) => "SYNCHRONIZING",
+        (Side::Host, Stage::Handshake, _) | (Side::Room(_), _, Some(true)) => {
+            "WAITING FOR OPPONENT"
+        }
+        (Side::Join(..), Stage::Handshake, _) | (Side::Room(_), _, Some(false)) => "CONNECTING",
+        (Side::Room(_), Stage::Handshake, None) => "ENTERING ROOM",
     };
     match c.side() {
         Side::Host => {
@@ -352,6 +365,18 @@ pub fn status_of(c: &Connection) -> StatusScreen {
             lines.extend(c.share.iter().map(|a| format!("  {a}")));
             lines.push(String::new());
             lines.push(format!("Waiting for {waited} s"));
+        }
+        Side::Room(_) => {
+            lines.push("Room (give the other player this link):".to_string());
+            lines.extend(c.share.iter().map(|a| format!("  {a}")));
+            lines.push(String::new());
+            lines.push(match c.room_host() {
+                None => "Meeting in the room".to_string(),
+                Some(true) => "This computer hosts the room's match".to_string(),
+                Some(false) => "Joining the room's host".to_string(),
+            });
+            let limit = c.timeout().map_or(0, |t| t.as_secs());
+            lines.push(format!("{waited} s (giving up after {limit} s)"));
         }
         Side::Join(host, role) => {
             let what = match role {

@@ -551,3 +551,43 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
     });
     host.join().expect("the host synchronized with both");
 }
+
+/// Issue 11 in the menu: two players type the same room link (`ws://HOST:PORT/ROOM`) into the
+/// join field; polled frame by frame, the room makes one of them host, their screens say so,
+/// and both get a running peer of the same match. A malformed link is refused under the field.
+#[test]
+fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
+    let server = client::signal::SignalServer::start("127.0.0.1:0".parse().expect("addr"))
+        .expect("signalling server");
+    let link = format!("{}/menu-room", server.url());
+    assert_eq!(sample_game::menu::address_problem(&link), None, "{link}");
+    assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/").is_some());
+    let timeout = Duration::from_secs(60);
+    let open =
+        || Connection::room(&link, Role::Player, NetConfig::default(), timeout).expect("room link");
+    let (mut a, mut b) = (open(), open());
+    assert_eq!(status_of(&a).title, "ENTERING ROOM");
+    let (mut peer_a, mut peer_b) = (None, None);
+    let mut titles = Vec::new();
+    poll_until("two players in a room", || {
+        for (c, peer) in [(&mut a, &mut peer_a), (&mut b, &mut peer_b)] {
+            if peer.is_none() {
+                match c.poll() {
+                    Poll::Pending => titles.push(status_of(c).title),
+                    Poll::Ready(p) => *peer = Some(p),
+                    Poll::Refused(e) | Poll::Failed(e) => panic!("{e}"),
+                }
+            }
+        }
+        (peer_a.is_some() && peer_b.is_some()).then_some(())
+    });
+    let (pa, pb) = (peer_a.expect("a"), peer_b.expect("b"));
+    let mut slots = [pa.local_slot(), pb.local_slot()];
+    slots.sort();
+    assert_eq!(slots, [Some(0), Some(1)], "one host, one joiner");
+    assert_eq!(pa.agreement().match_seed, pb.agreement().match_seed);
+    assert!(
+        titles.contains(&"WAITING FOR OPPONENT".to_string()),
+        "{titles:?}"
+    );
+}

@@ -485,12 +485,27 @@ fn step(row: usize, rows: usize, down: bool) -> usize {
     }
 }
 
-/// What is wrong with a typed host address, before any lookup: nothing typed, or no port
-/// (the same message the command line gives).
+/// Whether typed text is a WebRTC room link (`ws://HOST:PORT/ROOM`) rather than a host's
+/// address.
+#[must_use]
+pub fn is_room_link(text: &str) -> bool {
+    text.starts_with("ws://") || text.starts_with("wss://")
+}
+
+/// What is wrong with a typed host address or room link, before any lookup: nothing typed, no
+/// port (the same message the command line gives), or a malformed room link.
 #[must_use]
 pub fn address_problem(address: &str) -> Option<String> {
     if address.is_empty() {
-        return Some("type the host's address, e.g. 192.168.1.20:7000".into());
+        return Some(
+            "type the host's address (192.168.1.20:7000) or a room link (ws://HOST:3536/ROOM)"
+                .into(),
+        );
+    }
+    if is_room_link(address) {
+        return client::webrtc::RoomConfig::from_link(address)
+            .err()
+            .map(|e| e.to_string());
     }
     let port = address
         .rsplit_once(':')

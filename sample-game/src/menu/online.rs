@@ -4,12 +4,17 @@
 //! same machine polled to the end), polled once per frame, so the waiting screen keeps drawing
 //! and Esc cancels at any moment.
 
+use client::conditioner::LinkConditioner;
 use client::connecting::{ConnectStage, Connecting};
 use client::netplay::open_link;
+use client::room::RoomPart;
+use client::socket::{Link, SharedLink};
 use client::transport::default_bind_for;
+use client::webrtc::{RoomConfig, WebRtcTransport};
 use client::wire::Role;
 use client::{Error, NetConfig, NetPeer};
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The port a host from the menu listens on, if it is free (else any free port).
@@ -22,6 +27,18 @@ pub enum Side {
     Host,
     /// Joining the host at this address as a player or a spectator.
     Join(SocketAddr, Role),
+    /// Meeting in a WebRTC room (a `ws://HOST:PORT/ROOM` link) as a player or a spectator;
+    /// the room decides who hosts.
+    Room(Role),
+}
+
+/// A room being entered on a background thread (connecting to the signalling server and
+/// settling who hosts both wait), so the window keeps drawing.
+type Opening = mpsc::Receiver<Result<(WebRtcTransport, RoomPart<SocketAddr>), Error>>;
+
+enum Inner {
+    Opening(Opening, Box<NetConfig>),
+    Connecting(Connecting),
 }
 
 /// Where a connection stands, for the status screen.
@@ -53,7 +70,7 @@ pub enum Poll {
 
 /// A connection being made, polled by the window loop.
 pub struct Connection {
-    inner: Connecting,
+    inner: Inner,
     side: Side,
     started: Instant,
     /// Give up after this long (`None`: a host waits until cancelled).
@@ -82,7 +99,7 @@ impl Connection {
         })?;
         let port = link.borrow().local_addr().port();
         Ok(Connection::new(
-            Connecting::host(link, &config).waiting_indefinitely(),
+            Inner::Connecting(Connecting::host(link, &config).waiting_indefinitely()),
             Side::Host,
             None,
             share_addresses(port),
@@ -105,19 +122,48 @@ impl Connection {
             ..config
         };
         Ok(Connection::new(
-            Connecting::join(link, host, role, &config),
+            Inner::Connecting(Connecting::join(link, host, role, &config)),
             Side::Join(host, role),
             Some(timeout),
             Vec::new(),
         ))
     }
 
-    fn new(
-        inner: Connecting,
-        side: Side,
-        timeout: Option<Duration>,
-        share: Vec<String>,
-    ) -> Connection {
+    /// Enters the WebRTC room of `link` (`ws://HOST:PORT/ROOM`) as `role`; the signalling
+    /// server and the room together get `timeout` to find someone to play with.
+    ///
+    /// # Errors
+    /// A malformed link.
+    pub fn room(
+        link: &str,
+        role: Role,
+        config: NetConfig,
+        timeout: Duration,
+    ) -> Result<Connection, Error> {
+        let room = RoomConfig::from_link(link)?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + timeout;
+            let opened = WebRtcTransport::connect(&room, role, timeout).and_then(|mut t| {
+                let part = t.settle(deadline.saturating_duration_since(Instant::now()))?;
+                Ok((t, part))
+            });
+            // The window may have given up and dropped the receiver: nothing to tell.
+            let _ = tx.send(opened);
+        });
+        let config = NetConfig {
+            handshake_timeout: timeout,
+            ..config
+        };
+        Ok(Connection::new(
+            Inner::Opening(rx, Box::new(config)),
+            Side::Room(role),
+            Some(timeout),
+            vec![link.to_string()],
+        ))
+    }
+
+    fn new(inner: Inner, side: Side, timeout: Option<Duration>, share: Vec<String>) -> Connection {
         Connection {
             inner,
             side,
@@ -141,10 +187,26 @@ impl Connection {
         self.started.elapsed()
     }
 
-    /// The local address bound.
+    /// The local address bound (unspecified while a room is still being entered).
     #[must_use]
     pub fn local_addr(&self) -> SocketAddr {
-        self.inner.link().borrow().local_addr()
+        match &self.inner {
+            Inner::Connecting(c) => c.link().borrow().local_addr(),
+            Inner::Opening(..) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        }
+    }
+
+    /// In a room: whether the room made this peer its host (`None` until it has decided, and
+    /// outside rooms).
+    #[must_use]
+    pub fn room_host(&self) -> Option<bool> {
+        match (&self.inner, self.side) {
+            (Inner::Connecting(c), Side::Room(_)) => {
+                Some(matches!(c.stage(), ConnectStage::Waiting { .. }))
+                    .filter(|_| !matches!(self.stage, Stage::Synchronizing { .. }))
+            }
+            _ => None,
+        }
     }
 
     /// The give-up time, if any.
@@ -156,10 +218,36 @@ impl Connection {
     /// Does what is due without blocking. Call once per frame.
     pub fn poll(&mut self) -> Poll {
         let was_syncing = matches!(self.stage, Stage::Synchronizing { .. });
-        match self.inner.poll() {
+        let connecting = match &mut self.inner {
+            Inner::Connecting(c) => c,
+            Inner::Opening(rx, config) => match rx.try_recv() {
+                Err(mpsc::TryRecvError::Empty) => return Poll::Pending,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Poll::Failed("the room could not be entered".into())
+                }
+                Ok(Err(Error::Refused { reason })) => return Poll::Refused(reason),
+                Ok(Err(e)) => return Poll::Failed(e.to_string()),
+                Ok(Ok((transport, part))) => {
+                    let link = room_link(transport, config);
+                    let connecting = match part {
+                        RoomPart::Host => Connecting::host(link, config).waiting_indefinitely(),
+                        RoomPart::Join(host) => Connecting::join(link, host, Role::Player, config),
+                        RoomPart::Spectate(host) => {
+                            Connecting::join(link, host, Role::Spectator, config)
+                        }
+                    };
+                    self.inner = Inner::Connecting(connecting);
+                    let Inner::Connecting(c) = &mut self.inner else {
+                        unreachable!("just set")
+                    };
+                    c
+                }
+            },
+        };
+        match connecting.poll() {
             Ok(Some(peer)) => Poll::Ready(Box::new(peer)),
             Ok(None) => {
-                self.stage = match self.inner.stage() {
+                self.stage = match connecting.stage() {
                     ConnectStage::Synchronizing { done, total } => {
                         Stage::Synchronizing { done, total }
                     }
@@ -175,6 +263,16 @@ impl Connection {
             Err(Error::Refused { reason }) => Poll::Refused(reason),
             Err(e) => Poll::Failed(e.to_string()),
         }
+    }
+}
+
+/// A room's transport as a link, through the conditioner when one is configured (as
+/// `client::online::open_room` does).
+fn room_link(transport: WebRtcTransport, config: &NetConfig) -> SharedLink {
+    if config.conditioner.is_active() {
+        Link::new(LinkConditioner::new(transport, config.conditioner))
+    } else {
+        Link::new(transport)
     }
 }
 
