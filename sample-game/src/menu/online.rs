@@ -38,7 +38,7 @@ type Opening = mpsc::Receiver<Result<(WebRtcTransport, RoomPart<SocketAddr>), Er
 
 enum Inner {
     Opening(Opening, Box<NetConfig>),
-    Connecting(Connecting),
+    Connecting(Box<Connecting>),
 }
 
 /// Where a connection stands, for the status screen.
@@ -99,7 +99,9 @@ impl Connection {
         })?;
         let port = link.borrow().local_addr().port();
         Ok(Connection::new(
-            Inner::Connecting(Connecting::host(link, &config).waiting_indefinitely()),
+            Inner::Connecting(Box::new(
+                Connecting::host(link, &config).waiting_indefinitely(),
+            )),
             Side::Host,
             None,
             share_addresses(port),
@@ -122,7 +124,7 @@ impl Connection {
             ..config
         };
         Ok(Connection::new(
-            Inner::Connecting(Connecting::join(link, host, role, &config)),
+            Inner::Connecting(Box::new(Connecting::join(link, host, role, &config))),
             Side::Join(host, role),
             Some(timeout),
             Vec::new(),
@@ -236,7 +238,7 @@ impl Connection {
                             Connecting::join(link, host, Role::Spectator, config)
                         }
                     };
-                    self.inner = Inner::Connecting(connecting);
+                    self.inner = Inner::Connecting(Box::new(connecting));
                     let Inner::Connecting(c) = &mut self.inner else {
                         unreachable!("just set")
                     };
