@@ -155,3 +155,27 @@ fn a_projectile_that_meets_nothing_expires_once_when_its_life_runs_out() {
         .count();
     assert_eq!(expired, 1, "{events:?}");
 }
+
+#[test]
+fn a_hit_without_hitstun_leaves_the_victim_free_to_act() {
+    let rules = Rules {
+        projectile_hitstun: 0,
+        ..fast()
+    };
+    let rows = room_with_wall(None);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = arena_with(&rules, &rows, &[(1, 4), (3, 4)]);
+    fire_east(&mut world);
+    let victim = &world.state().players[1];
+    assert_eq!(victim.hp, rules.max_hp - rules.projectile_damage, "hit");
+    assert!(victim.action.is_free(), "{:?}", victim.action);
+    let tick = world.tick();
+    let mut inputs = vec![InputCmd::idle(tick); 2];
+    inputs[1].buttons = buttons::MELEE;
+    world.step(&inputs).expect("step");
+    assert_eq!(
+        world.state().players[1].action,
+        engine::Action::MeleeStartup,
+        "swings at once"
+    );
+}
