@@ -207,6 +207,12 @@ impl JoinHandshake {
         }
     }
 
+    /// The host being asked.
+    #[must_use]
+    pub fn host(&self) -> SocketAddr {
+        self.host_addr
+    }
+
     /// Says `Hello` when it is time and reads the answers: the agreement once welcomed.
     ///
     /// # Errors

@@ -184,8 +184,7 @@ impl Connecting {
             }
             Stage::Join(handshake) => {
                 if handshake_over {
-                    let host = self.link.borrow().peers().first().copied();
-                    let host = host.map_or_else(|| "the host".to_string(), |h| h.to_string());
+                    let host = handshake.host().to_string();
                     return Err(self.handshake_timeout(host));
                 }
                 if let Some(agreement) = handshake.poll(&self.link)? {
