@@ -17,6 +17,7 @@ mod child;
 mod framing;
 mod fuzz;
 mod hashlogs;
+mod limits;
 mod resume;
 
 fn scratch(name: &str) -> PathBuf {
