@@ -71,8 +71,9 @@ fn the_writer_length_is_the_file_length_and_a_checkpoint_reaches_the_file() {
     assert_eq!(log.len(), file_len());
 }
 
-/// Contract: records buffered for a second or more reach the file at the next `flush_if_due`
-/// (the sleep only makes sure the second has passed; nothing is timed).
+/// Contract: records buffered for a second or more reach the file at the next record or
+/// `flush_if_due`, and not before (the sleeps only make sure the second has passed; nothing
+/// is timed).
 #[test]
 fn a_due_flush_hands_buffered_records_to_the_file() {
     let dir = scratch("writing-due");
@@ -81,11 +82,19 @@ fn a_due_flush_hands_buffered_records_to_the_file() {
     let header = LogHeader::for_world(&world, "bot-match", Some(1));
     let mut log = MatchLogWriter::create(&path, &header, &world, 1000).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
-    let record = step(&mut world, &mut bots);
-    log.record_tick(&record, None).expect("record");
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    log.flush_if_due().expect("flush");
+    let second = std::time::Duration::from_millis(1100);
+    std::thread::sleep(second);
+    // A second after the last flush: this record is flushed with it.
+    log.record_tick(&step(&mut world, &mut bots), None)
+        .expect("record");
     assert_eq!(read_log(&path).expect("reads").last_tick(), 1);
+    assert_eq!(log.last_tick(), 1);
+    log.record_tick(&step(&mut world, &mut bots), None)
+        .expect("record");
+    std::thread::sleep(second);
+    log.flush_if_due().expect("flush");
+    assert_eq!(read_log(&path).expect("reads").last_tick(), 2);
+    assert_eq!(log.last_tick(), 2);
 }
 
 /// Contract: a match log named without a directory is written to (and its directory entry
