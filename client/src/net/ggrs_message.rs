@@ -261,8 +261,8 @@ pub fn check(
                     max: MAX_INPUTS_PER_MESSAGE as u64,
                 });
             }
-            if count > 0 {
-                let last = i64::from(input.start_frame) + count as i64 - 1;
+            if let Some(after_start) = count.checked_sub(1) {
+                let last = i64::from(input.start_frame) + after_start as i64;
                 if last > lead_cap {
                     return Err(Refusal::FrameOutOfRange {
                         field: "last input frame",
@@ -805,6 +805,44 @@ mod tests {
         let large = literal_run(&[9; 64]);
         assert_eq!(&large[..2], &[0x80, 0x01]);
         assert_eq!(decode_run(&large, 64), Ok(vec![9; 64]));
+    }
+
+    /// Contract: every refusal says what was wrong in words (these are counted and logged).
+    #[test]
+    fn refusals_name_what_was_wrong() {
+        let texts: Vec<String> = [
+            Refusal::Undecodable,
+            Refusal::FrameOutOfRange {
+                field: "ack frame",
+                frame: -2,
+                max: 9,
+            },
+            Refusal::TooManyInputs {
+                found: 130,
+                max: 129,
+            },
+            Refusal::BadEncoding("truncated frame"),
+            Refusal::WrongPlayerCount { found: 3 },
+            Refusal::UnexpectedInput,
+            Refusal::DisconnectClaim { slot: 1 },
+            Refusal::Implausible("round trip"),
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            texts,
+            [
+                "not a GGRS message",
+                "ack frame -2 out of range (at most 9)",
+                "130 inputs (at most 129)",
+                "bad input encoding: truncated frame",
+                "3 connection statuses",
+                "inputs from a spectator",
+                "claims slot 1 disconnected",
+                "implausible round trip",
+            ]
+        );
     }
 
     mod properties {
