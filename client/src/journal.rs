@@ -197,4 +197,36 @@ mod tests {
         assert!(actions.is_empty());
         assert_eq!(j.pending().len(), 2);
     }
+
+    /// An event at exactly the first re-simulated tick is on trial; one tick earlier is not.
+    #[test]
+    fn the_first_resimulated_tick_is_on_trial_and_the_one_before_is_not() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(5, 0, 1), shot(6, 0, 2)], None, 0);
+        let actions = j.reconcile(&[], Some(6), 0);
+        assert_eq!(actions, vec![JournalAction::Retract(shot(6, 0, 2))]);
+        assert_eq!(j.pending(), &[shot(5, 0, 1)]);
+        assert_eq!(j.counts(), (0, 0, 1));
+    }
+
+    /// An update without a rollback that repeats a presented event does not play it again.
+    #[test]
+    fn an_event_already_presented_outside_the_rollback_is_not_played_again() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(3, 0, 1)], None, 0);
+        assert!(j.reconcile(&[shot(3, 0, 1)], None, 0).is_empty());
+        assert!(j.reconcile(&[shot(3, 0, 1)], Some(5), 0).is_empty());
+        assert_eq!(j.pending(), &[shot(3, 0, 1)]);
+    }
+
+    /// Entries before the final tick are confirmed and counted; the final tick itself stays.
+    #[test]
+    fn ticks_before_the_final_tick_are_confirmed_and_counted() {
+        let mut j = PredictionJournal::new();
+        j.reconcile(&[shot(1, 0, 1), shot(2, 0, 2), shot(3, 0, 3)], None, 3);
+        assert_eq!(j.pending(), &[shot(3, 0, 3)]);
+        assert_eq!(j.counts(), (2, 0, 0));
+        j.reconcile(&[], None, 4);
+        assert_eq!((j.pending().len(), j.counts()), (0, (3, 0, 0)));
+    }
 }

@@ -261,8 +261,8 @@ pub fn check(
                     max: MAX_INPUTS_PER_MESSAGE as u64,
                 });
             }
-            if count > 0 {
-                let last = i64::from(input.start_frame) + count as i64 - 1;
+            if let Some(after_start) = count.checked_sub(1) {
+                let last = i64::from(input.start_frame) + after_start as i64;
                 if last > lead_cap {
                     return Err(Refusal::FrameOutOfRange {
                         field: "last input frame",
@@ -604,6 +604,245 @@ mod tests {
             }
             Body::SyncRequest { .. } | Body::SyncReply { .. } | Body::KeepAlive => {}
         }
+    }
+
+    /// `msg` with its input's start frame, ack frame and connection-status frames set.
+    fn with_frames(mut msg: GgrsMessage, start: i32, ack: i32, status: i32) -> GgrsMessage {
+        if let Body::Input(i) = &mut msg.body {
+            i.start_frame = start;
+            i.ack_frame = ack;
+            for s in &mut i.peer_connect_status {
+                s.last_frame = status;
+            }
+        }
+        msg
+    }
+
+    /// Contract: every frame field is accepted at its lowest value and refused one below it,
+    /// and accepted at the highest frame and refused one above it.
+    #[test]
+    fn every_frame_field_is_accepted_at_its_bounds_and_refused_one_past() {
+        let host_input = |start, ack, status| {
+            run(
+                &with_frames(input_for_host(&input(0, 0, 0)), start, ack, status),
+                Sender::Host,
+                0,
+            )
+        };
+        assert!(host_input(0, -1, -1).is_ok());
+        for (start, ack, status, field) in [
+            (-1, -1, -1, "start frame"),
+            (0, -2, -1, "ack frame"),
+            (0, -1, -2, "connection status frame"),
+            (MAX_FRAME + 1, -1, -1, "start frame"),
+            (0, MAX_FRAME + 1, -1, "ack frame"),
+            (0, -1, MAX_FRAME + 1, "connection status frame"),
+        ] {
+            match host_input(start, ack, status) {
+                Err(Refusal::FrameOutOfRange { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{start} {ack} {status}: {other:?}"),
+            }
+        }
+        assert!(host_input(MAX_FRAME, MAX_FRAME, MAX_FRAME).is_ok());
+        let body = |body| run(&GgrsMessage { magic: 1, body }, Sender::Host, 0);
+        assert!(body(Body::InputAck { ack_frame: -1 }).is_ok());
+        assert!(body(Body::InputAck { ack_frame: -2 }).is_err());
+        assert!(body(Body::InputAck {
+            ack_frame: MAX_FRAME
+        })
+        .is_ok());
+        assert!(body(Body::InputAck {
+            ack_frame: MAX_FRAME + 1
+        })
+        .is_err());
+        let checksum = |frame| Body::ChecksumReport { checksum: 0, frame };
+        assert!(body(checksum(0)).is_ok());
+        assert!(body(checksum(-1)).is_err());
+        assert!(body(checksum(MAX_FRAME)).is_ok());
+        assert!(body(checksum(MAX_FRAME + 1)).is_err());
+    }
+
+    /// Contract: a player's inputs may reach exactly `local + max_lead` with their last frame;
+    /// one frame further is refused, naming the last input frame.
+    #[test]
+    fn the_last_input_frame_may_reach_the_lead_cap_and_not_one_past() {
+        let (size, lead) = (limits().input_size, limits().max_lead);
+        let player = Sender::Player { slots: 1 };
+        assert!(run(&input(lead - 2, 3, size), player, 0).is_ok());
+        match run(&input(lead - 1, 3, size), player, 0) {
+            Err(Refusal::FrameOutOfRange { field, frame, max }) => {
+                assert_eq!(
+                    (field, frame, max),
+                    ("last input frame", i64::from(lead + 1), i64::from(lead))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // The local frame moves the cap.
+        assert!(run(&input(lead + 8, 3, size), player, 10).is_ok());
+        assert!(run(&input(lead + 9, 3, size), player, 10).is_err());
+    }
+
+    /// Contract: a message may carry exactly [`MAX_INPUTS_PER_MESSAGE`] frames of input.
+    #[test]
+    fn the_most_inputs_a_message_may_carry_are_accepted() {
+        let size = limits().input_size;
+        let most = input(0, MAX_INPUTS_PER_MESSAGE, size);
+        assert!(run(&most, Sender::Player { slots: 1 }, MAX_FRAME - 200).is_ok());
+        let more = input(0, MAX_INPUTS_PER_MESSAGE + 1, size);
+        assert!(matches!(
+            run(&more, Sender::Player { slots: 1 }, MAX_FRAME - 200),
+            Err(Refusal::TooManyInputs { .. })
+        ));
+    }
+
+    /// Contract: a frame advantage of exactly `max_lead` either way is plausible, one more is
+    /// not; a pong exactly [`MAX_RTT_MS`] old is plausible, one millisecond older is not, and
+    /// one from the future is not a long round trip.
+    #[test]
+    fn frame_advantage_and_round_trip_are_accepted_at_their_limits() {
+        let lead = i16::try_from(limits().max_lead).expect("small");
+        let body = |body| run(&GgrsMessage { magic: 1, body }, Sender::Host, 0);
+        let report = |frame_advantage| Body::QualityReport {
+            frame_advantage,
+            ping: 0,
+        };
+        assert!(body(report(lead)).is_ok());
+        assert!(body(report(-lead)).is_ok());
+        assert_eq!(
+            body(report(lead + 1)).unwrap_err(),
+            Refusal::Implausible("frame advantage")
+        );
+        assert!(body(report(-lead - 1)).is_err());
+        let now = 1_000_000;
+        assert!(body(Body::QualityReply {
+            pong: now - MAX_RTT_MS
+        })
+        .is_ok());
+        assert_eq!(
+            body(Body::QualityReply {
+                pong: now - MAX_RTT_MS - 1
+            })
+            .unwrap_err(),
+            Refusal::Implausible("round trip")
+        );
+        assert!(body(Body::QualityReply { pong: now + 5 }).is_ok());
+    }
+
+    /// Contract: the bytes of one frame of every slot may be at most `u16::MAX` (GGRS's length
+    /// prefix); one more is refused before anything is decoded.
+    #[test]
+    fn one_frame_of_input_may_be_at_most_u16_max_bytes() {
+        // 65535 = 5 × 13107: a 5-byte input, 13107 slots fill the prefix exactly.
+        let five = Limits {
+            input_size: 5,
+            ..limits()
+        };
+        let empty = wire::encode_payload(&input(0, 0, 5));
+        let at = |slots| check(&empty, Sender::Player { slots }, 0, &five, 1_000_000);
+        assert!(at(13_107).is_ok());
+        assert_eq!(at(13_108).unwrap_err(), Refusal::BadEncoding("input size"));
+    }
+
+    /// Contract: a run may fill exactly the room left, a literal may end exactly at the end of
+    /// the block, and a frame may end exactly at the end of the decoded bytes.
+    #[test]
+    fn runs_literals_and_frames_may_end_exactly_at_their_limits() {
+        // A run of 8 zero bytes: header 8 << 2 | 1.
+        assert_eq!(decode_run(&[8 << 2 | 1], 8), Ok(vec![0; 8]));
+        assert!(matches!(
+            decode_run(&[8 << 2 | 1], 7),
+            Err(Refusal::TooManyInputs { found: 8, max: 7 })
+        ));
+        // A run of 3 0xff bytes after 5 literal bytes: exactly 8.
+        assert_eq!(
+            decode_run(&[5 << 1, 1, 2, 3, 4, 5, 3 << 2 | 3], 8),
+            Ok(vec![1, 2, 3, 4, 5, 0xff, 0xff, 0xff])
+        );
+        assert!(decode_run(&[5 << 1, 1, 2, 3, 4, 5, 3 << 2 | 3], 7).is_err());
+        assert_eq!(decode_run(&[2 << 1, 1, 2], 8), Ok(vec![1, 2]));
+        assert_eq!(
+            decode_run(&[2 << 1, 1], 8),
+            Err(Refusal::BadEncoding("literal past the end"))
+        );
+        assert_eq!(count_frames(&[3, 0, 7, 8, 9], 3), Ok(1));
+        assert_eq!(count_frames(&[3, 0, 7, 8, 9, 3, 0, 1, 2, 3], 3), Ok(2));
+        assert_eq!(
+            count_frames(&[3, 0, 7, 8], 3),
+            Err(Refusal::BadEncoding("truncated frame"))
+        );
+        assert_eq!(
+            count_frames(&[3, 0, 7, 8, 9, 3], 3),
+            Err(Refusal::BadEncoding("truncated length prefix"))
+        );
+    }
+
+    /// Contract: a varint's tenth byte may hold the 64th bit and nothing more.
+    #[test]
+    fn a_varint_may_use_exactly_64_bits() {
+        let mut max = vec![0xff; 9];
+        max.push(0x01);
+        assert_eq!(varint(&max), Ok((u64::MAX, 10)));
+        *max.last_mut().expect("ten bytes") = 0x02;
+        assert_eq!(
+            varint(&max),
+            Err(Refusal::BadEncoding("varint beyond 64 bits"))
+        );
+        assert_eq!(varint(&[0x7f]), Ok((0x7f, 1)));
+        assert_eq!(varint(&[0x80, 0x01]), Ok((0x80, 2)));
+        assert_eq!(
+            varint(&[0x80]),
+            Err(Refusal::BadEncoding("unterminated varint"))
+        );
+    }
+
+    /// Contract: a literal block's header is one varint byte up to 63 bytes and two from 64.
+    #[test]
+    fn literal_run_headers_are_varints() {
+        assert_eq!(literal_run(&[]), Vec::<u8>::new());
+        let small = literal_run(&[9; 63]);
+        assert_eq!((small[0], small.len()), (126, 64));
+        let large = literal_run(&[9; 64]);
+        assert_eq!(&large[..2], &[0x80, 0x01]);
+        assert_eq!(decode_run(&large, 64), Ok(vec![9; 64]));
+    }
+
+    /// Contract: every refusal says what was wrong in words (these are counted and logged).
+    #[test]
+    fn refusals_name_what_was_wrong() {
+        let texts: Vec<String> = [
+            Refusal::Undecodable,
+            Refusal::FrameOutOfRange {
+                field: "ack frame",
+                frame: -2,
+                max: 9,
+            },
+            Refusal::TooManyInputs {
+                found: 130,
+                max: 129,
+            },
+            Refusal::BadEncoding("truncated frame"),
+            Refusal::WrongPlayerCount { found: 3 },
+            Refusal::UnexpectedInput,
+            Refusal::DisconnectClaim { slot: 1 },
+            Refusal::Implausible("round trip"),
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            texts,
+            [
+                "not a GGRS message",
+                "ack frame -2 out of range (at most 9)",
+                "130 inputs (at most 129)",
+                "bad input encoding: truncated frame",
+                "3 connection statuses",
+                "inputs from a spectator",
+                "claims slot 1 disconnected",
+                "implausible round trip",
+            ]
+        );
     }
 
     mod properties {

@@ -429,6 +429,55 @@ mod tests {
         assert!(bytes.len() < 400, "{} bytes", bytes.len());
     }
 
+    /// Contract: a datagram of exactly the header, with an empty payload, is intact; one byte
+    /// shorter is not.
+    #[test]
+    fn a_datagram_of_exactly_the_header_is_intact() {
+        for (kind, byte) in [(Kind::Control, 1u8), (Kind::Ggrs, 2)] {
+            let mut d = MAGIC.to_vec();
+            d.push(byte);
+            d.extend_from_slice(&5u32.to_le_bytes());
+            d.extend_from_slice(&check(byte, 5, &[]).to_le_bytes());
+            assert_eq!(d.len(), HEADER_LEN);
+            assert_eq!(open(&d), Ok((kind, 5, &[][..])));
+            assert_eq!(open(&d[..HEADER_LEN - 1]), Err(Reject::Damaged));
+        }
+    }
+
+    /// Contract: text of exactly `max` characters is echoed whole, one more is cut with `…`,
+    /// and control characters become `?`.
+    #[test]
+    fn printable_keeps_exactly_max_characters() {
+        assert_eq!(printable("héllo", 5), "héllo");
+        assert_eq!(printable("héllo!", 5), "héllo…");
+        assert_eq!(printable("a\u{7}b", 5), "a?b");
+    }
+
+    /// Contract: each field of the peer info is compared on its own.
+    #[test]
+    fn each_peer_info_field_alone_is_a_difference() {
+        let a = PeerInfo::local(&Rules::default());
+        let edits: [fn(&mut PeerInfo); 5] = [
+            |p| p.protocol += 1,
+            |p| p.engine_version.push('x'),
+            |p| p.state_format += 1,
+            |p| p.rules_hash += 1,
+            |p| p.rules[0] ^= 1,
+        ];
+        for (edit, named) in edits.into_iter().zip([
+            "protocol",
+            "engine",
+            "state format",
+            "rules hash",
+            "rules hash",
+        ]) {
+            let mut b = a.clone();
+            edit(&mut b);
+            let text = a.differences(&b).expect("differs");
+            assert!(text.starts_with(named) && !text.contains(", "), "{text}");
+        }
+    }
+
     mod fuzz {
         use super::*;
         use proptest::prelude::*;

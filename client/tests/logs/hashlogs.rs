@@ -3,7 +3,10 @@
 
 use super::scratch;
 use crate::child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
-use client::hashlog::{compare_logs, read_hash_log_file, HashLogEntry, HashLogWriter};
+use client::hashlog::{
+    compare_logs, format_ranges, header_differences, read_hash_log_file, HashLog, HashLogEntry,
+    HashLogWriter,
+};
 use client::{run_bot_match, BotMatch, Error};
 use engine::{Rules, StateHash};
 use std::path::{Path, PathBuf};
@@ -240,4 +243,94 @@ fn desync_on_a_match_log_names_it() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("not a hash log (a match log"), "{text}");
     assert!(!text.contains("UTF-8"), "{text}");
+}
+
+/// Entries at `ticks`, every hash `hash`.
+fn entries(ticks: &[u32], hash: StateHash) -> Vec<HashLogEntry> {
+    ticks
+        .iter()
+        .map(|&tick| HashLogEntry { tick, hash })
+        .collect()
+}
+
+/// Contract: `compare_logs` counts the common ticks, lists the ticks only one log holds as
+/// ranges of consecutive ticks, and reports the first diverging tick (not a later one);
+/// identical logs are identical.
+#[test]
+fn compare_logs_counts_common_ticks_and_lists_the_others_as_ranges() {
+    let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
+    let a = entries(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], hash);
+    let same = compare_logs(&a, &a);
+    assert!(same.identical());
+    assert_eq!(same.common, 10);
+    assert!(same.only_in_a.is_empty() && same.only_in_b.is_empty());
+    let b = entries(&[0, 1, 2, 5, 6, 9, 11, 12], hash);
+    let cmp = compare_logs(&a, &b);
+    assert_eq!(cmp.common, 5);
+    assert_eq!(cmp.only_in_a, [(3, 4), (7, 8), (10, 10)]);
+    assert_eq!(cmp.only_in_b, [(0, 0), (11, 12)]);
+    assert_eq!(cmp.divergence, None);
+    assert!(!cmp.identical());
+    assert_eq!(format_ranges(&cmp.only_in_a), "3–4, 7–8, 10");
+    assert_eq!(format_ranges(&[]), "");
+    // Only one log has extra ticks, on either side: not identical.
+    assert!(!compare_logs(&a, &a[..9]).identical());
+    assert!(!compare_logs(&a[..9], &a).identical());
+    // Two diverging ticks: the first is reported, with its section.
+    let other = StateHash::from_sections([1, 2, 9, 4, 5]);
+    let mut c = a.clone();
+    c[3].hash = other;
+    c[6].hash = StateHash::from_sections([9, 2, 3, 4, 5]);
+    let cmp = compare_logs(&a, &c);
+    let divergence = cmp.divergence.expect("diverges");
+    assert_eq!(
+        (divergence.tick, divergence.section),
+        (4, Some(engine::Section::Maze))
+    );
+    assert_eq!(cmp.common, 10);
+    assert!(!cmp.identical());
+}
+
+/// Contract: ticks one log lacks inside the other's span are gaps; ticks before the other's
+/// first or after its last are not.
+#[test]
+fn gaps_are_ticks_missing_inside_the_other_logs_span() {
+    let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
+    let a = entries(&[1, 2, 3, 4, 5, 6], hash);
+    for (b, gaps) in [
+        (vec![1, 2, 3, 4, 5, 6], false),
+        (vec![3, 4, 5, 6], false),
+        (vec![1, 2, 3, 4], false),
+        (vec![0, 1, 2, 3, 4, 5, 6, 7], false),
+        (vec![1, 2, 4, 5, 6], true),
+        (vec![1, 6], true),
+        (vec![0, 2, 7], true),
+    ] {
+        let b = entries(&b, hash);
+        assert_eq!(compare_logs(&a, &b).has_gaps(&a, &b), gaps, "{b:?}");
+        assert_eq!(compare_logs(&b, &a).has_gaps(&b, &a), gaps, "{b:?} first");
+    }
+    assert!(!compare_logs(&a, &[]).has_gaps(&a, &[]));
+}
+
+/// Contract: two logs' first lines differ in the format version or in a match field both
+/// record; a field only one of them records is no difference.
+#[test]
+fn header_differences_name_the_version_and_the_match_fields() {
+    let log = |version: u32, description: &str| HashLog {
+        version,
+        description: description.to_owned(),
+        entries: Vec::new(),
+        torn_line: None,
+    };
+    let a = log(2, "seed=1 rules=ab players=2 source=host");
+    assert_eq!(a.field("seed"), Some("1"));
+    assert_eq!(a.field("source"), Some("host"));
+    assert_eq!(a.field("see"), None);
+    assert!(header_differences(&a, &log(2, "seed=1 rules=ab players=2 source=join")).is_empty());
+    assert!(header_differences(&a, &log(2, "seed=1")).is_empty());
+    assert_eq!(
+        header_differences(&a, &log(3, "seed=2 rules=ab players=3")),
+        ["format version 2 vs 3", "seed 1 vs 2", "players 2 vs 3"]
+    );
 }

@@ -17,7 +17,9 @@ mod child;
 mod framing;
 mod fuzz;
 mod hashlogs;
+mod limits;
 mod resume;
+mod writing;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("duel-logs-{name}-{}", std::process::id()));

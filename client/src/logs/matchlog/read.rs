@@ -362,3 +362,27 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
         last_lsn,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Contract: a file of exactly the limit is read whole; one byte more is refused by its
+    /// length; a file that grows past the limit while it is read (here a device without a
+    /// length) is refused after `limit + 1` bytes instead of being read on.
+    #[test]
+    fn read_limited_takes_exactly_the_limit_and_refuses_one_byte_more() {
+        let path = std::env::temp_dir().join(format!("duel-read-limited-{}", std::process::id()));
+        std::fs::write(&path, [7u8; 16]).expect("write");
+        assert_eq!(read_limited(&path, 16).expect("at the limit"), [7u8; 16]);
+        assert_eq!(read_limited(&path, 17).expect("under the limit"), [7u8; 16]);
+        let err = read_limited(&path, 15).unwrap_err();
+        assert!(matches!(err, Error::LogTooLarge { limit: 15, .. }), "{err}");
+        std::fs::remove_file(&path).expect("remove");
+        #[cfg(unix)]
+        {
+            let err = read_limited(Path::new("/dev/zero"), 16).unwrap_err();
+            assert!(matches!(err, Error::LogTooLarge { limit: 16, .. }), "{err}");
+        }
+    }
+}
