@@ -223,8 +223,8 @@ fn a_third_player_in_a_full_room_is_refused() {
     assert_logs_identical(&[&dir.join("a.log"), &dir.join("b.log")], ticks);
 }
 
-/// Two players with different rules meet in a room: the joiner is refused naming the rules
-/// hash, and the host waits on for a player that agrees, as over UDP.
+/// Two players with different rules meet in a room: the joiner is refused naming the rule
+/// that differs, and the host waits on for a player that agrees, as over UDP.
 #[test]
 fn a_player_with_other_rules_is_refused_with_the_reason() {
     let server = signal_server();
@@ -261,7 +261,11 @@ fn a_player_with_other_rules_is_refused_with_the_reason() {
         1,
         "exactly the joiner is refused: {results:?}"
     );
-    assert!(refused[0].contains("rules hash"), "{}", refused[0]);
+    assert!(
+        refused[0].contains("rules differ: block_hp"),
+        "{}",
+        refused[0]
+    );
     assert!(
         results
             .iter()
