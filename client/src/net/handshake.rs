@@ -328,6 +328,275 @@ pub(crate) fn whole_seconds(timeout: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::socket::Link;
+    use crate::transport::memory::MemoryNet;
+    use engine::Rules;
+
+    const SEED: u64 = 4242;
+    const SESSION: u32 = 77;
+
+    fn info(block_hp: u8) -> PeerInfo {
+        PeerInfo::local(&Rules {
+            block_hp,
+            ..Rules::default()
+        })
+    }
+
+    /// A host (port 1) taking `spectators`, on an in-memory network.
+    fn host(net: &MemoryNet, spectators: usize) -> (SharedLink, HostHandshake) {
+        let link = Link::new(net.endpoint(1));
+        let hs = HostHandshake::new(&link, &info(3), SEED, spectators, SESSION);
+        (link, hs)
+    }
+
+    /// A peer at `port` asking the host as `role`.
+    fn asker(
+        net: &MemoryNet,
+        port: u16,
+        role: Role,
+        peer: &PeerInfo,
+    ) -> (SharedLink, JoinHandshake) {
+        let link = Link::new(net.endpoint(port));
+        let host = SocketAddr::from(([127, 0, 0, 1], 1));
+        let hs = JoinHandshake::new(&link, peer, host, role);
+        (link, hs)
+    }
+
+    /// Polls the host and one asker in turn until the asker has an answer.
+    fn meet(
+        host: &mut (SharedLink, HostHandshake),
+        asker: &mut (SharedLink, JoinHandshake),
+    ) -> (Option<Agreement>, Result<Agreement, Error>) {
+        for _ in 0..10 {
+            let answer = asker.1.poll(&asker.0);
+            let agreed = host.1.poll(&host.0);
+            match answer {
+                Ok(None) => {}
+                Ok(Some(a)) => return (agreed, Ok(a)),
+                Err(e) => return (agreed, Err(e)),
+            }
+        }
+        panic!("no answer in 10 rounds on a lossless network")
+    }
+
+    fn refusal(result: Result<Agreement, Error>) -> String {
+        match result {
+            Err(Error::Refused { reason }) => reason,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_host_and_a_joiner_agree_on_the_hosts_seed_slots_and_session() {
+        let net = MemoryNet::default();
+        let mut h = host(&net, 0);
+        assert_eq!(h.1.missing(), "a joining player");
+        let mut j = asker(&net, 2, Role::Player, &info(3));
+        assert_eq!(j.1.host(), SocketAddr::from(([127, 0, 0, 1], 1)));
+        let (hosted, joined) = meet(&mut h, &mut j);
+        let hosted = match hosted {
+            Some(a) => a,
+            None => {
+                h.1.poll(&h.0)
+                    .expect("the host agrees once its joiner is welcomed")
+            }
+        };
+        let joined = joined.expect("welcomed");
+        let joiner = SocketAddr::from(([127, 0, 0, 1], 2));
+        assert_eq!(
+            hosted,
+            Agreement {
+                match_seed: SEED,
+                players: 2,
+                local_slot: Some(0),
+                remote_players: vec![(1, joiner)],
+                spectators: Vec::new(),
+                session: SESSION,
+            }
+        );
+        assert_eq!(
+            (
+                joined.match_seed,
+                joined.players,
+                joined.local_slot,
+                joined.session
+            ),
+            (SEED, 2, Some(1), SESSION)
+        );
+        assert_eq!(joined.remote_players, vec![(0, j.1.host())]);
+    }
+
+    #[test]
+    fn a_host_waits_for_its_spectators_and_refuses_those_beyond_its_slots() {
+        let net = MemoryNet::default();
+        let mut h = host(&net, 1);
+        let mut j = asker(&net, 2, Role::Player, &info(3));
+        let (hosted, joined) = meet(&mut h, &mut j);
+        assert!(joined.is_ok());
+        assert_eq!(hosted, None, "still waiting for its spectator");
+        assert_eq!(h.1.missing(), "the spectators");
+        let mut s = asker(&net, 3, Role::Spectator, &info(3));
+        let (hosted, watched) = meet(&mut h, &mut s);
+        let watched = watched.expect("welcomed");
+        assert_eq!((watched.local_slot, watched.session), (None, SESSION));
+        let hosted = hosted.or_else(|| h.1.poll(&h.0)).expect("everyone is here");
+        assert_eq!(
+            hosted.spectators,
+            vec![SocketAddr::from(([127, 0, 0, 1], 3))]
+        );
+        let mut late = asker(&net, 4, Role::Spectator, &info(3));
+        assert_eq!(
+            refusal(meet(&mut h, &mut late).1),
+            "spectator slots full: its one spectator slot is taken"
+        );
+        let mut third = asker(&net, 5, Role::Player, &info(3));
+        assert_eq!(
+            refusal(meet(&mut h, &mut third).1),
+            "the match is full: both player slots are taken"
+        );
+    }
+
+    #[test]
+    fn spectator_refusals_say_how_many_slots_there_are() {
+        for (slots, reason) in [
+            (0, "spectator slots full: this host takes no spectators"),
+            (2, "spectator slots full: all 2 are taken"),
+        ] {
+            let net = MemoryNet::default();
+            let mut h = host(&net, slots);
+            for port in 0..slots {
+                let mut s = asker(&net, 10 + port as u16, Role::Spectator, &info(3));
+                assert!(meet(&mut h, &mut s).1.is_ok());
+            }
+            let mut extra = asker(&net, 20, Role::Spectator, &info(3));
+            assert_eq!(refusal(meet(&mut h, &mut extra).1), reason);
+        }
+    }
+
+    #[test]
+    fn a_joiner_with_other_rules_is_refused_and_the_host_waits_on_for_one_that_agrees() {
+        let net = MemoryNet::default();
+        let mut h = host(&net, 0);
+        let mut other = asker(&net, 2, Role::Player, &info(4));
+        let (hosted, refused) = meet(&mut h, &mut other);
+        assert_eq!(hosted, None);
+        assert_eq!(
+            refusal(refused),
+            "peer 127.0.0.1:2 differs from host (host's value first): rules differ: block_hp 3 vs 4"
+        );
+        let mut agreeing = asker(&net, 3, Role::Player, &info(3));
+        let (_, joined) = meet(&mut h, &mut agreeing);
+        assert_eq!(joined.expect("welcomed").local_slot, Some(1));
+    }
+
+    /// The joiner checks the host's side too, and only takes a welcome it can play: two
+    /// players, the slot it asked for, a session id.
+    #[test]
+    fn a_joiner_refuses_a_host_that_differs_or_welcomes_it_impossibly() {
+        let welcome =
+            |info: PeerInfo, players: u8, slot: Option<u8>, session: u32| Control::Welcome {
+                info,
+                match_seed: 1,
+                players,
+                slot,
+                session,
+            };
+        let cases = [
+            (
+                Role::Player,
+                welcome(info(4), 2, Some(1), 5),
+                "differs (our value first): rules differ: block_hp 3 vs 4",
+            ),
+            (
+                Role::Player,
+                welcome(info(3), 3, Some(1), 5),
+                "invalid welcome (3 players",
+            ),
+            (
+                Role::Player,
+                welcome(info(3), 2, Some(0), 5),
+                "invalid welcome (2 players, slot Some(0)",
+            ),
+            (
+                Role::Player,
+                welcome(info(3), 2, None, 5),
+                "invalid welcome (2 players, slot None",
+            ),
+            (
+                Role::Spectator,
+                welcome(info(3), 2, Some(1), 5),
+                "invalid welcome (2 players, slot Some(1)",
+            ),
+            (Role::Player, welcome(info(3), 2, Some(1), 0), "session 0)"),
+        ];
+        for (role, answer, expected) in cases {
+            let net = MemoryNet::default();
+            let fake_host = Link::new(net.endpoint(1));
+            let mut j = asker(&net, 2, role, &info(3));
+            assert!(j.1.poll(&j.0).expect("asking").is_none());
+            fake_host
+                .borrow_mut()
+                .send_control(&answer, SocketAddr::from(([127, 0, 0, 1], 2)));
+            let reason = refusal(j.1.poll(&j.0).map(|a| a.expect("an answer")));
+            assert!(reason.contains(expected), "{reason}");
+        }
+        // A welcome it can play, as a spectator: taken, and its session kept.
+        let net = MemoryNet::default();
+        let fake_host = Link::new(net.endpoint(1));
+        let mut s = asker(&net, 2, Role::Spectator, &info(3));
+        fake_host.borrow_mut().send_control(
+            &welcome(info(3), 2, None, 9),
+            SocketAddr::from(([127, 0, 0, 1], 2)),
+        );
+        let agreed = s.1.poll(&s.0).expect("welcomed").expect("an answer");
+        assert_eq!((agreed.local_slot, agreed.session), (None, 9));
+    }
+
+    /// A joiner says `Hello` at once and then only every interval, however often it is polled.
+    #[test]
+    fn hellos_are_repeated_at_the_interval_not_at_every_poll() {
+        let net = MemoryNet::default();
+        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
+        let mut j = asker(&net, 2, Role::Player, &info(3));
+        for _ in 0..5 {
+            assert!(j.1.poll(&j.0).expect("asking").is_none());
+        }
+        assert_eq!(net.waiting_for(host_addr), 1, "one Hello so far");
+        std::thread::sleep(HELLO_INTERVAL);
+        assert!(j.1.poll(&j.0).expect("asking").is_none());
+        assert_eq!(
+            net.waiting_for(host_addr),
+            2,
+            "the next, after the interval"
+        );
+    }
+
+    #[test]
+    fn a_blocking_join_times_out_naming_the_host_and_whole_seconds() {
+        let net = MemoryNet::default();
+        let link = Link::new(net.endpoint(2));
+        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
+        let err = join(
+            &link,
+            &info(3),
+            host_addr,
+            Role::Player,
+            Duration::from_millis(30),
+        )
+        .expect_err("nobody answers");
+        assert!(
+            matches!(&err, Error::HandshakeTimeout { peer, seconds: 1 } if peer == "127.0.0.1:1"),
+            "{err:?}"
+        );
+        // On a network of its own: the joiner's Hellos above are still waiting on this one.
+        let link = Link::new(MemoryNet::default().endpoint(1));
+        let err = super::host(&link, &info(3), SEED, 0, SESSION, Duration::from_millis(30))
+            .expect_err("nobody comes");
+        assert!(
+            matches!(&err, Error::HandshakeTimeout { peer, .. } if peer == "a joining player"),
+            "{err:?}"
+        );
+    }
 
     #[test]
     fn a_timeout_is_reported_in_whole_seconds_rounded_up() {

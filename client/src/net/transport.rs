@@ -106,6 +106,65 @@ pub fn default_bind_for(peer: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, 0)
 }
 
+/// In-process endpoints for fast unit tests of what runs over a [`Transport`]: datagrams
+/// are delivered in order and never lost, to whichever endpoint has the address sent to.
+#[cfg(test)]
+pub(crate) mod memory {
+    use super::Transport;
+    use std::cell::RefCell;
+    use std::net::SocketAddr;
+    use std::rc::Rc;
+
+    /// Datagrams in flight: `(to, from, bytes)`.
+    type Wire = Rc<RefCell<Vec<(SocketAddr, SocketAddr, Vec<u8>)>>>;
+
+    /// A network of endpoints.
+    #[derive(Clone, Default)]
+    pub(crate) struct MemoryNet {
+        wire: Wire,
+    }
+
+    impl MemoryNet {
+        /// An endpoint at `127.0.0.1:port`.
+        pub(crate) fn endpoint(&self, port: u16) -> MemoryEndpoint {
+            MemoryEndpoint {
+                wire: self.wire.clone(),
+                addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            }
+        }
+
+        /// Datagrams sent so far and not yet read, to `to`.
+        pub(crate) fn waiting_for(&self, to: SocketAddr) -> usize {
+            self.wire.borrow().iter().filter(|(t, ..)| *t == to).count()
+        }
+    }
+
+    /// One endpoint of a [`MemoryNet`].
+    pub(crate) struct MemoryEndpoint {
+        wire: Wire,
+        addr: SocketAddr,
+    }
+
+    impl Transport for MemoryEndpoint {
+        fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+            self.wire.borrow_mut().push((to, self.addr, bytes.to_vec()));
+        }
+
+        fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
+            let mut wire = self.wire.borrow_mut();
+            let at = wire.iter().position(|(to, ..)| *to == self.addr)?;
+            let (_, from, bytes) = wire.remove(at);
+            let n = bytes.len().min(buf.len());
+            buf[..n].copy_from_slice(&bytes[..n]);
+            Some((n, from))
+        }
+
+        fn local_addr(&self) -> SocketAddr {
+            self.addr
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
