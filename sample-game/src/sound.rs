@@ -142,9 +142,10 @@ pub fn synth(sfx: Sfx) -> Vec<i16> {
 /// Where [`soft_clip`] starts to bend: three quarters of full scale.
 const KNEE: i32 = 24_576;
 
-/// A sum of voices as a 16-bit sample: unchanged up to [`KNEE`], above it bent smoothly
-/// towards full scale without reaching it, so a pile of loud effects (a KO during a volley)
-/// gets louder more slowly instead of clipping into a square buzz. Monotone and odd.
+/// A sum of voices as a 16-bit sample: unchanged up to 24 576 (three quarters of full scale),
+/// above it bent smoothly towards full scale without reaching it, so a pile of loud effects (a
+/// KO during a volley) gets louder more slowly instead of clipping into a square buzz.
+/// Monotone and odd.
 #[must_use]
 pub fn soft_clip(sum: i32) -> i16 {
     let magnitude = i64::from(sum).abs();
