@@ -374,6 +374,21 @@ mod tests {
         let text = ours.differences(&theirs).expect("differs");
         assert!(text.ends_with(", and 2 more"), "{text}");
         assert_eq!(text.matches(" vs ").count(), MAX_RULES_NAMED, "{text}");
+        // Exactly eight: all named, nothing counted.
+        let eight = PeerInfo::local(&Rules {
+            maze_cells_w: 3,
+            maze_cells_h: 3,
+            extra_openings_percent: 1,
+            block_percent: 1,
+            block_hp: 1,
+            stick_deadzone: 1,
+            max_hp: 1,
+            projectile_life: 1,
+            ..Rules::default()
+        });
+        let text = ours.differences(&eight).expect("differs");
+        assert_eq!(text.matches(" vs ").count(), 8, "{text}");
+        assert!(!text.contains("more"), "{text}");
     }
 
     #[test]
