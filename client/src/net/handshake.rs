@@ -456,6 +456,35 @@ mod tests {
         );
     }
 
+    /// A welcomed peer whose `Welcome` was lost says `Hello` again: it hears the `Welcome`
+    /// again, never "the match is full" about its own slot.
+    #[test]
+    fn a_repeated_hello_from_a_welcomed_peer_gets_the_welcome_again() {
+        let net = MemoryNet::default();
+        let mut h = host(&net, 1);
+        let mut j = asker(&net, 2, Role::Player, &info(3));
+        let mut s = asker(&net, 3, Role::Spectator, &info(3));
+        assert!(meet(&mut h, &mut j).1.is_ok());
+        assert!(meet(&mut h, &mut s).1.is_ok());
+        let host_addr = j.1.host();
+        for (link, role) in [(&j.0, Role::Player), (&s.0, Role::Spectator)] {
+            let hello = Control::Hello {
+                info: info(3),
+                role,
+            };
+            link.borrow_mut().send_control(&hello, host_addr);
+            let _ = h.1.poll(&h.0);
+            link.borrow_mut().pump(false);
+            let answers: Vec<Control> = (link.borrow_mut().take_control().into_iter())
+                .map(|(_, c)| c)
+                .collect();
+            assert!(
+                answers.iter().all(|c| matches!(c, Control::Welcome { .. })) && !answers.is_empty(),
+                "{role:?}: {answers:?}"
+            );
+        }
+    }
+
     #[test]
     fn spectator_refusals_say_how_many_slots_there_are() {
         for (slots, reason) in [
