@@ -600,6 +600,56 @@ mod tests {
         );
     }
 
+    /// The blocking forms agree as soon as the answer is there (here, already waiting when they
+    /// start), well inside their time.
+    #[test]
+    fn the_blocking_forms_agree_when_the_answer_is_waiting() {
+        let net = MemoryNet::default();
+        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
+        let joiner_addr = SocketAddr::from(([127, 0, 0, 1], 2));
+        let fake_host = Link::new(net.endpoint(1));
+        let welcome = Control::Welcome {
+            info: info(3),
+            match_seed: SEED,
+            players: 2,
+            slot: Some(1),
+            session: SESSION,
+        };
+        fake_host.borrow_mut().send_control(&welcome, joiner_addr);
+        let link = Link::new(net.endpoint(2));
+        let joined = join(
+            &link,
+            &info(3),
+            host_addr,
+            Role::Player,
+            Duration::from_secs(10),
+        )
+        .expect("welcomed at once");
+        assert_eq!(joined.session, SESSION);
+
+        let net = MemoryNet::default();
+        let joiner = Link::new(net.endpoint(2));
+        let hello = Control::Hello {
+            info: info(3),
+            role: Role::Player,
+        };
+        joiner.borrow_mut().send_control(&hello, host_addr);
+        let link = Link::new(net.endpoint(1));
+        let hosted = super::host(&link, &info(3), SEED, 0, SESSION, Duration::from_secs(10))
+            .expect("agreed at once");
+        assert_eq!(hosted.remote_players, vec![(1, joiner_addr)]);
+    }
+
+    /// Session ids are never 0 (which a joiner refuses as "none yet") and differ from one match
+    /// to the next.
+    #[test]
+    fn fresh_session_ids_are_nonzero_and_differ() {
+        let a = fresh_session_id();
+        std::thread::sleep(Duration::from_millis(2));
+        let b = fresh_session_id();
+        assert!(a != 0 && b != 0 && a != b, "{a} {b}");
+    }
+
     #[test]
     fn a_blocking_join_times_out_naming_the_host_and_whole_seconds() {
         let net = MemoryNet::default();
