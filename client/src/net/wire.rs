@@ -355,38 +355,37 @@ mod tests {
         );
     }
 
+    /// Rules differing from the defaults in their first `n` rules (of the ten changed here).
+    fn rules_differing_in(n: usize) -> Rules {
+        let edits: [fn(&mut Rules); 10] = [
+            |r| r.maze_cells_w = 3,
+            |r| r.maze_cells_h = 3,
+            |r| r.extra_openings_percent = 1,
+            |r| r.block_percent = 1,
+            |r| r.block_hp = 1,
+            |r| r.stick_deadzone = 1,
+            |r| r.max_hp = 1,
+            |r| r.projectile_life = 1,
+            |r| r.projectile_damage = 1,
+            |r| r.projectile_hitstun = 1,
+        ];
+        let mut rules = Rules::default();
+        edits.iter().take(n).for_each(|edit| edit(&mut rules));
+        rules
+    }
+
     #[test]
     fn many_differing_rules_are_counted_past_the_first_eight() {
         let ours = PeerInfo::local(&Rules::default());
-        let theirs = PeerInfo::local(&Rules {
-            maze_cells_w: 3,
-            maze_cells_h: 3,
-            extra_openings_percent: 1,
-            block_percent: 1,
-            block_hp: 1,
-            stick_deadzone: 1,
-            max_hp: 1,
-            projectile_life: 1,
-            projectile_damage: 1,
-            projectile_hitstun: 1,
-            ..Rules::default()
-        });
-        let text = ours.differences(&theirs).expect("differs");
+        let text = ours
+            .differences(&PeerInfo::local(&rules_differing_in(10)))
+            .expect("differs");
         assert!(text.ends_with(", and 2 more"), "{text}");
         assert_eq!(text.matches(" vs ").count(), MAX_RULES_NAMED, "{text}");
         // Exactly eight: all named, nothing counted.
-        let eight = PeerInfo::local(&Rules {
-            maze_cells_w: 3,
-            maze_cells_h: 3,
-            extra_openings_percent: 1,
-            block_percent: 1,
-            block_hp: 1,
-            stick_deadzone: 1,
-            max_hp: 1,
-            projectile_life: 1,
-            ..Rules::default()
-        });
-        let text = ours.differences(&eight).expect("differs");
+        let text = ours
+            .differences(&PeerInfo::local(&rules_differing_in(8)))
+            .expect("differs");
         assert_eq!(text.matches(" vs ").count(), 8, "{text}");
         assert!(!text.contains("more"), "{text}");
     }
