@@ -6,6 +6,9 @@
 //!
 //! Set `MENU_PNG_DIR` to also write each rendered screen there as a PNG, to look at.
 
+#[path = "support/text.rs"]
+mod text;
+
 use client::wire::Role;
 use client::NetConfig;
 use engine::Rules;
@@ -14,7 +17,7 @@ use sample_game::menu::Screen;
 use sample_game::{
     palette, render_menu_to_rgba, render_status_to_rgba, status_of, App, AppOptions, BitmapFont,
     Config, Effects, FrontEnd, KeyBindings, LocalMatch, MatchSource, Menu, MenuInput, Overlay,
-    Renderer, Scene, ShownView, CELL_W, GLYPH_H, GLYPH_W,
+    Renderer, Scene, ShownView,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use sdl2::surface::Surface;
@@ -52,27 +55,9 @@ impl Frame {
     /// Where `text` is drawn in colour `c` (every lit font pixel `c`, every unlit one not).
     fn find_text(&self, text: &str, c: Color) -> Option<(i32, i32, u32)> {
         let font = BitmapFont::embedded();
-        for scale in 1..=8u32 {
-            let s = scale as i32;
-            for y in 0..self.height as i32 {
-                for x in 0..self.width as i32 {
-                    let matches = text.chars().enumerate().all(|(i, ch)| {
-                        let glyph = font.glyph(ch);
-                        (0..GLYPH_H).all(|gy| {
-                            (0..GLYPH_W).all(|gx| {
-                                let px = x + (i as i32 * CELL_W as i32 + gx as i32) * s + s / 2;
-                                let py = y + gy as i32 * s + s / 2;
-                                self.is(px, py, c) == glyph.lit(gx, gy)
-                            })
-                        })
-                    });
-                    if matches {
-                        return Some((x, y, scale));
-                    }
-                }
-            }
-        }
-        None
+        text::find_text(&font, text, c, 8, (self.width, self.height), |x, y, c| {
+            self.is(x, y, c)
+        })
     }
 
     fn has(&self, text: &str, c: Color) -> bool {

@@ -9,6 +9,9 @@
 //! colours), not taken from the game's layout code, so a renderer that put anything in the
 //! wrong place would fail here.
 
+#[path = "support/text.rs"]
+mod text;
+
 use engine::{
     buttons, Action, EventKind, InputCmd, PlayerId, Rules, ShotRecord, Tile, ViewTime,
     WorldSnapshot,
@@ -16,7 +19,7 @@ use engine::{
 use glam::Vec2;
 use sample_game::{
     palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, ShownView, CELL_W, GLYPH_ROWS, GLYPH_W,
+    Scene, ShownView,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -98,27 +101,9 @@ impl Frame {
     /// Whether `text` appears drawn in colour `c` at text scale `scale`, anywhere: every lit
     /// font pixel is `c`, every unlit one is not.
     fn find_text(&self, font: &BitmapFont, text: &str, c: Color) -> Option<(i32, i32, u32)> {
-        for scale in 1..=4u32 {
-            let s = scale as i32;
-            for y in 0..self.height as i32 {
-                for x in 0..self.width as i32 {
-                    let matches = text.chars().enumerate().all(|(i, ch)| {
-                        let glyph = font.glyph(ch);
-                        (0..GLYPH_ROWS).all(|gy| {
-                            (0..GLYPH_W).all(|gx| {
-                                let px = x + (i as i32 * CELL_W as i32 + gx as i32) * s + s / 2;
-                                let py = y + gy as i32 * s + s / 2;
-                                self.is(px, py, c) == glyph.lit(gx, gy)
-                            })
-                        })
-                    });
-                    if matches {
-                        return Some((x, y, scale));
-                    }
-                }
-            }
-        }
-        None
+        text::find_text(font, text, c, 4, (self.width, self.height), |x, y, c| {
+            self.is(x, y, c)
+        })
     }
 }
 
