@@ -36,8 +36,11 @@ pub struct Smoother {
     /// Every projectile at the tick last seen, in the state's order: id, owner, position,
     /// velocity.
     last_projectiles: Vec<(u32, u8, Vec2, Vec2)>,
-    /// Projectiles with an offset: id and offset (only live ones, only non-zero ones).
+    /// Projectiles with an offset: id and offset (only live ones, only non-zero ones), in
+    /// ascending id order.
     projectile_offsets: Vec<(u32, Vec2)>,
+    /// The buffer the next frame's offsets are built in (kept to avoid an allocation a frame).
+    spare_offsets: Vec<(u32, Vec2)>,
 }
 
 /// The offset after one more frame: `carried` faded, plus the correction between where the
@@ -100,11 +103,18 @@ impl Smoother {
         self.last.clear();
         self.last
             .extend((state.players.iter()).map(|p| (vec2(p.pos), vec2(p.vel), p.generation)));
-        let mut offsets = Vec::new();
+        // Both lists are in the state's order, which is spawn order: ids ascend, so lookups are
+        // binary searches (thousands of projectiles would make linear ones quadratic per frame).
+        // The previous frame's offsets are read while this frame's are built into the spare.
+        let mut offsets = std::mem::take(&mut self.spare_offsets);
+        offsets.clear();
         for shot in &state.projectiles {
-            let was = (self.last_projectiles.iter())
-                .find(|&&(id, owner, ..)| id == shot.id && owner == shot.owner);
-            let Some(&(_, _, was, was_vel)) = was else {
+            let was = (self.last_projectiles)
+                .binary_search_by_key(&shot.id, |&(id, ..)| id)
+                .ok()
+                .map(|at| self.last_projectiles[at])
+                .filter(|&(_, owner, ..)| owner == shot.owner);
+            let Some((_, _, was, was_vel)) = was else {
                 continue; // new: it appears where it is
             };
             let carried = self.projectile_offset(shot.id);
@@ -116,7 +126,7 @@ impl Smoother {
                 offsets.push((shot.id, offset));
             }
         }
-        self.projectile_offsets = offsets;
+        self.spare_offsets = std::mem::replace(&mut self.projectile_offsets, offsets);
         self.last_projectiles.clear();
         self.last_projectiles
             .extend((state.projectiles.iter()).map(|p| (p.id, p.owner, vec2(p.pos), vec2(p.vel))));
@@ -126,9 +136,9 @@ impl Smoother {
     /// What to add to where projectile `id` is drawn (zero for most).
     #[must_use]
     pub fn projectile_offset(&self, id: u32) -> Vec2 {
-        (self.projectile_offsets.iter())
-            .find(|(p, _)| *p == id)
-            .map_or(Vec2::ZERO, |(_, o)| *o)
+        (self.projectile_offsets)
+            .binary_search_by_key(&id, |&(p, _)| p)
+            .map_or(Vec2::ZERO, |at| self.projectile_offsets[at].1)
     }
 
     /// Where to draw each fighter: its true drawn position plus its offset.
@@ -195,6 +205,29 @@ mod tests {
         };
         s.projectiles.retain(|p| p.id != id);
         s.projectiles.push(shot);
+        s.projectiles.sort_by_key(|p| p.id); // spawn order, as in a real state
+    }
+
+    /// The offset glides down over frames instead of vanishing at once.
+    #[test]
+    fn a_projectile_offset_fades_over_frames_not_at_once() {
+        let mut s = World::new(Rules::default(), 1, 2).unwrap().snapshot();
+        s.projectiles.clear();
+        with_shot(&mut s, 3, 1, 5.0, 0.25);
+        with_shot(&mut s, 7, 1, 5.0, 0.25);
+        let mut smoother = Smoother::new();
+        smoother.update(&s, false);
+        s.tick += 1;
+        with_shot(&mut s, 3, 1, 5.25, 0.25);
+        with_shot(&mut s, 7, 1, 5.55, 0.25);
+        smoother.update(&s, true);
+        s.tick += 1;
+        with_shot(&mut s, 3, 1, 5.5, 0.25);
+        with_shot(&mut s, 7, 1, 5.8, 0.25);
+        smoother.update(&s, false);
+        let o = smoother.projectile_offset(7).x;
+        assert!((o + 0.3 * KEEP).abs() < 0.01, "faded by one share: {o}");
+        assert_eq!(smoother.projectile_offset(3), Vec2::ZERO);
     }
 
     /// A rollback that moves a projectile already drawn (the remote shot was fired a tick
