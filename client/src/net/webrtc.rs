@@ -332,14 +332,19 @@ impl WebRtcTransport {
         let intro = self.intro();
         let ids: Vec<PeerId> = self.peers.iter().map(|&(id, _, _)| id).collect();
         for id in ids {
-            if self
-                .socket_mut()
-                .channel_mut(ROOM_CHANNEL)
-                .try_send(intro.to_vec().into(), id)
-                .is_err()
-            {
-                self.send_errors += 1;
-            }
+            self.send_intro(intro, id);
+        }
+    }
+
+    /// Sends this peer's intro to `id` on the reliable room channel.
+    fn send_intro(&mut self, intro: [u8; RoomIntro::LEN], id: PeerId) {
+        if self
+            .socket_mut()
+            .channel_mut(ROOM_CHANNEL)
+            .try_send(intro.to_vec().into(), id)
+            .is_err()
+        {
+            self.send_errors += 1;
         }
     }
 
@@ -376,14 +381,7 @@ impl WebRtcTransport {
                         self.peers.push((id, peer_addr(id), None));
                     }
                     let intro = self.intro();
-                    if self
-                        .socket_mut()
-                        .channel_mut(ROOM_CHANNEL)
-                        .try_send(intro.to_vec().into(), id)
-                        .is_err()
-                    {
-                        self.send_errors += 1;
-                    }
+                    self.send_intro(intro, id);
                 }
                 // GGRS notices the silence and reports the disconnect, as over UDP.
                 PeerState::Disconnected => self.peers.retain(|&(p, _, _)| p != id),
