@@ -303,6 +303,30 @@ mod tests {
         assert!(BitmapFont::parse(&next).expect("parses").has('A'));
     }
 
+    proptest::proptest! {
+        /// Any text, and the real file with lines dropped, duplicated or garbled, parses or is
+        /// refused with a message; never a panic, and a parsed font always has its fallback.
+        #[test]
+        fn any_font_text_parses_or_is_refused(
+            noise in "[\\[\\]#. a-z?\n]{0,200}",
+            edits in proptest::collection::vec((0usize..2000, 0u8..3), 0..6),
+        ) {
+            let _ = BitmapFont::parse(&noise);
+            let mut lines: Vec<String> = EMBEDDED.lines().map(str::to_string).collect();
+            for (at, kind) in edits {
+                let i = at % lines.len();
+                match kind {
+                    0 => { lines.remove(i); }
+                    1 => { let l = lines[i].clone(); lines.insert(i, l); }
+                    _ => lines[i].push('#'),
+                }
+            }
+            if let Ok(font) = BitmapFont::parse(&lines.join("\n")) {
+                proptest::prop_assert!(font.has('?'));
+            }
+        }
+    }
+
     #[test]
     fn unknown_characters_fall_back_to_the_question_mark() {
         let font = BitmapFont::embedded();
