@@ -413,3 +413,6 @@ impl NonBlockingSocket<SocketAddr> for GameSocket {
         self.link.borrow_mut().pump(false)
     }
 }
+
+#[cfg(test)]
+mod tests;
