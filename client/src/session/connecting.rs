@@ -162,7 +162,7 @@ impl Connecting {
 
     fn step(&mut self) -> Result<Option<NetPeer>, Error> {
         let now = Instant::now();
-        let handshake_over = self.handshake_deadline.is_some_and(|d| now > d);
+        let handshake_over = self.handshake_deadline.is_some_and(|d| passed(d, now));
         match &mut self.stage {
             Stage::Host(handshake) => {
                 if handshake_over {
@@ -219,30 +219,30 @@ impl Connecting {
                     }
                     return Ok(Some(*peer));
                 }
-                if now < *deadline {
+                if !passed(*deadline, now) {
                     return Ok(None);
                 }
-                let unsynced = peer.unsynchronized(synced);
-                let millis = allowed.as_millis() as u64;
-                if self.role.is_none() && !handshake_over {
-                    // Whoever took the slots never synchronized: forget them and wait again, so
-                    // a stranger's `Hello` (or a joiner that vanished) cannot hold the match
-                    // hostage.
-                    self.stage = Stage::Over; // drops the session before its link is reset
-                    self.link.borrow_mut().forget_peers();
-                    self.stage = Stage::Host(HostHandshake::new(
-                        &self.link,
-                        &self.info,
-                        self.config.seed,
-                        self.config.spectators,
-                        fresh_session_id(),
-                    ));
-                    return Ok(None);
+                match self.role {
+                    // A host still within its handshake time: whoever took the slots never
+                    // synchronized, so it forgets them and waits again, and a stranger's
+                    // `Hello` (or a joiner that vanished) cannot hold the match hostage.
+                    None if !handshake_over => {
+                        self.stage = Stage::Over; // drops the session before its link is reset
+                        self.link.borrow_mut().forget_peers();
+                        self.stage = Stage::Host(HostHandshake::new(
+                            &self.link,
+                            &self.info,
+                            self.config.seed,
+                            self.config.spectators,
+                            fresh_session_id(),
+                        ));
+                        Ok(None)
+                    }
+                    _ => Err(Error::SyncTimeout {
+                        peers: peer.unsynchronized(synced),
+                        millis: allowed.as_millis() as u64,
+                    }),
                 }
-                Err(Error::SyncTimeout {
-                    peers: unsynced,
-                    millis,
-                })
             }
             Stage::Over => Err(Error::Refused {
                 reason: "this connection is over (already handed over or failed)".into(),
@@ -267,3 +267,11 @@ impl Connecting {
         }
     }
 }
+
+/// Whether `deadline` has come at `now`.
+fn passed(deadline: Instant, now: Instant) -> bool {
+    now >= deadline
+}
+
+#[cfg(test)]
+mod tests;

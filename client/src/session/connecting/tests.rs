@@ -1,0 +1,295 @@
+//! Connections polled on one thread over an in-memory network: every stage, every timeout
+//! and what the host answers strangers at each stage.
+
+use super::*;
+use crate::socket::Link;
+use crate::transport::memory::{MemoryEndpoint, MemoryNet};
+use crate::transport::{Transport, MAX_DATAGRAM};
+use crate::wire::{self, Control, Kind};
+
+fn addr(port: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+fn config(handshake_ms: u64, sync_ms: u64, spectators: usize) -> NetConfig {
+    NetConfig {
+        handshake_timeout: Duration::from_millis(handshake_ms),
+        sync_timeout: Duration::from_millis(sync_ms),
+        spectators,
+        ..NetConfig::default()
+    }
+}
+
+/// A host at port 1.
+fn host(net: &MemoryNet, config: &NetConfig) -> Connecting {
+    Connecting::host(Link::new(net.endpoint(1)), config)
+}
+
+/// A peer at `port` joining the host as `role`.
+fn joiner(net: &MemoryNet, port: u16, role: Role, config: &NetConfig) -> Connecting {
+    Connecting::join(Link::new(net.endpoint(port)), addr(1), role, config)
+}
+
+/// Polls every side in turn until `done` says so, each side's results and stages kept;
+/// fails after 10 s of wall time (a guard against hanging, not a measure: a lossless network
+/// needs no waiting).
+fn poll_until(
+    sides: &mut [&mut Connecting],
+    mut done: impl FnMut(&[Option<NetPeer>], &[ConnectStage]) -> bool,
+) -> (Vec<Option<NetPeer>>, Vec<Vec<ConnectStage>>) {
+    let guard = Instant::now() + Duration::from_secs(10);
+    let mut peers: Vec<Option<NetPeer>> = sides.iter().map(|_| None).collect();
+    let mut seen: Vec<Vec<ConnectStage>> = sides.iter().map(|s| vec![s.stage()]).collect();
+    loop {
+        for (i, side) in sides.iter_mut().enumerate() {
+            if peers[i].is_some() {
+                continue;
+            }
+            match side.poll() {
+                Ok(Some(peer)) => peers[i] = Some(peer),
+                Ok(None) => {}
+                Err(e) => panic!("side {i}: {e}"),
+            }
+            let stage = side.stage();
+            if peers[i].is_none() && seen[i].last() != Some(&stage) {
+                seen[i].push(stage);
+            }
+        }
+        let now: Vec<ConnectStage> = sides.iter().map(|s| s.stage()).collect();
+        if done(&peers, &now) {
+            return (peers, seen);
+        }
+        assert!(Instant::now() < guard, "stuck at {now:?}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Polls `side` alone until it fails; panics if it hands over a peer or takes over 10 s.
+fn poll_until_error(side: &mut Connecting) -> Error {
+    let guard = Instant::now() + Duration::from_secs(10);
+    loop {
+        match side.poll() {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("handed over a peer"),
+            Err(e) => return e,
+        }
+        assert!(Instant::now() < guard, "no error at {:?}", side.stage());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn all_handed_over(peers: &[Option<NetPeer>], _: &[ConnectStage]) -> bool {
+    peers.iter().all(Option::is_some)
+}
+
+fn synchronizing(stage: ConnectStage) -> bool {
+    matches!(stage, ConnectStage::Synchronizing { .. })
+}
+
+/// The control messages waiting at `at`, taken off the wire.
+fn control_at(at: &mut MemoryEndpoint) -> Vec<Control> {
+    let mut buf = vec![0; MAX_DATAGRAM];
+    let mut out = Vec::new();
+    while let Some((n, _)) = at.recv(&mut buf) {
+        if let Ok((Kind::Control, _, payload)) = wire::open(&buf[..n]) {
+            out.push(wire::decode(payload).expect("control"));
+        }
+    }
+    out
+}
+
+/// A stranger at `port` says `Hello` to `to` as `role`.
+fn stranger_hello(net: &MemoryNet, port: u16, to: u16, role: Role) -> MemoryEndpoint {
+    let mut at = net.endpoint(port);
+    let hello = Control::Hello {
+        info: PeerInfo::local(&engine::Rules::default()),
+        role,
+    };
+    at.send(&wire::encode(Kind::Control, 0, &hello), addr(to));
+    at
+}
+
+fn over(result: Result<Option<NetPeer>, Error>) -> bool {
+    matches!(result, Err(Error::Refused { reason }) if reason.contains("this connection is over"))
+}
+
+#[test]
+fn a_host_and_a_joiner_go_through_every_stage_and_the_host_then_refuses_strangers() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    assert!(format!("{h:?}").contains("Waiting"), "{h:?}");
+    assert_eq!(h.link().borrow().local_addr(), addr(1));
+    let (host_link, joiner_link) = (h.link().clone(), j.link().clone());
+    let (mut peers, seen) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    assert_eq!(seen[0][0], ConnectStage::Waiting { for_player: true });
+    assert_eq!(seen[1][0], ConnectStage::Asking);
+    for stages in &seen {
+        let sync: Vec<_> = stages.iter().filter(|s| synchronizing(**s)).collect();
+        assert!(!sync.is_empty(), "{stages:?}");
+        // Progress counts GGRS's round trips as they come back.
+        assert!(
+            sync.iter().any(
+                |s| matches!(s, ConnectStage::Synchronizing { done, total } if *done > 0 && total > done)
+            ),
+            "{stages:?}"
+        );
+    }
+    let joined = peers[1].take().expect("joiner");
+    let hosted = peers[0].take().expect("host");
+    assert_eq!(
+        (hosted.local_slot(), joined.local_slot()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(hosted.agreement().session, joined.agreement().session);
+    // Handed over: polling again says so.
+    assert!(over(h.poll()) && over(j.poll()));
+    assert_eq!(h.stage(), ConnectStage::Asking);
+
+    // The host now refuses every stranger's Hello; the joiner answers none.
+    let mut stranger = stranger_hello(&net, 3, 1, Role::Player);
+    host_link.borrow_mut().pump(false);
+    assert_eq!(
+        control_at(&mut stranger),
+        vec![Control::Reject {
+            reason: "the match is full (already under way)".into()
+        }]
+    );
+    let mut stranger = stranger_hello(&net, 4, 2, Role::Spectator);
+    joiner_link.borrow_mut().pump(false);
+    assert!(control_at(&mut stranger).is_empty());
+    assert_eq!(joiner_link.borrow().counters().late_hellos_refused, 0);
+}
+
+#[test]
+fn a_host_waits_for_its_spectators_and_while_synchronizing_refuses_only_what_it_cannot_take() {
+    for spectators in [0, 1] {
+        let net = MemoryNet::default();
+        let cfg = config(30_000, 5_000, spectators);
+        let mut h = host(&net, &cfg);
+        let mut j = joiner(&net, 2, Role::Player, &cfg);
+        let mut s = joiner(&net, 3, Role::Spectator, &cfg);
+        if spectators == 1 {
+            poll_until(&mut [&mut h, &mut j], |_, st| {
+                st[0] == ConnectStage::Waiting { for_player: false }
+            });
+        }
+        let mut sides: Vec<&mut Connecting> = vec![&mut h, &mut j];
+        if spectators == 1 {
+            sides.push(&mut s);
+        }
+        poll_until(&mut sides, |_, st| synchronizing(st[0]));
+        // Every slot is taken and GGRS is synchronizing.
+        let mut late = stranger_hello(&net, 9, 1, Role::Spectator);
+        let result = h.poll();
+        assert!(matches!(result, Ok(None) | Ok(Some(_))), "{result:?}");
+        let answers = control_at(&mut late);
+        if spectators == 0 {
+            assert_eq!(
+                answers,
+                vec![Control::Reject {
+                    reason: "spectator slots full: this host takes no spectators".into()
+                }]
+            );
+        } else {
+            assert!(answers.is_empty(), "a slot may yet free up: {answers:?}");
+        }
+    }
+}
+
+#[test]
+fn a_handshake_out_of_time_names_who_is_missing_unless_the_host_waits_indefinitely() {
+    let net = MemoryNet::default();
+    let cfg = config(0, 5_000, 0);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut patient = Connecting::host(Link::new(net.endpoint(5)), &cfg).waiting_indefinitely();
+    let mut patient_joiner = joiner(&net, 6, Role::Player, &cfg).waiting_indefinitely();
+    std::thread::sleep(Duration::from_millis(2));
+    match h.poll() {
+        Err(Error::HandshakeTimeout { peer, seconds: 0 }) => assert_eq!(peer, "a joining player"),
+        other => panic!("{other:?}"),
+    }
+    assert!(over(h.poll()), "an error ends the connection");
+    match j.poll() {
+        Err(Error::HandshakeTimeout { peer, .. }) => assert_eq!(peer, "127.0.0.1:1"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(patient.poll(), Ok(None)));
+    assert_eq!(patient.stage(), ConnectStage::Waiting { for_player: true });
+    assert!(matches!(
+        patient_joiner.poll(),
+        Err(Error::HandshakeTimeout { .. })
+    ));
+}
+
+#[test]
+fn a_host_out_of_time_for_spectators_says_they_are_missing() {
+    let net = MemoryNet::default();
+    let cfg = config(300, 5_000, 1);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    poll_until(&mut [&mut h, &mut j], |_, st| {
+        st[0] == ConnectStage::Waiting { for_player: false }
+    });
+    match poll_until_error(&mut h) {
+        Error::HandshakeTimeout { peer, .. } => assert_eq!(peer, "the spectators"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_joiner_allows_the_rest_of_its_handshake_time_plus_its_sync_time() {
+    let net = MemoryNet::default();
+    let mut h = host(&net, &config(30_000, 5_000, 0));
+    let mut j = joiner(&net, 2, Role::Player, &config(300, 400, 0));
+    poll_until(&mut [&mut h, &mut j], |_, st| synchronizing(st[1]));
+    drop(h);
+    match poll_until_error(&mut j) {
+        Error::SyncTimeout { peers, millis } => {
+            assert_eq!(peers, "127.0.0.1:1");
+            // Handshake time left when welcomed (at most 300 ms) plus the 400 ms.
+            assert!((400..=700).contains(&millis), "{millis}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_host_whose_joiner_vanishes_while_synchronizing_waits_again_for_another() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 50, 0);
+    let mut h = host(&net, &cfg);
+    let mut gone = joiner(&net, 2, Role::Player, &cfg);
+    poll_until(&mut [&mut h, &mut gone], |_, st| synchronizing(st[0]));
+    let first_session = h.link().borrow().counters();
+    drop(gone);
+    poll_until(&mut [&mut h], |_, st| {
+        st[0] == ConnectStage::Waiting { for_player: true }
+    });
+    assert!(h.link().borrow().peers().is_empty());
+    let mut next = joiner(&net, 3, Role::Player, &cfg);
+    let (peers, _) = poll_until(&mut [&mut h, &mut next], all_handed_over);
+    let hosted = peers[0].as_ref().expect("host");
+    assert_eq!(hosted.agreement().remote_players, vec![(1, addr(3))]);
+    assert!(h.link().borrow().counters().datagrams_sent > first_session.datagrams_sent);
+}
+
+#[test]
+fn a_host_out_of_handshake_time_when_its_joiner_does_not_synchronize_gives_up_naming_it() {
+    let net = MemoryNet::default();
+    let cfg = config(300, 400, 0);
+    let mut h = host(&net, &cfg);
+    let mut gone = joiner(&net, 2, Role::Player, &cfg);
+    poll_until(&mut [&mut h, &mut gone], |_, st| synchronizing(st[0]));
+    drop(gone);
+    // Its sync deadline (welcomed before 300 ms, plus 400 ms) is past its handshake time.
+    match poll_until_error(&mut h) {
+        Error::SyncTimeout { peers, millis } => {
+            assert_eq!((peers.as_str(), millis), ("127.0.0.1:2", 400))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(over(h.poll()));
+}
