@@ -586,3 +586,230 @@ fn forgetting_the_peers_returns_the_link_to_a_fresh_one() {
     assert!(n.pump(false).is_empty());
     assert_eq!(n.counters().dropped_invalid, 1);
 }
+
+/// Arbitrary traffic from peers, strangers and known addresses without a GGRS role, in every
+/// state of the link: nothing panics, every datagram is accounted for exactly once, GGRS and
+/// the control inbox hear only whom they may, and the link answers only with intact control
+/// datagrams it counted.
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// `copies` times the same datagram.
+        Send {
+            from: u16,
+            datagram: Vec<u8>,
+            copies: u8,
+        },
+        Pump {
+            accept_strangers: bool,
+        },
+        AddPeer(u16),
+        SetSession(u32),
+        SetLimits(Vec<(u16, Sender)>),
+        SetLocalFrame(i32),
+        RefuseHellos(Refusing),
+        AnswerHellos(u16),
+        Forget,
+        TakeClaims,
+    }
+
+    fn port() -> impl Strategy<Value = u16> {
+        prop_oneof![4 => Just(2u16), 1 => Just(3), 1 => Just(4)]
+    }
+
+    fn session() -> impl Strategy<Value = u32> {
+        prop_oneof![1 => Just(0), 6 => Just(SESSION), 1 => Just(SESSION + 1), 1 => any::<u32>()]
+    }
+
+    fn peer_info() -> impl Strategy<Value = PeerInfo> {
+        let ours = info(Rules::default().block_hp);
+        prop_oneof![
+            Just(ours.clone()),
+            (1u8..=20).prop_map(info),
+            (
+                any::<u32>(),
+                ".{0,80}",
+                any::<u32>(),
+                any::<u64>(),
+                proptest::collection::vec(any::<u8>(), 0..200)
+            )
+                .prop_map(
+                    |(protocol, engine_version, state_format, rules_hash, rules)| PeerInfo {
+                        protocol,
+                        engine_version,
+                        state_format,
+                        rules_hash,
+                        rules,
+                    }
+                ),
+        ]
+    }
+
+    fn control_msg() -> impl Strategy<Value = Control> {
+        let role = prop_oneof![Just(Role::Player), Just(Role::Spectator)];
+        prop_oneof![
+            3 => (peer_info(), role).prop_map(|(info, role)| Control::Hello { info, role }),
+            1 => any::<u32>().prop_map(|confirmed| Control::Finish { confirmed }),
+            1 => ".{0,40}".prop_map(|reason| Control::Reject { reason }),
+            1 => (peer_info(), any::<u64>(), any::<u8>(), any::<Option<u8>>(), any::<u32>())
+                .prop_map(|(info, match_seed, players, slot, session)| Control::Welcome {
+                    info, match_seed, players, slot, session,
+                }),
+        ]
+    }
+
+    fn ggrs_body() -> impl Strategy<Value = Body> {
+        prop_oneof![
+            1 => Just(Body::KeepAlive),
+            1 => any::<i32>().prop_map(|ack_frame| Body::InputAck { ack_frame }),
+            1 => (-2..40i32).prop_map(|ack_frame| Body::InputAck { ack_frame }),
+            1 => any::<u32>().prop_map(|random_request| Body::SyncRequest { random_request }),
+            3 => (-2..40i32, 0usize..12, prop::bool::weighted(0.2))
+                .prop_map(|(start, frames, claim)| input(start, frames, claim)),
+            1 => (-2..150i32, 0usize..140, any::<bool>())
+                .prop_map(|(start, frames, claim)| input(start, frames, claim)),
+            1 => any::<u128>().prop_map(|pong| Body::QualityReply { pong }),
+            1 => (any::<i16>(), any::<u128>()).prop_map(|(frame_advantage, ping)| Body::QualityReport {
+                frame_advantage,
+                ping
+            }),
+        ]
+    }
+
+    /// Real datagrams, the same damaged, payloads of any bytes inside a real frame, and noise.
+    fn datagram() -> impl Strategy<Value = Vec<u8>> {
+        let real = prop_oneof![
+            2 => (session(), control_msg()).prop_map(|(s, m)| wire::encode(Kind::Control, s, &m)),
+            4 => (session(), ggrs_body()).prop_map(|(s, b)| ggrs(s, b)),
+            1 => Just(old_hello()),
+            1 => (any::<bool>(), proptest::collection::vec(any::<u8>(), 0..64))
+                .prop_map(|(c, p)| { framed(if c { Kind::Control } else { Kind::Ggrs }, &p) }),
+        ];
+        prop_oneof![
+            12 => real.clone(),
+            2 => (real.clone(), any::<prop::sample::Index>(), any::<u8>()).prop_map(|(mut d, at, x)| {
+                let i = at.index(d.len());
+                d[i] ^= x.max(1);
+                d
+            }),
+            1 => (real, any::<prop::sample::Index>()).prop_map(|(d, at)| d[..at.index(d.len())].to_vec()),
+            1 => proptest::collection::vec(any::<u8>(), 0..40),
+            1 => proptest::collection::vec(any::<u8>(), MAX_DATAGRAM - 2..MAX_DATAGRAM + 40),
+        ]
+    }
+
+    fn sender() -> impl Strategy<Value = Sender> {
+        prop_oneof![
+            Just(Sender::Player { slots: 1 }),
+            Just(Sender::Spectator),
+            Just(Sender::Host),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            12 => (port(), datagram(), prop_oneof![8 => Just(1u8), 1 => 2u8..40])
+                .prop_map(|(from, datagram, copies)| Op::Send { from, datagram, copies }),
+            4 => any::<bool>().prop_map(|accept_strangers| Op::Pump { accept_strangers }),
+            2 => port().prop_map(Op::AddPeer),
+            1 => session().prop_map(Op::SetSession),
+            1 => proptest::collection::vec((port(), sender()), 0..3).prop_map(Op::SetLimits),
+            1 => prop_oneof![Just(0), -5..200i32, any::<i32>()].prop_map(Op::SetLocalFrame),
+            1 => prop_oneof![
+                Just(Refusing::UnderWay),
+                any::<bool>().prop_map(|takes_spectators| Refusing::WhileSynchronizing { takes_spectators }),
+            ].prop_map(Op::RefuseHellos),
+            1 => port().prop_map(Op::AnswerHellos),
+            1 => Just(Op::Forget),
+            1 => Just(Op::TakeClaims),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_traffic_is_accounted_for_and_heard_only_from_whom_it_may(
+            running in any::<bool>(),
+            ops in proptest::collection::vec(op(), 1..60)
+        ) {
+            let mut n = if running { net().running() } else { net() };
+            let (mut sent, mut discarded) = (0u64, 0u64);
+            let (mut replies, mut reply_bytes) = (0u64, 0u64);
+            let mut senders: Vec<(SocketAddr, Sender)> = Vec::new();
+            // Every address that was a remote player since the link was last reset.
+            let mut players: Vec<SocketAddr> = Vec::new();
+            if running {
+                senders.push((addr(2), Sender::Player { slots: 1 }));
+                players.push(addr(2));
+            }
+            for op in ops {
+                match op {
+                    Op::Send { from, datagram, copies } => {
+                        let at = match from { 2 => &mut n.peer, 3 => &mut n.stranger, _ => &mut n.net.endpoint(4) };
+                        for _ in 0..copies {
+                            at.send(&datagram, addr(1));
+                        }
+                        sent += u64::from(copies);
+                    }
+                    Op::Pump { accept_strangers } => {
+                        let peers = n.link.borrow().peers().to_vec();
+                        for (from, msg) in n.pump(accept_strangers) {
+                            prop_assert!(peers.contains(&from));
+                            prop_assert!(senders.iter().any(|(a, _)| *a == from));
+                            // What GGRS is handed re-encodes to a message within the limits.
+                            let _ = mirror(&msg);
+                        }
+                        for (from, _) in n.link.borrow_mut().take_control() {
+                            prop_assert!(accept_strangers || peers.contains(&from), "{from}");
+                        }
+                    }
+                    Op::AddPeer(p) => n.link.borrow_mut().add_peer(addr(p)),
+                    Op::SetSession(s) => n.link.borrow_mut().set_session(s),
+                    Op::SetLimits(s) => {
+                        senders = s.into_iter().map(|(p, r)| (addr(p), r)).collect();
+                        players.extend(senders.iter().filter(|(_, r)| matches!(r, Sender::Player { .. })).map(|(a, _)| *a));
+                        n.link.borrow_mut().set_limits(limits(), senders.clone());
+                    }
+                    Op::SetLocalFrame(f) => n.link.borrow_mut().set_local_frame(f),
+                    Op::RefuseHellos(r) => n.link.borrow_mut().refuse_hellos(info(Rules::default().block_hp), r),
+                    Op::AnswerHellos(p) => n.link.borrow_mut().answer_hellos_with(
+                        addr(p),
+                        control(&Control::Finish { confirmed: u32::from(p) }),
+                    ),
+                    Op::Forget => {
+                        discarded += n.link.borrow().early.len() as u64;
+                        n.link.borrow_mut().forget_peers();
+                        senders.clear();
+                        players.clear();
+                    }
+                    Op::TakeClaims => {
+                        for from in n.link.borrow_mut().take_disconnect_claims() {
+                            prop_assert!(players.contains(&from), "{from}");
+                        }
+                    }
+                }
+                for p in 2..=4 {
+                    for d in n.sent_to(p) {
+                        prop_assert!(matches!(wire::open(&d), Ok((Kind::Control, ..))));
+                        replies += 1;
+                        reply_bytes += d.len() as u64;
+                    }
+                }
+                let c = n.counters();
+                let held = n.link.borrow().early.len() as u64;
+                let waiting = n.net.waiting_for(addr(1)) as u64;
+                prop_assert_eq!(
+                    sent,
+                    c.datagrams_received + c.dropped() + c.late_hellos_refused + held + discarded + waiting,
+                    "{:?}", c
+                );
+                prop_assert!(held as usize <= MAX_EARLY);
+                prop_assert_eq!((c.datagrams_sent, c.bytes_sent), (replies, reply_bytes));
+            }
+        }
+    }
+}
