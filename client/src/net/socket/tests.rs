@@ -275,16 +275,16 @@ fn damaged_datagrams_count_as_damaged_only_from_those_who_may_speak() {
     n.link.borrow_mut().add_peer(addr(2));
     let mut bad = control(&Control::Finish { confirmed: 3 });
     *bad.last_mut().expect("payload") ^= 1;
+    let dropped = |n: &Net| {
+        let c = n.counters();
+        (c.dropped_damaged, c.dropped_unknown_sender)
+    };
     n.peer.send(&bad, addr(1));
+    n.pump(false);
+    assert_eq!(dropped(&n), (1, 0));
     n.stranger.send(&bad, addr(1));
     n.pump(false);
-    assert_eq!(
-        (
-            n.counters().dropped_damaged,
-            n.counters().dropped_unknown_sender
-        ),
-        (1, 1)
-    );
+    assert_eq!(dropped(&n), (1, 1));
     n.stranger.send(&bad, addr(1));
     n.pump(true);
     assert_eq!(n.counters().dropped_damaged, 2);
@@ -348,6 +348,20 @@ fn a_hello_again_is_answered_again_with_the_latest_answer_for_that_peer_only() {
     n.stranger.send(&control(&hello(Role::Spectator)), addr(1));
     n.pump(false);
     assert_eq!(n.sent_to(3), vec![other]);
+}
+
+#[test]
+fn without_refusals_a_strangers_hello_of_any_version_is_dropped_unanswered() {
+    let mut n = net();
+    n.stranger.send(&control(&hello(Role::Player)), addr(1));
+    n.pump(false);
+    assert_eq!(n.counters().dropped_unknown_sender, 1);
+    n.stranger.send(&old_hello(), addr(1));
+    n.pump(false);
+    let c = n.counters();
+    assert_eq!((c.dropped_unknown_sender, c.dropped_undecodable), (2, 0));
+    assert!(n.sent_to(3).is_empty());
+    assert_eq!(c.datagrams_sent, 0);
 }
 
 #[test]
