@@ -216,6 +216,56 @@ mod tests {
     }
 
     #[test]
+    fn a_ring_holds_as_many_ticks_as_its_capacity() {
+        for capacity in [1, 2, 8] {
+            let mut ring: TickRing<u32> = TickRing::new(capacity);
+            assert_eq!(ring.capacity(), capacity);
+            let last = capacity as Tick * 3;
+            for t in 0..=last {
+                ring.insert(t, t);
+            }
+            let oldest = last + 1 - capacity as Tick;
+            for t in oldest..=last {
+                assert_eq!(ring.get(t), Ok(&t));
+            }
+            assert!(ring.get(oldest - 1).is_err());
+        }
+    }
+
+    #[test]
+    fn tick_inputs_give_back_exactly_the_inputs_they_wrap() {
+        let inputs: Vec<InputCmd> = (0..3)
+            .map(|slot| InputCmd {
+                buttons: slot + 1,
+                move_x: 10 * slot as i8 - 5,
+                ..InputCmd::idle(7)
+            })
+            .collect();
+        let wrapped = TickInputs::from_slice(&inputs);
+        assert_eq!(wrapped.count, 3);
+        assert_eq!(wrapped.as_slice(), inputs.as_slice());
+        assert!(TickInputs::from_slice(&[]).as_slice().is_empty());
+    }
+
+    #[test]
+    fn state_history_forgets_the_future_after_a_rollback() {
+        let mut world = World::new(crate::Rules::default(), 1, 2).expect("world");
+        let mut history = StateHistory::new(8);
+        history.save(&world);
+        for t in 0..3 {
+            world
+                .step(&[InputCmd::idle(t), InputCmd::idle(t)])
+                .expect("step");
+            history.save(&world);
+        }
+        history.invalidate_after(1);
+        assert_eq!(history.get(1).map(|s| s.tick), Ok(1));
+        for t in 2..=3 {
+            assert_eq!(history.get(t), Err(Error::NotRecorded { requested: t }));
+        }
+    }
+
+    #[test]
     fn state_history_refuses_an_overwritten_tick() {
         let mut world = World::new(crate::Rules::default(), 1, 2).expect("world");
         let mut history = StateHistory::new(2);

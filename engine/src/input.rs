@@ -15,14 +15,14 @@ use serde::{Deserialize, Serialize};
 /// Button bits of an [`InputCmd`].
 pub mod buttons {
     /// Fire a projectile along the aim (held: fires again whenever the cooldown allows).
-    pub const SHOOT: u8 = 1 << 0;
+    pub const SHOOT: u8 = 0b0001;
     /// Start a melee swing (on the press, not while held).
-    pub const MELEE: u8 = 1 << 1;
+    pub const MELEE: u8 = 0b0010;
     /// Start reloading before the magazine is empty (on the press).
-    pub const RELOAD: u8 = 1 << 2;
+    pub const RELOAD: u8 = 0b0100;
     /// Fire the rail, the hitscan weapon, along the aim (on the press). The shot is judged
     /// against the targets' poses at the input's view time (lag compensation).
-    pub const RAIL: u8 = 1 << 3;
+    pub const RAIL: u8 = 0b1000;
     /// Every bit the game knows; the rest are cleared by sanitizing.
     pub const KNOWN: u8 = SHOOT | MELEE | RELOAD | RAIL;
 }
