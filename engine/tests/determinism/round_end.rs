@@ -78,3 +78,37 @@ fn a_double_ko_by_crossing_projectiles_is_a_draw() {
     assert_eq!(kos, 2, "both fell");
     assert_eq!(winner, None, "a double KO is a draw");
 }
+
+/// A round after a decided one starts with its countdown, or, with no countdown in the rules,
+/// fighting at once: `FightStarted` on the very tick of `RoundReset`, and only then.
+#[test]
+fn the_next_round_starts_fighting_at_once_only_without_a_countdown() {
+    for countdown in [0u16, 60] {
+        let rules = Rules {
+            round_start_ticks: countdown,
+            ..Rules::default()
+        };
+        let mut world = World::new(rules.clone(), 3, 2).expect("world");
+        let mut snap = world.snapshot();
+        snap.round.phase = engine::RoundPhase::Fighting;
+        snap.round.phase_timer = rules.round_time_limit - 3;
+        world.restore(&snap).expect("restore");
+        let limit = 3 + u32::from(rules.round_end_ticks) + 2;
+        let kinds = (0..limit)
+            .find_map(|_| {
+                idle(&mut world, 1);
+                let kinds: Vec<EventKind> = world.events().iter().map(|e| e.kind).collect();
+                kinds
+                    .contains(&EventKind::RoundReset { round: 2 })
+                    .then_some(kinds)
+            })
+            .expect("round 2 starts");
+        assert_eq!(
+            kinds.contains(&EventKind::FightStarted { round: 2 }),
+            countdown == 0,
+            "countdown {countdown}: {kinds:?}"
+        );
+        let fighting = world.state().round.phase == engine::RoundPhase::Fighting;
+        assert_eq!(fighting, countdown == 0);
+    }
+}

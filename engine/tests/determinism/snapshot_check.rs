@@ -199,3 +199,86 @@ fn projectiles_are_inside_bounded_owned_and_allocated() {
         },
     );
 }
+
+/// The limits `World::restore` adds from the rules, each accepted exactly at its bound (the
+/// restored world then steps) and refused one past it.
+#[test]
+fn restore_checks_the_rules_limits_at_their_bounds() {
+    let restores = |rules: &Rules, edit: &dyn Fn(&mut WorldSnapshot)| {
+        let mut s = World::new(rules.clone(), 1, 2).expect("world").snapshot();
+        edit(&mut s);
+        World::from_snapshot(rules.clone(), &s).map(|mut w| {
+            let idle = [
+                engine::InputCmd::idle(s.tick),
+                engine::InputCmd::idle(s.tick),
+            ];
+            w.step(&idle).expect("a restored world steps");
+        })
+    };
+    let pair = |what: &str,
+                rules: &Rules,
+                at: &dyn Fn(&mut WorldSnapshot),
+                past: &dyn Fn(&mut WorldSnapshot)| {
+        if let Err(e) = restores(rules, at) {
+            panic!("{what}: the bound itself is accepted, got {e}");
+        }
+        match restores(rules, past) {
+            Err(engine::Error::SnapshotCorrupt { .. }) => {}
+            other => panic!("{what}: one past the bound is refused, got {other:?}"),
+        }
+    };
+    // The round timer: the longer of the time limit and 600 ticks (no phase lasts longer).
+    for limit in [60, 3600] {
+        let rules = Rules {
+            round_time_limit: limit,
+            ..Rules::default()
+        };
+        let most = limit.max(600);
+        pair(
+            &format!("phase timer with a {limit}-tick limit"),
+            &rules,
+            &|s| s.round.phase_timer = most,
+            &|s| s.round.phase_timer = most + 1,
+        );
+    }
+    // Projectiles: as many as the rules allow.
+    let rules = Rules {
+        max_projectiles: 3,
+        ..Rules::default()
+    };
+    let shots = |n: usize| {
+        move |s: &mut WorldSnapshot| {
+            for _ in 0..n {
+                s.projectiles.push(Projectile {
+                    id: s.next_projectile_id,
+                    owner_generation: s.players[0].generation,
+                    pos: s.players[0].pos,
+                    vel: FxVec::new(Fx::from_num(0), Fx::from_num(0)),
+                    life: 10,
+                    owner: 0,
+                });
+                s.next_projectile_id += 1;
+            }
+        }
+    };
+    pair("projectiles", &rules, &shots(3), &shots(4));
+    let rules = Rules::default();
+    pair(
+        "hit-stop",
+        &rules,
+        &|s| s.players[1].hitstop = Rules::default().melee_hitstop,
+        &|s| s.players[1].hitstop = Rules::default().melee_hitstop + 1,
+    );
+    pair(
+        "rail charges",
+        &rules,
+        &|s| s.players[1].rail_charges = Rules::default().rail_charges,
+        &|s| s.players[1].rail_charges = Rules::default().rail_charges + 1,
+    );
+    pair(
+        "wins before the match is over",
+        &rules,
+        &|s| s.round.wins[1] = Rules::default().rounds_to_win - 1,
+        &|s| s.round.wins[1] = Rules::default().rounds_to_win,
+    );
+}
