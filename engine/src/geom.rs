@@ -137,6 +137,27 @@ mod tests {
         );
     }
 
+    /// Contact exactly at the end of the step, and a graze exactly at the radius, are hits:
+    /// "within r" includes r. Both sit exactly on the early out's bound as well.
+    #[test]
+    fn touching_at_the_very_end_or_grazing_the_edge_is_a_hit() {
+        // From x=-3 moving 2 to the right, circle at 0 radius 1: reaches its edge at t = 1.
+        let end = segment_circle_toi(v(-3.0, 0.0), v(2.0, 0.0), v(0.0, 0.0), ONE);
+        assert_eq!(end, Some(ONE));
+        // The same along y.
+        let end = segment_circle_toi(v(0.0, -3.0), v(0.0, 2.0), v(0.0, 0.0), ONE);
+        assert_eq!(end, Some(ONE));
+        // Passing one radius above the centre touches it once, halfway (a zero discriminant).
+        let graze = segment_circle_toi(v(-2.0, 1.0), v(4.0, 0.0), v(0.0, 0.0), ONE);
+        assert_eq!(graze, Some(HALF));
+        // A hair further out is a miss.
+        let above = v(-2.0, 1.0) + FxVec::new(ZERO, fx_bits(1));
+        assert_eq!(
+            segment_circle_toi(above, v(4.0, 0.0), v(0.0, 0.0), ONE),
+            None
+        );
+    }
+
     #[test]
     fn moving_away_or_short_is_a_miss_and_inside_is_immediate() {
         assert_eq!(
