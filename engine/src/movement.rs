@@ -131,6 +131,34 @@ mod tests {
         assert!(!maze.box_overlaps_solid(pos, r));
     }
 
+    /// A move that ends exactly flush against a wall was not stopped: it went all the way.
+    #[test]
+    fn ending_exactly_flush_against_a_wall_is_not_being_stopped() {
+        let maze = corridor();
+        let r = fx(0.25);
+        let mut pos = FxVec::new(fx(5.5), fx(1.5));
+        assert_eq!(
+            move_box(&maze, &mut pos, r, FxVec::new(fx(0.25), ZERO)),
+            (false, false)
+        );
+        assert_eq!(pos.x, fx(6.0) - r);
+        let mut pos = FxVec::new(fx(1.5), fx(1.5));
+        assert_eq!(
+            move_box(&maze, &mut pos, r, FxVec::new(fx(-0.25), ZERO)),
+            (false, false)
+        );
+        assert_eq!(pos.x, fx(1.0) + r);
+        assert_eq!(
+            move_box(&maze, &mut pos, r, FxVec::new(fx(-0.25), ZERO)),
+            (true, false)
+        );
+        assert_eq!(
+            pos.x,
+            fx(1.0) + r,
+            "a further step is stopped where it stands"
+        );
+    }
+
     #[test]
     fn slides_along_a_wall_when_moving_diagonally() {
         let maze = corridor();

@@ -189,6 +189,17 @@ impl World {
                 p.id, p.rail_charges, self.rules.rail_charges
             ));
         }
+        // Stepping never puts a player's box in a wall (rounds start in open cells, blocks only
+        // ever break), and motion relies on it: it scans only the tiles a move newly covers.
+        let r = self.rules.player_radius;
+        if let Some(p) =
+            (snapshot.players.iter()).find(|p| snapshot.maze.box_overlaps_solid(p.pos, r))
+        {
+            return corrupt(format!(
+                "players[{}] at ({}, {}) is inside a wall",
+                p.id, p.pos.x, p.pos.y
+            ));
+        }
         let (w, h) = (
             Fx::from_num(snapshot.maze.width),
             Fx::from_num(snapshot.maze.height),

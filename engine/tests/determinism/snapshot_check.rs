@@ -275,6 +275,14 @@ fn restore_checks_the_rules_limits_at_their_bounds() {
         &|s| s.players[1].rail_charges = Rules::default().rail_charges,
         &|s| s.players[1].rail_charges = Rules::default().rail_charges + 1,
     );
+    // A player's box may touch a wall and not overlap it (the arena's outer wall is tile 0).
+    let r = Rules::default().player_radius;
+    pair(
+        "a player against the wall",
+        &rules,
+        &|s| s.players[0].pos.x = Fx::from_num(1) + r,
+        &|s| s.players[0].pos.x = Fx::from_num(1) + r - fx_bits(1),
+    );
     pair(
         "wins before the match is over",
         &rules,
