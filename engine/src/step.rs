@@ -798,3 +798,51 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fx::fx_bits;
+    use crate::Rules;
+
+    /// The projectiles as the projectile phase left them (what the phase trace hashes).
+    struct AfterProjectiles(Vec<Projectile>);
+
+    impl AfterPhase for AfterProjectiles {
+        fn after_phase(&mut self, index: usize, world: &mut World) {
+            if STEP_PHASES[index] == Phase::ProjectilesAndHits {
+                self.0.clone_from(&world.state.projectiles);
+            }
+        }
+    }
+
+    /// Contract: a projectile that strikes is left where it struck, spent, until the removal
+    /// phase takes it (so a phase trace shows the impact, not the path beyond it).
+    #[test]
+    fn a_projectile_that_strikes_a_wall_stops_at_the_point_of_impact() {
+        let mut world = World::new(Rules::default(), 1, 2).expect("world");
+        let mut snap = world.snapshot();
+        let y = snap.players[0].pos.y;
+        // Half a tick from the outer wall (tile column 0 ends at x = 1).
+        snap.projectiles.push(Projectile {
+            id: snap.next_projectile_id,
+            owner_generation: snap.players[0].generation,
+            pos: FxVec::new(Fx::from_num(1.25), y),
+            vel: FxVec::new(-fx_bits(1 << 15), ZERO),
+            life: 10,
+            owner: 0,
+        });
+        snap.next_projectile_id += 1;
+        snap.round.phase = RoundPhase::Fighting;
+        world.restore(&snap).expect("restore");
+        let mut seen = AfterProjectiles(Vec::new());
+        let tick = world.tick();
+        world
+            .run_phases(&[InputCmd::idle(tick), InputCmd::idle(tick)], &mut seen)
+            .expect("step");
+        assert_eq!(seen.0.len(), 1);
+        assert_eq!(seen.0[0].pos, FxVec::new(Fx::from_num(1), y));
+        assert_eq!(seen.0[0].life, 0);
+        assert!(world.state().projectiles.is_empty(), "removed after");
+    }
+}
