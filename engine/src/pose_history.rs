@@ -34,9 +34,9 @@ pub const VIEW_FRAC_UNITS: u32 = 256;
 /// Flag bits of a [`PoseSample`].
 pub mod pose_flags {
     /// The player was in the round (not knocked out).
-    pub const ALIVE: u8 = 1 << 0;
+    pub const ALIVE: u8 = 0b01;
     /// Interpolation from the previous sample is not allowed (respawn or teleport).
-    pub const CUT: u8 = 1 << 1;
+    pub const CUT: u8 = 0b10;
     /// Every defined bit.
     pub const KNOWN: u8 = ALIVE | CUT;
 }

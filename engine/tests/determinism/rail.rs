@@ -196,6 +196,30 @@ fn occluder_beats_target_at_equal_distance() {
     assert_eq!(shot.distance, wall_distance, "a true tie");
 }
 
+/// A target that was down at the view time is not in the way: the ray passes where it lay.
+#[test]
+fn a_target_down_at_the_view_time_is_passed_through() {
+    let mut world = arena(&ROOM, &[(1, 4), (6, 7)]);
+    let generation = world.state().players[1].generation;
+    set_history(&mut world, 1, centre(5, 4), fx(0.5), generation);
+    let standing = world.rail_trace(0, view(0, 0));
+    assert_eq!(standing.target, ShotTarget::Player { id: 1, generation });
+    let mut snap = world.snapshot();
+    for s in &mut snap.pose_history.samples {
+        if s.pos == centre(5, 4) {
+            s.flags &= !engine::pose_flags::ALIVE;
+        }
+    }
+    world.restore(&snap).expect("restore");
+    let down = world.rail_trace(0, view(0, 0));
+    assert!(
+        matches!(down.target, ShotTarget::Tile { .. }),
+        "{:?}",
+        down.target
+    );
+    assert_eq!(down.outcome, ShotOutcome::Blocked);
+}
+
 /// Two hitboxes met at the same distance: the lower stable id wins, whichever side each is on.
 #[test]
 fn lower_id_wins_at_equal_distance() {
