@@ -360,6 +360,11 @@ mod tests {
         let future = h.pose_at(0, 20, view(0, 1), 4);
         assert_eq!((future.used, future.clamp), (view(0, 0), ViewClamp::Future));
         assert_eq!(future.pose.pos.x, fx_int(30));
+        // Both ends of the window are inside it: exactly now, and exactly the oldest sample.
+        let now = h.pose_at(0, 20, view(0, 0), 4);
+        assert_eq!((now.used, now.clamp), (view(0, 0), ViewClamp::None));
+        let oldest = h.pose_at(0, 20, view(4, 0), 4);
+        assert_eq!((oldest.used, oldest.clamp), (view(4, 0), ViewClamp::None));
         // Early in a match the window reaches back only to time 0.
         let h = history(2, None);
         let early = h.pose_at(0, 2, view(4, 0), 4);
