@@ -184,10 +184,10 @@ impl Maze {
     /// The tile at signed coordinates; outside the grid (negative included) is wall.
     #[must_use]
     pub fn get_i(&self, x: i32, y: i32) -> Tile {
-        if x < 0 || y < 0 {
-            return Tile::WALL;
+        match (u32::try_from(x), u32::try_from(y)) {
+            (Ok(x), Ok(y)) => self.get(x, y),
+            _ => Tile::WALL,
         }
-        self.get(x as u32, y as u32)
     }
 
     /// Sets a tile inside the grid.
@@ -264,6 +264,31 @@ impl Maze {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Everything outside the grid, on any side and at any distance, reads as wall; inside,
+    /// the tile itself, the first row and column included.
+    #[test]
+    fn outside_the_grid_is_wall_and_inside_is_the_tile() {
+        let maze = Maze {
+            width: 5,
+            height: 5,
+            tiles: vec![Tile::FLOOR; 25],
+        };
+        for (x, y) in [
+            (-1, 2),
+            (2, -1),
+            (-1, -1),
+            (5, 2),
+            (2, 5),
+            (i32::MIN, 0),
+            (0, i32::MAX),
+        ] {
+            assert_eq!(maze.get_i(x, y), Tile::WALL, "({x}, {y})");
+        }
+        for (x, y) in [(0, 0), (0, 4), (4, 0), (2, 2)] {
+            assert_eq!(maze.get_i(x, y), Tile::FLOOR, "({x}, {y})");
+        }
+    }
 
     fn ascii(maze: &Maze) -> String {
         let mut s = String::new();
