@@ -200,33 +200,40 @@ fn projectiles_are_inside_bounded_owned_and_allocated() {
     );
 }
 
+/// Whether a snapshot of a fresh world under `rules`, edited, restores into a fresh world that
+/// then steps.
+fn restores(rules: &Rules, edit: &dyn Fn(&mut WorldSnapshot)) -> Result<(), engine::Error> {
+    let mut s = World::new(rules.clone(), 1, 2).expect("world").snapshot();
+    edit(&mut s);
+    World::from_snapshot(rules.clone(), &s).map(|mut w| {
+        let idle = [
+            engine::InputCmd::idle(s.tick),
+            engine::InputCmd::idle(s.tick),
+        ];
+        w.step(&idle).expect("a restored world steps");
+    })
+}
+
+/// `at` restores, `past` is refused as corrupt.
+fn pair(
+    what: &str,
+    rules: &Rules,
+    at: &dyn Fn(&mut WorldSnapshot),
+    past: &dyn Fn(&mut WorldSnapshot),
+) {
+    if let Err(e) = restores(rules, at) {
+        panic!("{what}: the bound itself is accepted, got {e}");
+    }
+    match restores(rules, past) {
+        Err(engine::Error::SnapshotCorrupt { .. }) => {}
+        other => panic!("{what}: one past the bound is refused, got {other:?}"),
+    }
+}
+
 /// The limits `World::restore` adds from the rules, each accepted exactly at its bound (the
 /// restored world then steps) and refused one past it.
 #[test]
 fn restore_checks_the_rules_limits_at_their_bounds() {
-    let restores = |rules: &Rules, edit: &dyn Fn(&mut WorldSnapshot)| {
-        let mut s = World::new(rules.clone(), 1, 2).expect("world").snapshot();
-        edit(&mut s);
-        World::from_snapshot(rules.clone(), &s).map(|mut w| {
-            let idle = [
-                engine::InputCmd::idle(s.tick),
-                engine::InputCmd::idle(s.tick),
-            ];
-            w.step(&idle).expect("a restored world steps");
-        })
-    };
-    let pair = |what: &str,
-                rules: &Rules,
-                at: &dyn Fn(&mut WorldSnapshot),
-                past: &dyn Fn(&mut WorldSnapshot)| {
-        if let Err(e) = restores(rules, at) {
-            panic!("{what}: the bound itself is accepted, got {e}");
-        }
-        match restores(rules, past) {
-            Err(engine::Error::SnapshotCorrupt { .. }) => {}
-            other => panic!("{what}: one past the bound is refused, got {other:?}"),
-        }
-    };
     // The round timer: the longer of the time limit and 600 ticks (no phase lasts longer).
     for limit in [60, 3600] {
         let rules = Rules {
@@ -289,4 +296,86 @@ fn restore_checks_the_rules_limits_at_their_bounds() {
         &|s| s.round.wins[1] = Rules::default().rounds_to_win - 1,
         &|s| s.round.wins[1] = Rules::default().rounds_to_win,
     );
+}
+
+/// Every pose sample is checked at restore, each value alone: a position on the grid (its edges
+/// included), a radius in `[0, 1]`, only known flags; and the ring holds exactly one window per
+/// player.
+#[test]
+fn restore_checks_every_pose_sample_at_its_bounds() {
+    let rules = Rules::default();
+    let bit = fx_bits(1);
+    let last = |s: &mut WorldSnapshot| s.pose_history.samples.len() - 1;
+    let width = |s: &WorldSnapshot| Fx::from_num(s.maze.width);
+    let height = |s: &WorldSnapshot| Fx::from_num(s.maze.height);
+    let zero = Fx::from_num(0);
+    pair(
+        "sample x at 0",
+        &rules,
+        &|s| s.pose_history.samples[0].pos.x = zero,
+        &|s| s.pose_history.samples[0].pos.x = zero - bit,
+    );
+    pair(
+        "sample y at 0",
+        &rules,
+        &|s| s.pose_history.samples[0].pos.y = zero,
+        &|s| s.pose_history.samples[0].pos.y = zero - bit,
+    );
+    pair(
+        "sample x at the width",
+        &rules,
+        &|s| {
+            let i = last(s);
+            s.pose_history.samples[i].pos.x = width(s);
+        },
+        &|s| {
+            let i = last(s);
+            s.pose_history.samples[i].pos.x = width(s) + bit;
+        },
+    );
+    pair(
+        "sample y at the height",
+        &rules,
+        &|s| {
+            let i = last(s);
+            s.pose_history.samples[i].pos.y = height(s);
+        },
+        &|s| {
+            let i = last(s);
+            s.pose_history.samples[i].pos.y = height(s) + bit;
+        },
+    );
+    pair(
+        "radius 0",
+        &rules,
+        &|s| s.pose_history.samples[1].radius = zero,
+        &|s| s.pose_history.samples[1].radius = zero - bit,
+    );
+    let one = Fx::from_num(1);
+    pair(
+        "radius 1",
+        &rules,
+        &|s| s.pose_history.samples[1].radius = one,
+        &|s| s.pose_history.samples[1].radius = one + bit,
+    );
+    pair(
+        "known flags",
+        &rules,
+        &|s| s.pose_history.samples[2].flags = engine::pose_flags::KNOWN,
+        &|s| s.pose_history.samples[2].flags = engine::pose_flags::KNOWN + 1,
+    );
+    let one_more = |s: &mut WorldSnapshot| {
+        let extra = s.pose_history.samples[0];
+        s.pose_history.samples.push(extra);
+    };
+    match restores(&rules, &one_more) {
+        Err(engine::Error::SnapshotCorrupt { .. }) => {}
+        other => panic!("one sample too many: {other:?}"),
+    }
+    match restores(&rules, &|s| {
+        s.pose_history.samples.pop();
+    }) {
+        Err(engine::Error::SnapshotCorrupt { .. }) => {}
+        other => panic!("one sample too few: {other:?}"),
+    }
 }
