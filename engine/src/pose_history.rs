@@ -351,6 +351,25 @@ mod tests {
         }
     }
 
+    /// Between two samples the pose is alive only if alive at both ends, and carries no cut
+    /// of its own (the cut belongs to the sample it marks).
+    #[test]
+    fn an_interpolated_pose_is_alive_only_between_two_alive_samples() {
+        let mut h = PoseHistory::default();
+        h.reset(&[player_at(10, 1)], ONE, 4);
+        h.record(1, &[player_at(11, 1)], ONE, 4);
+        let mut down = player_at(11, 1);
+        down.hp = 0;
+        down.action = crate::player::Action::Ko;
+        h.record(2, &[down], ONE, 4);
+        let standing = h.pose_at(0, 2, view(1, 128), 4);
+        assert_eq!(standing.pose.flags, 0, "from alive (time 1) to down (time 2)");
+        let h = history(3, Some((1, false)));
+        assert!(h.pose_at(0, 3, view(2, 0), 4).pose.cut(), "time 1 is cut");
+        let between = h.pose_at(0, 3, view(2, 128), 4);
+        assert_eq!(between.pose.flags, pose_flags::ALIVE, "time 1.5, after the cut");
+    }
+
     #[test]
     fn views_outside_the_window_are_clamped_and_say_so() {
         let h = history(20, None);
