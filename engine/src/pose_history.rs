@@ -30,6 +30,8 @@ pub const MAX_POSE_WINDOW: u8 = 30;
 
 /// Sub-tick units per tick in a view time.
 pub const VIEW_FRAC_UNITS: u32 = 256;
+// A fraction is one byte, and `pose_at` takes it mod 256 by keeping the low byte.
+const _: () = assert!(VIEW_FRAC_UNITS == 1 << u8::BITS);
 
 /// Flag bits of a [`PoseSample`].
 pub mod pose_flags {
@@ -203,7 +205,8 @@ impl PoseHistory {
         let back = now_u - at;
         let used = ViewTime {
             ticks_back: back.div_ceil(units) as u8,
-            frac: ((units - back % units) % units) as u8,
+            // Forward from the whole ticks back: (−back) mod 256, the low byte negated.
+            frac: (back as u8).wrapping_neg(),
         };
         RewoundPose { pose, used, clamp }
     }
@@ -363,11 +366,18 @@ mod tests {
         down.action = crate::player::Action::Ko;
         h.record(2, &[down], ONE, 4);
         let standing = h.pose_at(0, 2, view(1, 128), 4);
-        assert_eq!(standing.pose.flags, 0, "from alive (time 1) to down (time 2)");
+        assert_eq!(
+            standing.pose.flags, 0,
+            "from alive (time 1) to down (time 2)"
+        );
         let h = history(3, Some((1, false)));
         assert!(h.pose_at(0, 3, view(2, 0), 4).pose.cut(), "time 1 is cut");
         let between = h.pose_at(0, 3, view(2, 128), 4);
-        assert_eq!(between.pose.flags, pose_flags::ALIVE, "time 1.5, after the cut");
+        assert_eq!(
+            between.pose.flags,
+            pose_flags::ALIVE,
+            "time 1.5, after the cut"
+        );
     }
 
     #[test]
