@@ -217,11 +217,11 @@ impl Maze {
             seen[i] = true;
             count += 1;
             queue.extend([(x + 1, y), (x, y + 1)]);
-            if x > 0 {
-                queue.push((x - 1, y));
+            if let Some(left) = x.checked_sub(1) {
+                queue.push((left, y));
             }
-            if y > 0 {
-                queue.push((x, y - 1));
+            if let Some(up) = y.checked_sub(1) {
+                queue.push((x, up));
             }
         }
         count
@@ -264,6 +264,59 @@ impl Maze {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fx::ZERO;
+
+    /// A 5×5 room: floor inside a border of wall (floor spans 1.0 to 4.0 on each axis).
+    fn room() -> Maze {
+        let mut tiles = vec![Tile::WALL; 25];
+        for y in 1..4 {
+            for x in 1..4 {
+                tiles[y * 5 + x] = Tile::FLOOR;
+            }
+        }
+        Maze {
+            width: 5,
+            height: 5,
+            tiles,
+        }
+    }
+
+    /// A box flush against each wall does not overlap it; one bit further on any side does.
+    #[test]
+    fn a_box_overlaps_a_wall_only_past_its_edge() {
+        let maze = room();
+        let r = Fx::from_num(0.25);
+        let bit = fx_bits(1);
+        let (lo, hi, mid) = (Fx::from_num(1) + r, Fx::from_num(4) - r, Fx::from_num(2.5));
+        for (x, y, dx, dy) in [
+            (lo, mid, -bit, ZERO),
+            (hi, mid, bit, ZERO),
+            (mid, lo, ZERO, -bit),
+            (mid, hi, ZERO, bit),
+        ] {
+            let flush = FxVec::new(x, y);
+            assert!(!maze.box_overlaps_solid(flush, r), "{flush:?}");
+            let into = FxVec::new(x + dx, y + dy);
+            assert!(maze.box_overlaps_solid(into, r), "{into:?}");
+        }
+    }
+
+    /// Sight is the grid walk from one point to the other: clear across open floor in either
+    /// direction, blocked by a wall between.
+    #[test]
+    fn line_of_sight_runs_from_one_point_to_the_other() {
+        let mut maze = room();
+        let (a, b) = (
+            FxVec::new(Fx::from_num(1.5), Fx::from_num(2.5)),
+            FxVec::new(Fx::from_num(3.5), Fx::from_num(2.5)),
+        );
+        assert!(maze.line_of_sight(a, b) && maze.line_of_sight(b, a));
+        maze.set(2, 2, Tile::block(1));
+        assert!(!maze.line_of_sight(a, b) && !maze.line_of_sight(b, a));
+        // A wall beyond the target does not block it.
+        let short = FxVec::new(Fx::from_num(1.5), Fx::from_num(1.5));
+        assert!(maze.line_of_sight(a, short));
+    }
 
     /// Everything outside the grid, on any side and at any distance, reads as wall; inside,
     /// the tile itself, the first row and column included.
