@@ -281,6 +281,33 @@ mod tests {
         }
     }
 
+    /// A restored grid is 5 to 63 tiles a side, each side alone at its bound and one past, and
+    /// holds exactly one tile per cell.
+    #[test]
+    fn a_restored_grid_is_5_to_63_tiles_a_side_with_one_tile_each() {
+        let grid = |width: u32, height: u32| Maze {
+            width,
+            height,
+            tiles: vec![Tile::WALL; (width * height) as usize],
+        };
+        for (w, h, ok) in [
+            (5, 5, true),
+            (63, 63, true),
+            (4, 9, false),
+            (9, 4, false),
+            (64, 9, false),
+            (9, 64, false),
+        ] {
+            assert_eq!(grid(w, h).check().is_ok(), ok, "{w}x{h}");
+        }
+        let mut short = grid(9, 9);
+        short.tiles.pop();
+        assert!(short.check().is_err());
+        let mut long = grid(9, 9);
+        long.tiles.push(Tile::WALL);
+        assert!(long.check().is_err());
+    }
+
     /// A box flush against each wall does not overlap it; one bit further on any side does.
     #[test]
     fn a_box_overlaps_a_wall_only_past_its_edge() {
