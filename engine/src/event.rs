@@ -192,3 +192,37 @@ impl Event {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Contract: distinct happenings have distinct keys (the journal matches events by key
+    /// across a rollback): tiles in one row or one column, hits either way between two
+    /// players, and hits by melee, rail and projectile.
+    #[test]
+    fn keys_tell_every_distinct_happening_apart() {
+        let at = |kind| Event { tick: 5, kind };
+        let mut events = Vec::new();
+        for (x, y) in [(1, 1), (2, 1), (1, 2), (2, 2), (0, 3), (3, 0)] {
+            events.push(at(EventKind::BlockBroken {
+                x,
+                y,
+                projectile: 7,
+            }));
+        }
+        for (attacker, victim) in [(0, 1), (1, 0), (1, 2), (2, 1)] {
+            for source in [HitSource::Melee, HitSource::Rail, HitSource::Projectile(9)] {
+                events.push(at(EventKind::Hit {
+                    attacker,
+                    attacker_generation: 1,
+                    victim,
+                    damage: 10,
+                    source,
+                }));
+            }
+        }
+        let keys: std::collections::BTreeSet<EventKey> = events.iter().map(Event::key).collect();
+        assert_eq!(keys.len(), events.len());
+    }
+}
