@@ -156,16 +156,9 @@ pub enum Mode {
         /// Spectators to wait for before starting, should this player host.
         #[arg(long, default_value_t = 0)]
         spectators: usize,
-        /// A STUN or TURN server for crossing NATs, e.g. `stun:stun.l.google.com:19302`;
-        /// repeat for several. None: host candidates only (same machine or LAN).
-        #[arg(long = "ice")]
-        ice: Vec<String>,
-        /// User name for the TURN server.
-        #[arg(long)]
-        ice_user: Option<String>,
-        /// Password for the TURN server.
-        #[arg(long)]
-        ice_password: Option<String>,
+        /// STUN and TURN servers.
+        #[command(flatten)]
+        ice: client::webrtc::IceServers,
         /// Online options.
         #[command(flatten)]
         net: NetOptions,
@@ -346,6 +339,31 @@ mod tests {
         assert!(
             Cli::try_parse_from(["maze-duel", "online"]).is_err(),
             "--room is required"
+        );
+        let args = [
+            "maze-duel",
+            "online",
+            "--room",
+            "duel",
+            "--ice",
+            "stun:a:1",
+            "--ice",
+            "turn:b:2",
+            "--ice-user",
+            "u",
+            "--ice-password",
+            "p",
+        ];
+        let Some(Mode::Online { ice, .. }) = Cli::try_parse_from(args).unwrap().mode else {
+            panic!("online mode");
+        };
+        assert_eq!(
+            ice,
+            client::webrtc::IceServers {
+                urls: vec!["stun:a:1".into(), "turn:b:2".into()],
+                username: Some("u".into()),
+                credential: Some("p".into()),
+            }
         );
     }
 

@@ -6,7 +6,7 @@ use clap::Parser;
 use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::transport::{default_bind_for, resolve};
-use client::webrtc::{IceServers, RoomConfig};
+use client::webrtc::RoomConfig;
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
@@ -283,8 +283,6 @@ fn match_source(
             spectate,
             spectators,
             ice,
-            ice_user,
-            ice_password,
             net,
         }) => {
             let role = if *spectate {
@@ -292,11 +290,7 @@ fn match_source(
             } else {
                 Role::Player
             };
-            let room = RoomConfig::new(signal.as_str(), room.as_str()).with_ice(IceServers {
-                urls: ice.clone(),
-                username: ice_user.clone(),
-                credential: ice_password.clone(),
-            });
+            let room = RoomConfig::new(signal.as_str(), room.as_str()).with_ice(ice.clone());
             let url = room.room_url()?;
             let config = net_config(net, rules, seed, *spectators);
             println!(

@@ -46,13 +46,19 @@ const POLL: Duration = Duration::from_millis(2);
 /// Empty (the default) means host candidates only: peers on one machine or one LAN connect,
 /// peers behind different routers usually do not. A STUN server lets most home routers be
 /// crossed; a TURN server relays the traffic when nothing else works (it needs credentials).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Both binaries take it as command-line options (`--ice`, `--ice-user`, `--ice-password`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct IceServers {
-    /// `stun:HOST:PORT`, `turn:HOST:PORT` or `turns:HOST:PORT` URLs.
+    /// A STUN or TURN server for crossing NATs (`stun:stun.l.google.com:19302`,
+    /// `turn:turn.example.org:3478`); repeat for several. None: host candidates only (LAN).
+    #[arg(long = "ice", value_name = "URL")]
     pub urls: Vec<String>,
-    /// TURN user name.
+    /// User name for the TURN server.
+    #[arg(long = "ice-user", value_name = "USER")]
     pub username: Option<String>,
-    /// TURN password.
+    /// Password for the TURN server.
+    #[arg(long = "ice-password", value_name = "PASSWORD")]
     pub credential: Option<String>,
 }
 

@@ -18,7 +18,7 @@ use client::synctest::SyncTest;
 use client::wire::Role;
 use client::{load_rules, BotMatch, Resume};
 use engine::Phase;
-use net::{IceArgs, NetArgs};
+use net::NetArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -184,7 +184,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[command(flatten)]
-        ice: IceArgs,
+        ice: client::webrtc::IceServers,
         #[command(flatten)]
         net: NetArgs,
     },

@@ -140,44 +140,19 @@ pub(crate) fn join(
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
-/// STUN/TURN servers for online rooms.
-#[derive(Args)]
-pub(crate) struct IceArgs {
-    /// A STUN or TURN server for crossing NATs (`stun:stun.l.google.com:19302`,
-    /// `turn:turn.example.org:3478`); repeat for several. None: host candidates only (LAN).
-    #[arg(long = "ice")]
-    urls: Vec<String>,
-    /// User name for the TURN server.
-    #[arg(long)]
-    ice_user: Option<String>,
-    /// Password for the TURN server.
-    #[arg(long)]
-    ice_password: Option<String>,
-}
-
-impl IceArgs {
-    fn servers(&self) -> IceServers {
-        IceServers {
-            urls: self.urls.clone(),
-            username: self.ice_user.clone(),
-            credential: self.ice_password.clone(),
-        }
-    }
-}
-
 /// `duel-cli online`: meets the other player in a room of a signalling server and plays (or,
 /// as [`Role::Spectator`], watches) over WebRTC; the room decides who hosts.
 pub(crate) fn online(
     room: &str,
     signal: &str,
-    ice: &IceArgs,
+    ice: &IceServers,
     role: Role,
     spectators: usize,
     seed: u64,
     net: &NetArgs,
 ) -> Result<ExitCode> {
     let config = net.config(seed, spectators)?;
-    let room = RoomConfig::new(signal, room).with_ice(ice.servers());
+    let room = RoomConfig::new(signal, room).with_ice(ice.clone());
     let url = room.room_url()?;
     println!("entering room {url}");
     let peer = NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
