@@ -774,7 +774,7 @@ mod properties {
                         for (from, msg) in n.pump(accept_strangers) {
                             prop_assert!(peers.contains(&from));
                             prop_assert!(senders.iter().any(|(a, _)| *a == from));
-                            // What GGRS is handed re-encodes to a message within the limits.
+                            // What GGRS is handed is a well-formed GGRS message (the mirror reads it back).
                             let _ = mirror(&msg);
                         }
                         for (from, _) in n.link.borrow_mut().take_control() {
