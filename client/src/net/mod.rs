@@ -7,6 +7,7 @@ pub mod conditioner;
 pub mod ggrs_message;
 pub mod handshake;
 pub mod room;
+pub mod seal;
 pub mod signal;
 pub mod socket;
 pub mod transport;
