@@ -110,6 +110,14 @@ pub enum Error {
         /// How long we waited.
         millis: u64,
     },
+    /// A running match confirmed nothing for the freeze timeout.
+    #[error("the match froze at tick {tick}: nothing was confirmed for {seconds} s although the session runs (the other side stopped sending usable input)")]
+    MatchFrozen {
+        /// The last final tick.
+        tick: engine::Tick,
+        /// The freeze timeout, in whole seconds.
+        seconds: u64,
+    },
     /// A spectator fell so far behind the host that it cannot catch up.
     #[error("spectator fell too far behind the host to catch up (at tick {tick})")]
     SpectatorTooFarBehind {

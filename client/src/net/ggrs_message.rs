@@ -165,6 +165,13 @@ pub enum Refusal {
     },
     /// A frame advantage or round trip beyond anything a live peer reports.
     Implausible(&'static str),
+    /// An acknowledgement of a frame of input never sent to that peer.
+    AckBeyondSent {
+        /// The frame acknowledged.
+        ack: i32,
+        /// The last frame sent to it (−1: none).
+        sent: i32,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -180,23 +187,52 @@ impl fmt::Display for Refusal {
             Refusal::UnexpectedInput => write!(f, "inputs from a spectator"),
             Refusal::DisconnectClaim { slot } => write!(f, "claims slot {slot} disconnected"),
             Refusal::Implausible(what) => write!(f, "implausible {what}"),
+            Refusal::AckBeyondSent { ack, sent } => {
+                write!(
+                    f,
+                    "acknowledges frame {ack}, but only up to {sent} was sent"
+                )
+            }
         }
     }
 }
 
-/// Decodes `payload` as a GGRS message and checks it against `limits`, as sent by `sender` while
-/// the local session is at `local_frame`, at wall-clock time `now_ms` (milliseconds since the
-/// Unix epoch, GGRS's clock for pings). Returns the message GGRS may safely handle.
+/// Where this side stands with the sender of a message, for [`check`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heard {
+    /// The local session's current frame.
+    pub local_frame: i32,
+    /// The highest frame of input we sent the sender (−1: none). GGRS 0.13 drops every
+    /// unacknowledged input up to whatever frame an acknowledgement names, even one it never
+    /// sent: an input lost on the way would then never be sent again and both peers freeze.
+    /// So no acknowledgement may name a later frame than this.
+    pub sent_through: i32,
+    /// Wall-clock time in milliseconds since the Unix epoch (GGRS's clock for pings).
+    pub now_ms: u128,
+}
+
+/// A message that passed [`check`].
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The message GGRS may safely handle.
+    pub message: ggrs::Message,
+    /// The last frame of input it carries, if it carries inputs.
+    pub last_input: Option<i32>,
+}
+
+/// Decodes `payload` as a GGRS message and checks it against `limits`, as sent by `sender`
+/// with this side at `heard`. Returns the message GGRS may safely handle.
 ///
 /// # Errors
 /// A [`Refusal`] saying what is wrong; nothing refused may reach GGRS.
 pub fn check(
     payload: &[u8],
     sender: Sender,
-    local_frame: i32,
+    heard: &Heard,
     limits: &Limits,
-    now_ms: u128,
-) -> Result<ggrs::Message, Refusal> {
+) -> Result<Checked, Refusal> {
+    let (local_frame, now_ms) = (heard.local_frame, heard.now_ms);
+    let mut last_input = None;
     let mut msg: GgrsMessage = wire::decode(payload).map_err(|_| Refusal::Undecodable)?;
     // The furthest ahead any frame a remote player names may be.
     let lead_cap = match sender {
@@ -216,7 +252,10 @@ pub fn check(
     };
     match &mut msg.body {
         Body::SyncRequest { .. } | Body::SyncReply { .. } | Body::KeepAlive => {}
-        Body::InputAck { ack_frame } => frame("ack frame", *ack_frame, -1)?,
+        Body::InputAck { ack_frame } => {
+            frame("ack frame", *ack_frame, -1)?;
+            acknowledged(*ack_frame, heard.sent_through)?;
+        }
         Body::ChecksumReport { frame: at, .. } => frame("checksum frame", *at, 0)?,
         Body::QualityReport {
             frame_advantage, ..
@@ -243,6 +282,7 @@ pub fn check(
             }
             frame("start frame", input.start_frame, 0)?;
             frame("ack frame", input.ack_frame, -1)?;
+            acknowledged(input.ack_frame, heard.sent_through)?;
             for (slot, status) in input.peer_connect_status.iter().enumerate() {
                 frame("connection status frame", status.last_frame, -1)?;
                 if status.disconnected && matches!(sender, Sender::Player { .. }) {
@@ -270,12 +310,48 @@ pub fn check(
                         max: lead_cap,
                     });
                 }
+                // Within `lead_cap`, which is at most `MAX_FRAME`.
+                last_input = i32::try_from(last).ok();
             }
             input.bytes = literal_run(&decoded);
         }
     }
     let canonical = wire::encode_payload(&msg);
-    wire::decode_own::<ggrs::Message>(&canonical).map_err(|_| Refusal::Undecodable)
+    let message =
+        wire::decode_own::<ggrs::Message>(&canonical).map_err(|_| Refusal::Undecodable)?;
+    Ok(Checked {
+        message,
+        last_input,
+    })
+}
+
+/// An acknowledgement of `ack` is only taken for a frame we sent.
+fn acknowledged(ack: i32, sent_through: i32) -> Result<(), Refusal> {
+    if ack > sent_through {
+        return Err(Refusal::AckBeyondSent {
+            ack,
+            sent: sent_through,
+        });
+    }
+    Ok(())
+}
+
+/// The last frame of input in a GGRS message we are about to send (our own encoding of a
+/// `ggrs::Message`), or `None` if it carries none.
+#[must_use]
+pub fn last_input_frame(payload: &[u8]) -> Option<i32> {
+    let msg: GgrsMessage = wire::decode_own(payload).ok()?;
+    let Body::Input(input) = msg.body else {
+        return None;
+    };
+    let decoded = decode_run(&input.bytes, usize::MAX / 2).ok()?;
+    let mut pos = 0usize;
+    let mut count = 0i32;
+    while let Some(prefix) = decoded.get(pos..pos + 2) {
+        pos += 2 + usize::from(u16::from_le_bytes([prefix[0], prefix[1]]));
+        count += 1;
+    }
+    (count > 0).then(|| input.start_frame.saturating_add(count - 1))
 }
 
 /// Reads one unsigned LEB128 varint (the encoding `bitfield-rle` uses) from the start of
@@ -382,6 +458,22 @@ mod tests {
         Limits::for_match::<GgrsConfig>(2, 8)
     }
 
+    /// [`check`] at `local_frame` and `now_ms`, as by a peer we sent every frame to.
+    fn check_at(
+        payload: &[u8],
+        sender: Sender,
+        local_frame: i32,
+        limits: &Limits,
+        now_ms: u128,
+    ) -> Result<ggrs::Message, Refusal> {
+        let heard = Heard {
+            local_frame,
+            sent_through: MAX_FRAME,
+            now_ms,
+        };
+        check(payload, sender, &heard, limits).map(|c| c.message)
+    }
+
     fn input(start_frame: i32, frames: usize, frame_bytes: usize) -> GgrsMessage {
         let mut raw = Vec::new();
         for f in 0..frames {
@@ -407,7 +499,7 @@ mod tests {
     }
 
     fn run(msg: &GgrsMessage, sender: Sender, local: i32) -> Result<ggrs::Message, Refusal> {
-        check(
+        check_at(
             &wire::encode_payload(msg),
             sender,
             local,
@@ -739,7 +831,7 @@ mod tests {
             ..limits()
         };
         let empty = wire::encode_payload(&input(0, 0, 5));
-        let at = |slots| check(&empty, Sender::Player { slots }, 0, &five, 1_000_000);
+        let at = |slots| check_at(&empty, Sender::Player { slots }, 0, &five, 1_000_000);
         assert!(at(13_107).is_ok());
         assert_eq!(at(13_108).unwrap_err(), Refusal::BadEncoding("input size"));
     }
@@ -966,7 +1058,7 @@ mod tests {
                 let (magic, body) = strategy.new_tree(&mut runner).expect("tree").current();
                 let is_input = matches!(body, Body::Input(_));
                 let payload = wire::encode_payload(&GgrsMessage { magic, body });
-                if let Ok(msg) = check(&payload, Sender::Host, 10, &limits(), 1_000_000) {
+                if let Ok(msg) = check_at(&payload, Sender::Host, 10, &limits(), 1_000_000) {
                     assert_within_limits(&msg, Sender::Host, 10);
                     inputs += usize::from(is_input);
                     accepted += 1;
@@ -985,7 +1077,7 @@ mod tests {
             #[test]
             fn arbitrary_payloads(payload in proptest::collection::vec(any::<u8>(), 0..600),
                                   sender in sender(), local in 0..1000i32) {
-                if let Ok(msg) = check(&payload, sender, local, &limits(), 1_000_000) {
+                if let Ok(msg) = check_at(&payload, sender, local, &limits(), 1_000_000) {
                     assert_within_limits(&msg, sender, local);
                 }
             }
@@ -995,7 +1087,7 @@ mod tests {
             fn arbitrary_messages(magic in any::<u16>(), body in body(),
                                   sender in sender(), local in 0..1000i32) {
                 let payload = wire::encode_payload(&GgrsMessage { magic, body });
-                if let Ok(msg) = check(&payload, sender, local, &limits(), 1_000_000) {
+                if let Ok(msg) = check_at(&payload, sender, local, &limits(), 1_000_000) {
                     assert_within_limits(&msg, sender, local);
                 }
             }
@@ -1014,7 +1106,7 @@ mod tests {
                         _ => payload.truncate(i),
                     }
                 }
-                if let Ok(msg) = check(&payload, sender, 100, &limits(), 1_000_000) {
+                if let Ok(msg) = check_at(&payload, sender, 100, &limits(), 1_000_000) {
                     assert_within_limits(&msg, sender, 100);
                 }
             }

@@ -1,19 +1,29 @@
-//! The handshake before tick 0, over the same socket the match will use.
+//! The handshake before tick 0, over the same socket the match will use: a Noise handshake
+//! ([`crate::net::seal`]) that also settles the match.
 //!
-//! A joiner (or spectator) says `Hello` with its protocol version, engine version, state format
-//! and rules hash, repeating it until the host answers. The host compares them with its own:
-//! on any difference it answers `Reject` naming what differs (and waits on); otherwise it answers
-//! `Welcome` with the match seed, the number of players, the joiner's slot and a session id.
-//! The joiner checks the host's side too. Both sides therefore agree on everything that makes
-//! two simulations identical before the first input is exchanged.
+//! A joiner (or spectator) says `Hello` with its protocol version, engine version, state format,
+//! rules and role in clear, and the first Noise message, repeating the same `Hello` until the
+//! host answers. The host compares the clear part with its own and answers with the second
+//! Noise message, whose encrypted payload is a `Welcome` (the match seed, the number of players,
+//! the joiner's slot) or a `Reject` naming what differs. The joiner checks the host's side too.
+//! Both sides therefore agree on everything that makes two simulations identical, and hold keys
+//! only they share, before the first input is exchanged.
 //!
-//! A host refuses a peer and keeps waiting: one stranger's datagram must not end it. Every
-//! repeated `Hello` from a refused peer is answered again, so a lost `Reject` costs one `Hello`
-//! interval, not the joiner's whole timeout.
+//! With an [`InviteCode`] the code is Noise's pre-shared key: a `Hello` made without it is
+//! refused before any costly work, with a clear `Reject`, and nobody without it can answer a
+//! joiner as if it were the host.
+//!
+//! A `Hello` takes no slot. A host answers every acceptable `Hello` and the slot goes to the
+//! first peer that proves it read its answer, by sending a datagram sealed under the new keys
+//! (its first GGRS sync request): a flood of `Hello`s, from any number of ports or spoofed
+//! addresses, cannot hold a slot. A host refuses a peer and keeps waiting: one stranger's
+//! datagram must not end it. A refused `Hello` repeated is answered again from a cache, so a
+//! lost `Reject` costs one `Hello` interval and a repeat costs no Diffie–Hellman.
 
 use crate::error::Error;
+use crate::net::seal::{Initiator, InviteCode, Responder};
 use crate::socket::SharedLink;
-use crate::wire::{self, Control, Kind, PeerInfo, Role};
+use crate::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -21,6 +31,22 @@ use std::time::{Duration, Instant};
 const HELLO_INTERVAL: Duration = Duration::from_millis(150);
 /// Pause between socket polls while waiting.
 const POLL: Duration = Duration::from_millis(2);
+/// How long a joiner holding a clear (unauthenticated) `Reject` keeps asking, in case an
+/// authenticated answer from the real host is on its way and the `Reject` was forged.
+pub const CLEAR_REJECT_GRACE: Duration = Duration::from_millis(1000);
+/// How long a host keeps an answered peer that has not yet proven itself (sent a sealed
+/// datagram) as a candidate for the slot.
+pub const CANDIDATE_LIFETIME: Duration = Duration::from_secs(10);
+/// Most candidates a host keeps at once; beyond, the oldest is dropped.
+pub const MAX_CANDIDATES: usize = 16;
+/// Refused `Hello`s whose answers are kept to repeat.
+const MAX_CACHED_REFUSALS: usize = 64;
+/// Handshake answers (each a Diffie–Hellman) a host computes per second at most, in bursts
+/// of up to [`ANSWER_BURST`]; beyond, `Hello`s are dropped unanswered and counted (the real
+/// joiner repeats its own).
+pub const ANSWERS_PER_SECOND: u32 = 200;
+/// See [`ANSWERS_PER_SECOND`].
+pub const ANSWER_BURST: u32 = 40;
 
 /// The match as agreed at the handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +61,47 @@ pub struct Agreement {
     pub remote_players: Vec<(u8, SocketAddr)>,
     /// Spectators the host will relay to (host only).
     pub spectators: Vec<SocketAddr>,
-    /// The session id.
+    /// The id of the sealed channel with the (first) remote player, or with the host for a
+    /// spectator: both sides of that channel see the same id.
     pub session: u32,
+}
+
+/// A token bucket bounding the handshake work a flood can cause.
+#[derive(Debug, Clone)]
+struct AnswerBudget {
+    tokens: u32,
+    refilled: Instant,
+}
+
+impl AnswerBudget {
+    fn new() -> AnswerBudget {
+        AnswerBudget {
+            tokens: ANSWER_BURST,
+            refilled: Instant::now(),
+        }
+    }
+
+    fn take(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.refilled);
+        let earned = (elapsed.as_millis() * u128::from(ANSWERS_PER_SECOND) / 1000) as u64;
+        if earned > 0 {
+            self.tokens = (u64::from(self.tokens) + earned).min(u64::from(ANSWER_BURST)) as u32;
+            self.refilled = now;
+        }
+        if self.tokens == 0 {
+            return false;
+        }
+        self.tokens -= 1;
+        true
+    }
+}
+
+/// A peer answered with a `Welcome` that has not yet sent a sealed datagram.
+#[derive(Debug, Clone)]
+struct Candidate {
+    addr: SocketAddr,
+    role: Role,
+    since: Instant,
 }
 
 /// The host's side of the handshake, one poll at a time: waits for one joining player and
@@ -51,31 +116,35 @@ pub struct HostHandshake {
     info: PeerInfo,
     match_seed: u64,
     spectators: usize,
-    session: u32,
+    invite: Option<InviteCode>,
     joiner: Option<SocketAddr>,
     watchers: Vec<SocketAddr>,
+    candidates: Vec<Candidate>,
+    /// `(from, hash of its Hello, the answer)` of refused `Hello`s.
+    refused: Vec<(SocketAddr, u64, Vec<u8>)>,
+    budget: AnswerBudget,
 }
 
 impl HostHandshake {
-    /// Starts waiting on `link` with session id `session`.
+    /// Starts waiting on `link`, for peers holding `invite` (or anyone, without one).
     #[must_use]
     pub fn new(
-        link: &SharedLink,
+        _link: &SharedLink,
         info: &PeerInfo,
         match_seed: u64,
         spectators: usize,
-        session: u32,
+        invite: Option<InviteCode>,
     ) -> HostHandshake {
-        // Set at once, so the joiner's first GGRS datagrams (sent as soon as it is welcomed)
-        // are not dropped as coming from another session while spectators are still awaited.
-        link.borrow_mut().set_session(session);
         HostHandshake {
             info: info.clone(),
             match_seed,
             spectators,
-            session,
+            invite,
             joiner: None,
             watchers: Vec::new(),
+            candidates: Vec::new(),
+            refused: Vec::new(),
+            budget: AnswerBudget::new(),
         }
     }
 
@@ -89,60 +158,18 @@ impl HostHandshake {
         }
     }
 
-    /// Answers every `Hello` waiting on the link; the agreement once everyone has arrived.
+    /// Answers every `Hello` waiting on the link, gives slots to the peers that proved they
+    /// hold their keys; the agreement once everyone has arrived.
     pub fn poll(&mut self, link: &SharedLink) -> Option<Agreement> {
         link.borrow_mut().pump(true);
+        let now = Instant::now();
         let inbox = link.borrow_mut().take_control();
         for (from, msg) in inbox {
-            let Control::Hello { info: theirs, role } = msg else {
-                continue;
-            };
-            if self.joiner == Some(from) || self.watchers.contains(&from) {
-                continue; // a repeat; the Welcome was re-sent by the link
-            }
-            if let Some(diff) = self.info.differences(&theirs) {
-                let reason = format!("peer {from} differs from host (host's value first): {diff}");
-                link.borrow_mut()
-                    .send_control(&Control::Reject { reason }, from);
-                continue;
-            }
-            let slot = match role {
-                Role::Player if self.joiner.is_none() => Some(1),
-                Role::Spectator if self.watchers.len() < self.spectators => None,
-                Role::Player => {
-                    let reason = "the match is full: both player slots are taken".to_string();
-                    link.borrow_mut()
-                        .send_control(&Control::Reject { reason }, from);
-                    continue;
-                }
-                Role::Spectator => {
-                    let reason = match self.spectators {
-                        0 => "spectator slots full: this host takes no spectators".to_string(),
-                        1 => "spectator slots full: its one spectator slot is taken".to_string(),
-                        n => format!("spectator slots full: all {n} are taken"),
-                    };
-                    link.borrow_mut()
-                        .send_control(&Control::Reject { reason }, from);
-                    continue;
-                }
-            };
-            let welcome = Control::Welcome {
-                info: self.info.clone(),
-                match_seed: self.match_seed,
-                players: 2,
-                slot,
-                session: self.session,
-            };
-            let bytes = wire::encode(Kind::Control, 0, &welcome);
-            let mut l = link.borrow_mut();
-            l.add_peer(from);
-            l.send_control(&welcome, from);
-            l.answer_hellos_with(from, bytes);
-            match slot {
-                Some(_) => self.joiner = Some(from),
-                None => self.watchers.push(from),
+            if let Control::Hello { .. } = msg {
+                self.answer_hello(link, from, &msg, now);
             }
         }
+        self.settle_candidates(link, now);
         let joiner = self.joiner?;
         (self.watchers.len() >= self.spectators).then(|| Agreement {
             match_seed: self.match_seed,
@@ -150,8 +177,150 @@ impl HostHandshake {
             local_slot: Some(0),
             remote_players: vec![(1, joiner)],
             spectators: self.watchers.clone(),
-            session: self.session,
+            session: link.borrow().channel_id(joiner).unwrap_or(0),
         })
+    }
+
+    /// Gives the slots to candidates that proved themselves, in the order they did; drops
+    /// those that waited too long or can no longer get a slot.
+    fn settle_candidates(&mut self, link: &SharedLink, now: Instant) {
+        let mut link = link.borrow_mut();
+        let mut i = 0;
+        while i < self.candidates.len() {
+            let c = self.candidates[i].clone();
+            let slot_free = match c.role {
+                Role::Player => self.joiner.is_none(),
+                Role::Spectator => self.watchers.len() < self.spectators,
+            };
+            if slot_free && link.proven(c.addr) {
+                match c.role {
+                    Role::Player => self.joiner = Some(c.addr),
+                    Role::Spectator => self.watchers.push(c.addr),
+                }
+                self.candidates.remove(i);
+            } else if !slot_free || now.saturating_duration_since(c.since) > CANDIDATE_LIFETIME {
+                link.drop_peer(c.addr);
+                self.candidates.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn answer_hello(&mut self, link: &SharedLink, from: SocketAddr, hello: &Control, now: Instant) {
+        let Control::Hello {
+            info: theirs,
+            role,
+            invite,
+            noise,
+        } = hello
+        else {
+            return;
+        };
+        let (role, invite) = (*role, *invite);
+        if self.joiner == Some(from)
+            || self.watchers.contains(&from)
+            || self.candidates.iter().any(|c| c.addr == from)
+        {
+            return; // a repeat; the link sent the answer again
+        }
+        let key = xxhash_rust::xxh3::xxh3_64(&wire::encode_payload(hello));
+        if let Some((_, _, answer)) = self
+            .refused
+            .iter()
+            .find(|(a, k, _)| *a == from && *k == key)
+        {
+            let answer = answer.clone();
+            link.borrow_mut().send_raw(&answer, from);
+            return;
+        }
+        let refuse_clear = |reason: String| {
+            let mut l = link.borrow_mut();
+            l.count_refused_hello();
+            l.send_control(&Control::Reject { reason }, from);
+        };
+        match (self.invite.is_some(), invite) {
+            (true, false) => {
+                return refuse_clear(
+                    "this match needs its invite code: ask the host for the whole invitation \
+                     (ADDRESS#CODE or the room link)"
+                        .into(),
+                )
+            }
+            (false, true) => {
+                return refuse_clear(
+                    "this host takes no invite code: join with its address alone".into(),
+                )
+            }
+            _ => {}
+        }
+        let prologue = wire::hello_prologue(theirs, role, invite);
+        let Ok(responder) = Responder::read_hello(&prologue, self.invite.as_ref(), noise) else {
+            return refuse_clear(
+                "the invite code does not match the host's (check the code you were given)".into(),
+            );
+        };
+        if !self.budget.take(now) {
+            link.borrow_mut().count_rate_limited();
+            return;
+        }
+        let answer = self.decide(from, theirs, role);
+        let welcomed = matches!(answer, HostAnswer::Welcome { .. });
+        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
+            return;
+        };
+        let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise });
+        let mut l = link.borrow_mut();
+        l.send_raw(&datagram, from);
+        if welcomed {
+            l.add_channel(from, channel);
+            l.answer_hellos_with(from, datagram);
+            if self.candidates.len() >= MAX_CANDIDATES {
+                let oldest = self.candidates.remove(0);
+                l.drop_peer(oldest.addr);
+            }
+            self.candidates.push(Candidate {
+                addr: from,
+                role,
+                since: now,
+            });
+        } else {
+            l.count_refused_hello();
+            if self.refused.len() >= MAX_CACHED_REFUSALS {
+                self.refused.remove(0);
+            }
+            self.refused.push((from, key, datagram));
+        }
+    }
+
+    /// What the host answers a `Hello` whose keys it could read.
+    fn decide(&self, from: SocketAddr, theirs: &PeerInfo, role: Role) -> HostAnswer {
+        if let Some(diff) = self.info.differences(theirs) {
+            return HostAnswer::Reject {
+                reason: format!("peer {from} differs from host (host's value first): {diff}"),
+            };
+        }
+        let reject = |reason: String| HostAnswer::Reject { reason };
+        let slot = match role {
+            Role::Player if self.joiner.is_none() => Some(1),
+            Role::Spectator if self.watchers.len() < self.spectators => None,
+            Role::Player => {
+                return reject("the match is full: both player slots are taken".to_string())
+            }
+            Role::Spectator => {
+                return reject(match self.spectators {
+                    0 => "spectator slots full: this host takes no spectators".to_string(),
+                    1 => "spectator slots full: its one spectator slot is taken".to_string(),
+                    n => format!("spectator slots full: all {n} are taken"),
+                })
+            }
+        };
+        HostAnswer::Welcome {
+            info: self.info.clone(),
+            match_seed: self.match_seed,
+            players: 2,
+            slot,
+        }
     }
 }
 
@@ -165,11 +334,11 @@ pub fn host(
     info: &PeerInfo,
     match_seed: u64,
     spectators: usize,
-    session: u32,
+    invite: Option<InviteCode>,
     timeout: Duration,
 ) -> Result<Agreement, Error> {
     let deadline = Instant::now() + timeout;
-    let mut handshake = HostHandshake::new(link, info, match_seed, spectators, session);
+    let mut handshake = HostHandshake::new(link, info, match_seed, spectators, invite);
     loop {
         if Instant::now() > deadline {
             return Err(Error::HandshakeTimeout {
@@ -185,26 +354,52 @@ pub fn host(
 }
 
 /// The joining side of the handshake (a player or a spectator), one poll at a time: says
-/// `Hello` every 150 ms until the host welcomes or refuses it.
+/// the same `Hello` every 150 ms until the host welcomes or refuses it.
 #[derive(Debug)]
 pub struct JoinHandshake {
     info: PeerInfo,
     host_addr: SocketAddr,
     role: Role,
     next_hello: Instant,
+    hello: Control,
+    initiator: Option<Initiator>,
+    /// A clear `Reject` and when it came: final once [`CLEAR_REJECT_GRACE`] has passed with no
+    /// authenticated answer.
+    clear_reject: Option<(String, Instant)>,
 }
 
 impl JoinHandshake {
-    /// Starts asking the host at `host_addr`.
-    #[must_use]
-    pub fn new(link: &SharedLink, info: &PeerInfo, host_addr: SocketAddr, role: Role) -> Self {
+    /// Starts asking the host at `host_addr`, with the host's invite code if it gave one.
+    ///
+    /// # Errors
+    /// [`Error::Refused`] if the handshake cannot start (the OS gives no randomness).
+    pub fn new(
+        link: &SharedLink,
+        info: &PeerInfo,
+        host_addr: SocketAddr,
+        role: Role,
+        invite: Option<InviteCode>,
+    ) -> Result<Self, Error> {
         link.borrow_mut().add_peer(host_addr);
-        JoinHandshake {
+        let prologue = wire::hello_prologue(info, role, invite.is_some());
+        let initiator = Initiator::new(&prologue, invite.as_ref()).map_err(|e| Error::Refused {
+            reason: format!("cannot start the handshake: {e}"),
+        })?;
+        let hello = Control::Hello {
+            info: info.clone(),
+            role,
+            invite: invite.is_some(),
+            noise: initiator.message().to_vec(),
+        };
+        Ok(JoinHandshake {
             info: info.clone(),
             host_addr,
             role,
             next_hello: Instant::now(),
-        }
+            hello,
+            initiator: Some(initiator),
+            clear_reject: None,
+        })
     }
 
     /// The host being asked.
@@ -222,61 +417,107 @@ impl JoinHandshake {
         let host_addr = self.host_addr;
         let now = Instant::now();
         if now >= self.next_hello {
-            let hello = Control::Hello {
-                info: self.info.clone(),
-                role: self.role,
-            };
-            link.borrow_mut().send_control(&hello, host_addr);
+            link.borrow_mut().send_control(&self.hello, host_addr);
             self.next_hello = now + HELLO_INTERVAL;
         }
         link.borrow_mut().pump(false);
         let inbox = link.borrow_mut().take_control();
-        for (_, msg) in inbox {
+        for (from, msg) in inbox {
+            if from != host_addr {
+                continue;
+            }
             match msg {
                 Control::Reject { reason } => {
-                    return Err(Error::Refused {
-                        reason: wire::printable(&reason, 300),
-                    })
-                }
-                Control::Welcome {
-                    info: theirs,
-                    match_seed,
-                    players,
-                    slot,
-                    session,
-                } => {
-                    if let Some(diff) = self.info.differences(&theirs) {
-                        return Err(Error::Refused {
-                            reason: format!("host {host_addr} differs (our value first): {diff}"),
-                        });
+                    if self.clear_reject.is_none() {
+                        self.clear_reject = Some((wire::printable(&reason, 300), now));
                     }
-                    // Only what this build can play: two players, the slot we asked for, a
-                    // session id (0 means "none yet"). Anything else would reach GGRS's builder.
-                    let expected_slot = match self.role {
-                        Role::Player => Some(1),
-                        Role::Spectator => None,
-                    };
-                    if players != 2 || slot != expected_slot || session == 0 {
-                        return Err(Error::Refused {
-                            reason: format!(
-                                "host {host_addr} sent an invalid welcome ({players} players, slot {slot:?}, session {session})"
-                            ),
-                        });
-                    }
-                    link.borrow_mut().set_session(session);
-                    return Ok(Some(Agreement {
-                        match_seed,
-                        players,
-                        local_slot: slot,
-                        remote_players: vec![(0, host_addr)],
-                        spectators: Vec::new(),
-                        session,
-                    }));
                 }
-                Control::Hello { .. } | Control::Finish { .. } => {}
+                Control::Answer { noise } => {
+                    if let Some(agreement) = self.read_answer(link, &noise)? {
+                        return Ok(Some(agreement));
+                    }
+                }
+                Control::Hello { .. } | Control::Finish { .. } | Control::Joined => {}
             }
         }
-        Ok(None)
+        match &self.clear_reject {
+            Some((reason, since))
+                if now.saturating_duration_since(*since) >= CLEAR_REJECT_GRACE =>
+            {
+                Err(Error::Refused {
+                    reason: reason.clone(),
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Reads an `Answer`: `None` if it does not open (a forgery, or a stale answer) and the
+    /// handshake goes on.
+    fn read_answer(&mut self, link: &SharedLink, noise: &[u8]) -> Result<Option<Agreement>, Error> {
+        let host_addr = self.host_addr;
+        let Some(initiator) = self.initiator.as_mut() else {
+            return Ok(None);
+        };
+        let Ok(payload) = initiator.read_answer(noise) else {
+            link.borrow_mut().count_unauthenticated();
+            return Ok(None);
+        };
+        let channel = self
+            .initiator
+            .take()
+            .map(crate::net::seal::Initiator::into_channel);
+        let answer = wire::decode::<HostAnswer>(&payload).map_err(|_| Error::Refused {
+            reason: format!("host {host_addr} sent an answer this build cannot read"),
+        })?;
+        let (theirs, match_seed, players, slot) = match answer {
+            HostAnswer::Reject { reason } => {
+                return Err(Error::Refused {
+                    reason: wire::printable(&reason, 300),
+                })
+            }
+            HostAnswer::Welcome {
+                info,
+                match_seed,
+                players,
+                slot,
+            } => (info, match_seed, players, slot),
+        };
+        if let Some(diff) = self.info.differences(&theirs) {
+            return Err(Error::Refused {
+                reason: format!("host {host_addr} differs (our value first): {diff}"),
+            });
+        }
+        // Only what this build can play: two players, the slot we asked for. Anything else
+        // would reach GGRS's builder.
+        let expected_slot = match self.role {
+            Role::Player => Some(1),
+            Role::Spectator => None,
+        };
+        if players != 2 || slot != expected_slot {
+            return Err(Error::Refused {
+                reason: format!(
+                    "host {host_addr} sent an invalid welcome ({players} players, slot {slot:?})"
+                ),
+            });
+        }
+        let Some(Ok(channel)) = channel else {
+            return Err(Error::Refused {
+                reason: "the handshake did not finish".into(),
+            });
+        };
+        let session = channel.id();
+        let mut l = link.borrow_mut();
+        l.add_channel(host_addr, channel);
+        l.send_control(&Control::Joined, host_addr);
+        Ok(Some(Agreement {
+            match_seed,
+            players,
+            local_slot: slot,
+            remote_players: vec![(0, host_addr)],
+            spectators: Vec::new(),
+            session,
+        }))
     }
 }
 
@@ -291,10 +532,11 @@ pub fn join(
     info: &PeerInfo,
     host_addr: SocketAddr,
     role: Role,
+    invite: Option<InviteCode>,
     timeout: Duration,
 ) -> Result<Agreement, Error> {
     let deadline = Instant::now() + timeout;
-    let mut handshake = JoinHandshake::new(link, info, host_addr, role);
+    let mut handshake = JoinHandshake::new(link, info, host_addr, role, invite)?;
     loop {
         if Instant::now() > deadline {
             return Err(Error::HandshakeTimeout {
@@ -309,16 +551,6 @@ pub fn join(
     }
 }
 
-/// A session id that is very unlikely to repeat between matches on the same ports.
-#[must_use]
-pub fn fresh_session_id() -> u32 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let id = engine::splitmix64(nanos ^ u64::from(std::process::id()).rotate_left(32)) as u32;
-    id.max(1)
-}
-
 /// `timeout` in whole seconds, rounded up: a host that waited 2.999 s of a 3 s handshake (the
 /// rest went to an earlier attempt) says 3, as it was told.
 pub(crate) fn whole_seconds(timeout: Duration) -> u64 {
@@ -326,362 +558,4 @@ pub(crate) fn whole_seconds(timeout: Duration) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::socket::Link;
-    use crate::transport::memory::MemoryNet;
-    use engine::Rules;
-
-    const SEED: u64 = 4242;
-    const SESSION: u32 = 77;
-
-    fn info(block_hp: u8) -> PeerInfo {
-        PeerInfo::local(&Rules {
-            block_hp,
-            ..Rules::default()
-        })
-    }
-
-    /// A host (port 1) taking `spectators`, on an in-memory network.
-    fn host(net: &MemoryNet, spectators: usize) -> (SharedLink, HostHandshake) {
-        let link = Link::new(net.endpoint(1));
-        let hs = HostHandshake::new(&link, &info(3), SEED, spectators, SESSION);
-        (link, hs)
-    }
-
-    /// A peer at `port` asking the host as `role`.
-    fn asker(
-        net: &MemoryNet,
-        port: u16,
-        role: Role,
-        peer: &PeerInfo,
-    ) -> (SharedLink, JoinHandshake) {
-        let link = Link::new(net.endpoint(port));
-        let host = SocketAddr::from(([127, 0, 0, 1], 1));
-        let hs = JoinHandshake::new(&link, peer, host, role);
-        (link, hs)
-    }
-
-    /// Polls the host and one asker in turn until the asker has an answer.
-    fn meet(
-        host: &mut (SharedLink, HostHandshake),
-        asker: &mut (SharedLink, JoinHandshake),
-    ) -> (Option<Agreement>, Result<Agreement, Error>) {
-        for _ in 0..10 {
-            let answer = asker.1.poll(&asker.0);
-            let agreed = host.1.poll(&host.0);
-            match answer {
-                Ok(None) => {}
-                Ok(Some(a)) => return (agreed, Ok(a)),
-                Err(e) => return (agreed, Err(e)),
-            }
-        }
-        panic!("no answer in 10 rounds on a lossless network")
-    }
-
-    fn refusal(result: Result<Agreement, Error>) -> String {
-        match result {
-            Err(Error::Refused { reason }) => reason,
-            other => panic!("expected a refusal, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_host_and_a_joiner_agree_on_the_hosts_seed_slots_and_session() {
-        let net = MemoryNet::default();
-        let mut h = host(&net, 0);
-        assert_eq!(h.1.missing(), "a joining player");
-        let mut j = asker(&net, 2, Role::Player, &info(3));
-        assert_eq!(j.1.host(), SocketAddr::from(([127, 0, 0, 1], 1)));
-        let (hosted, joined) = meet(&mut h, &mut j);
-        let hosted = match hosted {
-            Some(a) => a,
-            None => {
-                h.1.poll(&h.0)
-                    .expect("the host agrees once its joiner is welcomed")
-            }
-        };
-        let joined = joined.expect("welcomed");
-        let joiner = SocketAddr::from(([127, 0, 0, 1], 2));
-        assert_eq!(
-            hosted,
-            Agreement {
-                match_seed: SEED,
-                players: 2,
-                local_slot: Some(0),
-                remote_players: vec![(1, joiner)],
-                spectators: Vec::new(),
-                session: SESSION,
-            }
-        );
-        assert_eq!(
-            (
-                joined.match_seed,
-                joined.players,
-                joined.local_slot,
-                joined.session
-            ),
-            (SEED, 2, Some(1), SESSION)
-        );
-        assert_eq!(joined.remote_players, vec![(0, j.1.host())]);
-    }
-
-    #[test]
-    fn a_host_waits_for_its_spectators_and_refuses_those_beyond_its_slots() {
-        let net = MemoryNet::default();
-        let mut h = host(&net, 1);
-        let mut j = asker(&net, 2, Role::Player, &info(3));
-        let (hosted, joined) = meet(&mut h, &mut j);
-        assert!(joined.is_ok());
-        assert_eq!(hosted, None, "still waiting for its spectator");
-        assert_eq!(h.1.missing(), "the spectators");
-        let mut s = asker(&net, 3, Role::Spectator, &info(3));
-        let (hosted, watched) = meet(&mut h, &mut s);
-        let watched = watched.expect("welcomed");
-        assert_eq!((watched.local_slot, watched.session), (None, SESSION));
-        let hosted = hosted.or_else(|| h.1.poll(&h.0)).expect("everyone is here");
-        assert_eq!(
-            hosted.spectators,
-            vec![SocketAddr::from(([127, 0, 0, 1], 3))]
-        );
-        let mut late = asker(&net, 4, Role::Spectator, &info(3));
-        assert_eq!(
-            refusal(meet(&mut h, &mut late).1),
-            "spectator slots full: its one spectator slot is taken"
-        );
-        let mut third = asker(&net, 5, Role::Player, &info(3));
-        assert_eq!(
-            refusal(meet(&mut h, &mut third).1),
-            "the match is full: both player slots are taken"
-        );
-    }
-
-    /// A welcomed peer whose `Welcome` was lost says `Hello` again: it hears the `Welcome`
-    /// again, never "the match is full" about its own slot.
-    #[test]
-    fn a_repeated_hello_from_a_welcomed_peer_gets_the_welcome_again() {
-        let net = MemoryNet::default();
-        let mut h = host(&net, 1);
-        let mut j = asker(&net, 2, Role::Player, &info(3));
-        let mut s = asker(&net, 3, Role::Spectator, &info(3));
-        assert!(meet(&mut h, &mut j).1.is_ok());
-        assert!(meet(&mut h, &mut s).1.is_ok());
-        let host_addr = j.1.host();
-        for (link, role) in [(&j.0, Role::Player), (&s.0, Role::Spectator)] {
-            let hello = Control::Hello {
-                info: info(3),
-                role,
-            };
-            link.borrow_mut().send_control(&hello, host_addr);
-            let _ = h.1.poll(&h.0);
-            link.borrow_mut().pump(false);
-            let answers: Vec<Control> = (link.borrow_mut().take_control().into_iter())
-                .map(|(_, c)| c)
-                .collect();
-            assert!(
-                answers.iter().all(|c| matches!(c, Control::Welcome { .. })) && !answers.is_empty(),
-                "{role:?}: {answers:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn spectator_refusals_say_how_many_slots_there_are() {
-        for (slots, reason) in [
-            (0, "spectator slots full: this host takes no spectators"),
-            (2, "spectator slots full: all 2 are taken"),
-        ] {
-            let net = MemoryNet::default();
-            let mut h = host(&net, slots);
-            for port in 0..slots {
-                let mut s = asker(&net, 10 + port as u16, Role::Spectator, &info(3));
-                assert!(meet(&mut h, &mut s).1.is_ok());
-            }
-            let mut extra = asker(&net, 20, Role::Spectator, &info(3));
-            assert_eq!(refusal(meet(&mut h, &mut extra).1), reason);
-        }
-    }
-
-    #[test]
-    fn a_joiner_with_other_rules_is_refused_and_the_host_waits_on_for_one_that_agrees() {
-        let net = MemoryNet::default();
-        let mut h = host(&net, 0);
-        let mut other = asker(&net, 2, Role::Player, &info(4));
-        let (hosted, refused) = meet(&mut h, &mut other);
-        assert_eq!(hosted, None);
-        assert_eq!(
-            refusal(refused),
-            "peer 127.0.0.1:2 differs from host (host's value first): rules differ: block_hp 3 vs 4"
-        );
-        let mut agreeing = asker(&net, 3, Role::Player, &info(3));
-        let (_, joined) = meet(&mut h, &mut agreeing);
-        assert_eq!(joined.expect("welcomed").local_slot, Some(1));
-    }
-
-    /// The joiner checks the host's side too, and only takes a welcome it can play: two
-    /// players, the slot it asked for, a session id.
-    #[test]
-    fn a_joiner_refuses_a_host_that_differs_or_welcomes_it_impossibly() {
-        let welcome =
-            |info: PeerInfo, players: u8, slot: Option<u8>, session: u32| Control::Welcome {
-                info,
-                match_seed: 1,
-                players,
-                slot,
-                session,
-            };
-        let cases = [
-            (
-                Role::Player,
-                welcome(info(4), 2, Some(1), 5),
-                "differs (our value first): rules differ: block_hp 3 vs 4",
-            ),
-            (
-                Role::Player,
-                welcome(info(3), 3, Some(1), 5),
-                "invalid welcome (3 players",
-            ),
-            (
-                Role::Player,
-                welcome(info(3), 2, Some(0), 5),
-                "invalid welcome (2 players, slot Some(0)",
-            ),
-            (
-                Role::Player,
-                welcome(info(3), 2, None, 5),
-                "invalid welcome (2 players, slot None",
-            ),
-            (
-                Role::Spectator,
-                welcome(info(3), 2, Some(1), 5),
-                "invalid welcome (2 players, slot Some(1)",
-            ),
-            (Role::Player, welcome(info(3), 2, Some(1), 0), "session 0)"),
-        ];
-        for (role, answer, expected) in cases {
-            let net = MemoryNet::default();
-            let fake_host = Link::new(net.endpoint(1));
-            let mut j = asker(&net, 2, role, &info(3));
-            assert!(j.1.poll(&j.0).expect("asking").is_none());
-            fake_host
-                .borrow_mut()
-                .send_control(&answer, SocketAddr::from(([127, 0, 0, 1], 2)));
-            let reason = refusal(j.1.poll(&j.0).map(|a| a.expect("an answer")));
-            assert!(reason.contains(expected), "{reason}");
-        }
-        // A welcome it can play, as a spectator: taken, and its session kept.
-        let net = MemoryNet::default();
-        let fake_host = Link::new(net.endpoint(1));
-        let mut s = asker(&net, 2, Role::Spectator, &info(3));
-        fake_host.borrow_mut().send_control(
-            &welcome(info(3), 2, None, 9),
-            SocketAddr::from(([127, 0, 0, 1], 2)),
-        );
-        let agreed = s.1.poll(&s.0).expect("welcomed").expect("an answer");
-        assert_eq!((agreed.local_slot, agreed.session), (None, 9));
-    }
-
-    /// A joiner says `Hello` at once and then only every interval, however often it is polled.
-    #[test]
-    fn hellos_are_repeated_at_the_interval_not_at_every_poll() {
-        let net = MemoryNet::default();
-        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
-        let mut j = asker(&net, 2, Role::Player, &info(3));
-        for _ in 0..5 {
-            assert!(j.1.poll(&j.0).expect("asking").is_none());
-        }
-        assert_eq!(net.waiting_for(host_addr), 1, "one Hello so far");
-        std::thread::sleep(HELLO_INTERVAL);
-        assert!(j.1.poll(&j.0).expect("asking").is_none());
-        assert_eq!(
-            net.waiting_for(host_addr),
-            2,
-            "the next, after the interval"
-        );
-    }
-
-    /// The blocking forms agree as soon as the answer is there (here, already waiting when they
-    /// start), well inside their time.
-    #[test]
-    fn the_blocking_forms_agree_when_the_answer_is_waiting() {
-        let net = MemoryNet::default();
-        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
-        let joiner_addr = SocketAddr::from(([127, 0, 0, 1], 2));
-        let fake_host = Link::new(net.endpoint(1));
-        let welcome = Control::Welcome {
-            info: info(3),
-            match_seed: SEED,
-            players: 2,
-            slot: Some(1),
-            session: SESSION,
-        };
-        fake_host.borrow_mut().send_control(&welcome, joiner_addr);
-        let link = Link::new(net.endpoint(2));
-        let joined = join(
-            &link,
-            &info(3),
-            host_addr,
-            Role::Player,
-            Duration::from_secs(10),
-        )
-        .expect("welcomed at once");
-        assert_eq!(joined.session, SESSION);
-
-        let net = MemoryNet::default();
-        let joiner = Link::new(net.endpoint(2));
-        let hello = Control::Hello {
-            info: info(3),
-            role: Role::Player,
-        };
-        joiner.borrow_mut().send_control(&hello, host_addr);
-        let link = Link::new(net.endpoint(1));
-        let hosted = super::host(&link, &info(3), SEED, 0, SESSION, Duration::from_secs(10))
-            .expect("agreed at once");
-        assert_eq!(hosted.remote_players, vec![(1, joiner_addr)]);
-    }
-
-    /// Session ids are never 0 (which a joiner refuses as "none yet") and differ from one match
-    /// to the next.
-    #[test]
-    fn fresh_session_ids_are_nonzero_and_differ() {
-        let a = fresh_session_id();
-        std::thread::sleep(Duration::from_millis(2));
-        let b = fresh_session_id();
-        assert!(a != 0 && b != 0 && a != b, "{a} {b}");
-    }
-
-    #[test]
-    fn a_blocking_join_times_out_naming_the_host_and_whole_seconds() {
-        let net = MemoryNet::default();
-        let link = Link::new(net.endpoint(2));
-        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
-        let err = join(
-            &link,
-            &info(3),
-            host_addr,
-            Role::Player,
-            Duration::from_millis(30),
-        )
-        .expect_err("nobody answers");
-        assert!(
-            matches!(&err, Error::HandshakeTimeout { peer, seconds: 1 } if peer == "127.0.0.1:1"),
-            "{err:?}"
-        );
-        // On a network of its own: the joiner's Hellos above are still waiting on this one.
-        let link = Link::new(MemoryNet::default().endpoint(1));
-        let err = super::host(&link, &info(3), SEED, 0, SESSION, Duration::from_millis(30))
-            .expect_err("nobody comes");
-        assert!(
-            matches!(&err, Error::HandshakeTimeout { peer, .. } if peer == "a joining player"),
-            "{err:?}"
-        );
-    }
-
-    #[test]
-    fn a_timeout_is_reported_in_whole_seconds_rounded_up() {
-        assert_eq!(whole_seconds(Duration::from_millis(2999)), 3);
-        assert_eq!(whole_seconds(Duration::from_secs(3)), 3);
-        assert_eq!(whole_seconds(Duration::from_millis(1)), 1);
-        assert_eq!(whole_seconds(Duration::ZERO), 0);
-    }
-}
+mod tests;

@@ -156,7 +156,10 @@ impl InviteCode {
 
 impl fmt::Display for InviteCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bits = self.0.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b));
+        let bits = self
+            .0
+            .iter()
+            .fold(0u128, |acc, &b| (acc << 8) | u128::from(b));
         for i in 0..Self::CHARS {
             if i > 0 && i % 4 == 0 {
                 f.write_str("-")?;
@@ -480,7 +483,10 @@ impl Channel {
         out.extend_from_slice(&counter.to_le_bytes());
         let at = out.len();
         out.resize(at + plain.len() + TAG_LEN, 0);
-        match self.transport.write_message(counter, &plain, &mut out[at..]) {
+        match self
+            .transport
+            .write_message(counter, &plain, &mut out[at..])
+        {
             Ok(len) => {
                 out.truncate(at + len);
                 self.next_send += 1;
@@ -518,7 +524,11 @@ impl Channel {
         {
             return Err(SealError::NotSealed);
         }
-        let id = u32::from_le_bytes(datagram[3..7].try_into().map_err(|_| SealError::NotSealed)?);
+        let id = u32::from_le_bytes(
+            datagram[3..7]
+                .try_into()
+                .map_err(|_| SealError::NotSealed)?,
+        );
         if id != self.id {
             return Err(SealError::NotSealed);
         }

@@ -1,11 +1,14 @@
-//! Datagram framing shared by the handshake and GGRS traffic.
+//! Datagram framing: the clear handshake datagrams, and what the sealed ones carry.
 //!
-//! Every datagram is `magic "MD" ‖ kind u8 ‖ session u32 ‖ check u32 ‖ payload`, integers
-//! little-endian. `check` is the low 32 bits of xxh3 over `kind ‖ session ‖ payload`, so random
-//! bytes, truncations and bit flips are recognised and dropped before anything parses them.
-//! `session` is chosen by the host at the handshake; GGRS traffic from another session (an old
-//! match on the same ports) is dropped too. Payloads are bincode with a size limit.
-
+//! Before two peers share keys, a datagram is `magic "MD" ‖ kind 1 ‖ session u32 (0) ‖ check
+//! u32 ‖ payload`, integers little-endian, where `check` is the low 32 bits of xxh3 over
+//! `kind ‖ session ‖ payload`: random bytes, truncations and bit flips are recognised and
+//! dropped before anything parses them. Only the handshake travels so: a `Hello` carrying the
+//! joiner's first Noise message, the host's `Answer` carrying the second (its payload, a
+//! [`HostAnswer`], is encrypted to the joiner), and a clear `Reject` for a `Hello` the host
+//! cannot answer under keys. Everything after the handshake, GGRS's messages included, is
+//! sealed ([`crate::net::seal`]). Payloads are bincode with a size limit.
+//!
 use bincode::Options;
 use engine::Rules;
 use serde::{Deserialize, Serialize};
@@ -17,21 +20,20 @@ pub const HEADER_LEN: usize = 11;
 /// Largest payload accepted; GGRS messages for 4 players are far smaller.
 pub const MAX_PAYLOAD: u64 = 4096;
 
-/// What a datagram carries.
+/// What a clear datagram carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
-    /// A [`Control`] message (handshake, finish).
+    /// A [`Control`] message of the handshake.
     Control = 1,
-    /// A GGRS `Message`.
-    Ggrs = 2,
 }
 
 /// Protocol version of the framing and control messages; peers must agree.
 ///
 /// 2: [`PeerInfo`] carries the rules themselves, so a mismatch names the rules that differ.
+/// 3: the handshake is Noise and everything after it sealed; kind 2 (clear GGRS) is gone.
 /// A `Hello` of another version is still answered (see [`hello_protocol`]).
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Most differing rules named one by one in a refusal; the rest are counted.
 const MAX_RULES_NAMED: usize = 8;
@@ -106,10 +108,17 @@ impl PeerInfo {
     /// The rules that differ, by name and value (ours first), when both sides' rules decode
     /// as this build's; otherwise just the two hashes.
     fn rules_differences(&self, other: &PeerInfo) -> String {
-        let hashes = format!(
-            "rules hash {:016x} vs {:016x}",
-            self.rules_hash, other.rules_hash
-        );
+        let hashes = if self.rules_hash == other.rules_hash {
+            format!(
+                "rules hash {:016x} on both sides but other rules bytes",
+                self.rules_hash
+            )
+        } else {
+            format!(
+                "rules hash {:016x} vs {:016x}",
+                self.rules_hash, other.rules_hash
+            )
+        };
         let (Some(ours), Some(theirs)) = (
             Rules::from_canonical_bytes(&self.rules),
             Rules::from_canonical_bytes(&other.rules),
@@ -164,17 +173,50 @@ pub fn printable(text: &str, max: usize) -> String {
     out
 }
 
-/// Messages of our own, before, beside and after GGRS.
+/// Messages of our own, before, beside and after GGRS. The variants keep their positions across
+/// protocol versions where they can: an older build still reads our `Reject` (position 2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Control {
-    /// Joiner or spectator → host: who I am, what I want.
+    /// Joiner or spectator → host, clear: who I am, what I want, and the first Noise message.
+    /// The fields before `noise` are the handshake's prologue ([`hello_prologue`]).
     Hello {
         /// Build and rules.
         info: PeerInfo,
         /// Play or watch.
         role: Role,
+        /// Whether the joiner holds an invite code (the Noise pattern follows from it).
+        invite: bool,
+        /// The first handshake message.
+        noise: Vec<u8>,
     },
-    /// Host → joiner/spectator: accepted; the match parameters.
+    /// Host → joiner/spectator, clear framing: the second Noise message, whose encrypted
+    /// payload is a [`HostAnswer`].
+    Answer {
+        /// The second handshake message.
+        noise: Vec<u8>,
+    },
+    /// Host → joiner/spectator, clear and unauthenticated: refused before any keys, and why
+    /// (another protocol version, another or no invite code). A joiner does not take it as
+    /// final at once: an authenticated answer arriving meanwhile wins (a forger racing the
+    /// host cannot end the join).
+    Reject {
+        /// What differs.
+        reason: String,
+    },
+    /// Sealed only: a peer has confirmed every tick it was asked to play and is about to leave.
+    Finish {
+        /// Its last confirmed tick.
+        confirmed: u32,
+    },
+    /// Sealed only, joiner → host: the welcome was read. Being sealed, it proves the joiner
+    /// holds the keys, which is what gives it its slot (so does any sealed datagram).
+    Joined,
+}
+
+/// The host's answer to a `Hello`, encrypted to the joiner inside [`Control::Answer`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HostAnswer {
+    /// Accepted; the match parameters.
     Welcome {
         /// The host's build and rules.
         info: PeerInfo,
@@ -184,19 +226,21 @@ pub enum Control {
         players: u8,
         /// The slot assigned to the receiver (`None` for a spectator).
         slot: Option<u8>,
-        /// Session id every later datagram carries.
-        session: u32,
     },
-    /// Host → joiner/spectator: refused, and why.
+    /// Refused, and why (authenticated: only the host could have said it).
     Reject {
         /// What differs.
         reason: String,
     },
-    /// A peer has confirmed every tick it was asked to play and is about to leave.
-    Finish {
-        /// Its last confirmed tick.
-        confirmed: u32,
-    },
+}
+
+/// The Noise prologue of a `Hello`: a label and the clear fields, so that changing any of
+/// them in flight breaks the handshake.
+#[must_use]
+pub fn hello_prologue(info: &PeerInfo, role: Role, invite: bool) -> Vec<u8> {
+    let mut prologue = b"maze-duel hello v3\0".to_vec();
+    prologue.extend_from_slice(&encode_payload(&(info, role, invite)));
+    prologue
 }
 
 fn payload_options() -> impl Options {
@@ -253,7 +297,7 @@ pub fn encode<T: Serialize>(kind: Kind, session: u32, value: &T) -> Vec<u8> {
     out
 }
 
-/// Why a datagram was not accepted.
+/// Why a clear datagram was not accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reject {
     /// Too short, wrong magic, unknown kind or failed check: not ours, or damaged.
@@ -272,9 +316,11 @@ pub fn open(datagram: &[u8]) -> Result<(Kind, u32, &[u8]), Reject> {
     }
     let kind = match datagram[2] {
         1 => Kind::Control,
-        2 => Kind::Ggrs,
         _ => return Err(Reject::Damaged),
     };
+    if (datagram.len() - HEADER_LEN) as u64 > MAX_PAYLOAD {
+        return Err(Reject::Damaged);
+    }
     let session = u32::from_le_bytes(datagram[3..7].try_into().expect("4 bytes"));
     let stated = u32::from_le_bytes(datagram[7..11].try_into().expect("4 bytes"));
     let payload = &datagram[HEADER_LEN..];
@@ -420,6 +466,8 @@ mod tests {
         let hello = Control::Hello {
             info: old,
             role: Role::Player,
+            invite: false,
+            noise: vec![0; 32],
         };
         let payload = encode_payload(&hello);
         assert_eq!(hello_protocol(&payload), Some(1));
@@ -427,6 +475,8 @@ mod tests {
         let ours = encode_payload(&Control::Hello {
             info: PeerInfo::local(&Rules::default()),
             role: Role::Player,
+            invite: true,
+            noise: vec![0; 48],
         });
         assert_eq!(hello_protocol(&ours), None);
         let finish = encode_payload(&Control::Finish { confirmed: 5 });
@@ -438,6 +488,8 @@ mod tests {
         let hello = Control::Hello {
             info: PeerInfo::local(&Rules::default()),
             role: Role::Spectator,
+            invite: true,
+            noise: vec![0; 48],
         };
         let bytes = encode(Kind::Control, 0, &hello);
         assert!(bytes.len() < 400, "{} bytes", bytes.len());
@@ -447,15 +499,58 @@ mod tests {
     /// shorter is not.
     #[test]
     fn a_datagram_of_exactly_the_header_is_intact() {
-        for (kind, byte) in [(Kind::Control, 1u8), (Kind::Ggrs, 2)] {
+        let framed = |byte: u8, payload: &[u8]| {
             let mut d = MAGIC.to_vec();
             d.push(byte);
             d.extend_from_slice(&5u32.to_le_bytes());
-            d.extend_from_slice(&check(byte, 5, &[]).to_le_bytes());
-            assert_eq!(d.len(), HEADER_LEN);
-            assert_eq!(open(&d), Ok((kind, 5, &[][..])));
-            assert_eq!(open(&d[..HEADER_LEN - 1]), Err(Reject::Damaged));
+            d.extend_from_slice(&check(byte, 5, payload).to_le_bytes());
+            d.extend_from_slice(payload);
+            d
+        };
+        let d = framed(1, &[]);
+        assert_eq!(d.len(), HEADER_LEN);
+        assert_eq!(open(&d), Ok((Kind::Control, 5, &[][..])));
+        assert_eq!(open(&d[..HEADER_LEN - 1]), Err(Reject::Damaged));
+        // Clear GGRS datagrams (kind 2 before protocol 3) and any other kind are not ours.
+        for byte in [0u8, 2, 3, 255] {
+            assert_eq!(
+                open(&framed(byte, &[])),
+                Err(Reject::Damaged),
+                "kind {byte}"
+            );
         }
+    }
+
+    /// Contract: a payload of exactly the limit is opened, one byte more is refused before any
+    /// decoding (a `Hello` of 8 KiB is not parsed).
+    #[test]
+    fn a_payload_over_the_limit_is_refused_before_decoding() {
+        let at = |n: usize| {
+            let payload = vec![0u8; n];
+            let mut d = MAGIC.to_vec();
+            d.push(1);
+            d.extend_from_slice(&0u32.to_le_bytes());
+            d.extend_from_slice(&check(1, 0, &payload).to_le_bytes());
+            d.extend_from_slice(&payload);
+            d
+        };
+        assert!(open(&at(MAX_PAYLOAD as usize)).is_ok());
+        assert_eq!(open(&at(MAX_PAYLOAD as usize + 1)), Err(Reject::Damaged));
+    }
+
+    /// Rules bytes that differ under an equal hash (a forged `Hello`) are not reported as the
+    /// same hash twice.
+    #[test]
+    fn other_rules_bytes_under_the_same_hash_are_said_so() {
+        let ours = PeerInfo::local(&Rules::default());
+        let mut forged = ours.clone();
+        forged.rules = vec![0xFF; 3];
+        let text = ours.differences(&forged).expect("differs");
+        assert!(
+            text.contains("on both sides but other rules bytes"),
+            "{text}"
+        );
+        assert!(!text.contains(" vs "), "{text}");
     }
 
     /// Contract: text of exactly `max` characters is echoed whole, one more is cut with `…`,
@@ -502,6 +597,8 @@ mod tests {
             let base = encode_payload(&Control::Hello {
                 info: PeerInfo::local(&Rules::default()),
                 role: Role::Player,
+                invite: true,
+                noise: vec![7; 48],
             });
             proptest::collection::vec((any::<usize>(), any::<u8>()), 0..6).prop_map(move |edits| {
                 let mut bytes = base.clone();

@@ -14,7 +14,7 @@
 //! 3. **Running**: every `Hello` is refused, saying the match is under way.
 
 use crate::error::Error;
-use crate::handshake::{fresh_session_id, HostHandshake, JoinHandshake};
+use crate::handshake::{HostHandshake, JoinHandshake};
 use crate::netplay::{NetConfig, NetPeer};
 use crate::socket::{Refusing, SharedLink};
 use crate::wire::{PeerInfo, Role};
@@ -52,6 +52,8 @@ enum Stage {
     },
     /// Handed over (or failed): polling again is an error.
     Over,
+    /// Could not start (the reason); the first poll says so.
+    Failed(String),
 }
 
 /// A networked peer being set up; see the module documentation.
@@ -79,13 +81,8 @@ impl Connecting {
     #[must_use]
     pub fn host(link: SharedLink, config: &NetConfig) -> Connecting {
         let info = PeerInfo::local(&config.rules);
-        let handshake = HostHandshake::new(
-            &link,
-            &info,
-            config.seed,
-            config.spectators,
-            fresh_session_id(),
-        );
+        let handshake =
+            HostHandshake::new(&link, &info, config.seed, config.spectators, config.invite);
         Connecting {
             handshake_deadline: Some(Instant::now() + config.handshake_timeout),
             link,
@@ -101,14 +98,17 @@ impl Connecting {
     #[must_use]
     pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig) -> Self {
         let info = PeerInfo::local(&config.rules);
-        let handshake = JoinHandshake::new(&link, &info, host, role);
+        let stage = match JoinHandshake::new(&link, &info, host, role, config.invite) {
+            Ok(handshake) => Stage::Join(handshake),
+            Err(e) => Stage::Failed(e.to_string()),
+        };
         Connecting {
             handshake_deadline: Some(Instant::now() + config.handshake_timeout),
             link,
             config: config.clone(),
             info,
             role: Some(role),
-            stage: Stage::Join(handshake),
+            stage,
         }
     }
 
@@ -135,7 +135,7 @@ impl Connecting {
             Stage::Host(h) => ConnectStage::Waiting {
                 for_player: h.missing() == "a joining player",
             },
-            Stage::Join(_) | Stage::Over => ConnectStage::Asking,
+            Stage::Join(_) | Stage::Over | Stage::Failed(_) => ConnectStage::Asking,
             Stage::Synchronizing {
                 progress: (done, total),
                 ..
@@ -206,7 +206,11 @@ impl Connecting {
                 synced,
                 progress,
             } => {
-                if peer.poll_synchronizing(synced, progress) {
+                // A host hands over only once every player also sent input: one that
+                // synchronizes and then sends nothing does not keep the slot.
+                if peer.poll_synchronizing(synced, progress)
+                    && (self.role.is_some() || peer.heard_every_player())
+                {
                     let Stage::Synchronizing { peer, .. } =
                         std::mem::replace(&mut self.stage, Stage::Over)
                     else {
@@ -234,7 +238,7 @@ impl Connecting {
                             &self.info,
                             self.config.seed,
                             self.config.spectators,
-                            fresh_session_id(),
+                            self.config.invite,
                         ));
                         Ok(None)
                     }
@@ -246,6 +250,9 @@ impl Connecting {
             }
             Stage::Over => Err(Error::Refused {
                 reason: "this connection is over (already handed over or failed)".into(),
+            }),
+            Stage::Failed(reason) => Err(Error::Refused {
+                reason: reason.clone(),
             }),
         }
     }

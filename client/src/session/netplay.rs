@@ -6,6 +6,7 @@ use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
 use crate::ggrs_message::{Limits, Sender};
 use crate::handshake::Agreement;
+use crate::net::seal::InviteCode;
 use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
 use crate::stats::{NetStats, StatsClock};
 use crate::transport::UdpTransport;
@@ -55,6 +56,16 @@ pub struct NetConfig {
     pub catchup_speed: usize,
     /// Impairment of outgoing datagrams.
     pub conditioner: ConditionerConfig,
+    /// The invite code the host shares with its address (the handshake's pre-shared key): a
+    /// host with one admits only peers holding it, a joiner with one trusts only a host holding
+    /// it. `None`: an open match (still encrypted, but anyone who reaches the host may join,
+    /// and an attacker on the path during the handshake could stand in between).
+    pub invite: Option<InviteCode>,
+    /// How long a running match may go without a newly confirmed tick before it ends with
+    /// [`Error::MatchFrozen`] (a peer that keeps its connection alive but sends no usable
+    /// input would otherwise hold both sides forever). Longer than `disconnect_timeout`, so a
+    /// silent peer is reported as disconnected first.
+    pub freeze_timeout: Duration,
 }
 
 impl Default for NetConfig {
@@ -74,6 +85,8 @@ impl Default for NetConfig {
             max_frames_behind: 10,
             catchup_speed: 2,
             conditioner: ConditionerConfig::default(),
+            invite: None,
+            freeze_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -207,6 +220,9 @@ pub struct NetPeer {
     /// Remote players reported as disconnected (each is reported once).
     gone: Vec<SocketAddr>,
     desync_interval: u32,
+    /// The last final tick and when it was reached, for the freeze watchdog.
+    progress: (Tick, Instant),
+    freeze_timeout: Duration,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -348,12 +364,28 @@ impl NetPeer {
         }
     }
 
-    /// The link's peers not in `synced`, for a sync timeout's message.
+    /// The peers still holding up the start, by role, for a sync timeout's message: those not
+    /// in `synced`, and remote players that synchronized but sent no input.
     pub(crate) fn unsynchronized(&self, synced: &[SocketAddr]) -> String {
         let link = self.link.borrow();
+        let spectators = &self.agreement.spectators;
         let peers: Vec<String> = (link.peers().iter())
-            .filter(|p| !synced.contains(p))
-            .map(ToString::to_string)
+            .filter_map(|&p| {
+                let role = if spectators.contains(&p) {
+                    "spectator"
+                } else if self.agreement.local_slot == Some(0) {
+                    "player"
+                } else {
+                    "host"
+                };
+                if !synced.contains(&p) {
+                    Some(format!("{role} {p}"))
+                } else if role == "player" && link.heard_through(p) < 0 {
+                    Some(format!("{role} {p} (synchronized, but sent no input)"))
+                } else {
+                    None
+                }
+            })
             .collect();
         peers.join(", ")
     }
@@ -439,6 +471,8 @@ impl NetPeer {
             final_tick: 0,
             finished_peers: Vec::new(),
             gone: Vec::new(),
+            progress: (0, Instant::now()),
+            freeze_timeout: config.freeze_timeout,
         })
     }
 
@@ -490,6 +524,7 @@ impl NetPeer {
     /// GGRS errors other than "not synchronized" and "prediction threshold", engine errors,
     /// [`Error::SpectatorTooFarBehind`].
     pub fn advance(&mut self, local: WireInput) -> Result<Advance, Error> {
+        self.watch_for_freeze()?;
         let before = self.driver.counters().new_frames;
         let requests = match &mut self.session {
             Session::P2P(s) => {
@@ -561,6 +596,27 @@ impl NetPeer {
             self.clock.stall();
             Ok(Advance::Stalled)
         }
+    }
+
+    /// Ends a running match whose final tick has not moved for the freeze timeout.
+    fn watch_for_freeze(&mut self) -> Result<(), Error> {
+        let now = Instant::now();
+        let running = match &self.session {
+            Session::P2P(s) => s.current_state() == SessionState::Running,
+            Session::Spectator(s) => s.current_state() == SessionState::Running,
+        };
+        if !running || self.final_tick > self.progress.0 {
+            self.progress = (self.final_tick, now);
+            return Ok(());
+        }
+        let still = now.saturating_duration_since(self.progress.1);
+        if still >= self.freeze_timeout {
+            return Err(Error::MatchFrozen {
+                tick: self.final_tick,
+                seconds: crate::handshake::whole_seconds(self.freeze_timeout),
+            });
+        }
+        Ok(())
     }
 
     /// Reports a remote player as disconnected, once.
@@ -747,10 +803,20 @@ impl NetPeer {
         }
     }
 
-    /// Whether every peer has said it is done.
+    /// Whether every peer has said it is done, or is gone (a spectator that left is not
+    /// waited for).
     #[must_use]
     pub fn all_peers_finished(&self) -> bool {
         let link = self.link.borrow();
-        link.peers().iter().all(|p| self.finished_peers.contains(p))
+        link.peers()
+            .iter()
+            .all(|p| self.finished_peers.contains(p) || self.gone.contains(p))
+    }
+
+    /// Whether every remote player has sent at least one frame of input (a peer that
+    /// synchronizes and then sends none does not hold a host's slot).
+    pub(crate) fn heard_every_player(&self) -> bool {
+        let link = self.link.borrow();
+        (self.agreement.remote_players.iter()).all(|&(_, a)| link.heard_through(a) >= 0)
     }
 }

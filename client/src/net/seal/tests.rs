@@ -11,7 +11,10 @@ fn pair(prologue: &[u8], invite: Option<&InviteCode>) -> (Channel, Channel) {
     let mut joiner = Initiator::new(prologue, invite).expect("initiator");
     let host = Responder::read_hello(prologue, invite, joiner.message()).expect("hello opens");
     let (answer, host_channel) = host.answer(b"welcome").expect("answer");
-    assert_eq!(joiner.read_answer(&answer).expect("answer opens"), b"welcome");
+    assert_eq!(
+        joiner.read_answer(&answer).expect("answer opens"),
+        b"welcome"
+    );
     (joiner.into_channel().expect("finished"), host_channel)
 }
 
@@ -25,7 +28,11 @@ fn a_handshake_gives_both_sides_one_channel_id_and_datagrams_open_once() {
         let d2 = a.seal(Inner::Control, b"finish").expect("seal");
         assert_eq!(d1.len(), SEALED_HEADER_LEN + 1 + 5 + TAG_LEN);
         assert_eq!(b.open(&d2), Ok((Inner::Control, b"finish".to_vec())));
-        assert_eq!(b.open(&d1), Ok((Inner::Ggrs, b"input".to_vec())), "reordered");
+        assert_eq!(
+            b.open(&d1),
+            Ok((Inner::Ggrs, b"input".to_vec())),
+            "reordered"
+        );
         assert_eq!(b.open(&d1), Err(SealError::Replayed));
         assert_eq!(b.open(&d2), Err(SealError::Replayed));
         // The other direction has its own key: b's datagram opens at a only.
@@ -75,7 +82,10 @@ fn another_code_or_no_code_or_another_prologue_fails_the_handshake_at_the_hello(
     // Garbage of every length up to the limit, and past it.
     for len in [0, 1, 31, 32, 48, 100, MAX_HANDSHAKE_MESSAGE + 1] {
         let junk = vec![0x5a; len];
-        assert!(Responder::read_hello(b"p", Some(&code(1)), &junk).is_err(), "{len}");
+        assert!(
+            Responder::read_hello(b"p", Some(&code(1)), &junk).is_err(),
+            "{len}"
+        );
     }
 }
 
@@ -118,7 +128,9 @@ fn a_payload_over_the_limit_is_not_sealed_and_a_datagram_over_it_not_opened() {
         a.seal(Inner::Ggrs, &vec![0; MAX_PAYLOAD as usize + 1]),
         Err(SealError::Malformed)
     );
-    let mut long = a.seal(Inner::Ggrs, &vec![0; MAX_PAYLOAD as usize]).expect("seal");
+    let mut long = a
+        .seal(Inner::Ggrs, &vec![0; MAX_PAYLOAD as usize])
+        .expect("seal");
     long.push(0);
     assert_eq!(b.open(&long), Err(SealError::NotSealed));
 }
@@ -130,8 +142,15 @@ fn invite_codes_are_written_in_four_groups_and_read_back_in_any_case() {
     assert_eq!(text.len(), 19);
     assert_eq!(text.matches('-').count(), 3);
     assert_eq!(InviteCode::parse(&text), Ok(c));
-    assert_eq!(InviteCode::parse(&text.to_uppercase().replace('-', " ")), Ok(c));
-    assert_eq!(format!("{c:?}"), "InviteCode(…)", "a secret is not debug-printed");
+    assert_eq!(
+        InviteCode::parse(&text.to_uppercase().replace('-', " ")),
+        Ok(c)
+    );
+    assert_eq!(
+        format!("{c:?}"),
+        "InviteCode(…)",
+        "a secret is not debug-printed"
+    );
     let zero = InviteCode::from_bytes([0; InviteCode::BYTES]);
     assert_eq!(zero.to_string(), "aaaa-aaaa-aaaa-aaaa");
     let ones = InviteCode::from_bytes([0xff; InviteCode::BYTES]);

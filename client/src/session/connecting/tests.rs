@@ -42,7 +42,9 @@ fn poll_until(
     let mut seen: Vec<Vec<ConnectStage>> = sides.iter().map(|s| vec![s.stage()]).collect();
     loop {
         for (i, side) in sides.iter_mut().enumerate() {
-            if peers[i].is_some() {
+            if let Some(peer) = peers[i].as_mut() {
+                // A handed-over peer plays on (a host hands over only once it heard input).
+                let _ = peer.advance(engine::WireInput::default());
                 continue;
             }
             match side.poll() {
@@ -101,9 +103,16 @@ fn control_at(at: &mut MemoryEndpoint) -> Vec<Control> {
 /// A stranger at `port` says `Hello` to `to` as `role`.
 fn stranger_hello(net: &MemoryNet, port: u16, to: u16, role: Role) -> MemoryEndpoint {
     let mut at = net.endpoint(port);
+    let info = PeerInfo::local(&engine::Rules::default());
+    let noise = crate::net::seal::Initiator::new(&wire::hello_prologue(&info, role, false), None)
+        .expect("initiator")
+        .message()
+        .to_vec();
     let hello = Control::Hello {
-        info: PeerInfo::local(&engine::Rules::default()),
+        info,
         role,
+        invite: false,
+        noise,
     };
     at.send(&wire::encode(Kind::Control, 0, &hello), addr(to));
     at
@@ -247,7 +256,7 @@ fn a_joiner_allows_the_rest_of_its_handshake_time_plus_its_sync_time() {
     drop(h);
     match poll_until_error(&mut j) {
         Error::SyncTimeout { peers, millis } => {
-            assert_eq!(peers, "127.0.0.1:1");
+            assert_eq!(peers, "host 127.0.0.1:1");
             // Handshake time left when welcomed (at most 300 ms) plus the 400 ms.
             assert!((400..=700).contains(&millis), "{millis}");
         }
@@ -286,7 +295,7 @@ fn a_host_out_of_handshake_time_when_its_joiner_does_not_synchronize_gives_up_na
     // Its sync deadline (welcomed before 300 ms, plus 400 ms) is past its handshake time.
     match poll_until_error(&mut h) {
         Error::SyncTimeout { peers, millis } => {
-            assert_eq!((peers.as_str(), millis), ("127.0.0.1:2", 400))
+            assert_eq!((peers.as_str(), millis), ("player 127.0.0.1:2", 400))
         }
         other => panic!("{other:?}"),
     }
