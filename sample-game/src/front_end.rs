@@ -243,10 +243,13 @@ impl FrontEnd {
             }
             return Next::Stay;
         }
-        match client::transport::resolve(address) {
+        let resolved = client::net::seal::split_invitation(address)
+            .and_then(|(addr, code)| client::transport::resolve(addr).map(|host| (host, code)));
+        match resolved {
             Err(e) => menu.note = Some(e),
-            Ok(host) => {
-                let config = self.net_config(&menu.config);
+            Ok((host, code)) => {
+                let mut config = self.net_config(&menu.config);
+                config.invite = code;
                 match Connection::join(host, role, config, JOIN_TIMEOUT) {
                     Ok(c) => return Next::Connect(Box::new(c)),
                     Err(e) => menu.notice("CONNECTION FAILED", e.to_string()),

@@ -261,8 +261,11 @@ fn match_source(
                 Some(Mode::Join { .. }) => Role::Player,
                 _ => Role::Spectator,
             };
+            let (address, code) =
+                client::net::seal::split_invitation(address).map_err(anyhow::Error::msg)?;
             let host = resolve(address).map_err(anyhow::Error::msg)?;
-            let config = net_config(net, rules, seed, 0);
+            let mut config = net_config(net, rules, seed, 0);
+            config.invite = code;
             let link = open_link(default_bind_for(host), config.conditioner)?;
             println!(
                 "maze-duel: contacting {host} (giving up after {} s)",

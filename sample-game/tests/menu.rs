@@ -192,6 +192,16 @@ fn the_disconnect_screen_says_why_and_leads_back_to_the_menu() {
     assert!(!frame.has("Esc to quit", palette::TEXT_DIM));
 }
 
+/// One frame of a peer that is ready: it plays its first frames (with no input) and then
+/// only exchanges datagrams, so its history holds everything a later run would log.
+fn play_on(peer: &mut client::NetPeer) {
+    if peer.world().tick() < 2 {
+        let _ = peer.advance(engine::WireInput::default());
+    } else {
+        peer.poll();
+    }
+}
+
 /// Polls until `done` gives a result, as the window does once per frame. The deadline is a
 /// hang guard: passing it fails loudly.
 fn poll_until<T>(what: &str, mut step: impl FnMut() -> Option<T>) -> T {
@@ -224,12 +234,15 @@ fn a_menu_host_and_a_menu_joiner_meet_polling_frame_by_frame() {
     let (mut hosted, mut joined) = (None, None);
     let (a, b) = poll_until("host and joiner", || {
         for (c, slot) in [(&mut host, &mut hosted), (&mut joiner, &mut joined)] {
-            if slot.is_none() {
-                match c.poll() {
+            match slot {
+                None => match c.poll() {
                     Poll::Pending => {}
                     Poll::Ready(peer) => *slot = Some(peer),
                     Poll::Failed(e) | Poll::Refused(e) => panic!("failed: {e}"),
-                }
+                },
+                // A peer that is ready plays, as the window does (a host starts only once it
+                // has heard the joiner's input).
+                Some(peer) => play_on(peer),
             }
         }
         match (&hosted, &joined) {
@@ -421,8 +434,15 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
         )
         .expect("ghost link");
         let info = client::wire::PeerInfo::local(&Rules::default());
-        client::handshake::join(&link, &info, addr, Role::Player, Duration::from_secs(20))
-            .expect("the ghost is welcomed")
+        client::handshake::join(
+            &link,
+            &info,
+            addr,
+            Role::Player,
+            None,
+            Duration::from_secs(20),
+        )
+        .expect("the ghost is welcomed")
         // ...and its socket closes here.
     });
     poll_until("the ghost's welcome", || {
@@ -441,7 +461,7 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
         .contains("did not synchronize"));
     let mut joiner =
         Connection::join(addr, Role::Player, config, Duration::from_secs(20)).expect("joiner");
-    let (mut hosted, mut joined) = (false, false);
+    let (mut hosted, mut joined) = (false, None);
     poll_until("a real joiner", || {
         if !hosted {
             match host.poll() {
@@ -450,14 +470,15 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
                 Poll::Pending => {}
             }
         }
-        if !joined {
-            match joiner.poll() {
-                Poll::Ready(_) => joined = true,
+        match &mut joined {
+            None => match joiner.poll() {
+                Poll::Ready(peer) => joined = Some(peer),
                 Poll::Failed(e) | Poll::Refused(e) => panic!("joiner failed: {e}"),
                 Poll::Pending => {}
-            }
+            },
+            Some(peer) => play_on(peer),
         }
-        (hosted && joined).then_some(())
+        (hosted && joined.is_some()).then_some(())
     });
 }
 
@@ -531,7 +552,7 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
     let (mut watching, mut playing) = (watching.unwrap(), playing.unwrap());
     poll_until("the host", || {
         watching.poll();
-        playing.poll();
+        play_on(&mut playing);
         host.is_finished().then_some(())
     });
     host.join().expect("the host synchronized with both");
@@ -556,12 +577,13 @@ fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
     let mut titles = Vec::new();
     poll_until("two players in a room", || {
         for (c, peer) in [(&mut a, &mut peer_a), (&mut b, &mut peer_b)] {
-            if peer.is_none() {
-                match c.poll() {
+            match peer {
+                None => match c.poll() {
                     Poll::Pending => titles.push(status_of(c).title),
                     Poll::Ready(p) => *peer = Some(p),
                     Poll::Refused(e) | Poll::Failed(e) => panic!("{e}"),
-                }
+                },
+                Some(p) => play_on(p),
             }
         }
         (peer_a.is_some() && peer_b.is_some()).then_some(())

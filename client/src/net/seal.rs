@@ -187,6 +187,21 @@ impl std::str::FromStr for InviteCode {
     }
 }
 
+/// Splits an invitation `ADDRESS#CODE` into the address and its code (`ADDRESS` alone: no
+/// code).
+///
+/// # Errors
+/// The code after `#` does not read as one (the message says why).
+pub fn split_invitation(text: &str) -> Result<(&str, Option<InviteCode>), String> {
+    match text.rsplit_once('#') {
+        Some((address, code)) => {
+            let code = InviteCode::parse(code).map_err(|e| format!("`{text}`: {e}"))?;
+            Ok((address, Some(code)))
+        }
+        None => Ok((text, None)),
+    }
+}
+
 fn builder<'a>(
     prologue: &'a [u8],
     invite: Option<&'a [u8; 32]>,

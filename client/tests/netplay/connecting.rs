@@ -36,9 +36,16 @@ fn polled_connections_go_through_their_stages_on_one_thread() {
             hosted = host.poll().expect("host");
             host_stages.push(host.stage());
         }
-        if joined.is_none() {
-            joined = joiner.poll().expect("joiner");
-            joiner_stages.push(joiner.stage());
+        match joined.as_mut() {
+            None => {
+                joined = joiner.poll().expect("joiner");
+                joiner_stages.push(joiner.stage());
+            }
+            // A joiner plays on once handed over; the host hands over once it hears input.
+            Some(peer) => {
+                peer.advance(engine::WireInput::default())
+                    .expect("joiner plays");
+            }
         }
         std::thread::sleep(Duration::from_millis(1));
     }

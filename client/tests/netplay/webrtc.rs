@@ -190,12 +190,17 @@ fn a_third_player_in_a_full_room_is_refused() {
                 let _ = started_tx.send(());
                 let mut peer = peer?;
                 // The match is under way: keep exchanging datagrams (answering the third
-                // player's `Hello`) until it has been turned away, then play.
+                // player's `Hello`) until it has been turned away, then play. The joiner
+                // plays its first frame meanwhile (a host starts only once it hears input).
                 let deadline = Instant::now() + LIMIT;
                 while !third_done.load(std::sync::atomic::Ordering::SeqCst)
                     && Instant::now() < deadline
                 {
-                    peer.poll();
+                    if peer.world().tick() == 0 {
+                        peer.advance(engine::WireInput::default())?;
+                    } else {
+                        peer.poll();
+                    }
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 run_net_peer(peer, &plan)

@@ -144,7 +144,8 @@ enum Command {
         #[command(flatten)]
         net: NetArgs,
     },
-    /// Join a match hosted at HOST:PORT as player 2, played by a bot.
+    /// Join a match hosted at HOST:PORT (or HOST:PORT#CODE, the invitation a host with
+    /// `--code` prints) as player 2, played by a bot.
     Join {
         /// The host's address.
         host: String,
@@ -154,7 +155,7 @@ enum Command {
         #[command(flatten)]
         net: NetArgs,
     },
-    /// Watch a match hosted at HOST:PORT.
+    /// Watch a match hosted at HOST:PORT (or HOST:PORT#CODE).
     Spectate {
         /// The host's address.
         host: String,

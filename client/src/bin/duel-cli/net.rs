@@ -6,6 +6,7 @@ use crate::parse_phase;
 use anyhow::{Context, Result};
 use clap::Args;
 use client::conditioner::ConditionerConfig;
+use client::net::seal::InviteCode;
 use client::netplay::open_link;
 use client::signal::SignalServer;
 use client::transport::{default_bind_for, resolve};
@@ -63,6 +64,12 @@ pub(crate) struct NetArgs {
     /// `desync-dump` without a hash log).
     #[arg(long)]
     dump_dir: Option<PathBuf>,
+    /// The host's invite code (the handshake's pre-shared key): `random` (host only) makes a
+    /// fresh one and prints the invitation to share; a joiner may also give it after its
+    /// address, `HOST:PORT#CODE`. Without a code the match is still encrypted, but anyone who
+    /// reaches the host can take the slot.
+    #[arg(long, value_name = "CODE|random")]
+    code: Option<String>,
     /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
     #[arg(long, hide = true)]
     debug_inject_desync: Option<u32>,
@@ -73,6 +80,22 @@ pub(crate) struct NetArgs {
 }
 
 impl NetArgs {
+    /// The invite code given with `--code` (`random`: a fresh one, for a host).
+    fn invite(&self, may_make: bool) -> Result<Option<InviteCode>> {
+        match self.code.as_deref() {
+            None => Ok(None),
+            Some("random") if may_make => {
+                Ok(Some(InviteCode::random().map_err(anyhow::Error::msg)?))
+            }
+            Some("random") => {
+                anyhow::bail!("--code random makes a code for a host; a joiner gives the host's")
+            }
+            Some(text) => Ok(Some(
+                InviteCode::parse(text).map_err(|e| anyhow::anyhow!("--code: {e}"))?,
+            )),
+        }
+    }
+
     fn config(&self, seed: u64, spectators: usize) -> Result<NetConfig> {
         Ok(NetConfig {
             rules: load_rules(self.rules.as_deref())?,
@@ -116,10 +139,14 @@ pub(crate) fn host(
     seed: u64,
     net: &NetArgs,
 ) -> Result<ExitCode> {
-    let config = net.config(seed, spectators)?;
+    let mut config = net.config(seed, spectators)?;
+    config.invite = net.invite(true)?;
     let link = open_link(bind, config.conditioner)?;
     let local = link.borrow().local_addr();
     println!("listening on {local}");
+    if let Some(code) = config.invite {
+        println!("invite: {local}#{code} (share it with the other player; it is the key)");
+    }
     let peer = NetPeer::host_on(link, &config)?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
@@ -131,9 +158,19 @@ pub(crate) fn join(
     net: &NetArgs,
     role: Role,
 ) -> Result<ExitCode> {
+    let (host, in_address) =
+        client::net::seal::split_invitation(host).map_err(anyhow::Error::msg)?;
+    let given = net.invite(false)?;
+    if let (Some(a), Some(b)) = (in_address, given) {
+        anyhow::ensure!(
+            a == b,
+            "the code after the address and --code differ; give one"
+        );
+    }
     let host = resolve(host).map_err(anyhow::Error::msg)?;
     let bind = bind.unwrap_or_else(|| default_bind_for(host));
-    let config = net.config(0, 0)?;
+    let mut config = net.config(0, 0)?;
+    config.invite = in_address.or(given);
     let link = open_link(bind, config.conditioner)?;
     let peer =
         NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;

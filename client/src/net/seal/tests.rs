@@ -170,6 +170,17 @@ fn invite_codes_are_written_in_four_groups_and_read_back_in_any_case() {
 }
 
 #[test]
+fn an_invitation_is_an_address_and_perhaps_a_code() {
+    let c = code(4);
+    let text = format!("127.0.0.1:7000#{c}");
+    assert_eq!(split_invitation(&text), Ok(("127.0.0.1:7000", Some(c))));
+    assert_eq!(split_invitation("host:7000"), Ok(("host:7000", None)));
+    assert!(split_invitation("host:7000#abc")
+        .unwrap_err()
+        .contains("`host:7000#abc`"));
+}
+
+#[test]
 fn the_replay_window_accepts_each_counter_once_within_the_window() {
     let mut w = ReplayWindow::default();
     assert!(w.is_fresh(0));
