@@ -42,7 +42,7 @@ pub enum ConnectStage {
 
 enum Stage {
     Host(HostHandshake),
-    Join(JoinHandshake),
+    Join(Box<JoinHandshake>),
     Synchronizing {
         peer: Box<NetPeer>,
         deadline: Instant,
@@ -99,7 +99,7 @@ impl Connecting {
     pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig) -> Self {
         let info = PeerInfo::local(&config.rules);
         let stage = match JoinHandshake::new(&link, &info, host, role, config.invite) {
-            Ok(handshake) => Stage::Join(handshake),
+            Ok(handshake) => Stage::Join(Box::new(handshake)),
             Err(e) => Stage::Failed(e.to_string()),
         };
         Connecting {

@@ -1,5 +1,6 @@
 //! Two peers and a spectator as separate OS processes (`duel-cli host` / `join` / `spectate`)
-//! through the link conditioner: all exit cleanly with identical confirmed hash logs.
+//! through the link conditioner, invited with the host's code: all exit cleanly with identical
+//! confirmed hash logs.
 
 use crate::child::{output_of, output_within, stdout_lines, wait_within, KillOnDrop, CHILD_LIMIT};
 use crate::common::scratch_dir;
@@ -29,6 +30,8 @@ fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
                 "1",
                 "--disconnect-timeout-ms",
                 "10000",
+                "--code",
+                "random",
             ])
             .args(["--conditioner", &format!("{CONDITIONS},seed=1")])
             .arg("--hash-log")
@@ -41,10 +44,17 @@ fn host_join_and_spectator_processes_agree_on_every_confirmed_tick() {
     let first = lines
         .recv_timeout(CHILD_LIMIT)
         .expect("host prints its address");
-    let addr = first
-        .strip_prefix("listening on ")
-        .expect("listening line")
+    first.strip_prefix("listening on ").expect("listening line");
+    // The host with `--code random` prints the invitation to share: ADDRESS#CODE.
+    let invite = lines
+        .recv_timeout(CHILD_LIMIT)
+        .expect("host prints its invitation");
+    let addr = invite
+        .strip_prefix("invite: ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("invite line")
         .to_string();
+    assert!(addr.contains('#'), "{invite}");
     let mut spectator = KillOnDrop(
         Command::new(exe)
             .args([
@@ -172,4 +182,67 @@ fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
         rest.iter().any(|l| l.contains("finish=skipped")),
         "{rest:?}"
     );
+}
+
+/// Issue 17: a joiner whose invite code differs from the host's is refused in words (exit 1),
+/// and a malformed code is an error before anything connects.
+#[test]
+fn a_joiner_with_another_invite_code_is_refused_in_words() {
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let mut host = KillOnDrop(
+        Command::new(exe)
+            .args(["host", "--bind", "127.0.0.1:0", "--ticks", "60"])
+            .args(["--code", "aaaa-bbbb-cccc-dddd", "--handshake-timeout", "20"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn host"),
+    );
+    let lines = stdout_lines(&mut host);
+    let first = lines.recv_timeout(CHILD_LIMIT).expect("address line");
+    let addr = first.strip_prefix("listening on ").expect("listening line");
+    let wrong = output_within(
+        Command::new(exe).args([
+            "join",
+            &format!("{addr}#aaaa-bbbb-cccc-eeee"),
+            "--ticks",
+            "60",
+        ]),
+        CHILD_LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the invite code does not match"),
+        "{stderr}"
+    );
+    let none = output_within(
+        Command::new(exe).args(["join", addr, "--ticks", "60"]),
+        CHILD_LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("needs its invite code"), "{stderr}");
+    let malformed = output_within(
+        Command::new(exe).args(["join", &format!("{addr}#l0l0"), "--ticks", "60"]),
+        CHILD_LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&malformed.stderr);
+    assert_eq!(malformed.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("invite code"), "{stderr}");
+    let right = output_within(
+        Command::new(exe).args([
+            "join",
+            &format!("{addr}#AAAA BBBB CCCC DDDD"),
+            "--ticks",
+            "60",
+        ]),
+        CHILD_LIMIT,
+    );
+    assert!(
+        right.status.success(),
+        "{}",
+        String::from_utf8_lossy(&right.stderr)
+    );
+    assert!(wait_within(&mut host, CHILD_LIMIT, "host").success());
 }
