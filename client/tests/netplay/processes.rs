@@ -137,16 +137,15 @@ fn help_lists_the_exit_codes() {
 fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
     use client::wire::Role;
     use std::time::{Duration, Instant};
-    let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let mut host = KillOnDrop(
-        Command::new(exe)
-            .args(["host", "--bind", "127.0.0.1:0", "--ticks", "3600"])
-            .args(["--disconnect-timeout-ms", "1000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn host"),
-    );
+    let mut host = spawn_piped(&[
+        "host",
+        "--bind",
+        "127.0.0.1:0",
+        "--ticks",
+        "3600",
+        "--disconnect-timeout-ms",
+        "1000",
+    ]);
     let lines = stdout_lines(&mut host);
     let first = lines.recv_timeout(CHILD_LIMIT).expect("address line");
     let addr = first
@@ -184,65 +183,62 @@ fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
     );
 }
 
-/// Issue 17: a joiner whose invite code differs from the host's is refused in words (exit 1),
-/// and a malformed code is an error before anything connects.
-#[test]
-fn a_joiner_with_another_invite_code_is_refused_in_words() {
-    let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let mut host = KillOnDrop(
-        Command::new(exe)
-            .args(["host", "--bind", "127.0.0.1:0", "--ticks", "60"])
-            .args(["--code", "aaaa-bbbb-cccc-dddd", "--handshake-timeout", "20"])
+/// `duel-cli ARGS`, its output piped, killed if the test ends first.
+fn spawn_piped(args: &[&str]) -> KillOnDrop {
+    KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn host"),
+            .expect("spawn duel-cli"),
+    )
+}
+
+/// `duel-cli join ADDRESS --ticks 60`: its exit status and stderr.
+fn join_once(address: &str) -> (Option<i32>, String) {
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli")).args(["join", address, "--ticks", "60"]),
+        CHILD_LIMIT,
     );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 17: a joiner whose invite code differs from the host's, or who has none, is refused
+/// in words (exit 1), a malformed code is an error before anything connects, and the right
+/// code in any case and spacing joins.
+#[test]
+fn a_joiner_with_another_invite_code_is_refused_in_words() {
+    let mut host = spawn_piped(&[
+        "host",
+        "--bind",
+        "127.0.0.1:0",
+        "--ticks",
+        "60",
+        "--code",
+        "aaaa-bbbb-cccc-dddd",
+        "--handshake-timeout",
+        "20",
+    ]);
     let lines = stdout_lines(&mut host);
     let first = lines.recv_timeout(CHILD_LIMIT).expect("address line");
     let addr = first.strip_prefix("listening on ").expect("listening line");
-    let wrong = output_within(
-        Command::new(exe).args([
-            "join",
-            &format!("{addr}#aaaa-bbbb-cccc-eeee"),
-            "--ticks",
-            "60",
-        ]),
-        CHILD_LIMIT,
-    );
-    let stderr = String::from_utf8_lossy(&wrong.stderr);
-    assert_eq!(wrong.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("the invite code does not match"),
-        "{stderr}"
-    );
-    let none = output_within(
-        Command::new(exe).args(["join", addr, "--ticks", "60"]),
-        CHILD_LIMIT,
-    );
-    let stderr = String::from_utf8_lossy(&none.stderr);
-    assert_eq!(none.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("needs its invite code"), "{stderr}");
-    let malformed = output_within(
-        Command::new(exe).args(["join", &format!("{addr}#l0l0"), "--ticks", "60"]),
-        CHILD_LIMIT,
-    );
-    let stderr = String::from_utf8_lossy(&malformed.stderr);
-    assert_eq!(malformed.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("invite code"), "{stderr}");
-    let right = output_within(
-        Command::new(exe).args([
-            "join",
-            &format!("{addr}#AAAA BBBB CCCC DDDD"),
-            "--ticks",
-            "60",
-        ]),
-        CHILD_LIMIT,
-    );
-    assert!(
-        right.status.success(),
-        "{}",
-        String::from_utf8_lossy(&right.stderr)
-    );
+    for (address, words) in [
+        (
+            format!("{addr}#aaaa-bbbb-cccc-eeee"),
+            "the invite code does not match",
+        ),
+        (addr.to_string(), "needs its invite code"),
+        (format!("{addr}#l0l0"), "invite code"),
+    ] {
+        let (code, stderr) = join_once(&address);
+        assert_eq!(code, Some(1), "{address}: {stderr}");
+        assert!(stderr.contains(words), "{address}: {stderr}");
+    }
+    let (code, stderr) = join_once(&format!("{addr}#AAAA BBBB CCCC DDDD"));
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(wait_within(&mut host, CHILD_LIMIT, "host").success());
 }
