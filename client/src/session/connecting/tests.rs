@@ -301,3 +301,77 @@ fn a_host_out_of_handshake_time_when_its_joiner_does_not_synchronize_gives_up_na
     }
     assert!(over(h.poll()));
 }
+
+/// Issue 17: a joiner that synchronizes and then sends no input does not get the host to
+/// start; after the sync timeout the host forgets it, says who held it up, and plays the
+/// next joiner.
+#[test]
+fn a_joiner_that_synchronizes_but_sends_no_input_loses_the_slot() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 300, 0);
+    let mut h = host(&net, &cfg);
+    let mut squatter = joiner(&net, 2, Role::Player, &cfg);
+    // The squatter is handed over (GGRS runs) but only ever polls: no input.
+    let guard = Instant::now() + Duration::from_secs(10);
+    let mut squatter = loop {
+        assert!(h.poll().expect("the host waits").is_none());
+        if let Some(peer) = squatter.poll().expect("the squatter is welcomed") {
+            break peer;
+        }
+        assert!(Instant::now() < guard, "the squatter never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    loop {
+        squatter.poll();
+        assert!(
+            h.poll().expect("the host waits on").is_none(),
+            "the host started without a frame of input from its joiner"
+        );
+        if h.stage() == (ConnectStage::Waiting { for_player: true })
+            && h.link().borrow().peers().is_empty()
+        {
+            break;
+        }
+        assert!(Instant::now() < guard, "still held at {:?}", h.stage());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut real = joiner(&net, 3, Role::Player, &cfg);
+    let (peers, _) = poll_until(&mut [&mut h, &mut real], all_handed_over);
+    let hosted = peers[0].as_ref().expect("host");
+    assert_eq!(hosted.agreement().remote_players, vec![(1, addr(3))]);
+}
+
+/// Issue 17: a running match whose confirmed tick stops moving while the other side keeps its
+/// connection alive (keep-alives, no input) ends with `MatchFrozen` after the freeze timeout,
+/// instead of waiting forever.
+#[test]
+fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig {
+        freeze_timeout: Duration::from_millis(400),
+        ..config(30_000, 5_000, 0)
+    };
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    let (mut hosted, mut joined) = (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("joiner"),
+    );
+    // The joiner stops playing but keeps polling (its keep-alives flow); the host plays on.
+    let guard = Instant::now() + Duration::from_secs(10);
+    let err = loop {
+        joined.poll();
+        match hosted.advance(engine::WireInput::default()) {
+            Ok(_) => {}
+            Err(e) => break e,
+        }
+        assert!(Instant::now() < guard, "no freeze reported");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert!(
+        matches!(err, Error::MatchFrozen { seconds: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("the match froze at tick"), "{err}");
+}
