@@ -137,3 +137,53 @@ fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
     let _ = host.join();
     let _ = joiner.join();
 }
+
+/// Issue 17: a spectator that leaves without a word (its process died) is reported gone by
+/// GGRS, and the host then finishes cleanly instead of waiting its whole finish timeout for a
+/// `Finish` that can never come.
+#[test]
+fn a_host_does_not_wait_for_the_finish_of_a_spectator_that_left() {
+    use client::NetPeer;
+    use engine::WireInput;
+    use std::time::{Duration, Instant};
+
+    let dir = scratch_dir("spectator-left");
+    let mut host_config = test_config(Default::default());
+    host_config.spectators = 1;
+    // The spectator is noticed gone after 1 s; the finish waits at most 15 s (`plan`).
+    host_config.disconnect_timeout = Duration::from_secs(1);
+    host_config.disconnect_notify = Duration::from_millis(300);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        host_config,
+        plan(600, 11, &dir.join("host.log")),
+    );
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        addr,
+        Role::Player,
+        test_config(Default::default()),
+        plan(600, 22, &dir.join("join.log")),
+    );
+    let mut spectator = NetPeer::join_on(
+        loopback_link(Default::default()),
+        addr,
+        Role::Spectator,
+        &test_config(Default::default()),
+    )
+    .expect("spectate");
+    let guard = Instant::now() + Duration::from_secs(60);
+    while spectator.world().tick() < 60 && Instant::now() < guard {
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(spectator); // gone without a Finish
+    let host = host.join().expect("host thread").expect("host run");
+    let joiner = joiner.join().expect("joiner thread").expect("joiner run");
+    assert_eq!((host.ticks, joiner.ticks), (600, 600));
+    assert_eq!(host.disconnected, None, "a spectator leaving ends nothing");
+    assert!(
+        host.clean_finish,
+        "the host waited for the spectator: {host}"
+    );
+}
