@@ -32,6 +32,12 @@ pub struct ConditionerConfig {
     pub seed: u64,
 }
 
+/// Longest one-way delay or jitter accepted, in milliseconds (a minute: beyond, GGRS would
+/// count the peer as gone long before anything arrives).
+pub const MAX_DELAY_MS: u32 = 60_000;
+/// Longest mean loss burst accepted.
+pub const MAX_BURST: u32 = 1000;
+
 impl ConditionerConfig {
     /// Whether this configuration changes anything.
     #[must_use]
@@ -43,11 +49,12 @@ impl ConditionerConfig {
             || self.reorder_permille > 0
     }
 
-    /// Parses `key=value,...` with keys `latency`, `jitter`, `loss` (percent, may have a
-    /// fraction like `5` or `0.5`), `burst`, `dup` (percent), `reorder` (percent), `seed`.
+    /// Parses `key=value,...` with keys `latency`, `jitter` (milliseconds, at most
+    /// [`MAX_DELAY_MS`]), `loss` (percent, may have a fraction like `5` or `0.5`), `burst`
+    /// (1 to [`MAX_BURST`]), `dup` (percent), `reorder` (percent), `seed`.
     ///
     /// # Errors
-    /// A message naming the unknown key or bad value.
+    /// A message naming the unknown key, or the bad value and the range it must be in.
     pub fn parse(text: &str) -> Result<ConditionerConfig, String> {
         let mut c = ConditionerConfig {
             burst_len: 1,
@@ -57,18 +64,19 @@ impl ConditionerConfig {
             let (key, value) = part
                 .split_once('=')
                 .ok_or_else(|| format!("conditioner: `{part}` is not key=value"))?;
-            let int = |v: &str| {
-                v.parse::<u32>()
-                    .map_err(|_| format!("conditioner: {key}={v} is not a whole number"))
+            let int = |v: &str, max: u32| {
+                v.parse::<u32>().ok().filter(|n| *n <= max).ok_or_else(|| {
+                    format!("conditioner: {key}={v} is not a whole number from 0 to {max}")
+                })
             };
             let permille = |v: &str| {
                 parse_percent_as_permille(v).map_err(|e| format!("conditioner: {key}={v}: {e}"))
             };
             match key {
-                "latency" => c.latency_ms = int(value)?,
-                "jitter" => c.jitter_ms = int(value)?,
+                "latency" => c.latency_ms = int(value, MAX_DELAY_MS)?,
+                "jitter" => c.jitter_ms = int(value, MAX_DELAY_MS)?,
                 "loss" => c.loss_permille = permille(value)?,
-                "burst" => c.burst_len = int(value)?.max(1),
+                "burst" => c.burst_len = int(value, MAX_BURST)?.max(1),
                 "dup" => c.duplicate_permille = permille(value)?,
                 "reorder" => c.reorder_permille = permille(value)?,
                 "seed" => {
@@ -88,16 +96,17 @@ impl ConditionerConfig {
 /// `"5"` → 50, `"0.5"` → 5, `"12.25"` → 122 (per mille, truncated), at most 100 %.
 fn parse_percent_as_permille(v: &str) -> Result<u32, String> {
     let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
-    let whole: u32 = whole.parse().map_err(|_| "not a percentage".to_string())?;
+    let whole: u32 = whole
+        .parse()
+        .map_err(|_| "not a percentage from 0 to 100".to_string())?;
     let tenth = match frac.chars().next() {
         None => 0,
-        Some(d) => d.to_digit(10).ok_or("not a percentage")?,
+        Some(d) => d.to_digit(10).ok_or("not a percentage from 0 to 100")?,
     };
-    let permille = whole * 10 + tenth;
-    if permille > 1000 {
-        return Err("more than 100 %".into());
+    match whole.checked_mul(10).and_then(|w| w.checked_add(tenth)) {
+        Some(permille) if permille <= 1000 => Ok(permille),
+        _ => Err("more than 100 % (a percentage from 0 to 100)".into()),
     }
-    Ok(permille)
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -329,5 +338,86 @@ mod tests {
             .unwrap_err()
             .contains("unknown key `lag`"));
         assert!(ConditionerConfig::parse("loss=150").is_err());
+    }
+
+    /// Issue 18: values past their range are refused, naming the range, instead of panicking
+    /// in the arithmetic (`loss=999999999`, `jitter=3000000000`, `burst=5000000`).
+    #[test]
+    fn values_past_their_range_are_refused_naming_it() {
+        for (text, words) in [
+            ("loss=999999999", "0 to 100"),
+            ("loss=100.1", "more than 100"),
+            ("jitter=3000000000", "from 0 to 60000"),
+            ("latency=60001", "from 0 to 60000"),
+            ("loss=1,burst=5000000", "from 0 to 1000"),
+        ] {
+            let err = ConditionerConfig::parse(text).expect_err(text);
+            assert!(err.contains(words), "{text}: {err}");
+        }
+        let edge = ConditionerConfig::parse("latency=60000,jitter=60000,loss=100,burst=1000")
+            .expect("at the bounds");
+        assert_eq!(
+            (
+                edge.latency_ms,
+                edge.jitter_ms,
+                edge.loss_permille,
+                edge.burst_len
+            ),
+            (60_000, 60_000, 1000, 1000)
+        );
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn option_text() -> impl Strategy<Value = String> {
+            let key = prop_oneof![
+                Just("latency"),
+                Just("jitter"),
+                Just("loss"),
+                Just("burst"),
+                Just("dup"),
+                Just("reorder"),
+                Just("seed"),
+                Just("x"),
+            ];
+            let value = prop_oneof![
+                any::<u64>().prop_map(|v| v.to_string()),
+                (0u32..70_000).prop_map(|v| v.to_string()),
+                (0u32..200, 0u32..10).prop_map(|(a, b)| format!("{a}.{b}")),
+                "\\PC{0,6}",
+            ];
+            proptest::collection::vec((key, value), 0..6).prop_map(|kv| {
+                kv.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Any option text parses or is refused with a message, never panics; whatever
+            /// parses is within its ranges and impairs datagrams without panicking.
+            #[test]
+            fn any_option_text_is_parsed_or_refused_and_what_parses_runs(
+                text in prop_oneof![option_text(), "\\PC{0,40}"],
+            ) {
+                if let Ok(c) = ConditionerConfig::parse(&text) {
+                    prop_assert!(c.latency_ms <= MAX_DELAY_MS && c.jitter_ms <= MAX_DELAY_MS);
+                    prop_assert!((1..=MAX_BURST).contains(&c.burst_len));
+                    prop_assert!(c.loss_permille <= 1000 && c.duplicate_permille <= 1000);
+                    prop_assert!(c.reorder_permille <= 1000);
+                    let mut link = LinkConditioner::new(Wire::default(), c);
+                    let to = "127.0.0.1:2".parse().expect("addr");
+                    for i in 0..20u32 {
+                        link.send(&i.to_le_bytes(), to);
+                    }
+                    link.release_due();
+                }
+            }
+        }
     }
 }

@@ -20,6 +20,10 @@ use ggrs::{
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
+/// 128-frame input queue (at 119 neither peer finishes; at 120 GGRS panics).
+pub const MAX_INPUT_DELAY: usize = 30;
+
 /// How a networked session is set up.
 #[derive(Debug, Clone)]
 pub struct NetConfig {
@@ -405,6 +409,14 @@ impl NetPeer {
     }
 
     fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {
+        if config.input_delay > MAX_INPUT_DELAY {
+            return Err(Error::Ggrs(GgrsError::InvalidRequest {
+                info: format!(
+                    "input delay {} frames is beyond the {MAX_INPUT_DELAY} a session takes",
+                    config.input_delay
+                ),
+            }));
+        }
         let players = usize::from(agreement.players);
         let world = World::new(config.rules.clone(), agreement.match_seed, players)?;
         let mut builder = SessionBuilder::<GgrsConfig>::new()
@@ -723,6 +735,11 @@ impl NetPeer {
     /// # Errors
     /// GGRS refuses (e.g. when spectating).
     pub fn set_input_delay(&mut self, frames: usize) -> Result<(), Error> {
+        if frames > MAX_INPUT_DELAY {
+            return Err(Error::Ggrs(GgrsError::InvalidRequest {
+                info: format!("input delay {frames} frames is beyond {MAX_INPUT_DELAY}"),
+            }));
+        }
         match (&mut self.session, self.local_handle) {
             (Session::P2P(s), Some(handle)) => Ok(s.set_input_delay(handle, frames)?),
             _ => Err(Error::Ggrs(GgrsError::InvalidRequest {

@@ -242,3 +242,38 @@ fn a_joiner_with_another_invite_code_is_refused_in_words() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(wait_within(&mut host, CHILD_LIMIT, "host").success());
 }
+
+/// Issue 18: an option value outside its range is refused up front, naming the range, with
+/// exit status 1 (not clap's 2, which here means a desync), never a panic inside GGRS or the
+/// conditioner.
+#[test]
+fn option_values_outside_their_range_are_refused_naming_it() {
+    for (args, words) in [
+        (&["host", "--input-delay", "120"][..], "from 0 to 30"),
+        (
+            &["join", "127.0.0.1:9", "--input-delay", "31"][..],
+            "from 0 to 30",
+        ),
+        (&["host", "--fps", "0"][..], "1..=240"),
+        (&["host", "--desync-interval", "0"][..], "1..=600"),
+        (&["host", "--conditioner", "loss=999999999"][..], "0 to 100"),
+        (
+            &["host", "--conditioner", "jitter=3000000000"][..],
+            "0 to 60000",
+        ),
+        (
+            &["host", "--conditioner", "loss=1,burst=5000000"][..],
+            "0 to 1000",
+        ),
+        (&["host", "--code", "nope"][..], "invite code"),
+    ] {
+        let out = output_within(
+            Command::new(env!("CARGO_BIN_EXE_duel-cli")).args(args),
+            CHILD_LIMIT,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

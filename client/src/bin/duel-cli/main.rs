@@ -242,8 +242,8 @@ enum Command {
         /// Loopback port the host binds.
         #[arg(long, default_value_t = 7460)]
         port: u16,
-        /// Frames of input delay.
-        #[arg(long, default_value_t = 2)]
+        /// Frames of input delay (0 to 30).
+        #[arg(long, default_value_t = 2, value_parser = input_delay)]
         input_delay: usize,
     },
     /// One side of `rail-fairness` (run by it as a child process).
@@ -259,9 +259,19 @@ enum Command {
         ticks: u32,
         #[arg(long, value_parser = ConditionerConfig::parse)]
         conditioner: ConditionerConfig,
-        #[arg(long)]
+        #[arg(long, value_parser = input_delay)]
         input_delay: usize,
     },
+}
+
+/// `--input-delay`: whole frames up to [`client::netplay::MAX_INPUT_DELAY`] (GGRS's input
+/// queue panics far past it).
+fn input_delay(text: &str) -> Result<usize, String> {
+    let max = client::netplay::MAX_INPUT_DELAY;
+    text.parse::<usize>()
+        .ok()
+        .filter(|d| *d <= max)
+        .ok_or_else(|| format!("`{text}` is not a whole number of frames from 0 to {max}"))
 }
 
 fn parse_phase(name: &str) -> Result<Phase, String> {
@@ -282,7 +292,16 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<ExitCode> {
-    match Cli::parse().command {
+    // A bad argument is exit status 1 like every other error (clap's own would be 2, which
+    // here means a desync); `--help` and `--version` are 0.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(ExitCode::from(u8::from(e.use_stderr())));
+        }
+    };
+    match cli.command {
         Command::BotMatch {
             seed,
             bot_seed,

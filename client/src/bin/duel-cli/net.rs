@@ -37,14 +37,14 @@ pub(crate) struct NetArgs {
     /// Durable match log of confirmed ticks (a replay file).
     #[arg(long)]
     match_log: Option<PathBuf>,
-    /// Frames of input delay.
-    #[arg(long, default_value_t = 2)]
+    /// Frames of input delay (0 to 30).
+    #[arg(long, default_value_t = 2, value_parser = crate::input_delay)]
     input_delay: usize,
-    /// Compare checksums with the peer every N confirmed frames.
-    #[arg(long, default_value_t = 1)]
+    /// Compare checksums with the peer every N confirmed frames (1 to 600).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=600))]
     desync_interval: u32,
-    /// Simulation frames per second.
-    #[arg(long, default_value_t = 60)]
+    /// Simulation frames per second (1 to 240).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=240))]
     fps: u32,
     /// Impair outgoing datagrams: `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1`
     /// (milliseconds one way; loss/dup/reorder in percent).
