@@ -277,3 +277,53 @@ fn option_values_outside_their_range_are_refused_naming_it() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// Issue 18 item 2: every subcommand that prints ends quietly when its reader goes away
+/// (`duel-cli state LOG | head -1` used to exit 101 with a panic): standard output is closed
+/// before the command writes anything, and it must exit with its own status, not a panic.
+#[test]
+fn every_subcommand_ends_quietly_on_a_closed_pipe() {
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let dir = scratch_dir("closed-pipe");
+    let (log, hashes) = (dir.join("m.mlog"), dir.join("h.txt"));
+    let made = output_within(
+        Command::new(exe)
+            .args(["bot-match", "--seed", "3", "--ticks", "300"])
+            .arg("--match-log")
+            .arg(&log)
+            .arg("--hash-log")
+            .arg(&hashes),
+        CHILD_LIMIT,
+    );
+    assert!(made.status.success(), "{made:?}");
+    let (log, hashes) = (
+        log.to_str().expect("utf-8"),
+        hashes.to_str().expect("utf-8"),
+    );
+    let runs: [&[&str]; 9] = [
+        &["--help"],
+        &["default-rules"],
+        &["bot-match", "--seed", "3", "--ticks", "120"],
+        &["sync-test", "--ticks", "120"],
+        &["verify", log],
+        &["state", log, "--tick", "200"],
+        &["state", log, "--tick", "200", "--diff", log],
+        &["desync", hashes, hashes],
+        &["host", "--bind", "127.0.0.1:0", "--handshake-timeout", "1"],
+    ];
+    for args in runs {
+        let mut child = Command::new(exe)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        drop(child.stdout.take()); // the reader is gone before anything is written
+        let out = output_of(&mut child, CHILD_LIMIT, "closed pipe");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {stderr}");
+        let expected = if args[0] == "host" { 1 } else { 0 };
+        assert_eq!(out.status.code(), Some(expected), "{args:?}: {stderr}");
+    }
+}

@@ -6,9 +6,12 @@ use client::{run_bot_match, BotMatch};
 /// `duel-cli bot-match`: plays the match and prints the final tick, round, wins and hash.
 pub(crate) fn bot_match(plan: &BotMatch) -> Result<()> {
     let summary = run_bot_match(plan)?;
-    println!(
+    out!(
         "ticks={} round={} wins={:?} hash={:016x}",
-        summary.ticks, summary.round, summary.wins, summary.final_hash.combined
+        summary.ticks,
+        summary.round,
+        summary.wins,
+        summary.final_hash.combined
     );
     Ok(())
 }

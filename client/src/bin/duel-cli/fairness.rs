@@ -18,7 +18,7 @@ pub(crate) fn rail_fairness(
     use std::process::{Command as Process, Stdio};
     ConditionerConfig::parse(conditioner).map_err(anyhow::Error::msg)?;
     let exe = std::env::current_exe()?;
-    println!("rail fairness: {ticks} ticks per run, link {conditioner} each way, input delay {input_delay}");
+    out!("rail fairness: {ticks} ticks per run, link {conditioner} each way, input delay {input_delay}");
     for view in ["predicted", "past"] {
         let addr = format!("127.0.0.1:{port}");
         let side = |role: &str| {
@@ -48,7 +48,7 @@ pub(crate) fn rail_fairness(
         let confirmed = sum(|r| r.seen_hits_confirmed);
         let taken = sum(|r| r.hits_taken);
         let cover = sum(|r| r.hits_taken_behind_cover);
-        println!(
+        out!(
             "view={view}: shots={} seen_hits={seen} confirmed={confirmed} agreement={:.2}% \
              lost_same_aim={} hits_taken={taken} behind_cover={cover} ({:.2}%) rollbacks={}",
             sum(|r| r.shots),
@@ -85,6 +85,6 @@ pub(crate) fn rail_fairness_peer(
         input_delay,
         deadline: Duration::from_secs(u64::from(ticks) / 15 + 60),
     };
-    println!("{}", run_fairness_side(role, addr, conditioner, &plan)?);
+    out!("{}", run_fairness_side(role, addr, conditioner, &plan)?);
     Ok(())
 }

@@ -20,11 +20,14 @@ use std::process::ExitCode;
 /// `duel-cli resume`: continues a bot match from its match log and prints where it got to.
 pub(crate) fn resume(plan: &Resume) -> Result<()> {
     let resumed = resume_logged_bot_match(plan)?;
-    println!("{}: {resumed}", plan.log.display());
+    out!("{}: {resumed}", plan.log.display());
     let summary = &resumed.played;
-    println!(
+    out!(
         "resumed: ticks={} round={} wins={:?} hash={:016x}",
-        summary.ticks, summary.round, summary.wins, summary.final_hash.combined
+        summary.ticks,
+        summary.round,
+        summary.wins,
+        summary.final_hash.combined
     );
     Ok(())
 }
@@ -34,7 +37,7 @@ pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) 
     let rules = rules.map(|p| load_rules(Some(p))).transpose()?;
     let read = read_log(log)?;
     if let Some(tail) = read.tail_report() {
-        println!("{tail}, not verified");
+        out!("{tail}, not verified");
     }
     let mut out = match hash_log {
         Some(p) => Some(client::hashlog::HashLogWriter::create(
@@ -47,7 +50,7 @@ pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) 
         None => None,
     };
     let report = verify_logging(&read, rules.as_ref(), out.as_mut())?;
-    println!(
+    out!(
         "verified: ticks={} checkpoints={} ended={} (mode {}, seed {}, rules {:016x})",
         report.ticks,
         report.checkpoints,
@@ -87,7 +90,7 @@ fn desync_report(
     let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
     for (path, log) in [(a, &la), (b, &lb)] {
         if let Some((line, bytes)) = log.torn_line {
-            println!(
+            out!(
                 "{}: torn last line {line} ({bytes} bytes) ignored",
                 path.display()
             );
@@ -116,11 +119,11 @@ fn desync_report(
     );
     for (path, only) in [(a, &cmp.only_in_a), (b, &cmp.only_in_b)] {
         if !only.is_empty() {
-            println!("ticks only in {}: {}", path.display(), format_ranges(only));
+            out!("ticks only in {}: {}", path.display(), format_ranges(only));
         }
     }
     let Some(Divergence { tick, section }) = cmp.divergence else {
-        println!("no divergence: {} common ticks agree", cmp.common);
+        out!("no divergence: {} common ticks agree", cmp.common);
         anyhow::ensure!(
             !cmp.has_gaps(&la.entries, &lb.entries),
             "the logs have gaps the other does not (listed above): ticks left unchecked"
@@ -128,7 +131,7 @@ fn desync_report(
         return Ok(ExitCode::SUCCESS);
     };
     let section = section.map_or("combined (the section hashes agree)", |s| s.name());
-    println!("first divergence at tick {tick}, section {section}");
+    out!("first divergence at tick {tick}, section {section}");
     dump_report(tick, dumps_a, dumps_b)?;
     if let Some((ma, mb)) = matches {
         match_log_report([(ma, dumps_a), (mb, dumps_b)], tick)?;
@@ -148,7 +151,7 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
         .filter(|(t, _)| *t >= tick && db.iter().any(|(u, _)| u == t))
         .min_by_key(|(t, _)| *t);
     let Some((at, path_a)) = common else {
-        println!(
+        out!(
             "no snapshot dumps of tick {tick} or later on both sides ({} / {})",
             dumps_a.display(),
             dumps_b.display()
@@ -157,9 +160,9 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
     let (sa, sb) = (read_snapshot_file(path_a)?, read_snapshot_file(path_b)?);
-    println!("fields that differ at tick {at}:");
+    out!("fields that differ at tick {at}:");
     for d in diff(&sa, &sb) {
-        println!("  {d}");
+        out!("  {d}");
     }
     match (
         dump_file(dumps_a, "phases", tick),
@@ -167,9 +170,9 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
     ) {
         (Some(pa), Some(pb)) => {
             let (ta, tb) = (read_phase_trace(&pa)?, read_phase_trace(&pb)?);
-            println!("{}", phase_verdict(&ta, &tb));
+            out!("{}", phase_verdict(&ta, &tb));
         }
-        _ => println!("no per-phase hashes of tick {tick} on both sides"),
+        _ => out!("no per-phase hashes of tick {tick} on both sides"),
     }
     Ok(())
 }
@@ -181,39 +184,37 @@ fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
     let (la, lb) = (read_log(a)?, read_log(b)?);
     let mut slots = Vec::new();
     match inputs_agree((a, &la), (b, &lb), tick, &mut slots) {
-        Ok(true) => println!(
+        Ok(true) => out!(
             "inputs to tick {tick} agree in both match logs: same inputs, different states \
              (non-determinism, not input delivery)"
         ),
         Ok(false) => {
-            println!("inputs to tick {tick} DIFFER between the match logs (input delivery bug):");
+            out!("inputs to tick {tick} DIFFER between the match logs (input delivery bug):");
             for line in slots {
-                println!("{line}");
+                out!("{line}");
             }
         }
-        Err(why) => println!("inputs not compared: {why}"),
+        Err(why) => out!("inputs not compared: {why}"),
     }
     let mut faulty = Vec::new();
     for (path, log, dumps) in [(a, &la, dumps_a), (b, &lb, dumps_b)] {
         let who = format!("{} ({})", log.header.mode, path.display());
         match first_unfollowed_tick(log) {
-            None => println!(
+            None => out!(
                 "{who}: re-simulates through tick {}: its states follow from its inputs",
                 log.last_tick()
             ),
             Some((t, why)) => {
-                println!(
-                    "{who}: its state at tick {t} does not follow from its own inputs ({why})"
-                );
+                out!("{who}: its state at tick {t} does not follow from its own inputs ({why})");
                 faulty.push(who.clone());
             }
         }
         if let Some(line) = retrace_report(log, dumps, tick)? {
-            println!("{}: {line}", log.header.mode);
+            out!("{}: {line}", log.header.mode);
         }
     }
     if let [who] = faulty.as_slice() {
-        println!("=> the faulty peer is {who}");
+        out!("=> the faulty peer is {who}");
     }
     Ok(())
 }
@@ -254,21 +255,21 @@ fn retrace_report(
 pub(crate) fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Result<ExitCode> {
     let a = state_at(path, tick)?;
     let Some(other) = other else {
-        println!("state at tick {} (hash {})", a.tick, a.hash());
+        out!("state at tick {} (hash {})", a.tick, a.hash());
         for (field, value) in client::fielddiff::flatten(&a) {
-            println!("{field}: {value}");
+            out!("{field}: {value}");
         }
         return Ok(ExitCode::SUCCESS);
     };
     let b = state_at(other, Some(a.tick))?;
     let diffs = diff(&a, &b);
     if diffs.is_empty() {
-        println!("identical at tick {} (hash {})", a.tick, a.hash());
+        out!("identical at tick {} (hash {})", a.tick, a.hash());
         return Ok(ExitCode::SUCCESS);
     }
-    println!("fields that differ at tick {}:", a.tick);
+    out!("fields that differ at tick {}:", a.tick);
     for d in diffs {
-        println!("  {d}");
+        out!("  {d}");
     }
     Ok(ExitCode::from(2))
 }

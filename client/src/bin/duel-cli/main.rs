@@ -5,6 +5,31 @@
 //! module per concern: [`bot_match`], [`net`] (host, join, spectate), [`logs`] (resume,
 //! verify, desync, state), [`sync_test`] and [`fairness`] (rail-fairness).
 
+/// `println!` that never panics: when the reader of standard output has gone away (`| head`),
+/// what is left to say is dropped and the command goes on to its end and its exit status.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `print!` that never panics (see [`out!`]).
+macro_rules! out_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that never panics (see [`out!`]).
+macro_rules! err_out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bot_match;
 mod fairness;
 mod logs;
@@ -285,7 +310,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("duel-cli: {e:#}");
+            err_out!("duel-cli: {e:#}");
             ExitCode::from(1)
         }
     }
@@ -394,7 +419,7 @@ fn run() -> Result<ExitCode> {
             match_b,
         } => return logs::desync(&a, &b, dumps_a, dumps_b, match_a.zip(match_b)),
         Command::State { log, tick, diff } => return logs::state(&log, tick, diff.as_deref()),
-        Command::DefaultRules => print!("{}", engine::Rules::default().to_toml_string()),
+        Command::DefaultRules => out_raw!("{}", engine::Rules::default().to_toml_string()),
         Command::RailFairness {
             ticks,
             conditioner,

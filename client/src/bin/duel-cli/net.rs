@@ -143,9 +143,9 @@ pub(crate) fn host(
     config.invite = net.invite(true)?;
     let link = open_link(bind, config.conditioner)?;
     let local = link.borrow().local_addr();
-    println!("listening on {local}");
+    out!("listening on {local}");
     if let Some(code) = config.invite {
-        println!("invite: {local}#{code} (share it with the other player; it is the key)");
+        out!("invite: {local}#{code} (share it with the other player; it is the key)");
     }
     let peer = NetPeer::host_on(link, &config)?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
@@ -191,7 +191,7 @@ pub(crate) fn online(
     let config = net.config(seed, spectators)?;
     let room = RoomConfig::new(signal, room).with_ice(ice.clone());
     let url = room.room_url()?;
-    println!("entering room {url}");
+    out!("entering room {url}");
     let peer = NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
@@ -199,26 +199,26 @@ pub(crate) fn online(
 /// `duel-cli signal`: serves rooms on `bind` until killed.
 pub(crate) fn signal(bind: SocketAddr) -> Result<ExitCode> {
     let server = SignalServer::start(bind)?;
-    println!("signalling server listening on {}", server.url());
+    out!("signalling server listening on {}", server.url());
     server.wait()?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Exit status of a networked run: 0 clean, 2 desync detected, 3 a peer disconnected.
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
-    println!("{summary}");
+    out!("{summary}");
     if summary.desyncs > 0 {
         let at = summary
             .first_desync
             .map_or(String::new(), |t| format!(" first at tick {t},"));
-        eprintln!(
+        err_out!(
             "duel-cli: desync detected{at} {} checks differed (the dumps and next command are \
              printed above); exiting with status 2",
             summary.desyncs
         );
         ExitCode::from(2)
     } else if let Some(peer) = summary.disconnected {
-        eprintln!(
+        err_out!(
             "duel-cli: peer {peer} disconnected after {} final ticks; the match ended early (exit status 3)",
             summary.ticks
         );

@@ -7,9 +7,11 @@ use client::synctest::{run_sync_test, SyncTest};
 /// `duel-cli sync-test`: runs the test and prints its summary (a mismatch is an error).
 pub(crate) fn sync_test(plan: &SyncTest) -> Result<()> {
     let summary = run_sync_test(plan)?;
-    println!(
+    out!(
         "ticks={} rollbacks={} mismatches=0 hash={:016x}",
-        summary.ticks, summary.rollbacks, summary.final_hash.combined
+        summary.ticks,
+        summary.rollbacks,
+        summary.final_hash.combined
     );
     Ok(())
 }
