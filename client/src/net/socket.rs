@@ -182,10 +182,13 @@ impl Link {
         }
     }
 
-    /// Hears `peer` through `channel` from now on, and only through it.
+    /// Hears `peer` through `channel` from now on, and only through it: GGRS datagrams held
+    /// from it under keys it held before are dropped with those keys (a peer that started
+    /// over must prove it holds the new ones), and what was sent to it counts no more.
     pub fn add_channel(&mut self, peer: SocketAddr, channel: Channel) {
         self.add_peer(peer);
         self.channels.retain(|c| c.addr != peer);
+        self.early.retain(|(p, ..)| *p != peer);
         self.channels.push(PeerChannel {
             addr: peer,
             channel,

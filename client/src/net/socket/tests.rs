@@ -874,6 +874,33 @@ fn held_datagrams_of_a_peer_without_a_role_are_dropped_as_unknown_when_read() {
     assert_eq!((c.dropped_unknown_sender, c.datagrams_received), (1, 0));
 }
 
+/// Regression (found by the property test): a peer that held GGRS datagrams and then
+/// connected again had them handed to GGRS under its new keys, before it proved it holds them.
+#[test]
+fn new_keys_drop_what_was_held_under_the_old_ones() {
+    let mut n = connected();
+    n.connect(CLEAR_PEER);
+    for port in [PEER, CLEAR_PEER] {
+        let d = n.ggrs(port, Body::KeepAlive);
+        n.send(port, &d);
+    }
+    n.pump(false);
+    assert_eq!(n.held(), 2);
+    n.connect(PEER);
+    assert_eq!(n.held(), 1, "the other peer's stays held");
+    assert!(!n.link.borrow().proven(addr(PEER)));
+    n.link.borrow_mut().set_limits(
+        limits(),
+        vec![
+            (addr(PEER), Sender::Player { slots: 1 }),
+            (addr(CLEAR_PEER), Sender::Player { slots: 1 }),
+        ],
+    );
+    let got = n.pump(false);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, addr(CLEAR_PEER));
+}
+
 #[test]
 fn sealed_ggrs_from_the_peer_passes_only_once_under_its_keys_within_its_limits() {
     let mut n = running();

@@ -358,6 +358,7 @@ proptest! {
                 }
                 Op::AddPeer(p) => n.link.borrow_mut().add_peer(addr(p)),
                 Op::Connect(p) => {
+                    m.discarded += n.link.borrow().early.iter().filter(|e| e.0 == addr(p)).count() as u64;
                     n.connect(p);
                     let generation = m.generation.entry(p).or_insert(0);
                     *generation += 1;
