@@ -48,6 +48,11 @@ enum Op {
         damage: Damage,
         copies: u8,
     },
+    /// `count` GGRS keep-alives, each sealed afresh under `by`'s keys, sent from `by`.
+    Flood {
+        by: u16,
+        count: u8,
+    },
     Pump {
         accept_strangers: bool,
     },
@@ -74,9 +79,9 @@ fn port() -> impl Strategy<Value = u16> {
 fn peer_info() -> impl Strategy<Value = PeerInfo> {
     let ours = info(Rules::default().block_hp);
     prop_oneof![
-        Just(ours),
-        (1u8..=20).prop_map(info),
-        (
+        3 => Just(ours),
+        1 => (1u8..=20).prop_map(info),
+        1 => (
             any::<u32>(),
             ".{0,80}",
             any::<u32>(),
@@ -190,6 +195,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         14 => (port(), made(), damage(), prop_oneof![8 => Just(1u8), 1 => 2u8..40])
             .prop_map(|(from, made, damage, copies)| Op::Send { from, made, damage, copies }),
+        1 => (port(), 10u8..40).prop_map(|(by, count)| Op::Flood { by, count }),
         5 => any::<bool>().prop_map(|accept_strangers| Op::Pump { accept_strangers }),
         1 => port().prop_map(Op::AddPeer),
         2 => port().prop_map(Op::Connect),
@@ -319,6 +325,17 @@ proptest! {
                         at.send(&bytes, addr(LINK));
                     }
                     m.sent += u64::from(copies);
+                }
+                Op::Flood { by, count } => {
+                    for _ in 0..count {
+                        let keys = n.keys.get_mut(&by).unwrap_or(&mut stranger_keys);
+                        let d = keys.seal(Inner::Ggrs, &ggrs_payload(Body::KeepAlive)).expect("seal");
+                        n.send(by, &d);
+                    }
+                    if m.linked.contains_key(&by) && n.keys.contains_key(&by) {
+                        m.may_prove.insert(by, true);
+                    }
+                    m.sent += u64::from(count);
                 }
                 Op::Pump { accept_strangers } => {
                     let peers = n.link.borrow().peers().to_vec();
