@@ -23,11 +23,11 @@ use std::rc::Rc;
 pub struct SocketCounters {
     /// Bytes handed to the transport (headers included).
     pub bytes_sent: u64,
-    /// Bytes received from known peers (headers included).
+    /// Bytes of the datagrams accepted (headers included; a held one's once it is read).
     pub bytes_received: u64,
     /// Datagrams sent.
     pub datagrams_sent: u64,
-    /// Datagrams accepted.
+    /// Datagrams accepted: handed to GGRS or put in the control inbox.
     pub datagrams_received: u64,
     /// Datagrams from an address that is not a peer of this match.
     pub dropped_unknown_sender: u64,
