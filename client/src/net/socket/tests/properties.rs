@@ -258,7 +258,7 @@ fn foreign() -> Channel {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
     fn arbitrary_traffic_is_accounted_for_and_heard_only_from_whom_it_may(
