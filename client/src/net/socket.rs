@@ -23,11 +23,11 @@ use std::rc::Rc;
 pub struct SocketCounters {
     /// Bytes handed to the transport (headers included).
     pub bytes_sent: u64,
-    /// Bytes received from known peers (headers included).
+    /// Bytes of the datagrams accepted (headers included; a held one's once it is read).
     pub bytes_received: u64,
     /// Datagrams sent.
     pub datagrams_sent: u64,
-    /// Datagrams accepted.
+    /// Datagrams accepted: handed to GGRS or put in the control inbox.
     pub datagrams_received: u64,
     /// Datagrams from an address that is not a peer of this match.
     pub dropped_unknown_sender: u64,
@@ -101,8 +101,9 @@ pub struct Link {
     policy: Option<Policy>,
     /// The local session's current frame (remote players may run only so far ahead of it).
     local_frame: i32,
-    /// Opened GGRS payloads from peers that arrived before the policy was set.
-    early: Vec<(SocketAddr, Vec<u8>)>,
+    /// Opened GGRS payloads from peers that arrived before the policy was set, with the length
+    /// of the datagram each came in (counted as received once read).
+    early: Vec<(SocketAddr, Vec<u8>, usize)>,
     /// Peers that declared a player disconnected, not yet taken.
     claims: Vec<SocketAddr>,
     /// Once every slot is taken: this side's info, to answer a stranger's `Hello` with a
@@ -181,10 +182,13 @@ impl Link {
         }
     }
 
-    /// Hears `peer` through `channel` from now on, and only through it.
+    /// Hears `peer` through `channel` from now on, and only through it: GGRS datagrams held
+    /// from it under keys it held before are dropped with those keys (a peer that started
+    /// over must prove it holds the new ones), and what was sent to it counts no more.
     pub fn add_channel(&mut self, peer: SocketAddr, channel: Channel) {
         self.add_peer(peer);
         self.channels.retain(|c| c.addr != peer);
+        self.early.retain(|(p, ..)| *p != peer);
         self.channels.push(PeerChannel {
             addr: peer,
             channel,
@@ -199,7 +203,7 @@ impl Link {
         self.peers.retain(|p| *p != peer);
         self.channels.retain(|c| c.addr != peer);
         self.answers.retain(|(p, _)| *p != peer);
-        self.early.retain(|(p, _)| *p != peer);
+        self.early.retain(|(p, ..)| *p != peer);
     }
 
     /// The peers whose datagrams are accepted.
@@ -325,8 +329,8 @@ impl Link {
     pub fn pump(&mut self, accept_strangers: bool) -> Vec<(SocketAddr, Message)> {
         let mut ggrs_messages = Vec::new();
         if self.policy.is_some() && !self.early.is_empty() {
-            for (from, payload) in std::mem::take(&mut self.early) {
-                self.take_ggrs(from, &payload, &mut ggrs_messages);
+            for (from, payload, len) in std::mem::take(&mut self.early) {
+                self.take_ggrs(from, &payload, len, &mut ggrs_messages);
             }
         }
         let mut buf = std::mem::take(&mut self.buf);
@@ -355,6 +359,11 @@ impl Link {
         };
         let (inner, payload) = match c.channel.open(datagram) {
             Ok(opened) => opened,
+            // Its header names this channel, but it is cut short or overlong.
+            Err(SealError::NotSealed) if seal::sealed_id(datagram) == Some(c.channel.id()) => {
+                self.counters.dropped_damaged += 1;
+                return;
+            }
             Err(SealError::NotSealed) => {
                 self.counters.dropped_wrong_session += 1;
                 return;
@@ -379,20 +388,14 @@ impl Link {
                 _ => self.counters.dropped_undecodable += 1,
             },
             Inner::Ggrs if self.policy.is_none() => {
-                let held = self.early.iter().filter(|(p, _)| *p == from).count();
+                let held = self.early.iter().filter(|(p, ..)| *p == from).count();
                 if held < MAX_EARLY_PER_PEER && self.early.len() < MAX_EARLY {
-                    self.early.push((from, payload));
+                    self.early.push((from, payload, datagram.len()));
                 } else {
                     self.counters.dropped_early += 1;
                 }
             }
-            Inner::Ggrs => {
-                let before = out.len();
-                self.take_ggrs(from, &payload, out);
-                if out.len() > before {
-                    self.counters.bytes_received += datagram.len() as u64;
-                }
-            }
+            Inner::Ggrs => self.take_ggrs(from, &payload, datagram.len(), out),
         }
     }
 
@@ -421,8 +424,8 @@ impl Link {
             }
         };
         match msg {
-            // Only ever sealed: a clear one is forged.
-            Control::Finish { .. } | Control::Joined => {
+            // Only ever sealed: a clear one from a peer is forged (a stranger's is a stranger's).
+            Control::Finish { .. } | Control::Joined if known => {
                 self.counters.dropped_unauthenticated += 1;
             }
             Control::Hello { .. } if known || accept_strangers => {
@@ -448,11 +451,13 @@ impl Link {
         }
     }
 
-    /// Checks one opened GGRS payload from a peer and, if it passes, queues it for GGRS.
+    /// Checks one opened GGRS payload from a peer (that came in a datagram of `len` bytes)
+    /// and, if it passes, queues it for GGRS.
     fn take_ggrs(
         &mut self,
         from: SocketAddr,
         payload: &[u8],
+        len: usize,
         out: &mut Vec<(SocketAddr, Message)>,
     ) {
         let Some(policy) = &self.policy else {
@@ -483,6 +488,7 @@ impl Link {
                     c.heard_through = c.heard_through.max(last);
                 }
                 self.counters.datagrams_received += 1;
+                self.counters.bytes_received += len as u64;
                 out.push((from, msg));
             }
             Err(Refusal::Undecodable) => self.counters.dropped_undecodable += 1,
@@ -596,6 +602,5 @@ impl NonBlockingSocket<SocketAddr> for GameSocket {
     }
 }
 
-// The unit tests are being rewritten for sealed channels (see socket/tests.rs).
-#[cfg(any())]
+#[cfg(test)]
 mod tests;
