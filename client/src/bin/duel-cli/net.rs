@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use client::conditioner::ConditionerConfig;
 use client::netplay::open_link;
+use client::room_secret::RoomSecret;
 use client::signal::SignalServer;
 use client::transport::{default_bind_for, resolve};
 use client::webrtc::{IceServers, RoomConfig};
@@ -140,22 +141,79 @@ pub(crate) fn join(
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
+/// Which secret `duel-cli online` enters its room with.
+pub(crate) enum RoomSecretArg {
+    /// `--room-secret`.
+    Given(String),
+    /// `--no-room-secret`: an open room.
+    None,
+    /// The secret of a `--room` link, or a new one.
+    LinkOrNew,
+}
+
+/// The room `duel-cli online` enters: `room` is a name or a link (`ws://…/ROOM?secret=…`);
+/// `signal` defaults to the link's server or [`client::webrtc::DEFAULT_SIGNAL_URL`].
+pub(crate) fn room_config(
+    room: &str,
+    secret: RoomSecretArg,
+    signal: Option<&str>,
+    ice: IceServers,
+) -> Result<RoomConfig> {
+    let mut config = if room.contains("://") {
+        let linked = RoomConfig::from_link(room)?;
+        if let Some(signal) = signal.filter(|s| s.trim_end_matches('/') != linked.signal_url) {
+            anyhow::bail!(
+                "--signal {signal} differs from the server of the room link ({}); give one",
+                linked.signal_url
+            );
+        }
+        linked
+    } else {
+        RoomConfig::new(signal.unwrap_or(client::webrtc::DEFAULT_SIGNAL_URL), room)
+    };
+    config.secret = match secret {
+        RoomSecretArg::Given(text) => {
+            let given = RoomSecret::parse(&text).map_err(anyhow::Error::msg)?;
+            if config.secret.as_ref().is_some_and(|s| *s != given) {
+                anyhow::bail!("--room-secret differs from the secret in the room link; give one");
+            }
+            Some(given)
+        }
+        RoomSecretArg::None if config.secret.is_some() => {
+            anyhow::bail!("--no-room-secret, but the room link carries a secret")
+        }
+        RoomSecretArg::None => None,
+        RoomSecretArg::LinkOrNew => match config.secret {
+            Some(secret) => Some(secret),
+            None => Some(RoomSecret::generate().map_err(anyhow::Error::msg)?),
+        },
+    };
+    config.room_url()?;
+    Ok(config.with_ice(ice))
+}
+
 /// `duel-cli online`: meets the other player in a room of a signalling server and plays (or,
 /// as [`Role::Spectator`], watches) over WebRTC; the room decides who hosts.
 pub(crate) fn online(
-    room: &str,
-    signal: &str,
-    ice: &IceServers,
+    room: &RoomConfig,
     role: Role,
     spectators: usize,
     seed: u64,
     net: &NetArgs,
 ) -> Result<ExitCode> {
     let config = net.config(seed, spectators)?;
-    let room = RoomConfig::new(signal, room).with_ice(ice.clone());
     let url = room.room_url()?;
     println!("entering room {url}");
-    let peer = NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+    if room.secret.is_some() {
+        println!(
+            "room link (give it to the other player and any spectators, who run `duel-cli \
+             online --room LINK`): {}",
+            room.link()?
+        );
+    } else {
+        println!("the room has no secret: anyone who knows its name can enter it");
+    }
+    let peer = NetPeer::online(room, role, &config).with_context(|| format!("room {url}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
