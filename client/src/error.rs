@@ -261,6 +261,10 @@ pub enum Error {
         /// The server's reason.
         reason: String,
     },
+    /// WebRTC cannot run on this machine (no IPv4 default route: webrtc-rs cannot join the
+    /// mDNS group), found before anything connects.
+    #[error("{0}")]
+    WebRtcUnavailable(String),
 }
 
 impl From<ggrs::GgrsError> for Error {

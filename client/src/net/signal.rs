@@ -72,7 +72,7 @@ impl SignalServer {
         let mut server = SignalingServerBuilder::new(bind, SecretMesh, rooms)
             .with_shutdown(stop)
             .build_with(move |router| {
-                router.layer(axum::middleware::from_fn(
+                let admission = axum::middleware::from_fn(
                     move |mut request: axum::extract::Request, next: axum::middleware::Next| {
                         let admitted = gate.admit(request.uri());
                         async move {
@@ -85,7 +85,10 @@ impl SignalServer {
                             }
                         }
                     },
-                ))
+                );
+                // Before matchbox's routes: they take the room from the path the admission
+                // wrote (a layer on `router` would run after its routing).
+                axum::Router::new().fallback_service(tower::Layer::layer(&admission, router))
             });
         let addr = server.bind().map_err(|e| match e {
             matchbox_signaling::Error::Bind(cause) => Error::Bind { addr: bind, cause },

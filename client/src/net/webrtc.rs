@@ -248,6 +248,30 @@ impl std::fmt::Debug for WebRtcTransport {
     }
 }
 
+/// The mDNS group webrtc-rs joins for every peer connection.
+const MDNS_GROUP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(224, 0, 0, 251);
+
+/// Checks, before anything connects, that this machine can do what webrtc-rs does for every
+/// peer connection: join the IPv4 mDNS group on the default interface. Without an IPv4
+/// default route (a fresh network namespace, a machine with IPv6 only) that fails with "No
+/// such device", which matchbox 0.15 `unwrap`s in its message loop at the first handshake —
+/// so it is refused here, saying why, instead.
+///
+/// # Errors
+/// A message naming the cause.
+fn check_network() -> Result<(), String> {
+    let socket = std::net::UdpSocket::bind((std::net::Ipv4Addr::UNSPECIFIED, 0))
+        .map_err(|e| format!("cannot open a UDP socket for WebRTC: {e}"))?;
+    socket
+        .join_multicast_v4(&MDNS_GROUP, &std::net::Ipv4Addr::UNSPECIFIED)
+        .map_err(|e| {
+            format!(
+                "WebRTC cannot start on this machine: joining the mDNS group failed ({e}); \
+                 webrtc-rs needs an IPv4 default route (check `ip route`)"
+            )
+        })
+}
+
 /// The synthetic address of a peer: its id as an IPv6 address, port 0.
 #[must_use]
 pub fn peer_addr(id: PeerId) -> SocketAddr {
@@ -259,8 +283,9 @@ impl WebRtcTransport {
     /// for it to assign this peer an id.
     ///
     /// # Errors
-    /// [`Error::Address`] for a malformed URL, room name or ICE server (checked before
-    /// anything connects); [`Error::RoomRefused`] when the server refuses this peer the room
+    /// [`Error::Address`] for a malformed URL, room name or ICE server, and
+    /// [`Error::WebRtcUnavailable`] on a machine without an IPv4 default route (both checked
+    /// before anything connects); [`Error::RoomRefused`] when the server refuses this peer the room
     /// (another secret holds it); [`Error::SignalUnreachable`] when the signalling server does
     /// not answer (not running, wrong address) within `timeout`.
     pub fn connect(
@@ -271,6 +296,7 @@ impl WebRtcTransport {
         let url = room.room_url()?;
         let link = room.link()?;
         room.ice.check().map_err(Error::Address)?;
+        check_network().map_err(Error::WebRtcUnavailable)?;
         let signals = SignalReport::default();
         let ice = RtcIceServerConfig {
             urls: room.ice.urls.clone(),
