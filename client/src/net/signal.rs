@@ -29,7 +29,7 @@ use crate::room::check_room_name;
 use crate::room_secret::{self, RoomSecret};
 use axum::extract::ws::{CloseFrame, Message};
 use axum::http::{StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use futures::StreamExt;
 use matchbox_signaling::common_logic::SignalingChannel;
 use matchbox_signaling::{
@@ -81,7 +81,7 @@ impl SignalServer {
                                     *request.uri_mut() = uri;
                                     next.run(request).await
                                 }
-                                Err(refusal) => refusal,
+                                Err(refusal) => refusal.into_response(),
                             }
                         }
                     },
@@ -175,9 +175,10 @@ impl Rooms {
     }
 
     /// Decides on a websocket request before it is upgraded: the URI to hand on (its path
-    /// names the room and secret for [`SecretMesh`]), or the refusal to answer with.
-    fn admit(&self, uri: &Uri) -> Result<Uri, Response> {
-        let refuse = |status: StatusCode, reason: String| Err((status, reason).into_response());
+    /// names the room and secret for [`SecretMesh`]), or the status and reason to refuse it
+    /// with.
+    fn admit(&self, uri: &Uri) -> Result<Uri, (StatusCode, String)> {
+        let refuse = |status: StatusCode, reason: String| Err((status, reason));
         let name = uri.path().strip_prefix('/').unwrap_or_default();
         if let Err(reason) = check_room_name(name) {
             return refuse(StatusCode::BAD_REQUEST, format!("not a room: {reason}"));
@@ -196,7 +197,7 @@ impl Rooms {
             secret.as_ref().map_or("", RoomSecret::as_str)
         );
         key.parse()
-            .map_err(|_| (StatusCode::BAD_REQUEST, "not a room").into_response())
+            .map_err(|_| (StatusCode::BAD_REQUEST, "not a room".to_owned()))
     }
 
     /// Puts `peer` in the room `name` (creating it with `secret`) and introduces it to the
@@ -354,8 +355,8 @@ mod tests {
         s.parse().expect("uri")
     }
 
-    fn status(r: Result<Uri, Response>) -> StatusCode {
-        r.err().map_or(StatusCode::OK, |r| r.status())
+    fn status(r: Result<Uri, (StatusCode, String)>) -> StatusCode {
+        r.err().map_or(StatusCode::OK, |(status, _)| status)
     }
 
     fn channel() -> (

@@ -94,7 +94,10 @@ fn attacker<T>(f: impl std::future::Future<Output = T>) -> T {
 }
 
 /// The next text message, as JSON.
-async fn next_event(ws: &mut Socket) -> serde_json::Value {
+async fn next_event<S>(ws: &mut tokio_tungstenite::WebSocketStream<S>) -> serde_json::Value
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     loop {
         match ws.next().await.expect("the server is still there") {
             Ok(Message::Text(text)) => return serde_json::from_str(text.as_str()).expect("json"),
@@ -325,4 +328,83 @@ fn an_empty_room_forgets_its_secret() {
             ),
         }
     });
+}
+
+/// A description shaped like the ones webrtc-rs writes for matchbox's data channels.
+const WELL_FORMED_OFFER: &str = "v=0\r\n\
+    o=- 4215775240449105457 2 IN IP4 0.0.0.0\r\n\
+    s=-\r\n\
+    t=0 0\r\n\
+    a=fingerprint:sha-256 7A:1C:A9:7D:1B:EC:4F:07:A1:8C:25:2D:2C:BD:E1:DE:6C:38:91:37:6D:1F:4D:A5:35:C5:F6:91:1F:A1:F8:D7\r\n\
+    a=group:BUNDLE 0\r\n\
+    m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n\
+    c=IN IP4 0.0.0.0\r\n\
+    a=setup:actpass\r\n\
+    a=mid:0\r\n\
+    a=sendrecv\r\n\
+    a=sctp-port:5000\r\n\
+    a=ice-ufrag:wMuZfWwBQVdDeXlg\r\n\
+    a=ice-pwd:oeDpDTSQgYPxiSvPAkDVeHEyVmkNNDdd\r\n";
+
+/// A signalling server that is not ours (a rogue one, or one that checks nothing) relays a
+/// garbage offer: our client drops it before matchbox (which would `unwrap` it and lose every
+/// connection) and counts it. Events are handled in order, so the answer it then gives to a
+/// well-formed offer sent after the garbage proves its message loop lived through it.
+#[test]
+fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
+    use client::webrtc::WebRtcTransport;
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let peer = std::thread::spawn(move || {
+        let addr: std::net::SocketAddr = addr_rx.recv_timeout(LIMIT).expect("rogue address");
+        let room = RoomConfig::new(format!("ws://{addr}"), "rogue");
+        let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+        // Keep taking events in until the rogue has what it waited for; the loop must not end.
+        while done_rx.try_recv().is_err() {
+            match transport.settle(Duration::from_millis(20)) {
+                Err(Error::HandshakeTimeout { .. }) => {}
+                Err(e) => return Err(e),
+                Ok(part) => panic!("nobody is in this room, yet it settled: {part:?}"),
+            }
+        }
+        Ok::<u64, Error>(transport.signals_dropped())
+    });
+    attacker(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        addr_tx
+            .send(listener.local_addr().expect("addr"))
+            .expect("peer waits");
+        let (tcp, _) = listener.accept().await.expect("the peer connects");
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+        let (me, garbage, good) = (
+            "00000000-0000-4000-8000-000000000001",
+            "00000000-0000-4000-8000-000000000002",
+            "00000000-0000-4000-8000-000000000003",
+        );
+        for event in [
+            serde_json::json!({ "IdAssigned": me }),
+            serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "garbage" } } }),
+            serde_json::json!({ "Signal": { "sender": good, "data": { "Offer": WELL_FORMED_OFFER } } }),
+        ] {
+            ws.send(Message::Text(event.to_string().into()))
+                .await
+                .expect("send");
+        }
+        loop {
+            let request = next_event(&mut ws).await;
+            let signal = &request["Signal"];
+            if signal["receiver"] == good && signal["data"]["Answer"].is_string() {
+                break;
+            }
+            assert_ne!(
+                signal["receiver"], garbage,
+                "nothing goes to the garbage offer's sender"
+            );
+        }
+    });
+    let _ = done_tx.send(());
+    let dropped = join_within(peer, "peer of a rogue server").expect("its loop lived on");
+    assert_eq!(dropped, 1, "the garbage offer, and only it, was dropped");
 }
