@@ -14,7 +14,7 @@
 //!   secret. A path that is no room name, or a query that is no valid secret, is refused with
 //!   `400`.
 //! - **What is relayed.** Every request is at most [`MAX_MESSAGE_BYTES`] of JSON that parses
-//!   as a matchbox request, and every signal passes [`crate::net::signal_check`] (its SDP parses and
+//!   as a matchbox request, and every signal passes `net::signal_check` (its SDP parses and
 //!   can be applied; its ICE candidate parses). matchbox `unwrap`s what it is sent, so one bad
 //!   signal would end the receiving peer's every connection, its match included: a peer
 //!   sending one is disconnected instead (a close frame saying why), and the others are told
@@ -289,7 +289,7 @@ fn close(channel: &SignalingChannel, reason: &str) {
 }
 
 /// The full mesh of matchbox behind our admission, relaying only signals that pass
-/// [`crate::net::signal_check`] (see the module doc).
+/// `net::signal_check` (see the module doc).
 #[derive(Debug, Default)]
 pub struct SecretMesh;
 

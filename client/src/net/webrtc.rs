@@ -403,7 +403,7 @@ impl WebRtcTransport {
     }
 
     /// Signals from the signalling server dropped before matchbox saw them: events that do
-    /// not parse, and SDP or ICE candidates that fail [`crate::net::signal_check`].
+    /// not parse, and SDP or ICE candidates that fail `net::signal_check`.
     #[must_use]
     pub fn signals_dropped(&self) -> u64 {
         self.signals.dropped()

@@ -28,7 +28,8 @@ const EXIT_CODES: &str = "\
 Exit status:
   0  done (host/join/spectate/online: every final tick reached)
   1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
-     no GGRS synchronization after the handshake, signalling server unreachable
+     no GGRS synchronization after the handshake, signalling server unreachable,
+     online room refused (held by another secret), WebRTC unavailable on this machine
   2  desync detected (host/join/spectate/online), two hash logs diverge (desync), or
      two states differ (state --diff)
   3  host/join/spectate/online: the other side disconnected before the end";
