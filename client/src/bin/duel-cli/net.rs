@@ -248,3 +248,63 @@ fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
         ExitCode::SUCCESS
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: &str = "abcdefghijklmnopqrstuvwx";
+
+    fn room(arg: &str, secret: RoomSecretArg, signal: Option<&str>) -> Result<RoomConfig> {
+        room_config(arg, secret, signal, IceServers::default())
+    }
+
+    #[test]
+    fn online_takes_a_name_or_a_link_and_a_secret_by_default() {
+        let named = room("friday", RoomSecretArg::LinkOrNew, None).expect("name");
+        assert_eq!(named.signal_url, client::webrtc::DEFAULT_SIGNAL_URL);
+        let generated = named.secret.clone().expect("a secret is generated");
+        assert_eq!(generated.as_str().len(), 24);
+        // The printed link is what the other player passes back as --room.
+        let other =
+            room(&named.link().expect("link"), RoomSecretArg::LinkOrNew, None).expect("link");
+        assert_eq!(other, named);
+        let given =
+            room("friday", RoomSecretArg::Given(S.into()), Some("ws://h:1")).expect("given");
+        assert_eq!(
+            given.link().expect("link"),
+            format!("ws://h:1/friday?secret={S}")
+        );
+        let open = room("friday", RoomSecretArg::None, None).expect("open");
+        assert_eq!(open.secret, None);
+    }
+
+    #[test]
+    fn online_refuses_contradictions_and_bad_secrets() {
+        let link = format!("ws://h:1/friday?secret={S}");
+        for (arg, secret, signal) in [
+            (
+                link.as_str(),
+                RoomSecretArg::LinkOrNew,
+                Some("ws://other:1"),
+            ),
+            (
+                link.as_str(),
+                RoomSecretArg::Given("zyxwvutsrqponmlkjihgfedc".into()),
+                None,
+            ),
+            (link.as_str(), RoomSecretArg::None, None),
+            ("friday", RoomSecretArg::Given("hunter2".into()), None),
+            (
+                "ws://h:1/friday?secret=short",
+                RoomSecretArg::LinkOrNew,
+                None,
+            ),
+            ("fri day", RoomSecretArg::LinkOrNew, None),
+        ] {
+            assert!(room(arg, secret, signal).is_err(), "{arg:?} {signal:?}");
+        }
+        // The link's own server given again is no contradiction.
+        assert!(room(&link, RoomSecretArg::Given(S.into()), Some("ws://h:1/")).is_ok());
+    }
+}
