@@ -18,7 +18,8 @@
 //!   can be applied; its ICE candidate parses). matchbox `unwrap`s what it is sent, so one bad
 //!   signal would end the receiving peer's every connection, its match included: a peer
 //!   sending one is disconnected instead (a close frame saying why), and the others are told
-//!   it left. A peer sending more than [`MAX_SIGNALS`] signals is disconnected too.
+//!   it left. A peer sending more than [`MAX_SIGNALS`] signals is disconnected too, and a room
+//!   takes at most [`MAX_PEERS_PER_ROOM`] peers (`503` beyond).
 //!
 //! It runs on a thread of its own with a small tokio runtime, so a test, `duel-cli signal` or
 //! the game can start one in-process.
@@ -46,6 +47,11 @@ pub use crate::net::signal_check::MAX_MESSAGE_BYTES;
 /// The most signals one peer may send in its connection (a handshake takes an offer or an
 /// answer and a few candidates per local address).
 pub const MAX_SIGNALS: u32 = 1024;
+
+/// The most peers a room holds: two players and their spectators, with room to spare. Every
+/// newcomer costs every peer in the room a WebRTC negotiation, so a peer with the secret may
+/// not open connections without end.
+pub const MAX_PEERS_PER_ROOM: usize = 16;
 
 /// Separates a room's name from its secret in the path the admission hands on to the topology
 /// (neither may hold it).
@@ -168,6 +174,10 @@ fn another_secret(name: &str, presented: Option<&RoomSecret>) -> String {
     }
 }
 
+fn room_full(name: &str) -> String {
+    format!("the room `{name}` holds {MAX_PEERS_PER_ROOM} peers, the most a room takes")
+}
+
 impl Rooms {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Room>> {
         // Nothing panics while holding it; should something, the map is still consistent.
@@ -190,6 +200,9 @@ impl Rooms {
         if let Some(room) = self.lock().get(name) {
             if room.secret != secret {
                 return refuse(StatusCode::FORBIDDEN, another_secret(name, secret.as_ref()));
+            }
+            if room.peers.len() >= MAX_PEERS_PER_ROOM {
+                return refuse(StatusCode::SERVICE_UNAVAILABLE, room_full(name));
             }
         }
         let key = format!(
@@ -216,6 +229,8 @@ impl Rooms {
             room.secret = secret;
         } else if room.secret != secret {
             return Err(another_secret(name, secret.as_ref()));
+        } else if room.peers.len() >= MAX_PEERS_PER_ROOM {
+            return Err(room_full(name));
         }
         let new_peer = event_text(&PeerEvent::NewPeer(peer));
         for other in room.peers.values() {
@@ -419,6 +434,31 @@ mod tests {
             StatusCode::OK
         );
         assert!(rooms.lock().is_empty());
+    }
+
+    #[test]
+    fn a_room_holds_a_bounded_number_of_peers() {
+        let rooms = Rooms::default();
+        for n in 0..MAX_PEERS_PER_ROOM {
+            assert_eq!(
+                status(rooms.admit(&uri("/crowd"))),
+                StatusCode::OK,
+                "peer {n}"
+            );
+            rooms
+                .join("crowd", None, uuid_like(n as u128), channel().0)
+                .expect("room left");
+        }
+        assert_eq!(
+            status(rooms.admit(&uri("/crowd"))),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        let e = rooms
+            .join("crowd", None, uuid_like(99), channel().0)
+            .expect_err("full");
+        assert!(e.contains("the most a room takes"), "{e}");
+        rooms.leave("crowd", uuid_like(0));
+        assert_eq!(status(rooms.admit(&uri("/crowd"))), StatusCode::OK);
     }
 
     #[test]
