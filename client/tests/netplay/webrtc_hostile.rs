@@ -369,7 +369,7 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         }
         Ok::<u64, Error>(transport.signals_dropped())
     });
-    attacker(async move {
+    attacker(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -403,8 +403,14 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
                 "nothing goes to the garbage offer's sender"
             );
         }
+        // The websocket stays open until the peer has stopped: its closing would end the
+        // peer's loop too (signalling lost, and no peer connected).
+        let _ = done_tx.send(());
+        while !peer.is_finished() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        drop(ws);
     });
-    let _ = done_tx.send(());
     let dropped = join_within(peer, "peer of a rogue server").expect("its loop lived on");
     assert_eq!(dropped, 1, "the garbage offer, and only it, was dropped");
 }
