@@ -16,6 +16,14 @@
 //! matchbox's message loop is a future; it runs on a thread of its own (a blocking executor;
 //! the WebRTC stack spawns its tasks on smol's). The sim thread only moves packets through
 //! channels, so it never blocks on the network.
+//!
+//! matchbox 0.15 `unwrap`s much of what goes wrong, which would end every connection of this
+//! peer, its match included. So what can be known before is checked before anything connects
+//! (the room link with its secret, [`crate::room_secret`]; the ICE servers,
+//! [`IceServers::check`]; whether webrtc-rs can join the mDNS group on this machine), matchbox
+//! talks to the server through our own signaller (`net::signaller`: signals that would not
+//! parse are dropped before matchbox sees them, and a refusal's reason is kept for
+//! [`Error::RoomRefused`]), and a panic of its loop that still happens becomes an error.
 
 use crate::error::Error;
 use crate::net::signaller::{GuardedSignallerBuilder, SignalReport};
