@@ -260,6 +260,19 @@ pub enum Error {
         /// The tick that came next.
         got: Tick,
     },
+    /// The signalling server refused this peer the room: another secret holds it (a stranger
+    /// who knows the name, or a link with another secret), or the link is malformed.
+    #[error("the signalling server refused the room {url}: {reason}")]
+    RoomRefused {
+        /// The room (without its secret).
+        url: String,
+        /// The server's reason.
+        reason: String,
+    },
+    /// WebRTC cannot run on this machine (no IPv4 default route: webrtc-rs cannot join the
+    /// mDNS group), found before anything connects.
+    #[error("{0}")]
+    WebRtcUnavailable(String),
 }
 
 impl From<ggrs::GgrsError> for Error {

@@ -32,7 +32,8 @@ pub mod session;
 pub use forensics::fielddiff;
 pub use logs::{hashlog, matchlog, peer_logs, replay, tick_logs};
 pub use net::{
-    conditioner, ggrs_message, handshake, room, signal, socket, transport, webrtc, wire,
+    conditioner, ggrs_message, handshake, room, room_secret, signal, socket, transport, webrtc,
+    wire,
 };
 pub use runs::rail_fairness;
 pub use session::{connecting, driver, netplay, online, pacing, stats, synctest};

@@ -558,16 +558,19 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
     host.join().expect("the host synchronized with both");
 }
 
-/// Issue 11 in the menu: two players type the same room link (`ws://HOST:PORT/ROOM`) into the
+/// Issue 11 in the menu: two players type the same room link (`ws://HOST:PORT/ROOM?secret=S`) into the
 /// join field; polled frame by frame, the room makes one of them host, their screens say so,
 /// and both get a running peer of the same match. A malformed link is refused under the field.
 #[test]
 fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
     let server = client::signal::SignalServer::start("127.0.0.1:0".parse().expect("addr"))
         .expect("signalling server");
-    let link = format!("{}/menu-room", server.url());
+    // A link with its room's secret, as `duel-cli online` prints it (issue 17).
+    let secret = client::room_secret::RoomSecret::generate().expect("random");
+    let link = format!("{}/menu-room?secret={}", server.url(), secret.as_str());
     assert_eq!(sample_game::menu::address_problem(&link), None, "{link}");
     assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/").is_some());
+    assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/r?secret=short").is_some());
     let timeout = Duration::from_secs(60);
     let open =
         || Connection::room(&link, Role::Player, NetConfig::default(), timeout).expect("room link");

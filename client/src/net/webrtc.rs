@@ -16,15 +16,25 @@
 //! matchbox's message loop is a future; it runs on a thread of its own (a blocking executor;
 //! the WebRTC stack spawns its tasks on smol's). The sim thread only moves packets through
 //! channels, so it never blocks on the network.
+//!
+//! matchbox 0.15 `unwrap`s much of what goes wrong, which would end every connection of this
+//! peer, its match included. So what can be known before is checked before anything connects
+//! (the room link with its secret, [`crate::room_secret`]; the ICE servers,
+//! [`IceServers::check`]; whether webrtc-rs can join the mDNS group on this machine), matchbox
+//! talks to the server through our own signaller (`net::signaller`: signals that would not
+//! parse are dropped before matchbox sees them, and a refusal's reason is kept for
+//! [`Error::RoomRefused`]), and a panic of its loop that still happens becomes an error.
 
 use crate::error::Error;
+use crate::net::signaller::{GuardedSignallerBuilder, SignalReport};
 use crate::room::{self, RoomIntro, RoomPart, RoomState};
+use crate::room_secret::{self, RoomSecret, SECRET_PARAM};
 use crate::transport::Transport;
 use crate::wire::Role;
 use matchbox_socket::{ChannelConfig, PeerId, PeerState, RtcIceServerConfig, WebRtcSocket};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// Port of the signalling server `signal-server` starts by default.
@@ -62,35 +72,94 @@ pub struct IceServers {
     pub credential: Option<String>,
 }
 
+impl IceServers {
+    /// Checks the servers before anything connects (matchbox 0.15 `unwrap`s what it cannot
+    /// use, in the middle of a handshake): every URL is `stun:`, `stuns:`, `turn:` or `turns:`
+    /// with a host, and a TURN server comes with a user name and a password.
+    ///
+    /// # Errors
+    /// A message naming the URL and what is wrong with it.
+    pub fn check(&self) -> Result<(), String> {
+        const MAX_URL: usize = 512;
+        let mut turn = false;
+        for url in &self.urls {
+            let shown = url.escape_debug();
+            if url.len() > MAX_URL {
+                return Err(format!(
+                    "the ICE server URL `{shown:.40}…` is longer than {MAX_URL} bytes"
+                ));
+            }
+            let Some((scheme, rest)) = url.split_once(':') else {
+                return Err(format!(
+                    "`{shown}` is not an ICE server URL: write stun:HOST:PORT or turn:HOST:PORT"
+                ));
+            };
+            match scheme {
+                "stun" | "stuns" => {}
+                "turn" | "turns" => turn = true,
+                _ => {
+                    return Err(format!(
+                        "`{shown}`: an ICE server URL starts with stun:, stuns:, turn: or turns:"
+                    ))
+                }
+            }
+            let host = rest.split(['?', ':']).next().unwrap_or_default();
+            let host = host.trim_start_matches('[');
+            if host.is_empty() || host.starts_with('/') || url.chars().any(char::is_whitespace) {
+                return Err(format!("`{shown}` names no host"));
+            }
+        }
+        let given = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+        if turn && !(given(&self.username) && given(&self.credential)) {
+            return Err(
+                "a TURN server needs a user name and a password (--ice-user, --ice-password)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// A room on a signalling server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoomConfig {
     /// The signalling server, `ws://HOST:PORT` or `wss://HOST`.
     pub signal_url: String,
-    /// The room's name: everyone giving the same name meets.
+    /// The room's name: everyone giving the same name (and secret) meets.
     pub room: String,
+    /// The room's secret ([`crate::room_secret`]); `None` enters a room opened without one.
+    pub secret: Option<RoomSecret>,
     /// STUN/TURN servers.
     pub ice: IceServers,
 }
 
 impl RoomConfig {
-    /// A room `room` on the signalling server at `signal_url`, with no STUN/TURN server.
+    /// A room `room` on the signalling server at `signal_url`, with no secret (an open room)
+    /// and no STUN/TURN server.
     #[must_use]
     pub fn new(signal_url: impl Into<String>, room: impl Into<String>) -> RoomConfig {
         RoomConfig {
             signal_url: signal_url.into(),
             room: room.into(),
+            secret: None,
             ice: IceServers::default(),
         }
     }
 
-    /// Parses a room link, `ws://HOST:PORT/ROOM` or `wss://HOST/PATH/ROOM` — what
-    /// [`RoomConfig::room_url`] gives, and what a player can pass to a friend: the last path
-    /// segment is the room, the rest the signalling server.
+    /// Parses a room link, `ws://HOST:PORT/ROOM[?secret=SECRET]` or
+    /// `wss://HOST/PATH/ROOM[?secret=SECRET]` — what [`RoomConfig::link`] gives, and what a
+    /// player passes to a friend: the last path segment is the room, the rest the signalling
+    /// server, the query the room's secret.
     ///
     /// # Errors
-    /// [`Error::Address`] when the link has no room or either part is malformed.
+    /// [`Error::Address`] when the link has no room, any part is malformed, or its query is
+    /// anything but a valid secret.
     pub fn from_link(link: &str) -> Result<RoomConfig, Error> {
+        let (link, query) = match link.split_once('?') {
+            Some((link, query)) => (link, Some(query)),
+            None => (link, None),
+        };
+        let secret = room_secret::parse_query(query).map_err(Error::Address)?;
         let link = link.trim_end_matches('/');
         let scheme_end = link.find("://").map_or(0, |i| i + 3);
         let Some((signal, room)) = link
@@ -102,9 +171,19 @@ impl RoomConfig {
                 link.escape_debug()
             )));
         };
-        let config = RoomConfig::new(signal, room);
+        let config = RoomConfig {
+            secret,
+            ..RoomConfig::new(signal, room)
+        };
         config.room_url()?;
         Ok(config)
+    }
+
+    /// With this secret.
+    #[must_use]
+    pub fn with_secret(mut self, secret: RoomSecret) -> RoomConfig {
+        self.secret = Some(secret);
+        self
     }
 
     /// With these STUN/TURN servers.
@@ -114,7 +193,7 @@ impl RoomConfig {
         self
     }
 
-    /// The URL matchbox connects to: `SIGNAL_URL/ROOM`.
+    /// The room without its secret, `SIGNAL_URL/ROOM`: what messages and errors name.
     ///
     /// # Errors
     /// [`Error::Address`] when the URL or the room name is malformed.
@@ -122,6 +201,19 @@ impl RoomConfig {
         let base = room::check_signal_url(&self.signal_url).map_err(Error::Address)?;
         room::check_room_name(&self.room).map_err(Error::Address)?;
         Ok(format!("{base}/{}", self.room))
+    }
+
+    /// The room link, `SIGNAL_URL/ROOM?secret=SECRET` (no query without a secret): what
+    /// matchbox connects to, and what a player gives the others.
+    ///
+    /// # Errors
+    /// [`Error::Address`] when the URL or the room name is malformed.
+    pub fn link(&self) -> Result<String, Error> {
+        let url = self.room_url()?;
+        Ok(match &self.secret {
+            Some(secret) => format!("{url}?{SECRET_PARAM}={}", secret.as_str()),
+            None => url,
+        })
     }
 }
 
@@ -143,6 +235,8 @@ pub struct WebRtcTransport {
     loop_end: mpsc::Receiver<LoopEnd>,
     /// Set once the message loop has ended (signalling lost, socket closed).
     ended: Option<String>,
+    /// What the signaller reports: the server's reason for closing, signals dropped.
+    signals: SignalReport,
     /// Datagrams matchbox refused to send, or sent to an address that is no connected peer.
     pub send_errors: u64,
     /// Room messages that did not parse, and datagrams dropped because the inbox was full or
@@ -162,6 +256,30 @@ impl std::fmt::Debug for WebRtcTransport {
     }
 }
 
+/// The mDNS group webrtc-rs joins for every peer connection.
+const MDNS_GROUP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(224, 0, 0, 251);
+
+/// Checks, before anything connects, that this machine can do what webrtc-rs does for every
+/// peer connection: join the IPv4 mDNS group on the default interface. Without an IPv4
+/// default route (a fresh network namespace, a machine with IPv6 only) that fails with "No
+/// such device", which matchbox 0.15 `unwrap`s in its message loop at the first handshake —
+/// so it is refused here, saying why, instead.
+///
+/// # Errors
+/// A message naming the cause.
+fn check_network() -> Result<(), String> {
+    let socket = std::net::UdpSocket::bind((std::net::Ipv4Addr::UNSPECIFIED, 0))
+        .map_err(|e| format!("cannot open a UDP socket for WebRTC: {e}"))?;
+    socket
+        .join_multicast_v4(&MDNS_GROUP, &std::net::Ipv4Addr::UNSPECIFIED)
+        .map_err(|e| {
+            format!(
+                "WebRTC cannot start on this machine: joining the mDNS group failed ({e}); \
+                 webrtc-rs needs an IPv4 default route (check `ip route`)"
+            )
+        })
+}
+
 /// The synthetic address of a peer: its id as an IPv6 address, port 0.
 #[must_use]
 pub fn peer_addr(id: PeerId) -> SocketAddr {
@@ -173,20 +291,28 @@ impl WebRtcTransport {
     /// for it to assign this peer an id.
     ///
     /// # Errors
-    /// [`Error::Address`] for a malformed URL or room name; [`Error::SignalUnreachable`] when
-    /// the signalling server does not answer (not running, wrong address) within `timeout`.
+    /// [`Error::Address`] for a malformed URL, room name or ICE server, and
+    /// [`Error::WebRtcUnavailable`] on a machine without an IPv4 default route (both checked
+    /// before anything connects); [`Error::RoomRefused`] when the server refuses this peer the room
+    /// (another secret holds it); [`Error::SignalUnreachable`] when the signalling server does
+    /// not answer (not running, wrong address) within `timeout`.
     pub fn connect(
         room: &RoomConfig,
         role: Role,
         timeout: Duration,
     ) -> Result<WebRtcTransport, Error> {
         let url = room.room_url()?;
+        let link = room.link()?;
+        room.ice.check().map_err(Error::Address)?;
+        check_network().map_err(Error::WebRtcUnavailable)?;
+        let signals = SignalReport::default();
         let ice = RtcIceServerConfig {
             urls: room.ice.urls.clone(),
             username: room.ice.username.clone(),
             credential: room.ice.credential.clone(),
         };
-        let (mut socket, message_loop) = WebRtcSocket::builder(url.clone())
+        let (mut socket, message_loop) = WebRtcSocket::builder(link)
+            .signaller_builder(Arc::new(GuardedSignallerBuilder(signals.clone())))
             .ice_server(ice)
             // One attempt: an unreachable server is reported at once, not after retries.
             .reconnect_attempts(Some(1))
@@ -231,10 +357,13 @@ impl WebRtcTransport {
             }
             match loop_end.try_recv() {
                 Ok(end) => {
+                    if let Some(reason) = signals.refusal() {
+                        return Err(Error::RoomRefused { url, reason });
+                    }
                     return Err(Error::SignalUnreachable {
                         url,
                         reason: end.err().unwrap_or_else(|| "the socket closed".into()),
-                    })
+                    });
                 }
                 Err(mpsc::TryRecvError::Disconnected) => {
                     return Err(Error::SignalUnreachable {
@@ -263,6 +392,7 @@ impl WebRtcTransport {
             inbox: VecDeque::new(),
             loop_end,
             ended: None,
+            signals,
             send_errors: 0,
             dropped: 0,
         })
@@ -278,6 +408,13 @@ impl WebRtcTransport {
     #[must_use]
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Signals from the signalling server dropped before matchbox saw them: events that do
+    /// not parse, and SDP or ICE candidates that fail `net::signal_check`.
+    #[must_use]
+    pub fn signals_dropped(&self) -> u64 {
+        self.signals.dropped()
     }
 
     /// Peers with an open data channel, by synthetic address.
@@ -368,7 +505,11 @@ impl WebRtcTransport {
         if self.ended.is_none() {
             match self.loop_end.try_recv() {
                 Ok(end) => {
-                    self.ended = Some(end.err().unwrap_or_else(|| "the socket closed".into()));
+                    let reason = end.err().unwrap_or_else(|| "the socket closed".into());
+                    self.ended = Some(match self.signals.refusal() {
+                        Some(said) => format!("the signalling server closed: {said}"),
+                        None => reason,
+                    });
                 }
                 Err(mpsc::TryRecvError::Disconnected) => {
                     self.ended = Some("the WebRTC thread stopped".into());
@@ -504,25 +645,126 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_room_link_carries_its_secret() {
+        let secret = "abcdefghijklmnopqrstuvwx";
+        let link = format!("ws://10.0.0.5:3536/friday?secret={secret}");
+        let room = RoomConfig::from_link(&link).expect("link");
+        assert_eq!(room.secret.as_ref().map(RoomSecret::as_str), Some(secret));
+        assert_eq!(room.room_url().expect("url"), "ws://10.0.0.5:3536/friday");
+        assert_eq!(room.link().expect("link"), link);
+        let slash = RoomConfig::from_link(&format!("ws://h:1/r/?secret={secret}")).expect("/");
+        assert_eq!(slash.room, "r");
+        for bad in [
+            "ws://h:1/r?secret=short",
+            "ws://h:1/r?secret=",
+            "ws://h:1/r?room=x",
+            "ws://h:1/r?secret=abcdefghijklmnopqrstuvwx&x=1",
+            "ws://h:1?secret=abcdefghijklmnopqrstuvwx",
+            "ws://h:1/?secret=abcdefghijklmnopqrstuvwx",
+            "ws://h:1/r?secret=abcdefghijklmnopqrstuvwx#x",
+        ] {
+            assert!(
+                matches!(RoomConfig::from_link(bad), Err(Error::Address(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ice_servers_are_checked_before_anything_connects() {
+        let ice = |urls: &[&str], user: Option<&str>, password: Option<&str>| IceServers {
+            urls: urls.iter().map(|u| (*u).to_owned()).collect(),
+            username: user.map(str::to_owned),
+            credential: password.map(str::to_owned),
+        };
+        for good in [
+            ice(&[], None, None),
+            ice(&["stun:stun.l.google.com:19302"], None, None),
+            ice(&["stuns:stun.example.org"], None, None),
+            ice(
+                &["turn:turn.example.org:3478?transport=tcp"],
+                Some("u"),
+                Some("p"),
+            ),
+            ice(
+                &["turns:[2001:db8::1]:5349", "stun:h"],
+                Some("u"),
+                Some("p"),
+            ),
+        ] {
+            assert_eq!(good.check(), Ok(()), "{good:?}");
+        }
+        for (bad, why) in [
+            (ice(&["http://x"], None, None), "starts with"),
+            (ice(&["stun.l.google.com:19302"], None, None), "starts with"),
+            (ice(&["stun"], None, None), "not an ICE server URL"),
+            (ice(&["stun:"], None, None), "no host"),
+            (ice(&["stun: h"], None, None), "no host"),
+            (
+                ice(&["turn:turn.example.org"], None, None),
+                "user name and a password",
+            ),
+            (
+                ice(&["turn:turn.example.org"], Some("u"), None),
+                "user name and a password",
+            ),
+            (
+                ice(&["turns:t"], Some(""), Some("p")),
+                "user name and a password",
+            ),
+        ] {
+            let e = bad.check().expect_err(why);
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+        // Refused by connect itself, before any socket exists: no server listens at port 1.
+        let room = RoomConfig::new("ws://127.0.0.1:1", "r").with_ice(ice(&["turn:t"], None, None));
+        match WebRtcTransport::connect(&room, Role::Player, Duration::from_secs(5)) {
+            Err(Error::Address(e)) => assert!(e.contains("TURN"), "{e}"),
+            other => panic!("expected the ICE servers refused, got {other:?}"),
+        }
+    }
+
     proptest! {
         /// Any text is a room link or an error, never a panic; a link that parses gives back
-        /// its own URL.
+        /// its own link, and parses again to the same room.
         #[test]
         fn any_link_parses_or_is_refused(link in "\\PC{0,60}") {
             if let Ok(room) = RoomConfig::from_link(&link) {
-                prop_assert_eq!(room.room_url().expect("checked"), link.trim_end_matches('/'));
+                let again = room.link().expect("checked");
+                if !link.contains('?') {
+                    prop_assert_eq!(&again, link.trim_end_matches('/'));
+                }
+                prop_assert_eq!(RoomConfig::from_link(&again).expect("round trip"), room);
             }
         }
 
-        /// Round trip: a valid server and room make a link that parses back to them.
+        /// The same for text that looks like a link with a secret.
         #[test]
-        fn a_room_url_parses_back(
+        fn any_link_with_a_query_parses_or_is_refused(
+            room in "[A-Za-z0-9._/-]{0,12}",
+            query in "\\PC{0,40}",
+        ) {
+            let link = format!("ws://h:1/{room}?{query}");
+            if let Ok(parsed) = RoomConfig::from_link(&link) {
+                prop_assert!(parsed.secret.is_some());
+                prop_assert_eq!(RoomConfig::from_link(&parsed.link().expect("checked")).expect("again"), parsed);
+            }
+        }
+
+        /// Round trip: a valid server, room and secret make a link that parses back to them.
+        #[test]
+        fn a_room_link_parses_back(
             host in "[a-z]{1,10}",
             port in 1u16..,
             room in "[A-Za-z0-9_-]{1,20}",
+            secret in proptest::option::of("[A-Za-z0-9_-]{16,64}"),
         ) {
-            let config = RoomConfig::new(format!("ws://{host}:{port}"), room);
-            let parsed = RoomConfig::from_link(&config.room_url().expect("valid")).expect("parses");
+            let mut config = RoomConfig::new(format!("ws://{host}:{port}"), room);
+            if let Some(secret) = secret {
+                config = config.with_secret(RoomSecret::parse(&secret).expect("valid"));
+            }
+            let parsed = RoomConfig::from_link(&config.link().expect("valid")).expect("parses");
             prop_assert_eq!(parsed, config);
         }
     }

@@ -1,7 +1,7 @@
 //! Networked sessions end to end: sync test, two peers and a spectator over loopback UDP
 //! through the link conditioner (in one process and as separate OS processes), garbage
 //! datagrams, a vanishing peer, handshake refusals; and peers meeting in an online room over
-//! WebRTC through an in-process signalling server.
+//! WebRTC through an in-process signalling server, and attackers of its rooms.
 
 #[path = "../support/child.rs"]
 mod child;
@@ -19,3 +19,4 @@ mod session;
 mod synctest;
 mod vanish;
 mod webrtc;
+mod webrtc_hostile;

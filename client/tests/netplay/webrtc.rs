@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 /// Hang guard: the longest any peer here may take. Failing past it says which peer hung; it
 /// is never a measure of speed.
-const LIMIT: Duration = Duration::from_secs(120);
+pub(crate) const LIMIT: Duration = Duration::from_secs(120);
 
-fn signal_server() -> SignalServer {
+pub(crate) fn signal_server() -> SignalServer {
     SignalServer::start("127.0.0.1:0".parse().expect("addr")).expect("signalling server starts")
 }
 
@@ -31,7 +31,7 @@ fn spawn_online(
 }
 
 /// Joins `handle`, failing loudly if it has not finished within [`LIMIT`].
-fn join_within<T>(handle: JoinHandle<T>, what: &str) -> T {
+pub(crate) fn join_within<T>(handle: JoinHandle<T>, what: &str) -> T {
     let deadline = Instant::now() + LIMIT;
     while !handle.is_finished() {
         assert!(
@@ -43,7 +43,7 @@ fn join_within<T>(handle: JoinHandle<T>, what: &str) -> T {
     handle.join().expect("peer thread panicked")
 }
 
-fn assert_clean(name: &str, summary: &NetRunSummary, ticks: u32) {
+pub(crate) fn assert_clean(name: &str, summary: &NetRunSummary, ticks: u32) {
     println!("{name}: {summary}");
     assert_eq!(summary.ticks, ticks, "{name}");
     assert_eq!(summary.desyncs, 0, "{name}");

@@ -53,7 +53,8 @@ const EXIT_CODES: &str = "\
 Exit status:
   0  done (host/join/spectate/online: every final tick reached)
   1  error: bad arguments, I/O, refused at the handshake, no answer from the host,
-     no GGRS synchronization after the handshake, signalling server unreachable
+     no GGRS synchronization after the handshake, signalling server unreachable,
+     online room refused (held by another secret), WebRTC unavailable on this machine
   2  desync detected (host/join/spectate/online), two hash logs diverge (desync), or
      two states differ (state --diff)
   3  host/join/spectate/online: the other side disconnected before the end";
@@ -193,13 +194,32 @@ enum Command {
     /// Play (or watch) a match met in a room of a signalling server, over WebRTC: no port
     /// forwarding needed. Everyone in the room runs the same command; the room decides who
     /// hosts.
+    ///
+    /// The room is protected by a secret: the first peer to enter it fixes the secret, and the
+    /// signalling server refuses anyone presenting another (or none). Without --room-secret or
+    /// a link that carries one, a fresh secret is generated and the room's link printed: give
+    /// that link to the other player (and any spectators), who pass it as --room.
+    #[command(after_help = "Examples:\n  \
+        duel-cli online --room friday                      # prints ws://…/friday?secret=…\n  \
+        duel-cli online --room 'ws://HOST:3536/friday?secret=…'   # the other player")]
     Online {
-        /// The room's name: players and spectators giving the same name meet.
-        #[arg(long)]
+        /// The room: its name (players and spectators giving the same name and secret meet),
+        /// or a room link `ws://HOST:PORT/ROOM?secret=SECRET` as another peer printed it (its
+        /// server is then the signalling server).
+        #[arg(long, value_name = "NAME|LINK")]
         room: String,
-        /// The signalling server (start one with `./run signal` or `duel-cli signal`).
-        #[arg(long, default_value = client::webrtc::DEFAULT_SIGNAL_URL)]
-        signal: String,
+        /// The room's secret (16 to 64 characters from A-Z a-z 0-9 - _). Default: the
+        /// link's, or a new one, printed with the link.
+        #[arg(long, value_name = "SECRET")]
+        room_secret: Option<String>,
+        /// Enter the room without a secret (a room opened without one: anyone who knows its
+        /// name can enter it).
+        #[arg(long, conflicts_with = "room_secret")]
+        no_room_secret: bool,
+        /// The signalling server (start one with `./run signal` or `duel-cli signal`)
+        /// [default: ws://127.0.0.1:3536, or the server of a --room link].
+        #[arg(long, value_name = "URL")]
+        signal: Option<String>,
         /// Watch instead of playing.
         #[arg(long)]
         spectate: bool,
@@ -360,6 +380,8 @@ fn run() -> Result<ExitCode> {
         }
         Command::Online {
             room,
+            room_secret,
+            no_room_secret,
             signal,
             spectate,
             spectators,
@@ -372,7 +394,13 @@ fn run() -> Result<ExitCode> {
             } else {
                 Role::Player
             };
-            return net::online(&room, &signal, &ice, role, spectators, seed, &net);
+            let secret = match (room_secret, no_room_secret) {
+                (Some(secret), _) => net::RoomSecretArg::Given(secret),
+                (None, true) => net::RoomSecretArg::None,
+                (None, false) => net::RoomSecretArg::LinkOrNew,
+            };
+            let room = net::room_config(&room, secret, signal.as_deref(), ice)?;
+            return net::online(&room, role, spectators, seed, &net);
         }
         Command::Signal { bind } => return net::signal(bind),
         Command::SyncTest {

@@ -8,6 +8,7 @@ use clap::Args;
 use client::conditioner::ConditionerConfig;
 use client::net::seal::InviteCode;
 use client::netplay::open_link;
+use client::room_secret::RoomSecret;
 use client::signal::SignalServer;
 use client::transport::{default_bind_for, resolve};
 use client::webrtc::{IceServers, RoomConfig};
@@ -177,22 +178,79 @@ pub(crate) fn join(
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
+/// Which secret `duel-cli online` enters its room with.
+pub(crate) enum RoomSecretArg {
+    /// `--room-secret`.
+    Given(String),
+    /// `--no-room-secret`: an open room.
+    None,
+    /// The secret of a `--room` link, or a new one.
+    LinkOrNew,
+}
+
+/// The room `duel-cli online` enters: `room` is a name or a link (`ws://…/ROOM?secret=…`);
+/// `signal` defaults to the link's server or [`client::webrtc::DEFAULT_SIGNAL_URL`].
+pub(crate) fn room_config(
+    room: &str,
+    secret: RoomSecretArg,
+    signal: Option<&str>,
+    ice: IceServers,
+) -> Result<RoomConfig> {
+    let mut config = if room.contains("://") {
+        let linked = RoomConfig::from_link(room)?;
+        if let Some(signal) = signal.filter(|s| s.trim_end_matches('/') != linked.signal_url) {
+            anyhow::bail!(
+                "--signal {signal} differs from the server of the room link ({}); give one",
+                linked.signal_url
+            );
+        }
+        linked
+    } else {
+        RoomConfig::new(signal.unwrap_or(client::webrtc::DEFAULT_SIGNAL_URL), room)
+    };
+    config.secret = match secret {
+        RoomSecretArg::Given(text) => {
+            let given = RoomSecret::parse(&text).map_err(anyhow::Error::msg)?;
+            if config.secret.as_ref().is_some_and(|s| *s != given) {
+                anyhow::bail!("--room-secret differs from the secret in the room link; give one");
+            }
+            Some(given)
+        }
+        RoomSecretArg::None if config.secret.is_some() => {
+            anyhow::bail!("--no-room-secret, but the room link carries a secret")
+        }
+        RoomSecretArg::None => None,
+        RoomSecretArg::LinkOrNew => match config.secret {
+            Some(secret) => Some(secret),
+            None => Some(RoomSecret::generate().map_err(anyhow::Error::msg)?),
+        },
+    };
+    config.room_url()?;
+    Ok(config.with_ice(ice))
+}
+
 /// `duel-cli online`: meets the other player in a room of a signalling server and plays (or,
 /// as [`Role::Spectator`], watches) over WebRTC; the room decides who hosts.
 pub(crate) fn online(
-    room: &str,
-    signal: &str,
-    ice: &IceServers,
+    room: &RoomConfig,
     role: Role,
     spectators: usize,
     seed: u64,
     net: &NetArgs,
 ) -> Result<ExitCode> {
     let config = net.config(seed, spectators)?;
-    let room = RoomConfig::new(signal, room).with_ice(ice.clone());
     let url = room.room_url()?;
     out!("entering room {url}");
-    let peer = NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+    if room.secret.is_some() {
+        out!(
+            "room link (give it to the other player and any spectators, who run `duel-cli \
+             online --room LINK`): {}",
+            room.link()?
+        );
+    } else {
+        out!("the room has no secret: anyone who knows its name can enter it");
+    }
+    let peer = NetPeer::online(room, role, &config).with_context(|| format!("room {url}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
@@ -225,5 +283,65 @@ fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: &str = "abcdefghijklmnopqrstuvwx";
+
+    fn room(arg: &str, secret: RoomSecretArg, signal: Option<&str>) -> Result<RoomConfig> {
+        room_config(arg, secret, signal, IceServers::default())
+    }
+
+    #[test]
+    fn online_takes_a_name_or_a_link_and_a_secret_by_default() {
+        let named = room("friday", RoomSecretArg::LinkOrNew, None).expect("name");
+        assert_eq!(named.signal_url, client::webrtc::DEFAULT_SIGNAL_URL);
+        let generated = named.secret.clone().expect("a secret is generated");
+        assert_eq!(generated.as_str().len(), 24);
+        // The printed link is what the other player passes back as --room.
+        let other =
+            room(&named.link().expect("link"), RoomSecretArg::LinkOrNew, None).expect("link");
+        assert_eq!(other, named);
+        let given =
+            room("friday", RoomSecretArg::Given(S.into()), Some("ws://h:1")).expect("given");
+        assert_eq!(
+            given.link().expect("link"),
+            format!("ws://h:1/friday?secret={S}")
+        );
+        let open = room("friday", RoomSecretArg::None, None).expect("open");
+        assert_eq!(open.secret, None);
+    }
+
+    #[test]
+    fn online_refuses_contradictions_and_bad_secrets() {
+        let link = format!("ws://h:1/friday?secret={S}");
+        for (arg, secret, signal) in [
+            (
+                link.as_str(),
+                RoomSecretArg::LinkOrNew,
+                Some("ws://other:1"),
+            ),
+            (
+                link.as_str(),
+                RoomSecretArg::Given("zyxwvutsrqponmlkjihgfedc".into()),
+                None,
+            ),
+            (link.as_str(), RoomSecretArg::None, None),
+            ("friday", RoomSecretArg::Given("hunter2".into()), None),
+            (
+                "ws://h:1/friday?secret=short",
+                RoomSecretArg::LinkOrNew,
+                None,
+            ),
+            ("fri day", RoomSecretArg::LinkOrNew, None),
+        ] {
+            assert!(room(arg, secret, signal).is_err(), "{arg:?} {signal:?}");
+        }
+        // The link's own server given again is no contradiction.
+        assert!(room(&link, RoomSecretArg::Given(S.into()), Some("ws://h:1/")).is_ok());
     }
 }

@@ -1,0 +1,416 @@
+//! Issue 17, online rooms: nobody but the two players can touch their match. Strangers who
+//! know the room's name but not its secret are refused at the websocket upgrade with a clear
+//! reason; a hostile websocket client that knows the secret and speaks matchbox's protocol by
+//! hand (garbage and malformed SDP answers and offers, malformed ICE candidates, oversized and
+//! non-JSON messages) is disconnected by our signalling server before any of it reaches a
+//! player; and the players' match plays on to the end with identical hash logs.
+
+use crate::common::*;
+use crate::webrtc::{assert_clean, join_within, signal_server, LIMIT};
+use client::room_secret::RoomSecret;
+use client::signal::{SignalServer, MAX_MESSAGE_BYTES};
+use client::webrtc::RoomConfig;
+use client::wire::Role;
+use client::{run_net_peer, Error, NetPeer, NetRunSummary};
+use futures::{SinkExt, StreamExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::{self, Message};
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Two players in `room` who, once their match is set up, keep it alive (answering datagrams)
+/// until `attack_over`, then play `ticks` final ticks; returns them once both have entered.
+fn players_waiting_for(
+    room: &RoomConfig,
+    ticks: u32,
+    dir: &Path,
+    attack_over: &Arc<AtomicBool>,
+) -> Vec<JoinHandle<Result<NetRunSummary, Error>>> {
+    let (entered_tx, entered) = mpsc::channel();
+    let players = [(11, "a.log"), (22, "b.log")]
+        .into_iter()
+        .map(|(bot_seed, log)| {
+            let (room, entered_tx, plan, attack_over) = (
+                room.clone(),
+                entered_tx.clone(),
+                plan(ticks, bot_seed, &dir.join(log)),
+                attack_over.clone(),
+            );
+            std::thread::spawn(move || {
+                let peer = NetPeer::online(&room, Role::Player, &test_config(Default::default()));
+                let _ = entered_tx.send(());
+                let mut peer = peer?;
+                let deadline = Instant::now() + LIMIT;
+                while !attack_over.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    peer.poll();
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                run_net_peer(peer, &plan)
+            })
+        })
+        .collect();
+    for _ in 0..2 {
+        entered
+            .recv_timeout(LIMIT)
+            .expect("both players entered the room (hang guard)");
+    }
+    players
+}
+
+/// Lets the players play and checks they finished cleanly with identical logs.
+fn players_finish(
+    players: Vec<JoinHandle<Result<NetRunSummary, Error>>>,
+    attack_over: &AtomicBool,
+    dir: &Path,
+    ticks: u32,
+) {
+    attack_over.store(true, Ordering::SeqCst);
+    for (i, player) in players.into_iter().enumerate() {
+        let summary = join_within(player, "player").expect("player's run");
+        assert_clean(&format!("player {i}"), &summary, ticks);
+    }
+    let logs: [PathBuf; 2] = [dir.join("a.log"), dir.join("b.log")];
+    assert_logs_identical(&[&logs[0], &logs[1]], ticks);
+}
+
+fn secret_room(server: &SignalServer, name: &str) -> (RoomConfig, RoomSecret) {
+    let secret = RoomSecret::generate().expect("random");
+    let room = RoomConfig::new(server.url(), name).with_secret(secret.clone());
+    (room, secret)
+}
+
+/// Runs `f` on a small runtime of its own, failing loudly past [`LIMIT`] (a hang).
+fn attacker<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async { tokio::time::timeout(LIMIT, f).await.expect("attacker hung") })
+}
+
+/// The next text message, as JSON.
+async fn next_event<S>(ws: &mut tokio_tungstenite::WebSocketStream<S>) -> serde_json::Value
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        match ws.next().await.expect("the server is still there") {
+            Ok(Message::Text(text)) => return serde_json::from_str(text.as_str()).expect("json"),
+            Ok(Message::Close(frame)) => panic!("closed early: {frame:?}"),
+            Ok(_) => {}
+            Err(e) => panic!("websocket error: {e}"),
+        }
+    }
+}
+
+/// Enters the room by hand; returns the socket and the id the server assigned.
+async fn enter(link: &str) -> (Socket, String) {
+    let (mut ws, _) = tokio_tungstenite::connect_async(link)
+        .await
+        .expect("the upgrade is accepted");
+    let id = next_event(&mut ws).await["IdAssigned"]
+        .as_str()
+        .expect("IdAssigned comes first")
+        .to_owned();
+    (ws, id)
+}
+
+/// Reads events until both players have sent this newcomer their offer; returns their ids.
+async fn offers_from_both(ws: &mut Socket) -> Vec<String> {
+    let mut senders = Vec::new();
+    while senders.len() < 2 {
+        let event = next_event(ws).await;
+        let signal = &event["Signal"];
+        if signal["data"]["Offer"].is_string() {
+            let sender = signal["sender"].as_str().expect("sender").to_owned();
+            if !senders.contains(&sender) {
+                senders.push(sender);
+            }
+        }
+    }
+    senders
+}
+
+fn signal(receiver: &str, data: serde_json::Value) -> String {
+    serde_json::json!({ "Signal": { "receiver": receiver, "data": data } }).to_string()
+}
+
+/// Sends `text` and waits for the server to close the socket; returns the close reason.
+async fn sent_and_closed(ws: &mut Socket, text: String) -> String {
+    ws.send(Message::Text(text.into()))
+        .await
+        .expect("send to the server");
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Close(Some(frame)))) => return frame.reason.as_str().to_owned(),
+            Some(Ok(Message::Close(None))) | None => return String::new(),
+            Some(Ok(_)) => {}
+            Some(Err(e)) => panic!("expected a close frame, got {e}"),
+        }
+    }
+}
+
+/// A stranger who knows the room's name (and the server) but not the secret is refused, with
+/// a reason, as a player and as a raw websocket client; the two players meet regardless, and
+/// play to the end with identical logs.
+#[test]
+fn a_stranger_without_the_secret_is_refused_and_the_players_finish() {
+    let server = signal_server();
+    let dir = scratch_dir("webrtc-stranger");
+    let ticks = 300;
+    let (room, _) = secret_room(&server, "private");
+    let attack_over = Arc::new(AtomicBool::new(false));
+    let players = players_waiting_for(&room, ticks, &dir, &attack_over);
+
+    let config = test_config(Default::default());
+    let wrong = room
+        .clone()
+        .with_secret(RoomSecret::generate().expect("random"));
+    for (stranger, expected) in [
+        (wrong, "the room `private` is protected by another secret"),
+        (
+            RoomConfig::new(server.url(), "private"),
+            "the room `private` is protected by a secret, and this link has none",
+        ),
+    ] {
+        match NetPeer::online(&stranger, Role::Player, &config) {
+            Err(e @ Error::RoomRefused { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains(expected), "{text}");
+                let secret = stranger.secret.as_ref().map(RoomSecret::as_str);
+                assert!(
+                    secret.is_none_or(|s| !text.contains(s)),
+                    "the error repeats the secret: {text}"
+                );
+            }
+            other => panic!("expected the stranger refused, got {:?}", other.map(|_| ())),
+        }
+    }
+    // Beneath the client, the refusal is the websocket upgrade's status and body.
+    let base = server.url();
+    attacker(async {
+        for (link, status, says) in [
+            (format!("{base}/private"), 403, "protected by a secret"),
+            (
+                format!("{base}/private?secret=aaaaaaaaaaaaaaaaaaaaaaaa"),
+                403,
+                "protected by another secret",
+            ),
+            (
+                format!("{base}/private?secret=x"),
+                400,
+                "the room secret is",
+            ),
+            (format!("{base}/a%2Fb"), 400, "not a room"),
+        ] {
+            match tokio_tungstenite::connect_async(link.as_str()).await {
+                Err(tungstenite::Error::Http(response)) => {
+                    assert_eq!(response.status().as_u16(), status, "{link}");
+                    let body = String::from_utf8_lossy(response.body().as_deref().unwrap_or(&[]))
+                        .into_owned();
+                    assert!(body.contains(says), "{link}: {body}");
+                }
+                other => panic!(
+                    "{link}: expected a refused upgrade, got {:?}",
+                    other.map(|_| ())
+                ),
+            }
+        }
+    });
+    players_finish(players, &attack_over, &dir, ticks);
+}
+
+/// A hostile client that knows the secret enters the room during a running match and answers
+/// the players' offers with garbage, sends malformed ICE candidates, unsolicited malformed
+/// offers, an oversized message and non-JSON: each time our server disconnects it saying why,
+/// before anything reaches a player (whose matchbox would `unwrap` it and end the match);
+/// the match goes on and both logs agree at every confirmed tick.
+#[test]
+fn a_hostile_peer_with_the_secret_cannot_break_a_running_match() {
+    let server = signal_server();
+    let dir = scratch_dir("webrtc-hostile");
+    let ticks = 300;
+    let (room, _) = secret_room(&server, "hostile");
+    let attack_over = Arc::new(AtomicBool::new(false));
+    let players = players_waiting_for(&room, ticks, &dir, &attack_over);
+    let link = room.link().expect("link");
+
+    attacker(async {
+        // Answers: the players offer to every newcomer; it answers each with garbage.
+        let (mut ws, _) = enter(&link).await;
+        let ids = offers_from_both(&mut ws).await;
+        let reason = sent_and_closed(
+            &mut ws,
+            signal(&ids[0], serde_json::json!({"Answer": "garbage"})),
+        )
+        .await;
+        assert!(reason.contains("malformed SDP answer"), "{reason}");
+        // The same with a description that is SDP but cannot be applied.
+        let (mut ws, _) = enter(&link).await;
+        offers_from_both(&mut ws).await;
+        let half = "v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n";
+        let reason = sent_and_closed(
+            &mut ws,
+            signal(&ids[1], serde_json::json!({"Answer": half})),
+        )
+        .await;
+        assert!(
+            reason.contains("malformed SDP answer: no `a=ice-ufrag`"),
+            "{reason}"
+        );
+        // Candidates, offers nobody asked for, floods and noise.
+        let candidate = r#"{"candidate":"candidate:1 1 udp","sdpMid":"0","sdpMLineIndex":0}"#;
+        for (text, says) in [
+            (
+                signal(&ids[0], serde_json::json!({"IceCandidate": candidate})),
+                "malformed ICE candidate",
+            ),
+            (
+                signal(&ids[1], serde_json::json!({"IceCandidate": "{{{"})),
+                "malformed ICE candidate",
+            ),
+            (
+                signal(&ids[0], serde_json::json!({"Offer": "v=0\r\nnonsense"})),
+                "malformed SDP offer",
+            ),
+            (
+                signal(
+                    &ids[1],
+                    serde_json::json!({"Answer": "a".repeat(MAX_MESSAGE_BYTES)}),
+                ),
+                "at most",
+            ),
+            ("this is not json".to_owned(), "not a signalling request"),
+            (
+                r#"{"Signal":{"receiver":"nobody","data":{"Answer":"x"}}}"#.to_owned(),
+                "not a signalling request",
+            ),
+        ] {
+            let (mut ws, _) = enter(&link).await;
+            let reason = sent_and_closed(&mut ws, text).await;
+            assert!(reason.contains(says), "expected {says:?}, got {reason:?}");
+        }
+    });
+    players_finish(players, &attack_over, &dir, ticks);
+}
+
+/// The room forgets its secret once its last peer has left: the same name can then be opened
+/// with another secret (and the first secret is refused while the second holds it).
+#[test]
+fn an_empty_room_forgets_its_secret() {
+    let server = signal_server();
+    let (first, _) = secret_room(&server, "reused");
+    let (second, _) = secret_room(&server, "reused");
+    attacker(async {
+        let (ws, _) = enter(&first.link().expect("link")).await;
+        drop(ws);
+        // The server notices the close on its own time: retry until the room is free (each
+        // attempt is refused while the first peer's socket is still being torn down).
+        let (_event, _held) = loop {
+            match tokio_tungstenite::connect_async(second.link().expect("link").as_str()).await {
+                Ok((mut ws, _)) => break (next_event(&mut ws).await, ws),
+                Err(tungstenite::Error::Http(r)) if r.status().as_u16() == 403 => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("unexpected: {e}"),
+            }
+        };
+        match tokio_tungstenite::connect_async(first.link().expect("link").as_str()).await {
+            Err(tungstenite::Error::Http(r)) => assert_eq!(r.status().as_u16(), 403),
+            other => panic!(
+                "expected the first secret refused now, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+    });
+}
+
+/// A description shaped like the ones webrtc-rs writes for matchbox's data channels.
+const WELL_FORMED_OFFER: &str = "v=0\r\n\
+    o=- 4215775240449105457 2 IN IP4 0.0.0.0\r\n\
+    s=-\r\n\
+    t=0 0\r\n\
+    a=fingerprint:sha-256 7A:1C:A9:7D:1B:EC:4F:07:A1:8C:25:2D:2C:BD:E1:DE:6C:38:91:37:6D:1F:4D:A5:35:C5:F6:91:1F:A1:F8:D7\r\n\
+    a=group:BUNDLE 0\r\n\
+    m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n\
+    c=IN IP4 0.0.0.0\r\n\
+    a=setup:actpass\r\n\
+    a=mid:0\r\n\
+    a=sendrecv\r\n\
+    a=sctp-port:5000\r\n\
+    a=ice-ufrag:wMuZfWwBQVdDeXlg\r\n\
+    a=ice-pwd:oeDpDTSQgYPxiSvPAkDVeHEyVmkNNDdd\r\n";
+
+/// A signalling server that is not ours (a rogue one, or one that checks nothing) relays a
+/// garbage offer: our client drops it before matchbox (which would `unwrap` it and lose every
+/// connection) and counts it. Events are handled in order, so the answer it then gives to a
+/// well-formed offer sent after the garbage proves its message loop lived through it.
+#[test]
+fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
+    use client::webrtc::WebRtcTransport;
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let peer = std::thread::spawn(move || {
+        let addr: std::net::SocketAddr = addr_rx.recv_timeout(LIMIT).expect("rogue address");
+        let room = RoomConfig::new(format!("ws://{addr}"), "rogue");
+        let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+        // Keep taking events in until the rogue has what it waited for; the loop must not end.
+        while done_rx.try_recv().is_err() {
+            match transport.settle(Duration::from_millis(20)) {
+                Err(Error::HandshakeTimeout { .. }) => {}
+                Err(e) => return Err(e),
+                Ok(part) => panic!("nobody is in this room, yet it settled: {part:?}"),
+            }
+        }
+        Ok::<u64, Error>(transport.signals_dropped())
+    });
+    attacker(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        addr_tx
+            .send(listener.local_addr().expect("addr"))
+            .expect("peer waits");
+        let (tcp, _) = listener.accept().await.expect("the peer connects");
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+        let (me, garbage, good) = (
+            "00000000-0000-4000-8000-000000000001",
+            "00000000-0000-4000-8000-000000000002",
+            "00000000-0000-4000-8000-000000000003",
+        );
+        for event in [
+            serde_json::json!({ "IdAssigned": me }),
+            serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "garbage" } } }),
+            serde_json::json!({ "Signal": { "sender": good, "data": { "Offer": WELL_FORMED_OFFER } } }),
+        ] {
+            ws.send(Message::Text(event.to_string().into()))
+                .await
+                .expect("send");
+        }
+        loop {
+            let request = next_event(&mut ws).await;
+            let signal = &request["Signal"];
+            if signal["receiver"] == good && signal["data"]["Answer"].is_string() {
+                break;
+            }
+            assert_ne!(
+                signal["receiver"], garbage,
+                "nothing goes to the garbage offer's sender"
+            );
+        }
+        // The websocket stays open until the peer has stopped: its closing would end the
+        // peer's loop too (signalling lost, and no peer connected).
+        let _ = done_tx.send(());
+        while !peer.is_finished() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        drop(ws);
+    });
+    let dropped = join_within(peer, "peer of a rogue server").expect("its loop lived on");
+    assert_eq!(dropped, 1, "the garbage offer, and only it, was dropped");
+}
