@@ -460,7 +460,11 @@ impl JoinHandshake {
             return Ok(None);
         };
         let Ok(payload) = initiator.read_answer(noise) else {
-            link.borrow_mut().count_unauthenticated();
+            let answer = Control::Answer {
+                noise: noise.to_vec(),
+            };
+            let len = wire::HEADER_LEN + wire::encode_payload(&answer).len();
+            link.borrow_mut().count_forged_answer(len);
             return Ok(None);
         };
         let channel = self

@@ -292,7 +292,11 @@ impl Link {
         self.counters.hellos_rate_limited += 1;
     }
 
-    pub(crate) fn count_unauthenticated(&mut self) {
+    /// A handshake answer taken as received that then did not open: counted as refused
+    /// instead, so every datagram stays counted once.
+    pub(crate) fn count_forged_answer(&mut self, len: usize) {
+        self.counters.datagrams_received = self.counters.datagrams_received.saturating_sub(1);
+        self.counters.bytes_received = self.counters.bytes_received.saturating_sub(len as u64);
         self.counters.dropped_unauthenticated += 1;
     }
 

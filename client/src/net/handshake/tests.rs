@@ -385,7 +385,9 @@ fn a_forgers_reject_and_answer_racing_the_host_lose_to_the_real_answer() {
         addr(2),
     );
     assert!(j.1.poll(&j.0).expect("not final yet").is_none());
-    assert_eq!(j.0.borrow().counters().dropped_unauthenticated, 1);
+    let c = j.0.borrow().counters();
+    assert_eq!(c.dropped_unauthenticated, 1, "{c:?}");
+    assert_eq!(c.datagrams_received, 1, "the clear Reject only: {c:?}");
     // The real host sees the Hello again (the joiner repeats it) and answers.
     std::thread::sleep(HELLO_INTERVAL);
     let (hosted, joined) = meet(&mut h, &mut j);
