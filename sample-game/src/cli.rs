@@ -120,13 +120,18 @@ pub enum Mode {
         /// Spectators to wait for before starting.
         #[arg(long, default_value_t = 0)]
         spectators: usize,
+        /// Admit only players holding this invite code (`random`: a fresh one), printed as
+        /// the invitation to share, `ADDRESS#CODE`.
+        #[arg(long, value_name = "CODE|random", value_parser = parse_code)]
+        code: Option<InviteChoice>,
         /// Online options.
         #[command(flatten)]
         net: NetOptions,
     },
-    /// Join an online match hosted at HOST:PORT.
+    /// Join an online match hosted at HOST:PORT (or HOST:PORT#CODE, the host's invitation).
     Join {
-        /// The host's address, e.g. 192.168.1.20:7000 or myhost.lan:7000.
+        /// The host's address, e.g. 192.168.1.20:7000 or myhost.lan:7000, with `#CODE` when
+        /// the host gave one.
         address: String,
         /// Online options.
         #[command(flatten)]
@@ -173,6 +178,22 @@ pub enum Mode {
         /// The match log; it is continued in place.
         log: PathBuf,
     },
+}
+
+/// `--code`: a given invite code, or one to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InviteChoice {
+    /// This code.
+    Given(client::net::seal::InviteCode),
+    /// A fresh one from the OS.
+    Random,
+}
+
+fn parse_code(text: &str) -> Result<InviteChoice, String> {
+    if text == "random" {
+        return Ok(InviteChoice::Random);
+    }
+    client::net::seal::InviteCode::parse(text).map(InviteChoice::Given)
 }
 
 /// Options of online play.
@@ -384,6 +405,29 @@ mod tests {
         let local =
             Cli::try_parse_from(["maze-duel", "--sync-test", "7", "--match-log", "s"]).unwrap();
         assert_eq!(local.check(), Ok(()), "--sync-test records a match log");
+    }
+
+    /// Issue 17: a host may admit only holders of an invite code, given or fresh; a malformed
+    /// one is refused by the parser, naming the problem.
+    #[test]
+    fn a_host_takes_an_invite_code_or_makes_one() {
+        let code = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.mode) {
+            Ok(Some(Mode::Host { code, .. })) => Ok(code),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(code(&["maze-duel", "host"]), Ok(None));
+        assert_eq!(
+            code(&["maze-duel", "host", "--code", "random"]),
+            Ok(Some(InviteChoice::Random))
+        );
+        let given = client::net::seal::InviteCode::from_bytes([0; 10]);
+        assert_eq!(
+            code(&["maze-duel", "host", "--code", "AAAA-aaaa-aaaa-aaaa"]),
+            Ok(Some(InviteChoice::Given(given)))
+        );
+        let err = code(&["maze-duel", "host", "--code", "l0l"]).unwrap_err();
+        assert!(err.contains("invite code"), "{err}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use anyhow::Context as _;
 use clap::Parser;
+use client::net::seal::InviteCode;
 use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::transport::{default_bind_for, resolve};
@@ -10,7 +11,7 @@ use client::webrtc::RoomConfig;
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
-use sample_game::cli::{Mode, NetOptions};
+use sample_game::cli::{InviteChoice, Mode, NetOptions};
 use sample_game::{
     App, AppOptions, BitmapFont, Cli, Config, FrontEnd, LocalLogs, LocalMatch, MatchSource, Menu,
     NetMatch, Renderer, ReplayMatch, Screenshot, SyncTestMatch,
@@ -242,12 +243,23 @@ fn match_source(
             port,
             bind,
             spectators,
+            code,
             net,
         }) => {
             let bind = bind.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], *port)));
-            let config = net_config(net, rules, seed, *spectators);
+            let mut config = net_config(net, rules, seed, *spectators);
+            config.invite = match code {
+                None => None,
+                Some(InviteChoice::Given(code)) => Some(*code),
+                Some(InviteChoice::Random) => {
+                    Some(InviteCode::random().map_err(anyhow::Error::msg)?)
+                }
+            };
             let link = open_link(bind, config.conditioner)?;
             let local = link.borrow().local_addr();
+            if let Some(code) = config.invite {
+                println!("maze-duel: invitation to share: {local}#{code} (the code is the key)");
+            }
             println!(
                 "maze-duel: hosting on {local}; waiting up to {} s for a player{} (Ctrl-C to cancel)",
                 net.timeout,
