@@ -662,3 +662,96 @@ fn with_an_invite_code_only_the_joiner_holding_it_gets_in() {
     assert!(host.socket.hellos_refused >= 2, "{:?}", host.socket);
     assert_logs_identical(&[&h, &j], ticks);
 }
+
+/// Found while writing these tests, and left open (see the report): a `Hello` takes no slot,
+/// so a host welcomes every acceptable one and gives the slot to the first that proves its
+/// keys. A real joiner welcomed beside a stranger that proves itself first is dropped without
+/// a word (`settle_candidates` drops a proven candidate whose slot is gone), yet it holds a
+/// `Welcome`: it synchronizes with a host that no longer hears it and never asks again. When
+/// the stranger then vanishes, the host forgets it at the sync timeout and waits for a `Hello`
+/// that never comes. The contract (issue 17: "the real players always get in"): the host
+/// plays the real joiner once the stranger has lost the slot.
+#[test]
+#[ignore = "library bug: a welcomed joiner that loses the slot race is dropped silently"]
+fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
+    let dir = scratch_dir("attack-slot-race");
+    let ticks = 120;
+    let (h, j) = (dir.join("host.log"), dir.join("join.log"));
+    let mut config = test_config(Default::default());
+    config.handshake_timeout = Duration::from_secs(8);
+    config.sync_timeout = Duration::from_secs(2);
+    let (addr, host) = spawn_host(
+        || loopback_link(Default::default()),
+        config.clone(),
+        plan(ticks, 1, &h),
+    );
+    // The stranger is answered first, and holds back its proof.
+    let stranger = RawPeer::bind();
+    let (hello, mut initiator) = hello_for(&our_info(), Role::Player, None);
+    stranger.send_control(&hello, addr);
+    let Some((_, client::wire::Control::Answer { noise })) = stranger.recv_control(soon()) else {
+        panic!("the stranger was not answered")
+    };
+    // The real joiner, through a relay that holds back its sealed datagrams (its proof) until
+    // the stranger has taken the slot.
+    let release = Arc::new(AtomicBool::new(false));
+    let (answered_tx, answered_rx) = mpsc::channel();
+    let relay = {
+        let release = release.clone();
+        Relay::start(
+            addr,
+            Box::new(move |_: &Seen, from_host: bool, datagram: &[u8]| {
+                if from_host
+                    && matches!(
+                        clear_control(datagram),
+                        Some(client::wire::Control::Answer { .. })
+                    )
+                {
+                    let _ = answered_tx.send(());
+                }
+                let hold = !from_host
+                    && seal::sealed_id(datagram).is_some()
+                    && !release.load(Ordering::Relaxed);
+                Verdict {
+                    forward: !hold,
+                    inject: Vec::new(),
+                }
+            }),
+        )
+    };
+    let joiner = spawn_joiner(
+        || loopback_link(Default::default()),
+        relay.addr,
+        Role::Player,
+        config,
+        plan(ticks, 2, &j),
+    );
+    answered_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the real joiner was welcomed");
+    initiator
+        .read_answer(&noise)
+        .expect("the stranger reads its answer");
+    let mut stranger = SealedPeer {
+        raw: stranger,
+        channel: initiator.into_channel().expect("channel"),
+        remote: addr,
+    };
+    stranger.send_control(&client::wire::Control::Joined);
+    assert!(
+        stranger.recv_ggrs(soon()).is_some(),
+        "the host synchronizes with the stranger"
+    );
+    release.store(true, Ordering::Relaxed);
+    drop(stranger); // and vanishes
+    let host = host.join().expect("host thread");
+    let joiner = joiner.join().expect("joiner thread");
+    relay.stop();
+    let (host, joiner) = (
+        host.expect("the host plays the real joiner"),
+        joiner.expect("the real joiner plays"),
+    );
+    assert_played("host", &host, ticks);
+    assert_played("joiner", &joiner, ticks);
+    assert_logs_identical(&[&h, &j], ticks);
+}
