@@ -271,7 +271,8 @@ fn forged_inputs_on_and_off_the_path_are_dropped_and_counted() {
 /// A peer that is malicious itself holds real keys, so only the GGRS guard stands between it
 /// and the host. A stranger completes the real handshake as the joiner and synchronizes, then
 /// sends, sealed: acknowledgements of frames it was never sent (as `InputAck` and inside an
-/// `Input`), and the crafted messages of issue 9 item 14; each is refused as invalid. It never
+/// `Input`), and the crafted messages of issue 9 item 14; each is refused as invalid; and an
+/// `Input` declaring the host disconnected (issue 9 item 15), caught as a claim. It never
 /// sends an input, so the host never starts the match with it: it forgets the stranger at its
 /// sync timeout and plays the real joiner that arrived meanwhile.
 #[test]
@@ -322,6 +323,12 @@ fn a_malicious_peer_with_real_keys_is_refused_and_cannot_hold_the_host() {
                         input.bytes.clear();
                         input.ack_frame = 5;
                     }
+                    let mut claim = crafted(77, 0).swap_remove(0);
+                    if let Body::Input(input) = &mut claim.body {
+                        input.bytes.clear();
+                        input.peer_connect_status[0].disconnected = true;
+                    }
+                    stranger.send_ggrs(&claim);
                     let mut all = vec![forged_ack(77, 5), ack_in_input];
                     all.extend(crafted(77, 0));
                     for m in &all {
@@ -358,6 +365,10 @@ fn a_malicious_peer_with_real_keys_is_refused_and_cannot_hold_the_host() {
         host.socket.dropped_invalid >= forged as u64,
         "every forged ack and crafted message refused: {:?}",
         host.socket
+    );
+    assert_eq!(
+        host.socket.disconnect_claims, 1,
+        "the forged disconnect claim was caught"
     );
     assert_logs_identical(&[&h, &j], ticks);
 }
