@@ -171,6 +171,14 @@ impl HostHandshake {
         }
         self.settle_candidates(link, now);
         let joiner = self.joiner?;
+        if self.watchers.len() >= self.spectators {
+            // Every slot is taken: candidates still unproven get none and are no peers of
+            // the match (a host would otherwise wait its finish timeout for them).
+            let mut l = link.borrow_mut();
+            for c in self.candidates.drain(..) {
+                l.drop_peer(c.addr);
+            }
+        }
         (self.watchers.len() >= self.spectators).then(|| Agreement {
             match_seed: self.match_seed,
             players: 2,

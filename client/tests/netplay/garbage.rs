@@ -1,7 +1,8 @@
-//! Garbage fired at a live session: random bytes, truncated, bit-flipped and replayed GGRS
-//! datagrams, intact frames for another session or with an undecodable payload, arriving "from"
-//! the real peer, and datagrams from a third address. Nothing panics,
-//! nothing desyncs, the match runs to the end, and every refused datagram is counted.
+//! Garbage fired at a live session: random bytes, truncated, bit-flipped and replayed sealed
+//! datagrams, sealed datagrams re-addressed to another channel, and intact clear frames with an
+//! undecodable payload, arriving "from" the real peer, and junk and forged clear `Finish`es from
+//! a third address. Nothing panics, nothing desyncs, the match runs to the end, and every
+//! refused datagram is counted by kind.
 
 use crate::common::*;
 use client::transport::{Transport, UdpTransport};
@@ -13,15 +14,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A transport that, every few reads, hands up a hostile datagram as if the last real sender
-/// had sent it: random bytes, a truncated, replayed or bit-flipped real datagram, an intact
-/// frame for another session, or an intact control frame whose payload does not decode.
+/// had sent it: random bytes, a truncated, replayed or bit-flipped real datagram, a real sealed
+/// datagram re-addressed to another channel id, or an intact clear control frame whose payload
+/// does not decode.
 struct Hostile {
     inner: UdpTransport,
     rng: DetRng,
     seen: Vec<(Vec<u8>, SocketAddr)>,
     reads: u64,
     /// Hostile datagrams produced, by kind: random, truncated, replayed, bit-flipped, other
-    /// session, undecodable.
+    /// channel, undecodable.
     made: [u64; 6],
 }
 
@@ -48,11 +50,6 @@ impl Transport for Hostile {
         if self.reads.is_multiple_of(7) && !self.seen.is_empty() {
             let (sample, from) = self.seen[self.rng.below(self.seen.len() as u32) as usize].clone();
             let kind = self.rng.below(6) as usize;
-            // The session the sample was framed for (header bytes 3..7; the third party's
-            // junk is seen too and may be shorter).
-            let session = sample
-                .get(3..7)
-                .map_or(0, |h| u32::from_le_bytes(h.try_into().expect("4 bytes")));
             let bytes: Vec<u8> = match kind {
                 0 => (0..1 + self.rng.below(200))
                     .map(|_| self.rng.next_u32() as u8)
@@ -65,10 +62,17 @@ impl Transport for Hostile {
                     b[i] ^= 1 << self.rng.below(8);
                     b
                 }
-                // Intact frames: the check passes, so only the session or the payload can
-                // refuse them.
-                4 => wire::encode(Kind::Ggrs, session.wrapping_add(1), &self.rng.next_u32()),
-                _ => wire::encode(Kind::Control, session, &u32::MAX), // no such variant
+                // A real sealed datagram under another channel id (a stale match on the same
+                // ports looks so); a clear sample stays as it is.
+                4 => {
+                    let mut b = sample;
+                    if client::net::seal::sealed_id(&b).is_some() {
+                        b[3] = b[3].wrapping_add(1);
+                    }
+                    b
+                }
+                // An intact clear frame: the check passes, so only the payload can refuse it.
+                _ => wire::encode(Kind::Control, 0, &u32::MAX), // no such variant
             };
             self.made[kind] += 1;
             buf[..bytes.len()].copy_from_slice(&bytes);
@@ -115,6 +119,8 @@ fn third_party(targets: Vec<SocketAddr>, stop: Arc<AtomicBool>) -> std::thread::
     })
 }
 
+/// Contract: over a rough link, garbage from the real peer's address and from a third one
+/// never reaches GGRS or ends the match; logs stay identical and each kind is counted.
 #[test]
 fn garbage_is_dropped_and_counted_while_the_match_goes_on() {
     let dir = scratch_dir("garbage");
@@ -159,7 +165,15 @@ fn garbage_is_dropped_and_counted_while_the_match_goes_on() {
         );
         assert!(
             s.socket.dropped_wrong_session > 0,
-            "{name}: intact frames for another session counted"
+            "{name}: sealed datagrams of another channel counted"
+        );
+        assert!(
+            s.socket.dropped_replayed > 0,
+            "{name}: replayed sealed datagrams counted"
+        );
+        assert!(
+            s.socket.dropped_unauthenticated > 0,
+            "{name}: flipped sealed datagrams and forged clear Finishes counted"
         );
         assert!(
             s.socket.dropped_undecodable > 0,

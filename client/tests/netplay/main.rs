@@ -3,6 +3,7 @@
 //! datagrams, a vanishing peer, handshake refusals; and peers meeting in an online room over
 //! WebRTC through an in-process signalling server, and attackers of its rooms.
 
+mod attacks;
 #[path = "../support/child.rs"]
 mod child;
 mod common;
