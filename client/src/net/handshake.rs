@@ -176,7 +176,7 @@ impl HostHandshake {
             // the match (a host would otherwise wait its finish timeout for them).
             let mut l = link.borrow_mut();
             for c in self.candidates.drain(..) {
-                l.drop_peer(c.addr);
+                turn_away(&mut l, c.addr);
             }
         }
         (self.watchers.len() >= self.spectators).then(|| Agreement {
@@ -206,7 +206,10 @@ impl HostHandshake {
                     Role::Spectator => self.watchers.push(c.addr),
                 }
                 self.candidates.remove(i);
-            } else if !slot_free || now.saturating_duration_since(c.since) > CANDIDATE_LIFETIME {
+            } else if !slot_free {
+                turn_away(&mut link, c.addr);
+                self.candidates.remove(i);
+            } else if now.saturating_duration_since(c.since) > CANDIDATE_LIFETIME {
                 link.drop_peer(c.addr);
                 self.candidates.remove(i);
             } else {
@@ -330,6 +333,22 @@ impl HostHandshake {
             slot,
         }
     }
+}
+
+/// What a welcomed candidate that lost its slot to a peer that proved itself first hears,
+/// sealed (so only the host can say it): it asks again with a fresh `Hello`, and gets the slot
+/// should the other never start.
+pub const SLOT_TAKEN: &str = "the slot went to another peer first";
+
+/// Tells a welcomed candidate that lost its slot, under its keys, and forgets it.
+fn turn_away(link: &mut crate::socket::Link, peer: SocketAddr) {
+    link.send_control(
+        &Control::Reject {
+            reason: SLOT_TAKEN.to_string(),
+        },
+        peer,
+    );
+    link.drop_peer(peer);
 }
 
 /// Waits for one joining player and `spectators` spectators, as the host of slot 0 (a

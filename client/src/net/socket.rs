@@ -384,7 +384,8 @@ impl Link {
         c.proven = true;
         match inner {
             Inner::Control => match wire::decode::<Control>(&payload) {
-                Ok(msg @ (Control::Finish { .. } | Control::Joined)) => {
+                // A sealed `Reject` comes only from a host whose slot went to another peer.
+                Ok(msg @ (Control::Finish { .. } | Control::Joined | Control::Reject { .. })) => {
                     self.counters.bytes_received += datagram.len() as u64;
                     self.counters.datagrams_received += 1;
                     self.control.push((from, msg));

@@ -223,6 +223,24 @@ impl Connecting {
                     }
                     return Ok(Some(*peer));
                 }
+                // A joiner whose slot went to a peer that proved itself first asks again: it
+                // gets the slot should that peer never start.
+                if self.role.is_some() && peer.turned_away().is_some() {
+                    let host = peer.agreement().remote_players[0].1;
+                    self.stage = Stage::Over; // drops the session before its link is reset
+                    self.link.borrow_mut().forget_peers();
+                    self.stage = match JoinHandshake::new(
+                        &self.link,
+                        &self.info,
+                        host,
+                        self.role.unwrap_or(Role::Player),
+                        self.config.invite,
+                    ) {
+                        Ok(handshake) => Stage::Join(Box::new(handshake)),
+                        Err(e) => Stage::Failed(e.to_string()),
+                    };
+                    return Ok(None);
+                }
                 if !passed(*deadline, now) {
                     return Ok(None);
                 }

@@ -227,6 +227,8 @@ pub struct NetPeer {
     /// The last final tick and when it was reached, for the freeze watchdog.
     progress: (Tick, Instant),
     freeze_timeout: Duration,
+    /// A joiner's: the host's sealed word that the slot went to another peer.
+    turned_away: Option<String>,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -485,6 +487,7 @@ impl NetPeer {
             gone: Vec::new(),
             progress: (0, Instant::now()),
             freeze_timeout: config.freeze_timeout,
+            turned_away: None,
         })
     }
 
@@ -524,10 +527,23 @@ impl NetPeer {
         };
         self.link.borrow_mut().set_local_frame(frame);
         for (from, msg) in self.link.borrow_mut().take_control() {
-            if matches!(msg, Control::Finish { .. }) && !self.finished_peers.contains(&from) {
-                self.finished_peers.push(from);
+            match msg {
+                Control::Finish { .. } if !self.finished_peers.contains(&from) => {
+                    self.finished_peers.push(from);
+                }
+                // Sealed, so from the host itself: the slot went to another peer.
+                Control::Reject { reason } if self.agreement.local_slot != Some(0) => {
+                    self.turned_away = Some(reason);
+                }
+                _ => {}
             }
         }
+    }
+
+    /// Why the host turned this joiner away after welcoming it (its slot went to a peer that
+    /// proved itself first), if it did.
+    pub(crate) fn turned_away(&self) -> Option<&str> {
+        self.turned_away.as_deref()
     }
 
     /// Simulates the next frame with `local` as this peer's input (ignored when spectating).

@@ -685,16 +685,13 @@ fn with_an_invite_code_only_the_joiner_holding_it_gets_in() {
     assert_logs_identical(&[&h, &j], ticks);
 }
 
-/// Found while writing these tests, and left open (see the report): a `Hello` takes no slot,
-/// so a host welcomes every acceptable one and gives the slot to the first that proves its
-/// keys. A real joiner welcomed beside a stranger that proves itself first is dropped without
-/// a word (`settle_candidates` drops a proven candidate whose slot is gone), yet it holds a
-/// `Welcome`: it synchronizes with a host that no longer hears it and never asks again. When
-/// the stranger then vanishes, the host forgets it at the sync timeout and waits for a `Hello`
-/// that never comes. The contract (issue 17: "the real players always get in"): the host
-/// plays the real joiner once the stranger has lost the slot.
+/// A `Hello` takes no slot, so a host welcomes every acceptable one and gives the slot to the
+/// first that proves its keys. A real joiner welcomed beside a stranger that proves itself
+/// first used to be dropped without a word: it synchronized with a host that no longer heard
+/// it and never asked again. The host now tells it so under its keys and it asks again; the
+/// contract (issue 17: "the real players always get in"): the host plays the real joiner once
+/// the stranger has lost the slot.
 #[test]
-#[ignore = "library bug: a welcomed joiner that loses the slot race is dropped silently"]
 fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
     let dir = scratch_dir("attack-slot-race");
     let ticks = 120;
