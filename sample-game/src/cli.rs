@@ -149,8 +149,9 @@ pub enum Mode {
     /// spectators) in a room of a signalling server and play over WebRTC. Both players run the
     /// same command; the room decides who hosts.
     Online {
-        /// The room's name: everyone giving the same name meets.
-        #[arg(long)]
+        /// The room: a name opens it under a fresh secret and prints its link; the link
+        /// (`ws://HOST:PORT/ROOM?secret=…`) enters it. Everyone with the link meets.
+        #[arg(long, value_name = "NAME|LINK")]
         room: String,
         /// The signalling server (start one with `./run signal`).
         #[arg(long, default_value = client::webrtc::DEFAULT_SIGNAL_URL)]

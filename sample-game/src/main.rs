@@ -305,8 +305,21 @@ fn match_source(
             } else {
                 Role::Player
             };
-            let room = RoomConfig::new(signal.as_str(), room.as_str()).with_ice(ice.clone());
+            // A link (`ws://HOST:PORT/ROOM?secret=…`) enters that room with its secret; a bare
+            // name opens the room under a fresh secret, whose link the others must be given.
+            let room = if room.contains("://") {
+                RoomConfig::from_link(room)?
+            } else {
+                let secret =
+                    client::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
+                RoomConfig::new(signal.as_str(), room.as_str()).with_secret(secret)
+            }
+            .with_ice(ice.clone());
             let url = room.room_url()?;
+            println!(
+                "maze-duel: room link (give it to the other player and any spectators): {}",
+                room.link()?
+            );
             let config = net_config(net, rules, seed, *spectators);
             println!(
                 "maze-duel: entering room {url}; waiting up to {} s for the others (Ctrl-C to cancel)",
