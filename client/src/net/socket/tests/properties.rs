@@ -366,6 +366,11 @@ proptest! {
                                 prop_assert!(m.linked.contains_key(&port), "clear {msg:?} from {from}");
                                 prop_assert_eq!(m.may_prove.get(&port), Some(&true));
                             }
+                            // Sealed from a peer with a channel (a host turning away a joiner
+                            // whose slot went to another), or clear from one without.
+                            Control::Reject { .. } if m.linked.contains_key(&port) => {
+                                prop_assert_eq!(m.may_prove.get(&port), Some(&true));
+                            }
                             Control::Answer { .. } | Control::Reject { .. } => {
                                 prop_assert!(peers.contains(&from) && !m.linked.contains_key(&port));
                             }
