@@ -229,6 +229,8 @@ pub struct NetPeer {
     freeze_timeout: Duration,
     /// A joiner's: the host's sealed word that the slot went to another peer.
     turned_away: Option<String>,
+    /// When `advance` was last called, for the freeze watchdog.
+    last_advance: Instant,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -488,6 +490,7 @@ impl NetPeer {
             progress: (0, Instant::now()),
             freeze_timeout: config.freeze_timeout,
             turned_away: None,
+            last_advance: Instant::now(),
         })
     }
 
@@ -629,6 +632,13 @@ impl NetPeer {
     /// Ends a running match whose final tick has not moved for the freeze timeout.
     fn watch_for_freeze(&mut self) -> Result<(), Error> {
         let now = Instant::now();
+        // Time the caller spent not advancing at all (a window between matches, a test that
+        // only polls) is nobody's freeze: the clock starts again.
+        let paused = now.saturating_duration_since(self.last_advance) > Duration::from_secs(1);
+        self.last_advance = now;
+        if paused {
+            self.progress.1 = now;
+        }
         let running = match &self.session {
             Session::P2P(s) => s.current_state() == SessionState::Running,
             Session::Spectator(s) => s.current_state() == SessionState::Running,

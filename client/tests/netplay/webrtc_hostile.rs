@@ -47,7 +47,13 @@ fn players_waiting_for(
                 let mut peer = peer?;
                 let deadline = Instant::now() + LIMIT;
                 while !attack_over.load(Ordering::SeqCst) && Instant::now() < deadline {
-                    peer.poll();
+                    // The first frame is played (a host starts once it hears input), then
+                    // the match is only kept alive.
+                    if peer.world().tick() == 0 {
+                        peer.advance(engine::WireInput::default())?;
+                    } else {
+                        peer.poll();
+                    }
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 run_net_peer(peer, &plan)

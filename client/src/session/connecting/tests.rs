@@ -358,6 +358,18 @@ fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
         peers[0].take().expect("host"),
         peers[1].take().expect("joiner"),
     );
+    // A caller that does not advance for a while (longer than the freeze timeout) is not
+    // frozen: the clock starts again at its next advance.
+    let idle = Instant::now() + Duration::from_millis(1200);
+    while Instant::now() < idle {
+        hosted.poll();
+        joined.poll();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        hosted.advance(engine::WireInput::default()).is_ok(),
+        "a pause of the caller is no freeze"
+    );
     // The joiner stops playing but keeps polling (its keep-alives flow); the host plays on.
     let guard = Instant::now() + Duration::from_secs(10);
     let err = loop {
