@@ -216,7 +216,9 @@ impl FrontEnd {
                 }
             }
             Choice::Host => {
-                let config = self.net_config(&menu.config);
+                let mut config = self.net_config(&menu.config);
+                // A host from the menu admits only whoever it gives the invitation to.
+                config.invite = client::net::seal::InviteCode::random().ok();
                 match Connection::host(config) {
                     Ok(c) => {
                         let port = c.local_addr().port();

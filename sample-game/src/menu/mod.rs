@@ -498,7 +498,7 @@ pub fn is_room_link(text: &str) -> bool {
 pub fn address_problem(address: &str) -> Option<String> {
     if address.is_empty() {
         return Some(
-            "type the host's address (192.168.1.20:7000) or a room link (ws://HOST:3536/ROOM)"
+            "type the host's invitation (192.168.1.20:7000#CODE) or a room link (ws://HOST:3536/ROOM)"
                 .into(),
         );
     }
@@ -507,6 +507,11 @@ pub fn address_problem(address: &str) -> Option<String> {
             .err()
             .map(|e| e.to_string());
     }
+    // An invitation: ADDRESS#CODE.
+    let address = match client::net::seal::split_invitation(address) {
+        Ok((address, _)) => address,
+        Err(e) => return Some(e),
+    };
     let port = address
         .rsplit_once(':')
         .and_then(|(host, port)| (!host.is_empty()).then_some(port))

@@ -85,7 +85,8 @@ pub struct Connection {
 
 impl Connection {
     /// Starts hosting: binds [`HOST_PORT`] (or any free port when it is taken) and waits until
-    /// cancelled.
+    /// cancelled, for a player holding `config.invite` when there is one (the addresses to
+    /// share then carry it).
     ///
     /// # Errors
     /// If no UDP port can be bound at all.
@@ -98,13 +99,21 @@ impl Connection {
             )
         })?;
         let port = link.borrow().local_addr().port();
+        // With an invite code, what to share is the whole invitation, ADDRESS#CODE.
+        let share = share_addresses(port)
+            .into_iter()
+            .map(|a| match config.invite {
+                Some(code) => format!("{a}#{code}"),
+                None => a,
+            })
+            .collect();
         Ok(Connection::new(
             Inner::Connecting(Box::new(
                 Connecting::host(link, &config).waiting_indefinitely(),
             )),
             Side::Host,
             None,
-            share_addresses(port),
+            share,
         ))
     }
 

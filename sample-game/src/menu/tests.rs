@@ -48,6 +48,20 @@ fn esc_on_the_title_goes_to_quit_then_quits() {
     assert_eq!(press(&mut m, &[M::Back]), [Choice::Quit]);
 }
 
+/// Issue 17: a host's invitation (ADDRESS#CODE) is a valid address to join; a code that does
+/// not read is named at once.
+#[test]
+fn an_invitation_with_its_code_is_an_address_to_join() {
+    assert_eq!(
+        crate::menu::address_problem("10.0.0.2:7000#aaaa-bbbb-cccc-dddd"),
+        None
+    );
+    let problem = crate::menu::address_problem("10.0.0.2:7000#zz").expect("refused");
+    assert!(problem.contains("invite code"), "{problem}");
+    let problem = crate::menu::address_problem("10.0.0.2#aaaa-bbbb-cccc-dddd").expect("no port");
+    assert!(problem.contains("has no port"), "{problem}");
+}
+
 #[test]
 fn join_takes_a_typed_address_with_a_port() {
     let mut m = menu();
@@ -59,7 +73,7 @@ fn join_takes_a_typed_address_with_a_port() {
         .note
         .as_deref()
         .unwrap()
-        .contains("type the host's address"));
+        .contains("type the host's invitation"));
     assert_eq!(press(&mut m, &typed("10.0.0.2")), []);
     assert_eq!(press(&mut m, &[M::Enter]), []);
     assert_eq!(
