@@ -28,6 +28,11 @@ trait RuleValue: Copy + PartialOrd + std::fmt::Display {
     /// Converts the file form, or explains why it cannot be this type; a value that does not
     /// even fit the type is reported against the rule's range `min ..= max`.
     fn from_file(v: Self::File, field: &'static str, min: Self, max: Self) -> Result<Self, Error>;
+    /// The value written exactly, for messages: a bound and a value one step past it must
+    /// never print the same.
+    fn exact(&self) -> String {
+        self.to_string()
+    }
 }
 
 macro_rules! int_rule_value {
@@ -79,6 +84,22 @@ impl<'de> Deserialize<'de> for FxLiteral {
 
 impl RuleValue for Fx {
     type File = FxLiteral;
+    /// Every digit: 16 fractional bits are exactly 16 decimal places, trailing zeros dropped.
+    /// (`Display` gives the shortest text that reads back as the same value: `0.1` for
+    /// 0.0999908447265625, which then looked equal to a bound of `0.1`.)
+    fn exact(&self) -> String {
+        let bits = i64::from(self.0.to_bits());
+        let (sign, magnitude) = if bits < 0 { ("-", -bits) } else { ("", bits) };
+        // frac / 2^16 = frac * 5^16 / 10^16: exactly sixteen decimal digits.
+        let fraction = (magnitude & 0xFFFF) * 152_587_890_625;
+        let digits = format!("{fraction:016}");
+        let digits = digits.trim_end_matches('0');
+        if digits.is_empty() {
+            format!("{sign}{}", magnitude >> 16)
+        } else {
+            format!("{sign}{}.{digits}", magnitude >> 16)
+        }
+    }
     fn from_file(v: FxLiteral, field: &'static str, min: Fx, max: Fx) -> Result<Self, Error> {
         v.0.map_err(|reason| Error::RulesFile {
             message: format!("field `{field}`: {reason}; its range is {min} ..= {max}"),
@@ -146,9 +167,9 @@ macro_rules! define_rules {
                     if !(min..=max).contains(&self.$field) {
                         return Err(Error::RuleOutOfRange {
                             field: stringify!($field),
-                            value: self.$field.to_string(),
-                            min: min.to_string(),
-                            max: max.to_string(),
+                            value: RuleValue::exact(&self.$field),
+                            min: RuleValue::exact(&min),
+                            max: RuleValue::exact(&max),
                         });
                     }
                 )+
@@ -356,6 +377,35 @@ impl Rules {
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue 18 item 9: a fixed-point value one step below its bound was refused as
+    /// "0.1 is outside its range 0.1 ..= 0.45". Values and bounds are written exactly.
+    #[test]
+    fn a_value_just_past_a_fixed_point_bound_is_written_exactly() {
+        let text = Rules::default().to_toml_string().replace(
+            "player_radius = \"0.3\"",
+            "player_radius = \"0.0999908447265625\"",
+        );
+        assert!(
+            text.contains("0.0999908447265625"),
+            "the rules file names the field"
+        );
+        let err = Rules::from_toml_str(&text)
+            .expect_err("below the bound")
+            .to_string();
+        assert!(
+            err.contains("0.0999908447265625") && err.contains("0.100006103515625"),
+            "{err}"
+        );
+        assert_eq!(RuleValue::exact(&lit("0.25")), "0.25");
+        assert_eq!(RuleValue::exact(&lit("3")), "3");
+        assert_eq!(RuleValue::exact(&lit("-1.5")), "-1.5");
+        assert_eq!(
+            RuleValue::exact(&Strict(I16F16::from_bits(1))),
+            "0.0000152587890625"
+        );
+    }
+
     use super::*;
     use crate::fx::fx_bits;
 
