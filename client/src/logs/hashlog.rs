@@ -43,11 +43,30 @@ pub struct HashLogWriter {
 
 impl HashLogWriter {
     /// Creates (truncates) `path` and writes the header: `# duel hash log v2 <description>`.
+    /// The writer holds the file's exclusive lock, as a match log's writer does, and takes it
+    /// *before* truncating: a path another writer holds (a match log being written, by this
+    /// process or another) is refused with nothing lost.
     ///
     /// # Errors
-    /// [`Error::Io`] if the file cannot be created.
+    /// [`Error::LogLocked`] if another writer holds the file; [`Error::Io`] if it cannot be
+    /// created.
     pub fn create(path: &Path, description: &str) -> Result<HashLogWriter, Error> {
-        let file = File::create(path).map_err(|e| Error::io(path, e))?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::LogLocked {
+                    path: path.to_owned(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(path, e)),
+        }
+        file.set_len(0).map_err(|e| Error::io(path, e))?;
         let mut out = BufWriter::new(file);
         writeln!(
             out,

@@ -18,6 +18,7 @@ mod framing;
 mod fuzz;
 mod hashlogs;
 mod limits;
+mod outputs;
 mod resume;
 mod writing;
 

@@ -45,7 +45,7 @@ use client::{load_rules, BotMatch, Resume};
 use engine::Phase;
 use net::NetArgs;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit statuses, shown by `--help`.
@@ -309,6 +309,108 @@ enum Command {
     },
 }
 
+/// The files a command reads and the files it writes, each with the option that names it.
+fn files(command: &Command) -> (Vec<(&'static str, &Path)>, Vec<(&'static str, &Path)>) {
+    fn opt<'a>(name: &'static str, p: &'a Option<PathBuf>) -> Option<(&'static str, &'a Path)> {
+        p.as_deref().map(|p| (name, p))
+    }
+    match command {
+        Command::BotMatch {
+            hash_log,
+            match_log,
+            rules,
+            ..
+        } => (
+            opt("--rules", rules).into_iter().collect(),
+            [opt("--hash-log", hash_log), opt("--match-log", match_log)]
+                .into_iter()
+                .flatten()
+                .collect(),
+        ),
+        // The log is read and continued: another output on it would destroy it.
+        Command::Resume { log, hash_log, .. } => (
+            vec![("the log to resume", log.as_path())],
+            opt("--hash-log", hash_log).into_iter().collect(),
+        ),
+        Command::Verify {
+            log,
+            rules,
+            hash_log,
+        } => (
+            [
+                Some(("the log to verify", log.as_path())),
+                opt("--rules", rules),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            opt("--hash-log", hash_log).into_iter().collect(),
+        ),
+        Command::SyncTest {
+            rules,
+            dump_dir,
+            hash_log,
+            ..
+        } => (
+            opt("--rules", rules).into_iter().collect(),
+            [
+                Some(("--dump-dir", dump_dir.as_path())),
+                opt("--hash-log", hash_log),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+        ),
+        Command::Host { net, .. }
+        | Command::Join { net, .. }
+        | Command::Spectate { net, .. }
+        | Command::Online { net, .. } => net.files(),
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// Whether `a` and `b` name one file: the same file when both exist, else the same path once
+/// its folder is resolved.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    let resolved = |p: &Path| {
+        let folder = match p.parent() {
+            Some(f) if !f.as_os_str().is_empty() => f,
+            _ => Path::new("."),
+        };
+        std::fs::canonicalize(folder)
+            .ok()
+            .map(|f| f.join(p.file_name().unwrap_or_default()))
+    };
+    match (resolved(a), resolved(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Refuses, before anything is opened, an output that is also an input or another output
+/// (`verify m --hash-log m` used to print "verified" with the log gone).
+fn check_paths(command: &Command) -> Result<()> {
+    let (inputs, outputs) = files(command);
+    for (i, &(name, path)) in outputs.iter().enumerate() {
+        let earlier = inputs.iter().chain(&outputs[..i]);
+        if let Some((other, _)) = earlier.clone().find(|(_, p)| same_file(p, path)) {
+            anyhow::bail!(
+                "`{}` is given both as {other} and as {name}: writing it would destroy the other; \
+                 give {name} another path",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `--input-delay`: whole frames up to [`client::netplay::MAX_INPUT_DELAY`] (GGRS's input
 /// queue panics far past it).
 fn input_delay(text: &str) -> Result<usize, String> {
@@ -346,6 +448,7 @@ fn run() -> Result<ExitCode> {
             return Ok(ExitCode::from(u8::from(e.use_stderr())));
         }
     };
+    check_paths(&cli.command)?;
     match cli.command {
         Command::BotMatch {
             seed,

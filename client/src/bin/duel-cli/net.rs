@@ -16,7 +16,7 @@ use client::wire::Role;
 use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
 use engine::Phase;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -81,6 +81,25 @@ pub(crate) struct NetArgs {
 }
 
 impl NetArgs {
+    /// The files a networked run reads and writes, each with the option that names it.
+    pub(crate) fn files(&self) -> (Vec<(&'static str, &Path)>, Vec<(&'static str, &Path)>) {
+        let inputs = self
+            .rules
+            .as_deref()
+            .map(|p| ("--rules", p))
+            .into_iter()
+            .collect();
+        let outputs = [
+            self.hash_log.as_deref().map(|p| ("--hash-log", p)),
+            self.match_log.as_deref().map(|p| ("--match-log", p)),
+            self.dump_dir.as_deref().map(|p| ("--dump-dir", p)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (inputs, outputs)
+    }
+
     /// The invite code given with `--code` (`random`: a fresh one, for a host).
     fn invite(&self, may_make: bool) -> Result<Option<InviteCode>> {
         match self.code.as_deref() {
