@@ -309,8 +309,11 @@ enum Command {
     },
 }
 
-/// The files a command reads and the files it writes, each with the option that names it.
-fn files(command: &Command) -> (Vec<(&'static str, &Path)>, Vec<(&'static str, &Path)>) {
+/// Files, each with the option (or role) that names it.
+pub(crate) type NamedFiles<'a> = Vec<(&'static str, &'a Path)>;
+
+/// The files a command reads and the files it writes.
+fn files(command: &Command) -> (NamedFiles<'_>, NamedFiles<'_>) {
     fn opt<'a>(name: &'static str, p: &'a Option<PathBuf>) -> Option<(&'static str, &'a Path)> {
         p.as_deref().map(|p| (name, p))
     }

@@ -82,7 +82,7 @@ pub(crate) struct NetArgs {
 
 impl NetArgs {
     /// The files a networked run reads and writes, each with the option that names it.
-    pub(crate) fn files(&self) -> (Vec<(&'static str, &Path)>, Vec<(&'static str, &Path)>) {
+    pub(crate) fn files(&self) -> (crate::NamedFiles<'_>, crate::NamedFiles<'_>) {
         let inputs = self
             .rules
             .as_deref()
