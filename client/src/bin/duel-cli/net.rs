@@ -16,7 +16,7 @@ use client::wire::Role;
 use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
 use engine::Phase;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
