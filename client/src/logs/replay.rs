@@ -146,13 +146,11 @@ impl Replay {
     /// Rules or snapshot errors from the log.
     pub fn new(log: MatchLog) -> Result<Replay, Error> {
         let rules = log_rules(&log, None)?;
-        let first = log.checkpoints.first().ok_or(Error::VerifyMismatch {
-            tick: 0,
-            section: "checkpoint",
-            logged: 0,
-            got: 0,
-        })?;
-        let world = restore(&rules, first.0, &first.1)?;
+        let world = match log.checkpoints.first() {
+            Some((tick, bytes)) => restore(&rules, *tick, bytes)?,
+            // Torn inside its first checkpoint: the header holds all that tick 0 needs.
+            None => start_of(&log, &rules)?,
+        };
         Ok(Replay { log, rules, world })
     }
 
@@ -181,17 +179,15 @@ impl Replay {
     /// [`Error::VerifyMismatch`] if the log does not replay; snapshot errors.
     pub fn seek(&mut self, tick: Tick) -> Result<(), Error> {
         let tick = tick.min(self.last_tick());
-        let (from, bytes) = self
-            .log
-            .checkpoint_before(tick)
-            .ok_or(Error::VerifyMismatch {
-                tick,
-                section: "checkpoint",
-                logged: 0,
-                got: 0,
-            })?;
-        if !(self.world.tick() >= *from && self.world.tick() <= tick) {
-            self.world = restore(&self.rules, *from, bytes)?;
+        match self.log.checkpoint_before(tick) {
+            Some((from, bytes)) => {
+                if !(self.world.tick() >= *from && self.world.tick() <= tick) {
+                    self.world = restore(&self.rules, *from, bytes)?;
+                }
+            }
+            // No checkpoint at or before `tick` (the first one was torn): from the header.
+            None if self.world.tick() > tick => self.world = start_of(&self.log, &self.rules)?,
+            None => {}
         }
         while self.world.tick() < tick {
             // A log whose tick records do not reach `tick` from the checkpoint ends the seek
@@ -223,6 +219,15 @@ impl Replay {
         check(record, self.world.state_hash())?;
         Ok(true)
     }
+}
+
+/// The world at tick 0 of the match a log's header describes.
+fn start_of(log: &MatchLog, rules: &Rules) -> Result<World, Error> {
+    Ok(World::new(
+        rules.clone(),
+        log.header.match_seed,
+        usize::from(log.header.players),
+    )?)
 }
 
 /// The world of checkpoint `(tick, bytes)`, refusing a snapshot of another tick (a crafted log

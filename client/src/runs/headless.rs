@@ -200,7 +200,18 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
     // Re-simulate before touching the file: a log that does not replay is left as it is.
     let world = recover(log.clone())?;
-    let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+    let mut writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+    // A cut between a checkpoint tick's record and its checkpoint (or inside the very first
+    // checkpoint, right after the header) left that tick without one: write it now, so the
+    // resumed log is the one the uninterrupted run would have written.
+    let has_checkpoint = log.checkpoints.last().is_some_and(|c| c.0 == resumed_at);
+    if writer.is_checkpoint_tick(resumed_at) && !has_checkpoint {
+        writer.append(&crate::matchlog::Record::Checkpoint {
+            tick: resumed_at,
+            snapshot: world.state().to_bytes(),
+        })?;
+        writer.sync()?;
+    }
     let hash_log = match &spec.hash_log {
         Some(p) => Some(HashLogWriter::create(p, &description)?),
         None => None,

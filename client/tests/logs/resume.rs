@@ -177,3 +177,82 @@ fn resume_of_a_log_that_does_not_replay_cuts_nothing() {
     assert!(matches!(err, Error::VerifyMismatch { .. }), "{err}");
     assert!(std::fs::read(&path).expect("read") == bytes, "nothing cut");
 }
+
+/// Issue 18 item 3: a log torn inside its first checkpoint (the header written, the checkpoint
+/// not) verifies as an empty cut log; `state --tick 0` and `resume` used to call it
+/// non-deterministic ("differs from the log in section `checkpoint` (logged 0, got 0)"). The
+/// header holds all that tick 0 needs: both work from it, and the resumed log verifies and ends
+/// where the uninterrupted run does.
+#[test]
+fn a_log_torn_inside_its_first_checkpoint_resumes_from_its_header() {
+    let dir = scratch("torn-first-checkpoint");
+    let whole = dir.join("whole.log");
+    let uninterrupted = bot_match(&whole, 600, false);
+    let path = dir.join("torn.log");
+    let bytes = std::fs::read(&whole).expect("read");
+    let offsets = record_offsets(&bytes);
+    // The header record, and the checkpoint's first 40 bytes.
+    std::fs::write(&path, &bytes[..offsets[1] + 40]).expect("cut");
+    let log = read_log(&path).expect("reads as a cut log");
+    assert!(log.checkpoints.is_empty() && log.ticks.is_empty());
+    let state = output_within(
+        Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+            .arg("state")
+            .arg(&path)
+            .args(["--tick", "0"]),
+        CHILD_LIMIT,
+    );
+    let text = String::from_utf8_lossy(&state.stdout);
+    assert!(
+        state.status.success(),
+        "{}",
+        String::from_utf8_lossy(&state.stderr)
+    );
+    assert!(text.contains("tick: 0"), "{text}");
+    let resumed = resume(&path, Some(600)).expect("resumes from the header");
+    assert_eq!(resumed.played.final_hash, uninterrupted.final_hash);
+    let report = verify(&read_log(&path).expect("read"), None).expect("verifies");
+    assert_eq!(report.ticks, 600);
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        bytes,
+        "the resumed log is the uninterrupted one, byte for byte"
+    );
+}
+
+/// Issue 18 item 5: a cut between a checkpoint tick's record and its checkpoint used to
+/// resume without ever writing that checkpoint (the final hash right, one checkpoint fewer).
+/// The resumed log is now the uninterrupted one, byte for byte.
+#[test]
+fn a_cut_before_a_checkpoint_resumes_writing_that_checkpoint() {
+    let dir = scratch("cut-before-checkpoint");
+    let whole = dir.join("whole.log");
+    bot_match(&whole, 900, false);
+    let bytes = std::fs::read(&whole).expect("read");
+    let log = read_log(&whole).expect("read");
+    let (at, _) = log.checkpoints[1].clone();
+    assert!(at > 0, "a checkpoint after the first");
+    // Cut right before that checkpoint's record: its tick's record is the last one kept.
+    let offsets = record_offsets(&bytes);
+    let cut = (offsets.iter().copied())
+        .find(|&o| read_log_prefix_ends_at_tick(&bytes[..o], at))
+        .expect("the offset of the checkpoint record");
+    let path = dir.join("cut.log");
+    std::fs::write(&path, &bytes[..cut]).expect("cut");
+    let cut_log = read_log(&path).expect("reads");
+    assert_eq!(cut_log.last_tick(), at);
+    assert_eq!(cut_log.checkpoints.len(), 1);
+    resume(&path, Some(900)).expect("resumes");
+    assert_eq!(std::fs::read(&path).expect("read"), bytes);
+}
+
+/// Whether the log prefix `bytes` reads with its last tick record at `tick` and no checkpoint
+/// for it yet.
+fn read_log_prefix_ends_at_tick(bytes: &[u8], tick: engine::Tick) -> bool {
+    let dir = std::env::temp_dir().join(format!("duel-logs-prefix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("prefix.log");
+    std::fs::write(&path, bytes).expect("write");
+    read_log(&path)
+        .is_ok_and(|l| l.last_tick() == tick && l.checkpoints.last().is_none_or(|c| c.0 < tick))
+}
