@@ -179,15 +179,14 @@ impl Replay {
     /// [`Error::VerifyMismatch`] if the log does not replay; snapshot errors.
     pub fn seek(&mut self, tick: Tick) -> Result<(), Error> {
         let tick = tick.min(self.last_tick());
+        let now = self.world.tick();
         match self.log.checkpoint_before(tick) {
-            Some((from, bytes)) => {
-                if !(self.world.tick() >= *from && self.world.tick() <= tick) {
-                    self.world = restore(&self.rules, *from, bytes)?;
-                }
+            Some((from, bytes)) if !(now >= *from && now <= tick) => {
+                self.world = restore(&self.rules, *from, bytes)?;
             }
             // No checkpoint at or before `tick` (the first one was torn): from the header.
-            None if self.world.tick() > tick => self.world = start_of(&self.log, &self.rules)?,
-            None => {}
+            None if now > tick => self.world = start_of(&self.log, &self.rules)?,
+            _ => {}
         }
         while self.world.tick() < tick {
             // A log whose tick records do not reach `tick` from the checkpoint ends the seek
