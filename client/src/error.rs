@@ -273,6 +273,17 @@ pub enum Error {
     /// mDNS group), found before anything connects.
     #[error("{0}")]
     WebRtcUnavailable(String),
+    /// A match log written by another engine version or state format: it would not
+    /// re-simulate the same, so it is not verified as if it did.
+    #[error("the log was written by another build: {what} {logged}, this build's is {ours}")]
+    LogBuild {
+        /// What differs.
+        what: &'static str,
+        /// The log's.
+        logged: String,
+        /// This build's.
+        ours: String,
+    },
 }
 
 impl From<ggrs::GgrsError> for Error {

@@ -35,6 +35,29 @@ pub fn log_rules(log: &MatchLog, expected: Option<&Rules>) -> Result<Rules, Erro
     Ok(rules)
 }
 
+/// A log re-simulates honestly only under the engine and state format that wrote it.
+///
+/// # Errors
+/// [`Error::LogBuild`] naming what differs.
+pub fn same_build(log: &MatchLog) -> Result<(), Error> {
+    let header = &log.header;
+    if header.engine_version != engine::ENGINE_VERSION {
+        return Err(Error::LogBuild {
+            what: "engine version",
+            logged: crate::wire::printable(&header.engine_version, 40),
+            ours: engine::ENGINE_VERSION.to_string(),
+        });
+    }
+    if header.state_format != engine::SNAPSHOT_FORMAT_VERSION {
+        return Err(Error::LogBuild {
+            what: "state format",
+            logged: header.state_format.to_string(),
+            ours: engine::SNAPSHOT_FORMAT_VERSION.to_string(),
+        });
+    }
+    Ok(())
+}
+
 fn inputs_of(record: &TickRecord) -> Vec<InputCmd> {
     record
         .inputs
@@ -45,6 +68,14 @@ fn inputs_of(record: &TickRecord) -> Vec<InputCmd> {
 
 fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
     match record.hash.first_difference(&got) {
+        // Every section agrees, but a record's combined hash could still be wrong (forged or
+        // damaged in a way its checksum does not see): it is compared too.
+        None if record.hash.combined != got.combined => Err(Error::VerifyMismatch {
+            tick: record.tick,
+            section: "combined",
+            logged: record.hash.combined,
+            got: got.combined,
+        }),
         None => Ok(()),
         Some(section) => Err(Error::VerifyMismatch {
             tick: record.tick,
@@ -88,6 +119,7 @@ pub fn verify_logging(
     mut hash_log: Option<&mut crate::hashlog::HashLogWriter>,
 ) -> Result<VerifyReport, Error> {
     let rules = log_rules(log, rules)?;
+    same_build(log)?;
     let mut world = World::new(
         rules,
         log.header.match_seed,

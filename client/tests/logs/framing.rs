@@ -386,3 +386,49 @@ fn verify_names_the_first_tick_whose_state_differs() {
         "{stderr}"
     );
 }
+
+/// Issue 18 item 6: a tick record whose sections are right but whose combined hash is wrong
+/// (forged with a valid checksum) is refused by `verify` naming the combined hash; so is a log
+/// whose header names another engine version or state format.
+#[test]
+fn verify_checks_the_combined_hash_and_the_build_that_wrote_the_log() {
+    let dir = scratch("combined-hash");
+    let world = World::new(Rules::default(), 5, 2).expect("world");
+    let path = dir.join("forged.log");
+    {
+        let mut log = writer(&path, &world, "bot-match", Some(1));
+        let mut w = world.clone();
+        let mut records = play(&mut w, &mut bots(), 3, &mut log);
+        let mut forged = records.pop().expect("a record");
+        forged.tick += 1;
+        let inputs: Vec<_> = bots().iter_mut().map(|b| b.think(&w)).collect();
+        w.step(&inputs).expect("step");
+        forged.inputs = inputs.iter().map(|i| i.to_wire()).collect();
+        forged.hash = w.state_hash();
+        forged.hash.combined ^= 1;
+        forged.shots = Vec::new();
+        log.append(&Record::Tick(forged)).expect("append");
+        log.flush().expect("flush");
+    }
+    match verify(&read_log(&path).expect("reads"), None) {
+        Err(Error::VerifyMismatch {
+            tick: 4, section, ..
+        }) => assert_eq!(section, "combined"),
+        other => panic!("expected the combined hash named at tick 4, got {other:?}"),
+    }
+    for (edit, what) in [
+        (
+            (|h: &mut LogHeader| h.engine_version.push('x')) as fn(&mut LogHeader),
+            "engine version",
+        ),
+        (|h: &mut LogHeader| h.state_format += 1, "state format"),
+    ] {
+        let mut log = read_log(&record(&dir)).expect("reads");
+        edit(&mut log.header);
+        let err = verify(&log, None).expect_err("another build");
+        assert!(
+            matches!(&err, Error::LogBuild { what: w, .. } if *w == what),
+            "{err}"
+        );
+    }
+}
