@@ -51,9 +51,23 @@ fn run() -> anyhow::Result<()> {
             rail_debug: cli.rail_debug,
             remote_back: cli.remote_back,
         };
-        let rgba = sample_game::render_to_rgba(rules, &shot, &renderer)?;
+        let replay = match &cli.mode {
+            None => None,
+            Some(Mode::Replay { log }) => Some(log.as_path()),
+            Some(_) => anyhow::bail!(
+                "--screenshot draws a bot match (no mode) or a replay (`replay LOG`), not this mode"
+            ),
+        };
+        let rgba = sample_game::render_to_rgba(rules, &shot, replay, &renderer)?;
         sample_game::write_png(path, cli.size, &rgba)?;
-        println!("wrote {} (seed {seed}, tick {at_tick})", path.display());
+        match replay {
+            Some(log) => println!(
+                "wrote {} (replay {}, tick {at_tick})",
+                path.display(),
+                log.display()
+            ),
+            None => println!("wrote {} (seed {seed}, tick {at_tick})", path.display()),
+        }
         return Ok(());
     }
 

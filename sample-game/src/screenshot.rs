@@ -34,7 +34,8 @@ pub struct Screenshot {
     pub remote_back: u8,
 }
 
-/// Plays a bot match to `shot.at_tick` and renders that tick (no interpolation: `alpha` 1).
+/// Plays a bot match to `shot.at_tick` (or, given `replay_log`, replays that match log to it)
+/// and renders that tick (no interpolation: `alpha` 1).
 /// Returns the pixels as RGBA rows, top to bottom.
 ///
 /// # Errors
@@ -42,12 +43,33 @@ pub struct Screenshot {
 pub fn render_to_rgba(
     rules: Rules,
     shot: &Screenshot,
+    replay_log: Option<&Path>,
     renderer: &Renderer,
 ) -> anyhow::Result<Vec<u8>> {
-    let mut source = LocalMatch::new(rules, shot.seed)?.with_bots(&[0, 1]);
+    let mut local;
+    let mut replay;
+    let source: &mut dyn MatchSource = match replay_log {
+        Some(path) => {
+            let log = client::matchlog::read_log(path)
+                .with_context(|| format!("the replay {}", path.display()))?;
+            replay = crate::replay_match::ReplayMatch::new(log)?;
+            &mut replay
+        }
+        None => {
+            local = LocalMatch::new(rules, shot.seed)?.with_bots(&[0, 1]);
+            &mut local
+        }
+    };
     let mut effects = Effects::new();
-    for _ in 0..shot.at_tick {
+    while source.current().tick < shot.at_tick {
+        let before = source.current().tick;
         let events = source.advance(&[])?;
+        if source.current().tick == before {
+            return Err(anyhow!(
+                "the match ends at tick {before}, before tick {}",
+                shot.at_tick
+            ));
+        }
         effects.on_tick(&events, source.previous(), source.current());
     }
     let net = source.net_view();

@@ -828,3 +828,63 @@ fn a_solid_hit_shakes_the_arena_not_the_hud_and_shows_its_damage() {
     );
     assert!(still.find_text(&font, "-18", palette::TEXT).is_none());
 }
+
+/// Issue 18 item 10: `maze-duel --screenshot --at-tick N replay LOG` drew a fresh bot match and
+/// ignored the replay. The picture is now the log's tick: two logs of different matches give
+/// different pictures, and the command line's seed no longer matters.
+#[test]
+fn a_screenshot_of_a_replay_draws_the_logged_match() {
+    let _sdl = SDL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::env::temp_dir().join(format!("maze-duel-shot-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log = |seed: u64| {
+        let path = dir.join(format!("m{seed}.log"));
+        client::run_bot_match(&client::BotMatch {
+            rules: Rules::default(),
+            seed,
+            bot_seed: 4,
+            players: 2,
+            ticks: 200,
+            stop_at_match_end: false,
+            hash_log: None,
+            match_log: Some(path.clone()),
+        })
+        .expect("bot match");
+        path
+    };
+    let (a, b) = (log(11), log(12));
+    let renderer = Renderer::new(BitmapFont::load().expect("font"));
+    let shot = |seed: u64, replay: &std::path::Path| {
+        let shot = sample_game::Screenshot {
+            seed,
+            at_tick: 150,
+            size: (480, 360),
+            net_hud: false,
+            rail_debug: false,
+            remote_back: 0,
+        };
+        sample_game::render_to_rgba(Rules::default(), &shot, Some(replay), &renderer)
+            .expect("renders")
+    };
+    let a1 = shot(1, &a);
+    assert_eq!(
+        a1,
+        shot(2, &a),
+        "the seed on the command line does not matter"
+    );
+    assert_ne!(a1, shot(1, &b), "another log is another picture");
+    let past_the_end = sample_game::Screenshot {
+        seed: 1,
+        at_tick: 201,
+        size: (480, 360),
+        net_hud: false,
+        rail_debug: false,
+        remote_back: 0,
+    };
+    let err = sample_game::render_to_rgba(Rules::default(), &past_the_end, Some(&a), &renderer)
+        .expect_err("past the end of the log");
+    assert!(err.to_string().contains("ends at tick 200"), "{err}");
+}
