@@ -3,7 +3,6 @@
 
 use crate::error::Error;
 use crate::matchlog::{read_limited, read_log, LOG_MAGIC};
-use crate::replay::Replay;
 use engine::{Tick, WorldSnapshot, MAX_SNAPSHOT_BYTES};
 use std::path::{Path, PathBuf};
 
@@ -78,15 +77,9 @@ pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error>
     if tick > last {
         return Err(unavailable(path, format!("the log ends at tick {last}")));
     }
-    let mut replay = Replay::new(log)?;
-    replay
-        .seek(tick)
+    // Re-simulated from the header, every record and checkpoint on the way checked: a
+    // checkpoint is never believed on its own.
+    let world = crate::replay::verified_state_at(&log, tick)
         .map_err(|e| unavailable(path, format!("re-simulating to tick {tick}: {e}")))?;
-    if replay.world().tick() != tick {
-        return Err(unavailable(
-            path,
-            format!("the log starts after tick {tick}"),
-        ));
-    }
-    Ok(replay.world().snapshot())
+    Ok(world.snapshot())
 }

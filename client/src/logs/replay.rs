@@ -116,8 +116,39 @@ pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Err
 pub fn verify_logging(
     log: &MatchLog,
     rules: Option<&Rules>,
-    mut hash_log: Option<&mut crate::hashlog::HashLogWriter>,
+    hash_log: Option<&mut crate::hashlog::HashLogWriter>,
 ) -> Result<VerifyReport, Error> {
+    resimulate(log, rules, hash_log, None).map(|(report, _)| report)
+}
+
+/// The world at `tick` of a logged match, re-simulated from the header with every record and
+/// every checkpoint on the way checked, as [`verify`] does: a checkpoint is never taken on
+/// trust (a forged one with a valid checksum would otherwise be believed).
+///
+/// # Errors
+/// As [`verify`]; [`Error::VerifyMismatch`] in section `tick record` if the log ends before
+/// `tick`.
+pub fn verified_state_at(log: &MatchLog, tick: Tick) -> Result<World, Error> {
+    let (_, world) = resimulate(log, None, None, Some(tick))?;
+    if world.tick() != tick {
+        return Err(Error::VerifyMismatch {
+            tick: world.tick() + 1,
+            section: "tick record",
+            logged: 0,
+            got: 0,
+        });
+    }
+    Ok(world)
+}
+
+/// Re-simulates `log` from its header up to `until` (or its end), checking every tick record,
+/// rail shot and checkpoint on the way; the report and the world where it stopped.
+fn resimulate(
+    log: &MatchLog,
+    rules: Option<&Rules>,
+    mut hash_log: Option<&mut crate::hashlog::HashLogWriter>,
+    until: Option<Tick>,
+) -> Result<(VerifyReport, World), Error> {
     let rules = log_rules(log, rules)?;
     same_build(log)?;
     let mut world = World::new(
@@ -147,6 +178,9 @@ pub fn verify_logging(
     };
     compare_checkpoint(&world, &mut compared)?;
     for record in &log.ticks {
+        if until.is_some_and(|t| world.tick() >= t) {
+            break;
+        }
         world.step(&inputs_of(record))?;
         check(record, world.state_hash())?;
         check_shots(record, world.events())?;
@@ -155,12 +189,13 @@ pub fn verify_logging(
         }
         compare_checkpoint(&world, &mut compared)?;
     }
-    Ok(VerifyReport {
-        ticks: log.ticks.len() as Tick,
+    let report = VerifyReport {
+        ticks: world.tick(),
         checkpoints: compared,
         ended: log.end.is_some(),
         torn_bytes: log.torn_bytes,
-    })
+    };
+    Ok((report, world))
 }
 
 /// A world positioned anywhere in a logged match, for replay viewers.

@@ -4,7 +4,6 @@
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
 use crate::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
-use crate::replay::recover;
 use crate::tick_logs::TickLogs;
 use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
 use std::path::{Path, PathBuf};
@@ -198,8 +197,10 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let cut = log.tail_report();
     let resumed_at = log.last_tick();
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
-    // Re-simulate before touching the file: a log that does not replay is left as it is.
-    let world = recover(log.clone())?;
+    // Re-simulate from the header before touching the file, every record, rail shot and
+    // checkpoint checked: a log that does not replay is left as it is, and no checkpoint is
+    // taken on trust.
+    let world = crate::replay::verified_state_at(&log, resumed_at)?;
     let mut writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     // A cut between a checkpoint tick's record and its checkpoint (or inside the very first
     // checkpoint, right after the header) left that tick without one: write it now, so the

@@ -432,3 +432,59 @@ fn verify_checks_the_combined_hash_and_the_build_that_wrote_the_log() {
         );
     }
 }
+
+/// Issue 18 item 6: `state` and `resume` used to believe a checkpoint on its own: a forged one
+/// (a valid checksum over another state, with tick records that follow from it) was taken as
+/// the match. Both now re-simulate from the header and refuse it at its tick.
+#[test]
+fn a_forged_checkpoint_is_refused_by_state_and_resume() {
+    let dir = scratch("forged-checkpoint");
+    let path = dir.join("forged.log");
+    let world = World::new(Rules::default(), 5, 2).expect("world");
+    {
+        let mut log = writer(&path, &world, "bot-match", Some(1));
+        let mut w = world.clone();
+        play(&mut w, &mut bots(), 20, &mut log);
+        // Another match at the same tick, presented as this one's checkpoint.
+        let mut other = World::new(Rules::default(), 6, 2).expect("world");
+        let mut other_bots = bots();
+        for _ in 0..20 {
+            let inputs: Vec<_> = other_bots.iter_mut().map(|b| b.think(&other)).collect();
+            other.step(&inputs).expect("step");
+        }
+        log.append(&Record::Checkpoint {
+            tick: 20,
+            snapshot: other.state().to_bytes(),
+        })
+        .expect("append");
+        play(&mut other, &mut other_bots, 10, &mut log);
+        log.flush().expect("flush");
+    }
+    let log = read_log(&path).expect("reads");
+    let err = client::forensics::dumps::state_at(&path, Some(25)).expect_err("forged");
+    assert!(
+        err.to_string().contains("re-simulating to tick 25"),
+        "{err}"
+    );
+    assert!(
+        matches!(
+            client::replay::verified_state_at(&log, 25),
+            Err(Error::VerifyMismatch { tick: 20, .. })
+        ),
+        "the forged checkpoint is named at its tick"
+    );
+    let resumed = client::resume_logged_bot_match(&client::Resume {
+        log: path.clone(),
+        ticks: Some(100),
+        hash_log: None,
+    });
+    assert!(
+        matches!(resumed, Err(Error::VerifyMismatch { tick: 20, .. })),
+        "{resumed:?}"
+    );
+    assert_eq!(
+        read_log(&path).expect("reads").last_tick(),
+        30,
+        "nothing was cut or appended"
+    );
+}
