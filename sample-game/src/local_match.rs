@@ -162,10 +162,11 @@ impl LocalMatch {
                 "-normal" => Difficulty::Normal,
                 _ => Difficulty::Hard,
             });
-        // Re-simulate before touching the file: a log that does not replay keeps its tail.
-        let world =
-            client::replay::recover(log.clone()).context("re-simulating the logged ticks")?;
-        let writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+        // Re-simulated from the header before the file is touched (a log that does not replay
+        // keeps its tail), and the checkpoint a cut left missing written.
+        let (world, writer) =
+            client::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)
+                .context("re-simulating the logged ticks")?;
         let mut m = LocalMatch::from_world(world);
         m.logs.match_log_path = Some(path.to_owned());
         if let Some(difficulty) = difficulty {

@@ -287,6 +287,34 @@ impl Replay {
     }
 }
 
+/// Reopens a log read with [`crate::matchlog::read_log`] to continue it: the world at its
+/// last tick, re-simulated from the header and checked as [`verified_state_at`] does *before*
+/// the file is touched (a log that does not replay keeps everything), and its writer, having
+/// written the checkpoint a cut left missing at that tick (between a checkpoint tick's record
+/// and its checkpoint, or inside the very first one): the continued log is the one the
+/// uninterrupted run would have written.
+///
+/// # Errors
+/// As [`verified_state_at`] and [`crate::matchlog::MatchLogWriter::resume`].
+pub fn reopen_for_resume(
+    path: &std::path::Path,
+    log: &MatchLog,
+    checkpoint_every: Tick,
+) -> Result<(World, crate::matchlog::MatchLogWriter), Error> {
+    let at = log.last_tick();
+    let world = verified_state_at(log, at)?;
+    let mut writer = crate::matchlog::MatchLogWriter::resume(path, log, checkpoint_every)?;
+    let has_checkpoint = log.checkpoints.last().is_some_and(|c| c.0 == at);
+    if writer.is_checkpoint_tick(at) && !has_checkpoint {
+        writer.append(&crate::matchlog::Record::Checkpoint {
+            tick: at,
+            snapshot: world.state().to_bytes(),
+        })?;
+        writer.sync()?;
+    }
+    Ok((world, writer))
+}
+
 /// The world at tick 0 of the match a log's header describes.
 fn start_of(log: &MatchLog, rules: &Rules) -> Result<World, Error> {
     Ok(World::new(

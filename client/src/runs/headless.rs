@@ -197,22 +197,8 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let cut = log.tail_report();
     let resumed_at = log.last_tick();
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
-    // Re-simulate from the header before touching the file, every record, rail shot and
-    // checkpoint checked: a log that does not replay is left as it is, and no checkpoint is
-    // taken on trust.
-    let world = crate::replay::verified_state_at(&log, resumed_at)?;
-    let mut writer = MatchLogWriter::resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
-    // A cut between a checkpoint tick's record and its checkpoint (or inside the very first
-    // checkpoint, right after the header) left that tick without one: write it now, so the
-    // resumed log is the one the uninterrupted run would have written.
-    let has_checkpoint = log.checkpoints.last().is_some_and(|c| c.0 == resumed_at);
-    if writer.is_checkpoint_tick(resumed_at) && !has_checkpoint {
-        writer.append(&crate::matchlog::Record::Checkpoint {
-            tick: resumed_at,
-            snapshot: world.state().to_bytes(),
-        })?;
-        writer.sync()?;
-    }
+    // Checked from the header before the file is touched; the missing checkpoint written.
+    let (world, writer) = crate::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     let hash_log = match &spec.hash_log {
         Some(p) => Some(HashLogWriter::create(p, &description)?),
         None => None,
