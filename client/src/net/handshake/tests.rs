@@ -3,7 +3,7 @@
 //! the host's included).
 
 use super::*;
-use crate::net::seal::{Channel, Inner};
+use crate::net::seal::Channel;
 use crate::socket::Link;
 use crate::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::transport::{Transport, MAX_DATAGRAM};
@@ -242,12 +242,7 @@ fn a_wrong_missing_or_unexpected_code_is_refused_in_words_and_the_host_waits_on(
 
 /// The joiner answers the host's `Hello` as a Noise responder itself: what a fake host (or a
 /// forger at the host's address) can make the joiner read.
-fn answer_as_host(
-    net: &MemoryNet,
-    joiner: &(SharedLink, JoinHandshake),
-    invite: Option<&InviteCode>,
-    answer: &HostAnswer,
-) -> Channel {
+fn answer_as_host(net: &MemoryNet, invite: Option<&InviteCode>, answer: &HostAnswer) -> Channel {
     let mut fake = net.endpoint(1);
     let mut hello = None;
     for d in take_all(&mut fake) {
@@ -264,7 +259,6 @@ fn answer_as_host(
     else {
         panic!("no Hello waiting at the host's address")
     };
-    let _ = joiner;
     let prologue = wire::hello_prologue(&info, role, with_code);
     let (noise, channel) = Responder::read_hello(&prologue, invite, &noise)
         .expect("opens")
@@ -318,7 +312,7 @@ fn a_joiner_refuses_a_host_that_differs_or_welcomes_it_impossibly() {
         let net = MemoryNet::default();
         let mut j = asker(&net, 2, role, &info(3), None);
         assert!(j.1.poll(&j.0).expect("asking").is_none());
-        let _ = answer_as_host(&net, &j, None, &answer);
+        let _ = answer_as_host(&net, None, &answer);
         let reason = refusal(j.1.poll(&j.0).map(|a| a.expect("an answer")));
         assert!(reason.contains(expected), "{reason}");
     }
@@ -326,7 +320,7 @@ fn a_joiner_refuses_a_host_that_differs_or_welcomes_it_impossibly() {
     let net = MemoryNet::default();
     let mut s = asker(&net, 2, Role::Spectator, &info(3), None);
     assert!(s.1.poll(&s.0).expect("asking").is_none());
-    let host_channel = answer_as_host(&net, &s, None, &welcome(info(3), 2, None));
+    let host_channel = answer_as_host(&net, None, &welcome(info(3), 2, None));
     let agreed = s.1.poll(&s.0).expect("welcomed").expect("an answer");
     assert_eq!(
         (agreed.local_slot, agreed.session),
@@ -368,9 +362,8 @@ fn a_forgers_reject_and_answer_racing_the_host_lose_to_the_real_answer() {
     else {
         panic!("{hello:?}")
     };
-    let mut other = Initiator::new(&wire::hello_prologue(i, *role, *invite), Some(&code(8)))
+    let other = Initiator::new(&wire::hello_prologue(i, *role, *invite), Some(&code(8)))
         .expect("initiator");
-    let _ = &mut other;
     let fake = Responder::read_hello(
         &wire::hello_prologue(i, *role, *invite),
         Some(&code(8)),
@@ -575,5 +568,4 @@ fn after_the_handshake_control_messages_are_sealed_and_clear_ones_refused() {
         (1, 1),
         "{c:?}"
     );
-    let _ = Inner::Control;
 }
