@@ -167,6 +167,9 @@ impl LocalMatch {
         let (world, writer) =
             client::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)
                 .context("re-simulating the logged ticks")?;
+        if let Some(cut) = log.tail_report() {
+            eprintln!("maze-duel: {}: {cut}", path.display());
+        }
         let mut m = LocalMatch::from_world(world);
         m.logs.match_log_path = Some(path.to_owned());
         if let Some(difficulty) = difficulty {

@@ -237,12 +237,8 @@ fn match_source(
         Some(Mode::Replay { log }) => {
             let read = client::matchlog::read_log(log)
                 .with_context(|| format!("reading {}", log.display()))?;
-            if read.torn_bytes > 0 {
-                println!(
-                    "maze-duel: {} ends in a torn record ({} bytes ignored)",
-                    log.display(),
-                    read.torn_bytes
-                );
+            if let Some(cut) = read.tail_report() {
+                println!("maze-duel: {}: {cut}", log.display());
             }
             let seed = read.header.match_seed;
             let mut replay = ReplayMatch::new(read)?;

@@ -194,7 +194,13 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
         "seed={} rules={:016x} players={} source=resume",
         header.match_seed, header.rules_hash, header.players
     );
-    let cut = log.tail_report();
+    let cut = log.tail_report().map(|cut| match log.hole {
+        Some(_) => format!(
+            "{cut} (kept in {})",
+            crate::matchlog::lost_bytes_path(path, log.valid_len).display()
+        ),
+        None => cut,
+    });
     let resumed_at = log.last_tick();
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
     // Checked from the header before the file is touched; the missing checkpoint written.

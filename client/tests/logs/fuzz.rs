@@ -2,8 +2,9 @@
 //! never report success when content before the tail changed.
 //!
 //! - Match logs, random damage (bit flips, truncations, insertions, record swaps, zeroed
-//!   tails): a log that reads was cut before the first changed byte, lost at most one partial
-//!   record (or a zero-filled tail), and verifies; a truncation after the header always reads.
+//!   tails, power-loss holes): a log that reads was cut before the first changed byte, lost at
+//!   most one partial record (or a zero-filled tail, or from the record a hole damaged on), and
+//!   verifies; a truncation or a hole after the header always reads.
 //! - Match logs, crafted records (a payload changed, a tick set, a length changed, with every
 //!   check recomputed, so only consistency checks can refuse them): reading, verifying, seeking
 //!   and recovering return, with a result or an error.
@@ -85,6 +86,11 @@ enum Damage {
         at: usize,
         extra: usize,
     },
+    /// A power-loss hole: aligned 512-byte blocks zeroed with written bytes after them.
+    Hole {
+        at: usize,
+        blocks: usize,
+    },
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -103,6 +109,7 @@ fn damage() -> impl Strategy<Value = Damage> {
             .prop_map(|(at, bytes)| Damage::Insert { at, bytes }),
         (any::<usize>(), any::<usize>()).prop_map(|(i, j)| Damage::SwapRecords { i, j }),
         (any::<usize>(), 0usize..5000).prop_map(|(at, extra)| Damage::ZeroFrom { at, extra }),
+        (any::<usize>(), 1usize..12).prop_map(|(at, blocks)| Damage::Hole { at, blocks }),
     ]
 }
 
@@ -134,6 +141,12 @@ fn apply(original: &[u8], damage: &Damage) -> Vec<u8> {
             out.extend_from_slice(&original[offsets[i]..end(i)]);
             out.extend_from_slice(&original[end(j)..]);
             return out;
+        }
+        Damage::Hole { at, blocks } => {
+            // Anywhere from the header on, always with written bytes after it.
+            let room = (n / 512).saturating_sub(blocks + 1).max(1);
+            let start = (at % room) * 512;
+            bytes[start..(start + blocks * 512).min(n - 1)].fill(0);
         }
         Damage::ZeroFrom { at, extra } => {
             let at = at % (n + 1);
@@ -201,7 +214,16 @@ proptest! {
                     log.valid_len
                 );
                 let tail = &damaged[log.valid_len as usize..];
-                if log.zeroed_tail {
+                if let Some(hole) = log.hole {
+                    // Only a punched hole reads as one, and the cut is the record it damaged.
+                    prop_assert!(matches!(damage, Damage::Hole { .. }), "a hole from {damage:?}");
+                    // (The run may start before the punched block, on bytes that were zero.)
+                    prop_assert!(hole.offset >= log.valid_len);
+                    prop_assert!((hole.offset + hole.len) as usize > first_change);
+                    let offsets = record_offsets(original);
+                    let damaged_record = offsets.iter().rev().find(|&&o| o <= first_change);
+                    prop_assert_eq!(damaged_record.copied(), Some(log.valid_len as usize));
+                } else if log.zeroed_tail {
                     let end = &tail[tail.len().saturating_sub(8)..];
                     prop_assert!(end.iter().all(|&b| b == 0), "a zeroed tail ends in zeros");
                 } else if tail.len() >= PREFIX {
@@ -218,6 +240,9 @@ proptest! {
                 let truncated_after_header = matches!(damage, Damage::Truncate { .. })
                     && damaged.len() >= header_end;
                 prop_assert!(!truncated_after_header, "a truncation must read: {e}");
+                let holed_after_header = matches!(damage, Damage::Hole { .. })
+                    && first_change >= header_end;
+                prop_assert!(!holed_after_header, "a hole after the header must read: {e}");
                 prop_assert!(first_change < original.len() || damaged.len() > original.len());
             }
         }

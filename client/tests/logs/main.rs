@@ -17,6 +17,7 @@ mod child;
 mod framing;
 mod fuzz;
 mod hashlogs;
+mod holes;
 mod limits;
 mod outputs;
 mod resume;

@@ -38,6 +38,9 @@ pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) 
     let read = read_log(log)?;
     if let Some(tail) = read.tail_report() {
         out!("{tail}, not verified");
+        if read.hole.is_some() {
+            err_out!("warning: {tail}");
+        }
     }
     let mut out = match hash_log {
         Some(p) => Some(client::hashlog::HashLogWriter::create(

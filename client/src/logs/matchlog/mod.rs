@@ -31,8 +31,12 @@
 //!   end of the file — space the file system allocated but whose data never reached the disk
 //!   before a power loss.
 //!
-//! Anything else at the end (a damaged prefix followed by non-zero bytes) is an error: more than
-//! one partial record is never cut.
+//! - a *power-loss hole*: a record damaged by a run of zeros that holds a whole 512-byte block
+//!   aligned in the file, with written bytes after it — out-of-order writeback wrote later
+//!   blocks but not the hole's. The log is cut before the damaged record, the hole is reported
+//!   ([`MatchLog::hole`]), and a resume keeps the cut bytes beside the log.
+//!
+//! Anything else (a damaged record with no such hole) is an error: a record is never skipped.
 //!
 //! # Durability
 //!
@@ -52,8 +56,8 @@ mod record;
 mod writer;
 
 pub(crate) use read::read_limited;
-pub use read::{read_log, MatchLog};
-pub use writer::MatchLogWriter;
+pub use read::{read_log, Hole, MatchLog};
+pub use writer::{lost_bytes_path, MatchLogWriter};
 
 use crate::error::Error;
 use engine::{Rules, ShotRecord, StateHash, Tick, WireInput, World};

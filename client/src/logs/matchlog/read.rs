@@ -33,7 +33,27 @@ pub struct MatchLog {
     pub zeroed_tail: bool,
     /// LSN of the last whole record.
     pub last_lsn: u64,
+    /// A power-loss hole the read stopped at, if any: the log is cut before it, and the
+    /// `torn_bytes` cut include the hole and everything written after it.
+    pub hole: Option<Hole>,
 }
+
+/// A run of zero bytes inside a log with written bytes after it, as out-of-order writeback
+/// leaves when the power fails: blocks written after the hole reached the disk, the hole's did
+/// not. Only a damaged record that a whole zero block (512 bytes, aligned in the file) starts
+/// inside is read as one; any other damage is an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hole {
+    /// Byte offset of the first zero byte.
+    pub offset: u64,
+    /// Length of the zero run.
+    pub len: u64,
+    /// Bytes written after it, lost with it (they follow records that are gone).
+    pub after: u64,
+}
+
+/// The smallest unit a disk writes: a hole is at least one such block of zeros, aligned.
+const HOLE_BLOCK: usize = 512;
 
 impl MatchLog {
     /// The last tick recorded (the first checkpoint's tick if no tick records).
@@ -61,6 +81,20 @@ impl MatchLog {
     /// What was cut at the end, in words (`None` if nothing was).
     #[must_use]
     pub fn tail_report(&self) -> Option<String> {
+        if let Some(hole) = &self.hole {
+            return Some(format!(
+                "power-loss hole: {} zero bytes at byte {} with {} written bytes after them; \
+                 the log is recovered to its last whole record before the hole (byte {}, LSN \
+                 {}, tick {}) and the {} bytes from there on are lost",
+                hole.len,
+                hole.offset,
+                hole.after,
+                self.valid_len,
+                self.last_lsn,
+                self.last_tick(),
+                self.torn_bytes
+            ));
+        }
         (self.torn_bytes > 0).then(|| {
             let what = if self.zeroed_tail {
                 "zero-filled tail (space never written to disk, e.g. a power loss)"
@@ -111,6 +145,29 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     Ok(bytes)
 }
 
+/// The power-loss hole that damaged the record at `offset`, if one did: the first zero block
+/// aligned in the file that starts inside the record (`span` bytes from `offset`: the whole
+/// record when its length is trusted, its prefix when not), with written bytes after the run.
+fn hole_at(bytes: &[u8], offset: usize, span: usize) -> Option<Hole> {
+    let first_block = offset.div_ceil(HOLE_BLOCK) * HOLE_BLOCK;
+    let block = (first_block..offset.saturating_add(span))
+        .step_by(HOLE_BLOCK)
+        .take_while(|b| b + HOLE_BLOCK <= bytes.len())
+        .find(|&b| bytes[b..b + HOLE_BLOCK].iter().all(|&x| x == 0))?;
+    // The run reaches back to the record's start at most (what came before was checked).
+    let start = offset
+        + bytes[offset..block]
+            .iter()
+            .rposition(|&x| x != 0)
+            .map_or(0, |p| p + 1);
+    let end = block + bytes[block..].iter().position(|&x| x != 0)?;
+    Some(Hole {
+        offset: start as u64,
+        len: (end - start) as u64,
+        after: (bytes.len() - end) as u64,
+    })
+}
+
 /// One framed record found at an offset, or why there is none.
 enum Frame<'a> {
     /// A whole record whose prefix check and checksum hold.
@@ -123,8 +180,12 @@ enum Frame<'a> {
     },
     /// The end of the log: a torn or zero-filled tail (`zeroed`).
     Tail { zeroed: bool },
-    /// A damaged record, with its LSN when its prefix can be trusted.
-    Bad { lsn: Option<u64>, reason: String },
+    /// A damaged record, with its LSN and length (`total`) when its prefix can be trusted.
+    Bad {
+        lsn: Option<u64>,
+        total: Option<usize>,
+        reason: String,
+    },
 }
 
 /// Frames the record at the start of `rest` (the rest of the file), trusting nothing before
@@ -153,6 +214,7 @@ fn frame(rest: &[u8]) -> Frame<'_> {
         }
         return Frame::Bad {
             lsn: None,
+            total: None,
             reason: format!(
                 "record prefix check mismatch: its length ({len}), LSN ({lsn}) and kind cannot \
                  be trusted, and {} bytes follow",
@@ -163,6 +225,7 @@ fn frame(rest: &[u8]) -> Frame<'_> {
     if len > MAX_PAYLOAD {
         return Frame::Bad {
             lsn: Some(lsn),
+            total: None,
             reason: format!("record declares {len} bytes, more than the limit {MAX_PAYLOAD}"),
         };
     }
@@ -180,6 +243,7 @@ fn frame(rest: &[u8]) -> Frame<'_> {
         }
         return Frame::Bad {
             lsn: Some(lsn),
+            total: Some(total),
             reason: "checksum mismatch".into(),
         };
     }
@@ -248,6 +312,7 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
     let mut end: Option<(Tick, String)> = None;
     let mut last_tick: Option<Tick> = None;
     let mut tail = None;
+    let mut hole = None;
     while offset < bytes.len() {
         let (lsn, prev, kind, payload, total) = match frame(&bytes[offset..]) {
             Frame::Whole {
@@ -261,7 +326,13 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 tail = Some(zeroed);
                 break;
             }
-            Frame::Bad { lsn, reason } => {
+            Frame::Bad { lsn, total, reason } => {
+                // A power loss that left a hole loses what came after it, loudly; nothing
+                // else is cut.
+                if let Some(h) = hole_at(bytes, offset, total.unwrap_or(PREFIX_LEN)) {
+                    hole = Some(h);
+                    break;
+                }
                 // An untrusted prefix is named by the LSN expected there.
                 let lsn = lsn.unwrap_or(last_lsn.saturating_add(1));
                 return Err(corrupt(offset, lsn, reason));
@@ -360,6 +431,7 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
         torn_bytes: (bytes.len() - offset) as u64,
         zeroed_tail: tail == Some(true),
         last_lsn,
+        hole,
     })
 }
 

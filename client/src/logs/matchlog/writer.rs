@@ -52,6 +52,32 @@ fn sync_directory_of(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// Where [`MatchLogWriter::resume`] keeps the bytes it cuts from `path` at `valid_len` when
+/// they follow a power-loss hole: `<path>.lost-at-<valid_len>`.
+#[must_use]
+pub fn lost_bytes_path(path: &Path, valid_len: u64) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".lost-at-{valid_len}"));
+    PathBuf::from(name)
+}
+
+/// Copies the bytes of `path` from `valid_len` on to [`lost_bytes_path`], synced, refusing to
+/// overwrite a file already there.
+fn save_lost_bytes(path: &Path, valid_len: u64) -> Result<(), Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let lost = lost_bytes_path(path, valid_len);
+    let tail = bytes.get(valid_len as usize..).unwrap_or_default();
+    let mut out = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lost)
+        .map_err(|e| Error::io(&lost, e))?;
+    out.write_all(tail)
+        .and_then(|()| out.sync_all())
+        .map_err(|e| Error::io(&lost, e))?;
+    sync_directory_of(&lost)
+}
+
 /// Appends records to a match log. Holds the file's exclusive lock while it lives.
 #[derive(Debug)]
 pub struct MatchLogWriter {
@@ -104,12 +130,14 @@ impl MatchLogWriter {
 
     /// Reopens a log that was read with [`read_log`] to continue it: takes the lock, checks the
     /// file still holds what was read, cuts it at the last whole record (dropping a torn or
-    /// zero-filled tail), syncs the cut, and appending resumes with the next LSN.
+    /// zero-filled tail), syncs the cut, and appending resumes with the next LSN. After a
+    /// power-loss hole ([`MatchLog::hole`]) the bytes cut are first kept in
+    /// [`lost_bytes_path`].
     ///
     /// # Errors
     /// [`Error::LogFinished`] if the log already has an end record; [`Error::LogLocked`] if
     /// another writer holds it; [`Error::LogChanged`] if the file no longer holds `log`;
-    /// [`Error::Io`].
+    /// [`Error::Io`] (also when the file for the bytes lost after a hole exists already).
     pub fn resume(
         path: &Path,
         log: &MatchLog,
@@ -130,6 +158,11 @@ impl MatchLogWriter {
                 read_lsn: log.last_lsn,
                 now_lsn: now.last_lsn,
             });
+        }
+        if log.hole.is_some() {
+            // Whole records may follow a power-loss hole: they cannot be continued from (the
+            // ticks in the hole are gone) but are kept, beside the log, before the cut.
+            save_lost_bytes(path, log.valid_len)?;
         }
         file.set_len(log.valid_len)
             .map_err(|e| Error::io(path, e))?;
