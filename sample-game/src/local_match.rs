@@ -4,7 +4,7 @@
 use crate::match_source::MatchSource;
 use crate::net_view::NetView;
 use anyhow::{ensure, Context as _};
-use client::hashlog::HashLogWriter;
+use client::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use client::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use client::tick_logs::TickLogs;
 use engine::{Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
@@ -57,12 +57,8 @@ impl LocalLogs {
             );
         }
         if let Some(path) = &self.hash_log_path {
-            let description = format!(
-                "seed={} rules={:016x} source={mode}",
-                world.state().match_seed,
-                world.rules().hash()
-            );
-            self.logs.hash_log = Some(HashLogWriter::create(path, &description)?);
+            let identity = MatchIdentity::of_world(world, inputs_of(mode, None));
+            self.logs.hash_log = Some(HashLogWriter::create(path, &identity, mode)?);
         }
         Ok(())
     }
@@ -186,13 +182,9 @@ impl LocalMatch {
     /// If the hash log cannot be created.
     pub fn with_hash_log(mut self, path: Option<PathBuf>) -> anyhow::Result<LocalMatch> {
         if let Some(path) = path {
-            let description = format!(
-                "seed={} rules={:016x} source=resume from tick {}",
-                self.seed,
-                self.world.rules().hash(),
-                self.world.tick()
-            );
-            self.logs.logs.hash_log = Some(HashLogWriter::create(&path, &description)?);
+            let identity = MatchIdentity::of_world(&self.world, inputs_of(self.mode(), None));
+            let source = format!("resume from tick {}", self.world.tick());
+            self.logs.logs.hash_log = Some(HashLogWriter::create(&path, &identity, &source)?);
             self.logs.hash_log_path = Some(path);
         }
         Ok(self)

@@ -240,12 +240,13 @@ fn match_source(
             if let Some(cut) = read.tail_report() {
                 println!("maze-duel: {}: {cut}", log.display());
             }
-            let seed = read.header.match_seed;
+            let identity = client::hashlog::MatchIdentity::of_log(&read.header);
             let mut replay = ReplayMatch::new(read)?;
             if let Some(path) = &cli.hash_log {
-                let description = format!("seed={seed} source=replay of {}", log.display());
-                replay = replay
-                    .with_hash_log(client::hashlog::HashLogWriter::create(path, &description)?);
+                let source = format!("replay of {}", log.display());
+                replay = replay.with_hash_log(client::hashlog::HashLogWriter::create(
+                    path, &identity, &source,
+                )?);
             }
             Ok(Box::new(replay))
         }

@@ -1,36 +1,141 @@
 //! Per-tick hash logs: one line per confirmed tick, `tick combined players projectiles maze
-//! history rest` in hex (one column per [`Section`], in [`Section::ALL`] order), after a
-//! `# duel hash log v2 <description>` line naming the match (`seed=`, `rules=`, `players=`,
-//! `source=`) and a column line. Two logs of the same match from two
-//! machines are line-comparable.
+//! history rest check` in hex (one hash column per [`Section`], in [`Section::ALL`] order),
+//! after two header lines:
+//!
+//! - `# duel hash log v3 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
+//!   the [`MatchIdentity`] (every field that decides the match's states: two logs are compared
+//!   only when all of them agree) and a free-text `source` (who wrote it: `host`, `replay`, …);
+//! - the column line [`COLUMNS`].
+//!
+//! Every line that is not the column line ends in `check`, 8 hex digits: the low half of xxh3
+//! over the previous line's check (little-endian; none for the first line) and the line's text
+//! before ` check`. A flipped bit, a line deleted, inserted, moved or turned into a comment is
+//! damage, told apart from a divergence (whose lines check out but whose hashes differ). The
+//! writer writes no comments or blank lines: none is accepted after the column line.
 //!
 //! Every line ends in `\n`, so a last line without one was torn by a crash: readers report it
 //! and use the rest. Everything else is strict: a line that does not parse or is not in the
-//! writer's exact form, whose combined hash is not the combination of its section hashes, or
-//! whose tick is not after the previous one is an error naming the line. The writer hands its lines to the OS at least once a second (they
-//! then survive the process being killed) and syncs the file to disk when closed.
+//! writer's exact form, whose check is wrong, whose combined hash is not the combination of its
+//! section hashes, or whose tick is not after the previous one is an error naming the line.
+//! The writer hands its lines to the OS at least once a second (they then survive the process
+//! being killed) and syncs the file to disk when closed.
 
 use crate::error::Error;
-use engine::{Section, StateHash, Tick};
+use crate::matchlog::LogHeader;
+use engine::{Section, StateHash, Tick, World};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Column header line of every hash log.
-pub const COLUMNS: &str = "# tick combined players projectiles maze history rest";
-/// Version of the hash log format, on its first line (2: the `history` column).
-pub const HASH_LOG_VERSION: u32 = 2;
+pub const COLUMNS: &str = "# tick combined players projectiles maze history rest check";
+/// Version of the hash log format, on its first line (2: the `history` column; 3: the match
+/// identity and the per-line check chain).
+pub const HASH_LOG_VERSION: u32 = 3;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
-/// Largest hash log read (a data line is 90 bytes: about two days of 60 Hz ticks).
+/// Largest hash log read (a data line is 99 bytes: about two days of 60 Hz ticks).
 const MAX_HASH_LOG_BYTES: u64 = 1 << 30;
-/// Longest line a reader accepts (a data line is 90 bytes).
+/// Longest line a reader accepts (a data line is 99 bytes).
 const MAX_LINE: usize = 4096;
 /// Longest time a written line may stay in the buffer.
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
-/// Header fields that must agree for two logs to be of the same match.
-const MATCH_FIELDS: [&str; 3] = ["seed", "rules", "players"];
+
+/// Everything that decides a match's states, as a hash log's first line records it: same
+/// identity and same engine ⇒ the same states tick by tick, so two logs with one identity are
+/// comparable and any difference is a divergence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchIdentity {
+    /// Match seed.
+    pub seed: u64,
+    /// Hash of the rules.
+    pub rules: u64,
+    /// Number of players.
+    pub players: u8,
+    /// Where the inputs came from ([`inputs_of`]): `bots-<seed>` for a headless bot match,
+    /// `peers` for a networked one, the local mode otherwise. One token, no spaces.
+    pub inputs: String,
+    /// Engine crate version.
+    pub engine: String,
+    /// `engine::SNAPSHOT_FORMAT_VERSION`.
+    pub state_format: u32,
+}
+
+/// The `inputs` token of a match played in `mode` (a match log's mode) with `bot_seed`:
+/// a headless bot match's inputs follow from its bot seed; a networked match's come from its
+/// peers (all of a match's peers write `peers`); any other mode is named as itself.
+#[must_use]
+pub fn inputs_of(mode: &str, bot_seed: Option<u64>) -> String {
+    match (mode, bot_seed) {
+        ("bot-match", Some(seed)) => format!("bots-{seed:016x}"),
+        ("host" | "join" | "spectate", _) => "peers".to_owned(),
+        _ => mode.split_whitespace().collect::<Vec<_>>().join("-"),
+    }
+}
+
+impl MatchIdentity {
+    /// The identity of `world`'s match, its inputs coming from `inputs`, this engine.
+    #[must_use]
+    pub fn of_world(world: &World, inputs: String) -> MatchIdentity {
+        MatchIdentity {
+            seed: world.state().match_seed,
+            rules: world.rules().hash(),
+            players: world.player_count() as u8,
+            inputs,
+            engine: engine::ENGINE_VERSION.to_owned(),
+            state_format: engine::SNAPSHOT_FORMAT_VERSION,
+        }
+    }
+
+    /// The identity of the match a match log records.
+    #[must_use]
+    pub fn of_log(header: &LogHeader) -> MatchIdentity {
+        MatchIdentity {
+            seed: header.match_seed,
+            rules: header.rules_hash,
+            players: header.players,
+            inputs: inputs_of(&header.mode, header.bot_seed),
+            engine: header.engine_version.clone(),
+            state_format: header.state_format,
+        }
+    }
+
+    /// The fields as the first line gives them, in order.
+    fn fields(&self) -> [(&'static str, String); 6] {
+        [
+            ("seed", self.seed.to_string()),
+            ("rules", format!("{:016x}", self.rules)),
+            ("players", self.players.to_string()),
+            ("inputs", self.inputs.clone()),
+            ("engine", self.engine.clone()),
+            ("format", self.state_format.to_string()),
+        ]
+    }
+}
+
+/// The check of a line whose text (before ` check`) is `text`, after a line checked `prev`.
+fn line_check(prev: Option<u32>, text: &str) -> u32 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    if let Some(prev) = prev {
+        h.update(&prev.to_le_bytes());
+    }
+    h.update(text.as_bytes());
+    h.digest() as u32
+}
+
+/// The text of a first line before its check.
+fn first_line_text(identity: &MatchIdentity, source: &str) -> String {
+    let fields: Vec<String> = identity
+        .fields()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "{FIRST_LINE}{HASH_LOG_VERSION} {} source={source}",
+        fields.join(" ")
+    )
+}
 
 /// Writes a hash log, refusing ticks out of order.
 #[derive(Debug)]
@@ -38,19 +143,25 @@ pub struct HashLogWriter {
     path: PathBuf,
     out: BufWriter<File>,
     last: Option<Tick>,
+    check: u32,
     last_flush: Instant,
 }
 
 impl HashLogWriter {
-    /// Creates (truncates) `path` and writes the header: `# duel hash log v2 <description>`.
-    /// The writer holds the file's exclusive lock, as a match log's writer does, and takes it
-    /// *before* truncating: a path another writer holds (a match log being written, by this
-    /// process or another) is refused with nothing lost.
+    /// Creates (truncates) `path` and writes the two header lines: the match's `identity` and
+    /// `source` (free text, one line: who writes the log), then the column line. The writer
+    /// holds the file's exclusive lock, as a match log's writer does, and takes it *before*
+    /// truncating: a path another writer holds (a match log being written, by this process or
+    /// another) is refused with nothing lost.
     ///
     /// # Errors
     /// [`Error::LogLocked`] if another writer holds the file; [`Error::Io`] if it cannot be
     /// created.
-    pub fn create(path: &Path, description: &str) -> Result<HashLogWriter, Error> {
+    pub fn create(
+        path: &Path,
+        identity: &MatchIdentity,
+        source: &str,
+    ) -> Result<HashLogWriter, Error> {
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -67,17 +178,18 @@ impl HashLogWriter {
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(path, e)),
         }
         file.set_len(0).map_err(|e| Error::io(path, e))?;
+        let source = source.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = first_line_text(identity, &source);
+        let check = line_check(None, &text);
         let mut out = BufWriter::new(file);
-        writeln!(
-            out,
-            "{FIRST_LINE}{HASH_LOG_VERSION} {description}\n{COLUMNS}"
-        )
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io(path, e))?;
+        writeln!(out, "{text} check={check:08x}\n{COLUMNS}")
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::io(path, e))?;
         Ok(HashLogWriter {
             path: path.to_owned(),
             out,
             last: None,
+            check,
             last_flush: Instant::now(),
         })
     }
@@ -93,7 +205,9 @@ impl HashLogWriter {
             }
         }
         self.last = Some(tick);
-        writeln!(self.out, "{tick} {hash}").map_err(|e| Error::io(&self.path, e))?;
+        let text = format!("{tick} {hash}");
+        self.check = line_check(Some(self.check), &text);
+        writeln!(self.out, "{text} {:08x}", self.check).map_err(|e| Error::io(&self.path, e))?;
         self.flush_if_due()
     }
 
@@ -157,22 +271,14 @@ pub struct HashLogEntry {
 pub struct HashLog {
     /// The format version on the first line.
     pub version: u32,
-    /// The rest of the first line (`seed=… rules=… players=… source=…`).
-    pub description: String,
+    /// The match the log is of.
+    pub identity: MatchIdentity,
+    /// Who wrote it (`host`, `replay`, `bot-match`, …).
+    pub source: String,
     /// Every entry, ticks strictly increasing.
     pub entries: Vec<HashLogEntry>,
     /// A last line cut short by a crash and ignored: `(line number, bytes)`.
     pub torn_line: Option<(usize, usize)>,
-}
-
-impl HashLog {
-    /// The value of `key=value` in the description, if present.
-    #[must_use]
-    pub fn field(&self, key: &str) -> Option<&str> {
-        self.description
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-    }
 }
 
 /// Reads every entry of a hash log (see [`read_hash_log_file`]).
@@ -183,16 +289,45 @@ pub fn read_hash_log(path: &Path) -> Result<Vec<HashLogEntry>, Error> {
     Ok(read_hash_log_file(path)?.entries)
 }
 
-/// Reads a hash log: its first line, its entries and a torn last line (see the module
+/// Reads a hash log: its header, its entries and a torn last line (see the module
 /// documentation).
 ///
 /// # Errors
 /// [`Error::Io`]; [`Error::NotALog`] for a file that is not a hash log (a match log is named);
-/// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line;
-/// [`Error::LogTooLarge`] over the limit.
+/// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line (a
+/// damaged line among them: its check does not hold); [`Error::LogTooLarge`] over the limit.
 pub fn read_hash_log_file(path: &Path) -> Result<HashLog, Error> {
     let bytes = crate::matchlog::read_limited(path, MAX_HASH_LOG_BYTES)?;
     parse_hash_log(path, &bytes)
+}
+
+/// The identity and source of a first line (after the version) that is exactly in the
+/// writer's form.
+fn parse_first_line(rest: &str) -> Result<(MatchIdentity, String), String> {
+    let field = |text: &str, key: &str| -> Result<String, String> {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the match identity lacks `{key}`"))
+    };
+    let (fields, source) = rest
+        .split_once(" source=")
+        .ok_or("the first line has no `source=`")?;
+    let number = |key: &str| -> Result<u64, String> {
+        let text = field(fields, key)?;
+        text.parse().map_err(|e| format!("{key} `{text}`: {e}"))
+    };
+    let rules_text = field(fields, "rules")?;
+    let identity = MatchIdentity {
+        seed: number("seed")?,
+        rules: u64::from_str_radix(&rules_text, 16)
+            .map_err(|e| format!("rules `{rules_text}`: {e}"))?,
+        players: u8::try_from(number("players")?).map_err(|e| format!("players: {e}"))?,
+        inputs: field(fields, "inputs")?,
+        engine: field(fields, "engine")?,
+        state_format: u32::try_from(number("format")?).map_err(|e| format!("format: {e}"))?,
+    };
+    Ok((identity, source.to_owned()))
 }
 
 fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
@@ -221,12 +356,8 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     };
     let mut lines = whole.split(|&b| b == b'\n');
     lines.next_back(); // the empty piece after the last '\n'
-    let mut log = HashLog {
-        version: 0,
-        description: String::new(),
-        entries: Vec::new(),
-        torn_line: None,
-    };
+    let mut log: Option<HashLog> = None;
+    let mut check = 0u32;
     let mut count = 0;
     for (i, raw) in lines.enumerate() {
         let number = i + 1;
@@ -239,26 +370,42 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
         }
         let line = std::str::from_utf8(raw)
             .map_err(|e| syntax(number, format!("not UTF-8 text ({e})")))?;
-        if number == 1 {
-            let rest = &line[FIRST_LINE.len()..];
-            let (version, description) = rest.split_once(' ').unwrap_or((rest, ""));
-            log.version = version
+        if number == 2 {
+            if line != COLUMNS {
+                return Err(syntax(2, format!("not the column line `{COLUMNS}`")));
+            }
+            continue;
+        }
+        let (text, stated) = split_check(line, number == 1).map_err(|r| syntax(number, r))?;
+        let Some(log) = log.as_mut() else {
+            let rest = &text[FIRST_LINE.len()..];
+            let (version, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+            let version: u32 = version
                 .parse()
                 .map_err(|e| syntax(1, format!("version `{version}`: {e}")))?;
-            if log.version != HASH_LOG_VERSION {
+            if version != HASH_LOG_VERSION {
                 return Err(Error::LogVersion {
                     path: path.to_owned(),
-                    found: log.version,
+                    found: version,
                     expected: HASH_LOG_VERSION,
                 });
             }
-            log.description = description.to_owned();
+            check = checked(None, text, stated).map_err(|r| syntax(1, r))?;
+            let (identity, source) = parse_first_line(rest).map_err(|r| syntax(1, r))?;
+            if first_line_text(&identity, &source) != text {
+                return Err(syntax(1, "not in the writer's form".into()));
+            }
+            log = Some(HashLog {
+                version,
+                identity,
+                source,
+                entries: Vec::new(),
+                torn_line: None,
+            });
             continue;
-        }
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let entry = parse_entry(line).map_err(|reason| syntax(number, reason))?;
+        };
+        check = checked(Some(check), text, stated).map_err(|r| syntax(number, r))?;
+        let entry = parse_entry(text).map_err(|reason| syntax(number, reason))?;
         if let Some(last) = log.entries.last() {
             if entry.tick <= last.tick {
                 return Err(syntax(
@@ -272,8 +419,11 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
         }
         log.entries.push(entry);
     }
-    if count == 0 {
+    let Some(mut log) = log else {
         return Err(syntax(1, "the first line is torn: no header".into()));
+    };
+    if count < 2 {
+        return Err(syntax(2, "the column line is torn".into()));
     }
     if !torn.is_empty() {
         log.torn_line = Some((count + 1, torn.len()));
@@ -281,16 +431,51 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     Ok(log)
 }
 
-/// One data line: the tick, the combined hash and one hash per section (in [`Section::ALL`]
-/// order), all hex; the combined one the combination of the rest, in exactly the form the
-/// writer gives them (so no two texts read as the same entry).
+/// A line's text and its stated check (` check=XXXXXXXX` on the first line, ` XXXXXXXX` on
+/// data lines).
+fn split_check(line: &str, first: bool) -> Result<(&str, u32), String> {
+    let separator = if first { " check=" } else { " " };
+    let (text, hex) = line.rsplit_once(separator).ok_or_else(|| {
+        if line.starts_with('#') || line.trim().is_empty() {
+            "a comment or blank line among the data lines (the writer writes none: damage)".into()
+        } else {
+            "no check at the end of the line".to_owned()
+        }
+    })?;
+    if hex.len() != 8
+        || !hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(format!("check `{hex}` is not 8 lower-case hex digits"));
+    }
+    let value = u32::from_str_radix(hex, 16).map_err(|e| format!("check `{hex}`: {e}"))?;
+    Ok((text, value))
+}
+
+/// The check of `text` after `prev`, if it is the one stated.
+fn checked(prev: Option<u32>, text: &str, stated: u32) -> Result<u32, String> {
+    let check = line_check(prev, text);
+    if check != stated {
+        return Err(format!(
+            "check {stated:08x} does not hold (the text and the line before give {check:08x}): \
+             the line is damaged, or a line before it was changed, dropped or moved"
+        ));
+    }
+    Ok(check)
+}
+
+/// One data line's text (before its check): the tick, the combined hash and one hash per
+/// section (in [`Section::ALL`] order), all hex; the combined one the combination of the rest,
+/// in exactly the form the writer gives them (so no two texts read as the same entry).
 fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let expected = 2 + Section::ALL.len();
     if fields.len() != expected {
         return Err(format!(
-            "expected {expected} fields, found {}",
-            fields.len()
+            "expected {} fields, found {}",
+            expected + 1,
+            fields.len() + 1
         ));
     }
     let tick = fields[0].parse().map_err(|e| format!("tick: {e}"))?;
@@ -400,18 +585,16 @@ pub fn compare_logs(a: &[HashLogEntry], b: &[HashLogEntry]) -> LogComparison {
 }
 
 /// What in two logs' first lines says they are not of the same match: another format version,
-/// or another `seed`, `rules` or `players` where both record it. Empty if nothing does.
+/// or any field of the [`MatchIdentity`] that differs. Empty if nothing does.
 #[must_use]
 pub fn header_differences(a: &HashLog, b: &HashLog) -> Vec<String> {
     let mut out = Vec::new();
     if a.version != b.version {
         out.push(format!("format version {} vs {}", a.version, b.version));
     }
-    for key in MATCH_FIELDS {
-        if let (Some(x), Some(y)) = (a.field(key), b.field(key)) {
-            if x != y {
-                out.push(format!("{key} {x} vs {y}"));
-            }
+    for ((key, x), (_, y)) in a.identity.fields().into_iter().zip(b.identity.fields()) {
+        if x != y {
+            out.push(format!("{key} {x} vs {y}"));
         }
     }
     out
@@ -441,6 +624,9 @@ mod tests {
     #[test]
     fn the_column_line_names_every_section() {
         let names: Vec<&str> = Section::ALL.iter().map(|s| s.name()).collect();
-        assert_eq!(COLUMNS, format!("# tick combined {}", names.join(" ")));
+        assert_eq!(
+            COLUMNS,
+            format!("# tick combined {} check", names.join(" "))
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
-use crate::hashlog::HashLogWriter;
+use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::NetPeer;
 use crate::tick_logs::TickLogs;
@@ -111,12 +111,8 @@ impl PeerLogs {
         let hash_log = match &paths.hash_log {
             Some(path) => Some(HashLogWriter::create(
                 path,
-                &format!(
-                    "seed={} rules={:016x} players={} source={role}",
-                    peer.agreement().match_seed,
-                    world.rules().hash(),
-                    peer.agreement().players
-                ),
+                &MatchIdentity::of_world(world, inputs_of(role, bot_seed)),
+                role,
             )?),
             None => None,
         };

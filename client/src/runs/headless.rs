@@ -2,7 +2,7 @@
 //! killed mid-way resumes from its match log.
 
 use crate::error::Error;
-use crate::hashlog::HashLogWriter;
+use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::tick_logs::TickLogs;
 use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
@@ -103,12 +103,8 @@ pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
     let hash_log = match &spec.hash_log {
         Some(path) => Some(HashLogWriter::create(
             path,
-            &format!(
-                "seed={} rules={:016x} players={} source=bot-match",
-                spec.seed,
-                spec.rules.hash(),
-                spec.players
-            ),
+            &MatchIdentity::of_world(&world, inputs_of("bot-match", Some(spec.bot_seed))),
+            "bot-match",
         )?),
         None => None,
     };
@@ -190,10 +186,7 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
         )));
     }
     let stop_at_match_end = header.stop_at_match_end;
-    let description = format!(
-        "seed={} rules={:016x} players={} source=resume",
-        header.match_seed, header.rules_hash, header.players
-    );
+    let identity = MatchIdentity::of_log(header);
     let cut = log.tail_report().map(|cut| match log.hole {
         Some(_) => format!(
             "{cut} (kept in {})",
@@ -206,7 +199,7 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     // Checked from the header before the file is touched; the missing checkpoint written.
     let (world, writer) = crate::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     let hash_log = match &spec.hash_log {
-        Some(p) => Some(HashLogWriter::create(p, &description)?),
+        Some(p) => Some(HashLogWriter::create(p, &identity, "resume")?),
         None => None,
     };
     let played = play_bots(

@@ -4,7 +4,7 @@
 use crate::driver::{Driver, Injection};
 use crate::error::Error;
 use crate::forensics::{phase_verdict, write_phase_trace, PhaseTrace};
-use crate::hashlog::HashLogWriter;
+use crate::hashlog::{HashLogWriter, MatchIdentity};
 use crate::GgrsConfig;
 use engine::{Bot, Phase, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
@@ -168,11 +168,11 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
     let mut log = match &spec.hash_log {
         Some(path) => Some(HashLogWriter::create(
             path,
-            &format!(
-                "seed={} rules={:016x} players=2 source=sync-test",
-                spec.seed,
-                spec.rules.hash()
+            &MatchIdentity::of_world(
+                tester.driver().world(),
+                format!("sync-test-bots-{:016x}", spec.bot_seed),
             ),
+            "sync-test",
         )?),
         None => None,
     };

@@ -1,11 +1,12 @@
-//! Hash logs: crash-safe writing, torn last lines, and `desync` comparisons that cannot miss
-//! a difference (other matches, no common tick, unsorted lines, the combined column, gaps).
+//! Hash logs: crash-safe writing, torn last lines, damage told apart from divergence (the
+//! per-line check chain), and `desync` comparisons that cannot miss a difference (other
+//! matches, no common tick, unsorted lines, the combined column, gaps).
 
 use super::scratch;
 use crate::child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use client::hashlog::{
-    compare_logs, format_ranges, header_differences, read_hash_log_file, HashLog, HashLogEntry,
-    HashLogWriter,
+    compare_logs, format_ranges, header_differences, inputs_of, read_hash_log_file, HashLog,
+    HashLogEntry, HashLogWriter, MatchIdentity,
 };
 use client::{run_bot_match, BotMatch, Error};
 use engine::{Rules, StateHash};
@@ -29,12 +30,63 @@ fn hash_log(dir: &Path, name: &str, seed: u64) -> PathBuf {
     path
 }
 
-/// `path` rewritten with its lines passed through `edit` (line 0 is the first line).
+/// `path` rewritten with its lines passed through `edit` (line 0 is the first line), as
+/// damage does: the checks are left as they were.
 fn edit_lines(path: &Path, to: &Path, edit: impl FnOnce(&mut Vec<String>)) {
     let text = std::fs::read_to_string(path).expect("read");
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     edit(&mut lines);
     std::fs::write(to, lines.join("\n") + "\n").expect("write");
+}
+
+/// `path` rewritten through `edit` as a forger would: every check recomputed afterwards, so
+/// only the reader's other checks can refuse it.
+fn forge_lines(path: &Path, to: &Path, edit: impl FnOnce(&mut Vec<String>)) {
+    edit_lines(path, to, |lines| {
+        edit(lines);
+        let check = |prev: Option<u32>, text: &str| {
+            let mut bytes = prev.map_or(Vec::new(), |p| p.to_le_bytes().to_vec());
+            bytes.extend_from_slice(text.as_bytes());
+            super::xxh3(&bytes) as u32
+        };
+        let (text, _) = lines[0].rsplit_once(" check=").expect("a check");
+        let mut prev = check(None, text);
+        lines[0] = format!("{text} check={prev:08x}");
+        for line in &mut lines[2..] {
+            let (text, _) = line.rsplit_once(' ').expect("a check");
+            prev = check(Some(prev), text);
+            *line = format!("{text} {prev:08x}");
+        }
+    });
+}
+
+/// A log of `path`'s match with only the ticks `keep` picks, written by the writer (as a
+/// resumed run or a late spectator writes one): every check holds.
+fn keep_ticks(path: &Path, to: &Path, keep: impl Fn(u32) -> bool) {
+    let log = read_hash_log_file(path).expect("reads");
+    let mut w = HashLogWriter::create(to, &log.identity, &log.source).expect("create");
+    for e in log.entries.iter().filter(|e| keep(e.tick)) {
+        w.record(e.tick, &e.hash).expect("record");
+    }
+}
+
+/// The reason of the syntax error reading `path` gives, and its line.
+fn syntax_error(path: &Path) -> (usize, String) {
+    match read_hash_log_file(path) {
+        Err(Error::HashLogSyntax { line, reason, .. }) => (line, reason),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+fn identity(seed: u64) -> MatchIdentity {
+    MatchIdentity {
+        seed,
+        rules: 0,
+        players: 2,
+        inputs: "test".into(),
+        engine: engine::ENGINE_VERSION.into(),
+        state_format: engine::SNAPSHOT_FORMAT_VERSION,
+    }
 }
 
 fn desync(a: &Path, b: &Path) -> (Option<i32>, String) {
@@ -77,8 +129,7 @@ fn a_torn_last_line_is_reported_and_the_rest_is_used() {
 fn hash_log_lines_reach_the_file_within_a_second() {
     let dir = scratch("hash-flush");
     let path = dir.join("slow.hashlog");
-    let mut log =
-        HashLogWriter::create(&path, "seed=1 rules=0 players=2 source=test").expect("log");
+    let mut log = HashLogWriter::create(&path, &identity(1), "test").expect("log");
     let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     log.record(1, &hash).expect("record");
     std::thread::sleep(std::time::Duration::from_millis(1100));
@@ -122,10 +173,8 @@ fn desync_without_a_common_tick_is_an_error() {
     let dir = scratch("hash-disjoint");
     let full = hash_log(&dir, "full.hashlog", 3);
     let (early, late) = (dir.join("early.hashlog"), dir.join("late.hashlog"));
-    edit_lines(&full, &early, |l| l.truncate(102)); // ticks 1–100
-    edit_lines(&full, &late, |l| {
-        l.drain(2..202); // ticks 201–300
-    });
+    keep_ticks(&full, &early, |t| t <= 100);
+    keep_ticks(&full, &late, |t| t > 200);
     let (code, text) = desync(&early, &late);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("no tick in common"), "{text}");
@@ -136,32 +185,101 @@ fn desync_without_a_common_tick_is_an_error() {
 }
 
 /// Contract: a line out of order or repeated is refused naming its line, so it cannot hide a
-/// divergence.
+/// divergence: as damage by its check, and forged (checks recomputed) by its tick.
 #[test]
 fn unsorted_or_duplicated_lines_are_refused_by_line() {
     let dir = scratch("hash-order");
     let full = hash_log(&dir, "full.hashlog", 3);
     let (swapped, doubled) = (dir.join("swapped.hashlog"), dir.join("doubled.hashlog"));
-    edit_lines(&full, &swapped, |l| l.swap(50, 60));
-    edit_lines(&full, &doubled, |l| {
+    let swap = |l: &mut Vec<String>| l.swap(50, 60);
+    let double = |l: &mut Vec<String>| {
         let line = l[70].clone();
         l.insert(71, line);
-    });
+    };
+    edit_lines(&full, &swapped, swap);
+    edit_lines(&full, &doubled, double);
+    for (path, line) in [(&swapped, 51), (&doubled, 72)] {
+        let (at, reason) = syntax_error(path);
+        assert_eq!(at, line, "{reason}");
+        assert!(reason.contains("does not hold"), "{reason}");
+    }
+    forge_lines(&full, &swapped, swap);
+    forge_lines(&full, &doubled, double);
     for (path, line) in [(&swapped, 52), (&doubled, 72)] {
-        match read_hash_log_file(path) {
-            Err(Error::HashLogSyntax {
-                line: at, reason, ..
-            }) => {
-                assert_eq!(at, line, "{reason}");
-                assert!(reason.contains("ticks must increase"), "{reason}");
-            }
-            other => panic!("expected a syntax error, got {other:?}"),
-        }
+        let (at, reason) = syntax_error(path);
+        assert_eq!(at, line, "{reason}");
+        assert!(reason.contains("ticks must increase"), "{reason}");
     }
 }
 
-/// Contract: logs of different matches (seed, rules, players) or format versions are refused
-/// as such, instead of "diverging at tick 1".
+/// An edit of a log's lines.
+type Edit = dyn Fn(&mut Vec<String>);
+
+/// Contract (issue 18 item 7): one flipped bit, a line dropped, or a data line turned into a
+/// comment or a blank line — at the first data line, in the middle or at the last — is damage
+/// named by its line, never a log that reads with a tick fewer (`#` lines were skipped).
+#[test]
+fn damaged_lines_are_refused_by_their_check_not_skipped() {
+    let dir = scratch("hash-damage");
+    let full = hash_log(&dir, "full.hashlog", 3);
+    let last = 301; // 0-based index of tick 300's line
+    let damaged = dir.join("damaged.hashlog");
+    let cases: Vec<(&str, Box<Edit>, usize)> = vec![
+        ("first line a comment", Box::new(|l| l[2].insert(0, '#')), 3),
+        ("first line blank", Box::new(|l| l[2].clear()), 3),
+        (
+            "a middle line a comment",
+            Box::new(|l| l[150].replace_range(0..1, "#")),
+            151,
+        ),
+        (
+            "last line a comment",
+            Box::new(move |l| l[last].insert(0, '#')),
+            302,
+        ),
+        ("last line blank", Box::new(move |l| l[last].clear()), 302),
+        (
+            "a comment added",
+            Box::new(|l| l.insert(2, "# note".into())),
+            3,
+        ),
+        ("a line dropped", Box::new(|l| drop(l.remove(100))), 101),
+        (
+            "a bit flipped in a hash",
+            Box::new(|l| {
+                let at = l[200].len() - 12;
+                let flipped = if l[200].as_bytes()[at] == b'0' {
+                    "1"
+                } else {
+                    "0"
+                };
+                l[200].replace_range(at..at + 1, flipped);
+            }),
+            201,
+        ),
+        (
+            "a bit flipped in the header",
+            Box::new(|l| l[0] = l[0].replace("seed=3", "seed=2")),
+            1,
+        ),
+    ];
+    for (what, edit, line) in cases {
+        edit_lines(&full, &damaged, edit);
+        let (at, reason) = syntax_error(&damaged);
+        assert_eq!(at, line, "{what}: {reason}");
+        let (code, text) = desync(&full, &damaged);
+        assert_eq!(
+            code,
+            Some(1),
+            "{what}: damage is an error, not a divergence: {text}"
+        );
+        assert!(!text.contains("divergence"), "{what}: {text}");
+    }
+}
+
+/// Contract: logs of different matches (seed, bot seed, rules, players, engine) or format
+/// versions are refused as such, instead of "diverging at tick 61"; a header lacking a field
+/// is refused by name.
 #[test]
 fn logs_of_different_matches_are_not_compared() {
     let dir = scratch("hash-headers");
@@ -174,11 +292,48 @@ fn logs_of_different_matches_are_not_compared() {
         "{text}"
     );
     assert!(!text.contains("divergence at tick"), "{text}");
+    // Two bot matches that differ only in their bot seed.
+    let other_bots = dir.join("bots.hashlog");
+    run_bot_match(&BotMatch {
+        rules: Rules::default(),
+        seed: 3,
+        bot_seed: 9,
+        players: 2,
+        ticks: 300,
+        stop_at_match_end: false,
+        hash_log: Some(other_bots.clone()),
+        match_log: None,
+    })
+    .expect("match");
+    let (code, text) = desync(&a, &other_bots);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "inputs {} vs {}",
+            inputs_of("bot-match", Some(8)),
+            inputs_of("bot-match", Some(9))
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("divergence at tick"), "{text}");
     let future = dir.join("future.hashlog");
-    edit_lines(&a, &future, |l| l[0] = l[0].replace(" v2 ", " v3 "));
+    edit_lines(&a, &future, |l| l[0] = l[0].replace(" v3 ", " v4 "));
     let (code, text) = desync(&a, &future);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("format version 3"), "{text}");
+    assert!(text.contains("version 4"), "{text}");
+    for key in ["seed", "rules", "players", "inputs", "engine", "format"] {
+        let lacking = dir.join("lacking.hashlog");
+        forge_lines(&a, &lacking, |l| {
+            let kept: Vec<&str> = l[0]
+                .split(' ')
+                .filter(|kv| !kv.starts_with(&format!("{key}=")))
+                .collect();
+            l[0] = kept.join(" ");
+        });
+        let (line, reason) = syntax_error(&lacking);
+        assert_eq!(line, 1);
+        assert!(reason.contains(&format!("lacks `{key}`")), "{reason}");
+    }
 }
 
 /// Contract: the combined column is checked: against its sections when read, and between logs
@@ -188,7 +343,7 @@ fn the_combined_column_is_compared() {
     let dir = scratch("hash-combined");
     let a = hash_log(&dir, "a.hashlog", 3);
     let edited = dir.join("edited.hashlog");
-    edit_lines(&a, &edited, |l| {
+    forge_lines(&a, &edited, |l| {
         let mut fields: Vec<String> = l[100].split(' ').map(str::to_owned).collect();
         fields[1] = format!(
             "{:016x}",
@@ -221,10 +376,8 @@ fn gaps_and_extra_ticks_are_reported() {
     let dir = scratch("hash-gaps");
     let a = hash_log(&dir, "a.hashlog", 3);
     let (gap, short) = (dir.join("gap.hashlog"), dir.join("short.hashlog"));
-    edit_lines(&a, &gap, |l| {
-        l.drain(51..61); // ticks 50–59
-    });
-    edit_lines(&a, &short, |l| l.truncate(252)); // ticks 1–250
+    keep_ticks(&a, &gap, |t| !(50..60).contains(&t));
+    keep_ticks(&a, &short, |t| t <= 250);
     let (code, text) = desync(&a, &gap);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("a.hashlog: 50–59"), "{text}");
@@ -313,24 +466,37 @@ fn gaps_are_ticks_missing_inside_the_other_logs_span() {
     assert!(!compare_logs(&a, &[]).has_gaps(&a, &[]));
 }
 
-/// Contract: two logs' first lines differ in the format version or in a match field both
-/// record; a field only one of them records is no difference.
+/// Contract: two logs' first lines differ in the format version or in any field of the match
+/// identity, each named; the source (who wrote the log) is no difference.
 #[test]
 fn header_differences_name_the_version_and_the_match_fields() {
-    let log = |version: u32, description: &str| HashLog {
+    let log = |version: u32, identity: MatchIdentity, source: &str| HashLog {
         version,
-        description: description.to_owned(),
+        identity,
+        source: source.into(),
         entries: Vec::new(),
         torn_line: None,
     };
-    let a = log(2, "seed=1 rules=ab players=2 source=host");
-    assert_eq!(a.field("seed"), Some("1"));
-    assert_eq!(a.field("source"), Some("host"));
-    assert_eq!(a.field("see"), None);
-    assert!(header_differences(&a, &log(2, "seed=1 rules=ab players=2 source=join")).is_empty());
-    assert!(header_differences(&a, &log(2, "seed=1")).is_empty());
+    let a = log(3, identity(1), "host");
+    assert!(header_differences(&a, &log(3, identity(1), "join")).is_empty());
+    let other = MatchIdentity {
+        players: 3,
+        inputs: "peers".into(),
+        engine: "9.9.9".into(),
+        state_format: 0,
+        rules: 0xab,
+        ..identity(2)
+    };
     assert_eq!(
-        header_differences(&a, &log(3, "seed=2 rules=ab players=3")),
-        ["format version 2 vs 3", "seed 1 vs 2", "players 2 vs 3"]
+        header_differences(&a, &log(4, other, "host")),
+        [
+            "format version 3 vs 4".to_owned(),
+            "seed 1 vs 2".into(),
+            "rules 0000000000000000 vs 00000000000000ab".into(),
+            "players 2 vs 3".into(),
+            "inputs test vs peers".into(),
+            format!("engine {} vs 9.9.9", engine::ENGINE_VERSION),
+            format!("format {} vs 0", engine::SNAPSHOT_FORMAT_VERSION),
+        ]
     );
 }

@@ -330,14 +330,26 @@ fn only_a_whole_version_1_header_is_named_version_1() {
     }
 }
 
-/// Contract: a hash-log line of exactly the longest length reads; one byte more is refused,
-/// naming the line.
+fn identity() -> client::hashlog::MatchIdentity {
+    client::hashlog::MatchIdentity {
+        seed: 1,
+        rules: 0,
+        players: 2,
+        inputs: "test".into(),
+        engine: engine::ENGINE_VERSION.into(),
+        state_format: engine::SNAPSHOT_FORMAT_VERSION,
+    }
+}
+
+/// Contract: a hash-log line of exactly the longest length is read (and refused as what it
+/// holds: here a comment, which the writer never writes); one byte more is refused by its
+/// length, naming the line.
 #[test]
 fn a_hash_log_line_is_accepted_at_the_limit_and_refused_one_past_it() {
     const MAX_LINE: usize = 4096;
     let dir = scratch("limits-line");
     let path = dir.join("long.hashlog");
-    drop(HashLogWriter::create(&path, "seed=1").expect("create"));
+    drop(HashLogWriter::create(&path, &identity(), "test").expect("create"));
     let head = std::fs::read_to_string(&path).expect("read");
     for (len, refused) in [(MAX_LINE, false), (MAX_LINE + 1, true)] {
         let comment = format!("#{}\n", "x".repeat(len - 1));
@@ -347,7 +359,10 @@ fn a_hash_log_line_is_accepted_at_the_limit_and_refused_one_past_it() {
                 assert_eq!(line, 3);
                 assert_eq!(reason, format!("{len} bytes, more than {MAX_LINE}"));
             }
-            Ok(log) if !refused => assert!(log.entries.is_empty()),
+            Err(Error::HashLogSyntax { line, reason, .. }) if !refused => {
+                assert_eq!(line, 3);
+                assert!(reason.contains("a comment"), "{reason}");
+            }
             other => panic!("a {len}-byte line: {other:?}"),
         }
     }
@@ -359,7 +374,7 @@ fn a_hash_log_line_is_accepted_at_the_limit_and_refused_one_past_it() {
 fn the_hash_log_writer_tracks_its_last_tick_and_sync_reaches_the_file() {
     let dir = scratch("limits-hash-writer");
     let path = dir.join("w.hashlog");
-    let mut w = HashLogWriter::create(&path, "seed=1").expect("create");
+    let mut w = HashLogWriter::create(&path, &identity(), "test").expect("create");
     assert_eq!(w.last_tick(), None);
     let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     w.record(5, &hash).expect("record");

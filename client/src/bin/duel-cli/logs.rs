@@ -45,10 +45,8 @@ pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) 
     let mut out = match hash_log {
         Some(p) => Some(client::hashlog::HashLogWriter::create(
             p,
-            &format!(
-                "seed={} rules={:016x} players={} source=replay",
-                read.header.match_seed, read.header.rules_hash, read.header.players
-            ),
+            &client::hashlog::MatchIdentity::of_log(&read.header),
+            "replay",
         )?),
         None => None,
     };
