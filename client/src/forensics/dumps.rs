@@ -1,5 +1,9 @@
 //! Dump files and states: `<role>-tick-<t>.<ext>` files found by tick, snapshots read within the
 //! engine's size limit, and the state at any tick of a match log or a dump.
+//!
+//! A `.snapshot` dump is [`SNAPSHOT_MAGIC`] ‖ xxh3 of the snapshot bytes (u64, little-endian)
+//! ‖ `WorldSnapshot::to_bytes`: a flipped bit is refused as damage instead of being read as a
+//! state that differs.
 
 use crate::error::Error;
 use crate::matchlog::{read_limited, read_log, LOG_MAGIC};
@@ -33,15 +37,56 @@ pub fn dump_file(dir: &Path, ext: &str, tick: Tick) -> Option<PathBuf> {
         .find_map(|(t, p)| (t == tick).then_some(p))
 }
 
-/// Reads a `.snapshot` file (a desync or sync-test dump) strictly, within
-/// [`MAX_SNAPSHOT_BYTES`].
+/// The first bytes of every `.snapshot` dump.
+pub const SNAPSHOT_MAGIC: &[u8; 8] = b"DUELSNAP";
+/// Bytes before the snapshot in a dump: the magic and the checksum.
+const DUMP_PREFIX: usize = SNAPSHOT_MAGIC.len() + 8;
+
+/// Writes `snapshot` to `path` as a checksummed `.snapshot` dump.
 ///
 /// # Errors
-/// [`Error::Io`], [`Error::LogTooLarge`], [`Error::StateUnavailable`] for bytes that do not
-/// decode as a snapshot.
+/// [`Error::Io`].
+pub fn write_snapshot_file(path: &Path, snapshot: &WorldSnapshot) -> Result<(), Error> {
+    let bytes = snapshot.to_bytes();
+    let mut out = Vec::with_capacity(DUMP_PREFIX + bytes.len());
+    out.extend_from_slice(SNAPSHOT_MAGIC);
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&bytes).to_le_bytes());
+    out.extend_from_slice(&bytes);
+    std::fs::write(path, out).map_err(|e| Error::io(path, e))
+}
+
+/// Reads a `.snapshot` file (a desync or sync-test dump) strictly: the magic, then the checksum,
+/// then the snapshot, within [`MAX_SNAPSHOT_BYTES`].
+///
+/// # Errors
+/// [`Error::Io`], [`Error::LogTooLarge`], [`Error::StateUnavailable`] for a file without the
+/// magic, whose checksum does not hold (damage), or whose bytes do not decode as a snapshot.
 pub fn read_snapshot_file(path: &Path) -> Result<WorldSnapshot, Error> {
-    let bytes = read_limited(path, MAX_SNAPSHOT_BYTES)?;
-    WorldSnapshot::from_bytes(&bytes).map_err(|e| unavailable(path, e.to_string()))
+    let bytes = read_limited(path, MAX_SNAPSHOT_BYTES + DUMP_PREFIX as u64)?;
+    let Some(rest) = bytes.strip_prefix(SNAPSHOT_MAGIC) else {
+        return Err(unavailable(
+            path,
+            "not a snapshot dump (no DUELSNAP magic)".into(),
+        ));
+    };
+    let Some((stated, snapshot)) = rest.split_first_chunk::<8>() else {
+        return Err(unavailable(
+            path,
+            "the dump ends inside its checksum".into(),
+        ));
+    };
+    let stated = u64::from_le_bytes(*stated);
+    let actual = xxhash_rust::xxh3::xxh3_64(snapshot);
+    if stated != actual {
+        return Err(unavailable(
+            path,
+            format!(
+                "checksum mismatch (stated {stated:016x}, the bytes give {actual:016x}): the \
+                 dump is damaged"
+            ),
+        ));
+    }
+    WorldSnapshot::from_bytes(snapshot).map_err(|e| unavailable(path, e.to_string()))
 }
 
 fn unavailable(path: &Path, reason: String) -> Error {
@@ -82,4 +127,63 @@ pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error>
     let world = crate::replay::verified_state_at(&log, tick)
         .map_err(|e| unavailable(path, format!("re-simulating to tick {tick}: {e}")))?;
     Ok(world.snapshot())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Rules, World};
+    use proptest::prelude::*;
+
+    fn dump() -> (PathBuf, Vec<u8>, WorldSnapshot) {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("duel-dumps-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("host-tick-0.snapshot");
+        let snapshot = World::new(Rules::default(), 3, 2)
+            .expect("world")
+            .snapshot();
+        write_snapshot_file(&path, &snapshot).expect("write");
+        let bytes = std::fs::read(&path).expect("read");
+        (path, bytes, snapshot)
+    }
+
+    #[test]
+    fn a_snapshot_dump_reads_back_as_written() {
+        let (path, bytes, snapshot) = dump();
+        assert!(bytes.starts_with(SNAPSHOT_MAGIC));
+        assert_eq!(read_snapshot_file(&path).expect("reads"), snapshot);
+        for cut in [
+            0,
+            4,
+            SNAPSHOT_MAGIC.len(),
+            DUMP_PREFIX - 1,
+            DUMP_PREFIX,
+            bytes.len() - 1,
+        ] {
+            std::fs::write(&path, &bytes[..cut]).expect("write");
+            let err = read_snapshot_file(&path).unwrap_err();
+            assert!(
+                matches!(err, Error::StateUnavailable { .. }),
+                "cut at {cut}: {err}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        /// Issue 18 item 8: one flipped bit anywhere in a dump is refused (it used to be read
+        /// as a state whose fields differ).
+        #[test]
+        fn any_flipped_bit_in_a_dump_is_refused(at in any::<usize>(), bit in 0u8..8) {
+            let (path, mut bytes, _) = dump();
+            let i = at % bytes.len();
+            bytes[i] ^= 1 << bit;
+            std::fs::write(&path, &bytes).expect("write");
+            let err = read_snapshot_file(&path).unwrap_err();
+            prop_assert!(matches!(err, Error::StateUnavailable { .. }), "{}", err);
+            let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
+        }
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! Beside each dumped snapshot `<role>-tick-<t>.snapshot` a peer writes `<role>-tick-<t>.phases`
 //! for the step that reached tick `t`. The files come from another machine: they are read with a
-//! size limit and parsed strictly (every phase once, in order; 16-digit hex hashes), and a bad
-//! file is an error naming its line.
+//! size limit and parsed strictly (every phase once, in order; 16-digit hex hashes; a last line
+//! `check <xxh3 of everything before it>`, so a flipped bit is damage, not a phase that
+//! differs), and a bad file is an error naming its line.
 
 use crate::error::Error;
 use engine::{InputCmd, PhaseHashes, StateHash, Tick, STEP_PHASES};
@@ -57,6 +58,8 @@ impl PhaseTrace {
         for (phase, hash) in STEP_PHASES.iter().zip(&self.hashes.after) {
             let _ = writeln!(out, "{} {hash}", phase.name());
         }
+        let check = xxhash_rust::xxh3::xxh3_64(out.as_bytes());
+        let _ = writeln!(out, "check {check:016x}");
         out
     }
 
@@ -70,6 +73,34 @@ impl PhaseTrace {
             line,
             reason,
         };
+        let body_end = text
+            .strip_suffix('\n')
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |i| i + 1);
+        let last_line = text.lines().count();
+        let (body, check_line) = text.split_at(body_end);
+        let stated = check_line
+            .strip_prefix("check ")
+            .and_then(|c| c.strip_suffix('\n'))
+            .filter(|c| c.len() == 16)
+            .and_then(|c| u64::from_str_radix(c, 16).ok())
+            .ok_or_else(|| {
+                bad(
+                    last_line,
+                    "the last line is not `check <16 hex digits>`".into(),
+                )
+            })?;
+        let actual = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        if stated != actual {
+            return Err(bad(
+                last_line,
+                format!(
+                    "check {stated:016x} does not hold (the text gives {actual:016x}): the file \
+                     is damaged"
+                ),
+            ));
+        }
+        let text = body;
         let mut tick = None;
         let mut inputs = Vec::new();
         let mut after = [StateHash::default(); STEP_PHASES.len()];
@@ -186,9 +217,24 @@ mod tests {
         assert_eq!(back, t);
     }
 
+    /// `text` with its check line replaced by one that holds, as a forger would write it.
+    fn rechecked(text: &str) -> String {
+        let body: String = text
+            .lines()
+            .filter(|l| !l.starts_with("check "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        format!(
+            "{body}check {:016x}\n",
+            xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+        )
+    }
+
+    /// Forged traces (the check recomputed) are refused by the parser, naming the line.
     #[test]
-    fn damaged_phase_traces_are_refused_with_their_line() {
+    fn forged_phase_traces_are_refused_with_their_line() {
         let text = trace().to_text();
+        assert_eq!(rechecked(&text), text, "the forger's check is the writer's");
         let cases = [
             text.replace("movement", "moving"),
             text.replace("step 0", "step x"),
@@ -198,8 +244,22 @@ mod tests {
             text.replace("input 1", "input 7"),
         ];
         for bad in cases {
-            let err = PhaseTrace::parse(Path::new("t.phases"), &bad).expect_err(&bad);
+            let err = PhaseTrace::parse(Path::new("t.phases"), &rechecked(&bad)).expect_err(&bad);
             assert!(matches!(err, Error::PhaseTraceSyntax { .. }), "{err}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Issue 18 item 8: one flipped bit anywhere in a `.phases` file is refused (it used to
+        /// read as a phase whose hash differs, or as other inputs).
+        #[test]
+        fn any_flipped_bit_is_refused(at in proptest::prelude::any::<usize>(), bit in 0u8..7) {
+            let mut bytes = trace().to_text().into_bytes();
+            let i = at % bytes.len();
+            bytes[i] ^= 1 << bit;
+            if let Ok(text) = String::from_utf8(bytes) {
+                proptest::prop_assert!(PhaseTrace::parse(Path::new("t.phases"), &text).is_err());
+            }
         }
     }
 

@@ -76,7 +76,7 @@ fn dump_around(
             // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
             // them; the 25 KB text dumps are for the last few.
             let bin = dir.join(format!("{stem}.snapshot"));
-            std::fs::write(&bin, snapshot.to_bytes()).map_err(|e| Error::io(&bin, e))?;
+            crate::forensics::dumps::write_snapshot_file(&bin, snapshot)?;
         }
         if let (Ok(hashes), Some(before)) = (driver.trace_tick(t), t.checked_sub(1)) {
             let trace = PhaseTrace::new(hashes, driver.inputs_at(before)?);

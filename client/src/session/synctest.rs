@@ -241,8 +241,7 @@ fn dump_mismatch(
 /// # Errors
 /// [`Error::Io`].
 pub fn write_snapshot(dir: &Path, stem: &str, snapshot: &WorldSnapshot) -> Result<(), Error> {
-    let bin = dir.join(format!("{stem}.snapshot"));
-    std::fs::write(&bin, snapshot.to_bytes()).map_err(|e| Error::io(&bin, e))?;
+    crate::forensics::dumps::write_snapshot_file(&dir.join(format!("{stem}.snapshot")), snapshot)?;
     let txt = dir.join(format!("{stem}.txt"));
     std::fs::write(&txt, format!("{snapshot:#?}\n")).map_err(|e| Error::io(&txt, e))
 }

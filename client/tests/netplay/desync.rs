@@ -131,6 +131,35 @@ fn phase_injected_desync_names_the_phase_field_and_peer() {
     assert_eq!(out.status.code(), Some(2), "differing states exit 2");
     assert!(text.contains("fields that differ at tick 150:"), "{text}");
     assert!(text.contains("players[1].pos.x: "), "{text}");
+
+    // Issue 18 item 8: one flipped bit in a dump or a `.phases` file is damage, refused by
+    // name (exit 1), never read as a state or a phase that differs.
+    for file in ["host-tick-150.snapshot", "host-tick-150.phases"] {
+        let path = dir.join("host.log.dumps").join(file);
+        let mut bytes = std::fs::read(&path).expect("dump");
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x04;
+        std::fs::write(&path, &bytes).expect("write");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("state")
+        .arg(&dump)
+        .output()
+        .expect("run state tool");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("host-tick-150.snapshot") && text.contains("damaged"),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_duel-cli"))
+        .arg("desync")
+        .args([&h, &j])
+        .output()
+        .expect("run desync tool");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("damaged"), "{text}");
 }
 
 /// With checksums compared only every 50 ticks, a desync injected at tick 130 is detected at
