@@ -45,6 +45,6 @@ pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;
 pub use runs::{
     resume_bot_match, resume_logged_bot_match, run_bot_match, run_net_peer, BotMatch,
-    BotMatchSummary, NetRun, NetRunSummary, Resume, ResumeSummary,
+    BotMatchSummary, NetRun, NetRunSummary, Resume, ResumeSummary, MAX_TICKS,
 };
 pub use session::GgrsConfig;

@@ -69,7 +69,8 @@ pub struct Cli {
     pub menu_screenshot: Option<PathBuf>,
 
     /// The tick --screenshot captures.
-    #[arg(long, global = true, value_name = "N", requires = "screenshot")]
+    #[arg(long, global = true, value_name = "N", requires = "screenshot",
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(client::MAX_TICKS)))]
     pub at_tick: Option<u32>,
 
     /// Run the real window loop with both players on bots for this many seconds, then print
@@ -112,13 +113,13 @@ pub enum Mode {
     /// Host an online match: wait for a player (and spectators) to join.
     Host {
         /// Port to listen on (all interfaces); see --bind for one address.
-        #[arg(long, default_value_t = 7000)]
+        #[arg(long, default_value_t = 7000, value_parser = clap::value_parser!(u16).range(1..))]
         port: u16,
         /// Exact address to listen on, e.g. 192.168.1.20:7000 (overrides --port).
         #[arg(long)]
         bind: Option<SocketAddr>,
-        /// Spectators to wait for before starting.
-        #[arg(long, default_value_t = 0)]
+        /// Spectators to wait for before starting (at most 8).
+        #[arg(long, default_value_t = 0, value_parser = spectators())]
         spectators: usize,
         /// Admit only players holding this invite code (`random`: a fresh one), printed as
         /// the invitation to share, `ADDRESS#CODE`.
@@ -159,8 +160,8 @@ pub enum Mode {
         /// Watch instead of playing.
         #[arg(long)]
         spectate: bool,
-        /// Spectators to wait for before starting, should this player host.
-        #[arg(long, default_value_t = 0)]
+        /// Spectators to wait for before starting, should this player host (at most 8).
+        #[arg(long, default_value_t = 0, value_parser = spectators())]
         spectators: usize,
         /// STUN and TURN servers.
         #[command(flatten)]
@@ -207,8 +208,9 @@ pub struct NetOptions {
     /// `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1` (ms one way; percent).
     #[arg(long, value_parser = ConditionerConfig::parse)]
     pub conditioner: Option<ConditionerConfig>,
-    /// Seconds to wait for the other side before giving up.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for the other side before giving up (1 to 3600).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64)
+        .range(1..=client::netplay::MAX_HANDSHAKE_TIMEOUT.as_secs()))]
     pub timeout: u64,
     /// How the other player is drawn: `past` (from confirmed history, a few ticks behind; a
     /// rail shot is judged against exactly that) or `predicted` (where prediction puts them
@@ -255,6 +257,12 @@ impl Cli {
             && self.match_log.is_none()
             && self.hash_log.is_none()
     }
+}
+
+/// `--spectators`: up to what a host takes.
+fn spectators() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new()
+        .range(0..=client::netplay::MAX_SPECTATORS as u64)
 }
 
 /// `WIDTHxHEIGHT`, each at least 64.
@@ -480,5 +488,113 @@ mod tests {
         assert_eq!(cli.seed, Some(9));
         assert_eq!(cli.rules, Some(PathBuf::from("r.toml")));
         assert_eq!(cli.size, (800, 600));
+    }
+
+    /// Every option that takes a number: `(args before it, option, min, max)`.
+    const NUMERIC: &[(&[&str], &str, u64, u64)] = &[
+        (&[], "volume", 0, 100),
+        (
+            &["--screenshot", "a.png"],
+            "at-tick",
+            0,
+            client::MAX_TICKS as u64,
+        ),
+        (
+            &["--screenshot", "a.png", "--at-tick", "1"],
+            "remote-back",
+            0,
+            12,
+        ),
+        (&[], "sync-test", 2, 15),
+        (&["host"], "port", 1, 65535),
+        (
+            &["host"],
+            "spectators",
+            0,
+            client::netplay::MAX_SPECTATORS as u64,
+        ),
+        (
+            &["online", "--room", "r"],
+            "spectators",
+            0,
+            client::netplay::MAX_SPECTATORS as u64,
+        ),
+        (&["host"], "input-delay", 0, 8),
+        (&["join", "h:1"], "timeout", 1, 3600),
+        (&["spectate", "h:1"], "timeout", 1, 3600),
+    ];
+    /// Options whose values are not plain numbers, each with its own parser (or any `u64`).
+    const OTHER: &[&str] = &[
+        "seed",
+        "rules",
+        "bot-difficulty",
+        "size",
+        "screenshot",
+        "menu-screenshot",
+        "measure-pacing",
+        "match-log",
+        "hash-log",
+        "config",
+        "bind",
+        "code",
+        "conditioner",
+        "remote-view",
+        "address",
+        "room",
+        "signal",
+        "urls",
+        "username",
+        "credential",
+        "log",
+    ];
+
+    fn parses(before: &[&str], option: &str, value: &str) -> bool {
+        let mut args = vec!["maze-duel"];
+        args.extend_from_slice(before);
+        let flag = format!("--{option}");
+        args.extend([flag.as_str(), value]);
+        Cli::try_parse_from(args).is_ok()
+    }
+
+    /// Contract (issue 18): every option that takes a value is either a number with its range
+    /// in the table above or parsed by its own parser; each numeric one parses at both ends of
+    /// its range and is refused one past either end and far past (`u64::MAX`, negative).
+    #[test]
+    fn every_numeric_option_takes_its_range_and_refuses_the_rest() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let mut commands = vec![&cli];
+        commands.extend(cli.get_subcommands());
+        for command in commands {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str().replace('_', "-");
+                if !arg.get_action().takes_values() || id == "help" || id == "version" {
+                    continue;
+                }
+                assert!(
+                    NUMERIC.iter().any(|n| n.1 == id) || OTHER.contains(&id.as_str()),
+                    "{} --{id} is in neither table",
+                    command.get_name()
+                );
+            }
+        }
+        for &(before, option, min, max) in NUMERIC {
+            for inside in [min, max, min + (max - min) / 2] {
+                assert!(
+                    parses(before, option, &inside.to_string()),
+                    "--{option} {inside}"
+                );
+            }
+            let mut outside = vec![(max + 1).to_string(), u64::MAX.to_string(), "-1".into()];
+            if min > 0 {
+                outside.push((min - 1).to_string());
+            }
+            for value in outside {
+                assert!(
+                    !parses(before, option, &value),
+                    "--{option} {value} is refused"
+                );
+            }
+        }
     }
 }

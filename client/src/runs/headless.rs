@@ -8,6 +8,10 @@ use crate::tick_logs::TickLogs;
 use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
 use std::path::{Path, PathBuf};
 
+/// Longest run the tools play: 48 hours at 60 Hz (a match log of that is near the readers'
+/// 1 GiB limit; a tick count past it is a typo).
+pub const MAX_TICKS: engine::Tick = 48 * 3600 * 60;
+
 /// What to play.
 #[derive(Debug, Clone)]
 pub struct BotMatch {

@@ -8,6 +8,6 @@ pub mod rail_fairness;
 
 pub use headless::{
     resume_bot_match, resume_logged_bot_match, run_bot_match, BotMatch, BotMatchSummary, Resume,
-    ResumeSummary,
+    ResumeSummary, MAX_TICKS,
 };
 pub use netrun::{run_net_peer, NetRun, NetRunSummary};

@@ -81,15 +81,23 @@ impl Connecting {
     #[must_use]
     pub fn host(link: SharedLink, config: &NetConfig) -> Connecting {
         let info = PeerInfo::local(&config.rules);
-        let handshake =
-            HostHandshake::new(&link, &info, config.seed, config.spectators, config.invite);
+        let stage = match config.check() {
+            Ok(()) => Stage::Host(HostHandshake::new(
+                &link,
+                &info,
+                config.seed,
+                config.spectators,
+                config.invite,
+            )),
+            Err(problem) => Stage::Failed(problem),
+        };
         Connecting {
-            handshake_deadline: Some(Instant::now() + config.handshake_timeout),
+            handshake_deadline: Instant::now().checked_add(config.handshake_timeout),
             link,
             config: config.clone(),
             info,
             role: None,
-            stage: Stage::Host(handshake),
+            stage,
         }
     }
 
@@ -98,12 +106,14 @@ impl Connecting {
     #[must_use]
     pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig) -> Self {
         let info = PeerInfo::local(&config.rules);
-        let stage = match JoinHandshake::new(&link, &info, host, role, config.invite) {
+        let stage = match config.check().and_then(|()| {
+            JoinHandshake::new(&link, &info, host, role, config.invite).map_err(|e| e.to_string())
+        }) {
             Ok(handshake) => Stage::Join(Box::new(handshake)),
-            Err(e) => Stage::Failed(e.to_string()),
+            Err(problem) => Stage::Failed(problem),
         };
         Connecting {
-            handshake_deadline: Some(Instant::now() + config.handshake_timeout),
+            handshake_deadline: Instant::now().checked_add(config.handshake_timeout),
             link,
             config: config.clone(),
             info,

@@ -23,6 +23,22 @@ use std::time::{Duration, Instant};
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
 /// 128-frame input queue (at 119 neither peer finishes; at 120 GGRS panics).
 pub const MAX_INPUT_DELAY: usize = 30;
+/// Most spectators a host waits for.
+pub const MAX_SPECTATORS: usize = 8;
+/// Longest handshake wait: an hour (a deadline further off is a typo, and past `Instant`'s
+/// range a panic).
+pub const MAX_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3600);
+/// Longest GGRS synchronization wait.
+pub const MAX_SYNC_TIMEOUT: Duration = Duration::from_secs(600);
+/// Shortest and longest silence before a peer counts as disconnected.
+pub const DISCONNECT_TIMEOUT_RANGE: (Duration, Duration) =
+    (Duration::from_millis(100), Duration::from_secs(60));
+/// Fastest simulation rate a session runs at.
+pub const MAX_FPS: u32 = 240;
+/// Longest distance between checksum comparisons, in confirmed frames.
+pub const MAX_DESYNC_INTERVAL: u32 = 600;
+/// Most frames predicted ahead of confirmed input (GGRS keeps 128 frames of inputs).
+pub const MAX_PREDICTION: usize = 30;
 
 /// How a networked session is set up.
 #[derive(Debug, Clone)]
@@ -70,6 +86,87 @@ pub struct NetConfig {
     /// input would otherwise hold both sides forever). Longer than `disconnect_timeout`, so a
     /// silent peer is reported as disconnected first.
     pub freeze_timeout: Duration,
+}
+
+impl NetConfig {
+    /// Checks every value against its range (the constants above), so a typo is an error
+    /// naming the field instead of a panic inside GGRS or a deadline past `Instant`'s range.
+    ///
+    /// # Errors
+    /// What is out of range, with the range.
+    pub fn check(&self) -> Result<(), String> {
+        let secs = |d: Duration| d.as_secs_f64();
+        let (min_disconnect, max_disconnect) = DISCONNECT_TIMEOUT_RANGE;
+        let problems = [
+            (self.input_delay > MAX_INPUT_DELAY).then(|| {
+                format!(
+                    "input delay {} frames is beyond the {MAX_INPUT_DELAY} a session takes",
+                    self.input_delay
+                )
+            }),
+            (!(1..=MAX_PREDICTION).contains(&self.max_prediction)).then(|| {
+                format!(
+                    "max prediction {} frames is outside 1..={MAX_PREDICTION}",
+                    self.max_prediction
+                )
+            }),
+            (!(1..=MAX_DESYNC_INTERVAL).contains(&self.desync_interval)).then(|| {
+                format!(
+                    "desync interval {} is outside 1..={MAX_DESYNC_INTERVAL}",
+                    self.desync_interval
+                )
+            }),
+            (!(1..=MAX_FPS).contains(&self.fps))
+                .then(|| format!("fps {} is outside 1..={MAX_FPS}", self.fps)),
+            (self.spectators > MAX_SPECTATORS).then(|| {
+                format!(
+                    "{} spectators: a host takes at most {MAX_SPECTATORS}",
+                    self.spectators
+                )
+            }),
+            (self.handshake_timeout.is_zero() || self.handshake_timeout > MAX_HANDSHAKE_TIMEOUT)
+                .then(|| {
+                    format!(
+                        "handshake timeout {} s is outside (0, {}] s",
+                        secs(self.handshake_timeout),
+                        MAX_HANDSHAKE_TIMEOUT.as_secs()
+                    )
+                }),
+            (self.sync_timeout.is_zero() || self.sync_timeout > MAX_SYNC_TIMEOUT).then(|| {
+                format!(
+                    "sync timeout {} s is outside (0, {}] s",
+                    secs(self.sync_timeout),
+                    MAX_SYNC_TIMEOUT.as_secs()
+                )
+            }),
+            (!(min_disconnect..=max_disconnect).contains(&self.disconnect_timeout)).then(|| {
+                format!(
+                    "disconnect timeout {} ms is outside {}..={} ms",
+                    self.disconnect_timeout.as_millis(),
+                    min_disconnect.as_millis(),
+                    max_disconnect.as_millis()
+                )
+            }),
+            (self.disconnect_notify > self.disconnect_timeout)
+                .then(|| "the disconnect notice comes after the disconnect timeout".to_owned()),
+            (self.freeze_timeout.is_zero() || self.freeze_timeout > MAX_HANDSHAKE_TIMEOUT).then(
+                || {
+                    format!(
+                        "freeze timeout {} s is outside (0, {}] s",
+                        secs(self.freeze_timeout),
+                        MAX_HANDSHAKE_TIMEOUT.as_secs()
+                    )
+                },
+            ),
+            (self.max_frames_behind == 0 || self.catchup_speed == 0).then(|| {
+                "a spectator's catch-up needs frames behind and a speed of 1 or more".into()
+            }),
+        ];
+        match problems.into_iter().flatten().next() {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for NetConfig {
@@ -413,13 +510,8 @@ impl NetPeer {
     }
 
     fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {
-        if config.input_delay > MAX_INPUT_DELAY {
-            return Err(Error::Ggrs(GgrsError::InvalidRequest {
-                info: format!(
-                    "input delay {} frames is beyond the {MAX_INPUT_DELAY} a session takes",
-                    config.input_delay
-                ),
-            }));
+        if let Err(info) = config.check() {
+            return Err(Error::Ggrs(GgrsError::InvalidRequest { info }));
         }
         let players = usize::from(agreement.players);
         let world = World::new(config.rules.clone(), agreement.match_seed, players)?;

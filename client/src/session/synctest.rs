@@ -10,6 +10,8 @@ use engine::{Bot, Phase, Rules, StateHash, Tick, WireInput, World, WorldSnapshot
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
 use std::path::{Path, PathBuf};
 
+/// Most frames a sync test rolls back each frame (GGRS's prediction window follows it).
+pub const MAX_CHECK_DISTANCE: usize = 15;
 /// A sync test to run.
 #[derive(Debug, Clone)]
 pub struct SyncTest {
@@ -84,6 +86,13 @@ impl SyncTester {
         check_distance: usize,
         dump_dir: PathBuf,
     ) -> Result<SyncTester, Error> {
+        if !(1..=MAX_CHECK_DISTANCE).contains(&check_distance) {
+            return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest {
+                info: format!(
+                    "check distance {check_distance} frames is outside 1..={MAX_CHECK_DISTANCE}"
+                ),
+            }));
+        }
         let players = world.player_count();
         let mut driver = Driver::new(world);
         driver.keep_first_saves(true);

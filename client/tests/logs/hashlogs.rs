@@ -148,7 +148,7 @@ fn a_hash_log_killed_with_sigkill_reads() {
     let mut child = KillOnDrop(
         Command::new(env!("CARGO_BIN_EXE_duel-cli"))
             .args(["bot-match", "--seed", "3", "--bot-seed", "8", "--no-stop"])
-            .args(["--ticks", "100000000", "--hash-log"])
+            .args(["--ticks", "10000000", "--hash-log"])
             .arg(&path)
             .spawn()
             .expect("spawn"),

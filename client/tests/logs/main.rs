@@ -233,7 +233,7 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
                 "12",
                 "--no-stop",
                 "--ticks",
-                "100000000",
+                "10000000",
             ])
             .arg("--match-log")
             .arg(&log)

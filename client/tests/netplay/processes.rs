@@ -249,10 +249,10 @@ fn a_joiner_with_another_invite_code_is_refused_in_words() {
 #[test]
 fn option_values_outside_their_range_are_refused_naming_it() {
     for (args, words) in [
-        (&["host", "--input-delay", "120"][..], "from 0 to 30"),
+        (&["host", "--input-delay", "120"][..], "0..=30"),
         (
             &["join", "127.0.0.1:9", "--input-delay", "31"][..],
-            "from 0 to 30",
+            "0..=30",
         ),
         (&["host", "--fps", "0"][..], "1..=240"),
         (&["host", "--desync-interval", "0"][..], "1..=600"),
@@ -266,6 +266,16 @@ fn option_values_outside_their_range_are_refused_naming_it() {
             "0 to 1000",
         ),
         (&["host", "--code", "nope"][..], "invite code"),
+        (
+            &["host", "--handshake-timeout", "18446744073709551615"][..],
+            "1..=3600",
+        ),
+        (&["host", "--spectators", "9"][..], "0..=8"),
+        (
+            &["sync-test", "--check-distance", "18446744073709551615"][..],
+            "1..=15",
+        ),
+        (&["bot-match", "--ticks", "4294967295"][..], "1..=10368000"),
     ] {
         let out = output_within(
             Command::new(env!("CARGO_BIN_EXE_duel-cli")).args(args),

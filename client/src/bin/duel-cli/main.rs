@@ -34,6 +34,7 @@ mod bot_match;
 mod fairness;
 mod logs;
 mod net;
+mod ranges;
 mod sync_test;
 
 use anyhow::Result;
@@ -82,10 +83,10 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         bot_seed: u64,
         /// Ticks to play (60 per second).
-        #[arg(long, default_value_t = 3600)]
+        #[arg(long, default_value_t = 3600, value_parser = ranges::parser::<u32>(ranges::TICKS))]
         ticks: u32,
         /// Number of players, 2 to 4.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, value_parser = ranges::parser::<usize>(ranges::PLAYERS))]
         players: usize,
         /// Keep playing after the match is decided, up to --ticks.
         #[arg(long)]
@@ -106,7 +107,7 @@ enum Command {
         log: PathBuf,
         /// Play on until this tick (default: where the original run was to stop, as its log
         /// records).
-        #[arg(long)]
+        #[arg(long, value_parser = ranges::parser::<u32>(ranges::TICKS))]
         ticks: Option<u32>,
         /// Write a hash log of the ticks played after resuming.
         #[arg(long)]
@@ -150,7 +151,7 @@ enum Command {
         /// A match log or a `.snapshot` file.
         log: PathBuf,
         /// The tick (required for a match log; checked for a snapshot).
-        #[arg(long)]
+        #[arg(long, value_parser = ranges::parser::<u32>(ranges::TICK))]
         tick: Option<u32>,
         /// Another match log or snapshot to compare with at the same tick.
         #[arg(long)]
@@ -162,7 +163,7 @@ enum Command {
         #[arg(long, default_value = "0.0.0.0:7000")]
         bind: SocketAddr,
         /// Spectators to wait for before starting.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = ranges::parser::<usize>(ranges::SPECTATORS))]
         spectators: usize,
         /// Match seed.
         #[arg(long, default_value_t = 1)]
@@ -224,7 +225,7 @@ enum Command {
         #[arg(long)]
         spectate: bool,
         /// Spectators to wait for before starting, should this peer host.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = ranges::parser::<usize>(ranges::SPECTATORS))]
         spectators: usize,
         /// Match seed, should this peer host.
         #[arg(long, default_value_t = 1)]
@@ -244,10 +245,10 @@ enum Command {
     /// Run a GGRS sync test: roll back and re-simulate every frame, compare checksums.
     SyncTest {
         /// Frames re-simulated each frame.
-        #[arg(long, default_value_t = 7)]
+        #[arg(long, default_value_t = 7, value_parser = ranges::parser::<usize>(ranges::CHECK_DISTANCE))]
         check_distance: usize,
         /// Frames to run.
-        #[arg(long, default_value_t = 10_000)]
+        #[arg(long, default_value_t = 10_000, value_parser = ranges::parser::<u32>(ranges::TICKS))]
         ticks: u32,
         /// Match seed.
         #[arg(long, default_value_t = 1)]
@@ -266,7 +267,7 @@ enum Command {
         hash_log: Option<PathBuf>,
         /// Debugging aid: make the given tick simulate differently the first time, to see a
         /// mismatch reported.
-        #[arg(long, hide = true)]
+        #[arg(long, hide = true, value_parser = ranges::parser::<u32>(ranges::TICK))]
         debug_inject_desync: Option<u32>,
         /// Debugging aid: the phase after which that tick's first pass is perturbed.
         #[arg(long, hide = true, value_parser = parse_phase)]
@@ -279,16 +280,16 @@ enum Command {
     /// and once shown from confirmed history with lag compensation.
     RailFairness {
         /// Final ticks per run.
-        #[arg(long, default_value_t = 3600)]
+        #[arg(long, default_value_t = 3600, value_parser = ranges::parser::<u32>(ranges::TICKS))]
         ticks: u32,
         /// Impairment of each side's outgoing datagrams.
         #[arg(long, default_value = "latency=40,jitter=10,loss=5,burst=2,seed=1")]
         conditioner: String,
         /// Loopback port the host binds.
-        #[arg(long, default_value_t = 7460)]
+        #[arg(long, default_value_t = 7460, value_parser = ranges::parser::<u16>(ranges::PORT))]
         port: u16,
         /// Frames of input delay (0 to 30).
-        #[arg(long, default_value_t = 2, value_parser = input_delay)]
+        #[arg(long, default_value_t = 2, value_parser = ranges::parser::<usize>(ranges::INPUT_DELAY))]
         input_delay: usize,
     },
     /// One side of `rail-fairness` (run by it as a child process).
@@ -300,11 +301,11 @@ enum Command {
         addr: SocketAddr,
         /// `predicted` or `past`.
         view: client::remote_view::RemoteView,
-        #[arg(long)]
+        #[arg(long, value_parser = ranges::parser::<u32>(ranges::TICKS))]
         ticks: u32,
         #[arg(long, value_parser = ConditionerConfig::parse)]
         conditioner: ConditionerConfig,
-        #[arg(long, value_parser = input_delay)]
+        #[arg(long, value_parser = ranges::parser::<usize>(ranges::INPUT_DELAY))]
         input_delay: usize,
     },
 }
@@ -412,16 +413,6 @@ fn check_paths(command: &Command) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `--input-delay`: whole frames up to [`client::netplay::MAX_INPUT_DELAY`] (GGRS's input
-/// queue panics far past it).
-fn input_delay(text: &str) -> Result<usize, String> {
-    let max = client::netplay::MAX_INPUT_DELAY;
-    text.parse::<usize>()
-        .ok()
-        .filter(|d| *d <= max)
-        .ok_or_else(|| format!("`{text}` is not a whole number of frames from 0 to {max}"))
 }
 
 fn parse_phase(name: &str) -> Result<Phase, String> {

@@ -24,7 +24,7 @@ use std::time::Duration;
 #[derive(Args)]
 pub(crate) struct NetArgs {
     /// Final (confirmed) ticks to reach before finishing.
-    #[arg(long, default_value_t = 3600)]
+    #[arg(long, default_value_t = 3600, value_parser = crate::ranges::parser::<u32>(crate::ranges::TICKS))]
     ticks: u32,
     /// Seed of the local bot.
     #[arg(long, default_value_t = 7)]
@@ -39,27 +39,27 @@ pub(crate) struct NetArgs {
     #[arg(long)]
     match_log: Option<PathBuf>,
     /// Frames of input delay (0 to 30).
-    #[arg(long, default_value_t = 2, value_parser = crate::input_delay)]
+    #[arg(long, default_value_t = 2, value_parser = crate::ranges::parser::<usize>(crate::ranges::INPUT_DELAY))]
     input_delay: usize,
     /// Compare checksums with the peer every N confirmed frames (1 to 600).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=600))]
+    #[arg(long, default_value_t = 1, value_parser = crate::ranges::parser::<u32>(crate::ranges::DESYNC_INTERVAL))]
     desync_interval: u32,
     /// Simulation frames per second (1 to 240).
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=240))]
+    #[arg(long, default_value_t = 60, value_parser = crate::ranges::parser::<u32>(crate::ranges::FPS))]
     fps: u32,
     /// Impair outgoing datagrams: `latency=40,jitter=10,loss=5,burst=2,dup=1,reorder=2,seed=1`
     /// (milliseconds one way; loss/dup/reorder in percent).
     #[arg(long, value_parser = ConditionerConfig::parse)]
     conditioner: Option<ConditionerConfig>,
     /// Seconds to wait for the other side at the handshake.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = crate::ranges::parser::<u64>(crate::ranges::HANDSHAKE_TIMEOUT))]
     handshake_timeout: u64,
     /// Seconds GGRS may take to synchronize after the handshake (a host whose peers do not
     /// synchronize in time forgets them and waits for a joiner again).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::ranges::parser::<u64>(crate::ranges::SYNC_TIMEOUT))]
     sync_timeout: u64,
     /// Milliseconds of silence after which the other side counts as disconnected.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, value_parser = crate::ranges::parser::<u64>(crate::ranges::DISCONNECT_TIMEOUT_MS))]
     disconnect_timeout_ms: u64,
     /// Where snapshots are dumped when a desync is detected (default: `<hash log>.dumps`, or
     /// `desync-dump` without a hash log).
@@ -72,7 +72,7 @@ pub(crate) struct NetArgs {
     #[arg(long, value_name = "CODE|random")]
     code: Option<String>,
     /// Debugging aid: perturb this peer's state at the given tick, to see the desync found.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, value_parser = crate::ranges::parser::<u32>(crate::ranges::TICK))]
     debug_inject_desync: Option<u32>,
     /// Debugging aid: the phase of that tick's step after which to perturb (`movement`, ...;
     /// default: after the whole step).

@@ -2,6 +2,7 @@
 //! and what the host answers strangers at each stage.
 
 use super::*;
+use crate::netplay::{MAX_INPUT_DELAY, MAX_SPECTATORS};
 use crate::socket::Link;
 use crate::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::transport::{Transport, MAX_DATAGRAM};
@@ -386,4 +387,53 @@ fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
         "{err:?}"
     );
     assert!(err.to_string().contains("the match froze at tick"), "{err}");
+}
+
+/// Contract (issue 18): a configuration out of range — a timeout past `Instant`'s range (it
+/// used to panic adding it to now), too many spectators, an input delay GGRS cannot queue — is
+/// refused by the host and the joiner at their first poll, naming the value and its range.
+#[test]
+fn a_config_out_of_range_is_refused_naming_it_not_a_panic() {
+    let net = MemoryNet::default();
+    let cases = [
+        (
+            NetConfig {
+                handshake_timeout: Duration::MAX,
+                ..NetConfig::default()
+            },
+            "handshake timeout",
+        ),
+        (
+            NetConfig {
+                sync_timeout: Duration::from_secs(u64::MAX),
+                ..NetConfig::default()
+            },
+            "sync timeout",
+        ),
+        (
+            NetConfig {
+                disconnect_timeout: Duration::ZERO,
+                ..NetConfig::default()
+            },
+            "disconnect timeout",
+        ),
+        (config(1000, 1000, MAX_SPECTATORS + 1), "spectators"),
+        (
+            NetConfig {
+                input_delay: MAX_INPUT_DELAY + 1,
+                ..NetConfig::default()
+            },
+            "input delay",
+        ),
+    ];
+    for (config, words) in cases {
+        assert!(config.check().unwrap_err().contains(words), "{words}");
+        let mut h = host(&net, &config);
+        let err = poll_until_error(&mut h).to_string();
+        assert!(err.contains(words), "host: {err}");
+        let mut j = Connecting::join(Link::new(net.endpoint(2)), addr(1), Role::Player, &config);
+        let err = poll_until_error(&mut j).to_string();
+        assert!(err.contains(words), "joiner: {err}");
+    }
+    assert_eq!(NetConfig::default().check(), Ok(()));
 }
