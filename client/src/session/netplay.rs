@@ -124,17 +124,16 @@ impl NetConfig {
                     self.spectators
                 )
             }),
-            (self.handshake_timeout.is_zero() || self.handshake_timeout > MAX_HANDSHAKE_TIMEOUT)
-                .then(|| {
-                    format!(
-                        "handshake timeout {} s is outside (0, {}] s",
-                        secs(self.handshake_timeout),
-                        MAX_HANDSHAKE_TIMEOUT.as_secs()
-                    )
-                }),
-            (self.sync_timeout.is_zero() || self.sync_timeout > MAX_SYNC_TIMEOUT).then(|| {
+            (self.handshake_timeout > MAX_HANDSHAKE_TIMEOUT).then(|| {
                 format!(
-                    "sync timeout {} s is outside (0, {}] s",
+                    "handshake timeout {} s is beyond {} s",
+                    secs(self.handshake_timeout),
+                    MAX_HANDSHAKE_TIMEOUT.as_secs()
+                )
+            }),
+            (self.sync_timeout > MAX_SYNC_TIMEOUT).then(|| {
+                format!(
+                    "sync timeout {} s is beyond {} s",
                     secs(self.sync_timeout),
                     MAX_SYNC_TIMEOUT.as_secs()
                 )
