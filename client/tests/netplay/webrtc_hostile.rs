@@ -420,3 +420,47 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
     let dropped = join_within(peer, "peer of a rogue server").expect("its loop lived on");
     assert_eq!(dropped, 1, "the garbage offer, and only it, was dropped");
 }
+
+/// Issue 17: a peer with the secret whose WebRTC negotiation fails inside matchbox — here it
+/// answers each player's offer with that offer itself plus session-level ICE credentials
+/// that conflict with its section's (well-formed SDP, so it passes every relay check, but not
+/// an answer WebRTC can apply) and then vanishes — ends only its own
+/// connection: matchbox 0.15 `unwrap`s such failures inside the message loop that carries
+/// every connection of the socket, which ended the players' running match. The match goes on
+/// and both logs agree at every confirmed tick.
+#[test]
+fn a_negotiation_that_fails_inside_webrtc_ends_only_that_peer() {
+    let server = signal_server();
+    let dir = scratch_dir("webrtc-echo");
+    let ticks = 300;
+    let (room, _) = secret_room(&server, "echo");
+    let attack_over = Arc::new(AtomicBool::new(false));
+    let players = players_waiting_for(&room, ticks, &dir, &attack_over);
+    let link = room.link().expect("link");
+    attacker(async {
+        let (mut ws, _) = enter(&link).await;
+        let mut answered = Vec::new();
+        while answered.len() < 2 {
+            let event = next_event(&mut ws).await;
+            let signal_in = &event["Signal"];
+            if let Some(offer) = signal_in["data"]["Offer"].as_str() {
+                let sender = signal_in["sender"].as_str().expect("sender").to_owned();
+                if !answered.contains(&sender) {
+                    // Session-level ICE credentials that conflict with the section's.
+                    let answer = offer.replacen(
+                        "t=0 0\r\n",
+                        "t=0 0\r\na=ice-ufrag:conflicting\r\na=ice-pwd:conflictingconflictingconf\r\n",
+                        1,
+                    );
+                    let echo = signal(&sender, serde_json::json!({ "Answer": answer }));
+                    ws.send(Message::Text(echo.into())).await.expect("send");
+                    answered.push(sender);
+                }
+            }
+        }
+        // Give both players' handshakes time to fail on it, then leave.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let _ = ws.close(None).await;
+    });
+    players_finish(players, &attack_over, &dir, ticks);
+}
