@@ -82,7 +82,8 @@ impl PhaseTrace {
         let stated = check_line
             .strip_prefix("check ")
             .and_then(|c| c.strip_suffix('\n'))
-            .filter(|c| c.len() == 16)
+            // Lower-case only: `A` is `a` with one bit flipped, and would read as the same.
+            .filter(|c| c.len() == 16 && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
             .and_then(|c| u64::from_str_radix(c, 16).ok())
             .ok_or_else(|| {
                 bad(

@@ -153,8 +153,8 @@ fn a_hash_log_killed_with_sigkill_reads() {
             .spawn()
             .expect("spawn"),
     );
-    wait_until(&mut child, CHILD_LIMIT, "100 kB of hash log", || {
-        std::fs::metadata(&path).map_or(0, |m| m.len()) >= 100_000
+    wait_until(&mut child, CHILD_LIMIT, "150 kB of hash log", || {
+        std::fs::metadata(&path).map_or(0, |m| m.len()) >= 150_000
     });
     child.kill().expect("SIGKILL");
     wait_within(&mut child, CHILD_LIMIT, "the killed bot match");

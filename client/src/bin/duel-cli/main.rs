@@ -562,3 +562,112 @@ fn run() -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Each subcommand that names files: its arguments before the file slots, and the slots
+    /// (option, or `None` for the positional log) with whether each is an output.
+    /// A file slot: its option (`None`: the positional log) and whether it is written.
+    type Slot = (Option<&'static str>, bool);
+
+    const COMMANDS: &[(&[&str], &[Slot])] = &[
+        (
+            &["bot-match"],
+            &[
+                (Some("--rules"), false),
+                (Some("--hash-log"), true),
+                (Some("--match-log"), true),
+            ],
+        ),
+        (&["resume"], &[(None, false), (Some("--hash-log"), true)]),
+        (
+            &["verify"],
+            &[
+                (None, false),
+                (Some("--rules"), false),
+                (Some("--hash-log"), true),
+            ],
+        ),
+        (
+            &["sync-test"],
+            &[
+                (Some("--rules"), false),
+                (Some("--dump-dir"), true),
+                (Some("--hash-log"), true),
+            ],
+        ),
+        (
+            &["host"],
+            &[
+                (Some("--rules"), false),
+                (Some("--hash-log"), true),
+                (Some("--match-log"), true),
+                (Some("--dump-dir"), true),
+            ],
+        ),
+        (
+            &["join", "127.0.0.1:9"],
+            &[
+                (Some("--rules"), false),
+                (Some("--hash-log"), true),
+                (Some("--match-log"), true),
+                (Some("--dump-dir"), true),
+            ],
+        ),
+    ];
+
+    fn scratch() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("duel-cli-paths-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        dir
+    }
+
+    proptest! {
+        /// Issue 18 item 1, as a property: for every subcommand and every pair of its file
+        /// slots given one file — spelled the same, through `./`, or as a hard link of an
+        /// existing file — the command is refused before anything is opened exactly when one
+        /// of the two is an output; distinct files always pass.
+        #[test]
+        fn one_file_in_two_slots_is_refused_exactly_when_one_is_written(
+            pick in any::<usize>(),
+            pair in any::<(usize, usize)>(),
+            collide in any::<bool>(),
+            spelling in 0u8..3,
+        ) {
+            let (before, slots) = COMMANDS[pick % COMMANDS.len()];
+            let dir = scratch();
+            let n = slots.len();
+            let (i, j) = (pair.0 % n, pair.1 % n);
+            let collide = collide && i != j;
+            let mut paths: Vec<PathBuf> = (0..n).map(|k| dir.join(format!("f{pick}-{k}"))).collect();
+            if collide {
+                paths[j] = match spelling {
+                    0 => paths[i].clone(),
+                    1 => dir.join(".").join(paths[i].file_name().expect("name")),
+                    _ => {
+                        std::fs::write(&paths[i], b"x").expect("write");
+                        let link = dir.join(format!("link{pick}-{i}-{j}"));
+                        let _ = std::fs::remove_file(&link);
+                        std::fs::hard_link(&paths[i], &link).expect("link");
+                        link
+                    }
+                };
+            }
+            let mut args: Vec<std::ffi::OsString> = vec!["duel-cli".into()];
+            args.extend(before.iter().map(Into::into));
+            for ((option, _), path) in slots.iter().zip(&paths) {
+                if let Some(option) = option {
+                    args.push(option.into());
+                }
+                args.push(path.into());
+            }
+            let cli = Cli::try_parse_from(&args).expect("parses");
+            let refused = check_paths(&cli.command).is_err();
+            let written = slots[i].1 || slots[j].1;
+            prop_assert_eq!(refused, collide && written, "{:?}", args);
+        }
+    }
+}
