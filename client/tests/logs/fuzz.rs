@@ -8,6 +8,8 @@
 //! - Match logs, crafted records (a payload changed, a tick set, a length changed, with every
 //!   check recomputed, so only consistency checks can refuse them): reading, verifying, seeking
 //!   and recovering return, with a result or an error.
+//! - Match logs, forged checkpoints (a snapshot byte changed, every check recomputed): never
+//!   believed by `verify` or by what `state` and `resume` use.
 //! - Hash logs (bit flips, truncations, insertions, swapped, repeated and dropped lines): a log
 //!   that reads is the original cut short (its check chain refuses every changed line), and
 //!   one whose data lines changed is told apart from the original by `desync`'s comparison.
@@ -278,6 +280,53 @@ proptest! {
         crafted.extend_from_slice(&frame(lsn, kind, &payload));
         crafted.extend_from_slice(&original[end..]);
         exercise(crafted, seek);
+    }
+
+    /// Issue 18 item 6, as a property: a checkpoint forged with every check recomputed (one
+    /// byte of its snapshot changed) is never believed: the log is refused when read, or
+    /// `verify` and `verified_state_at` (what `state` and `resume` use) refuse it at the
+    /// checkpoint's tick or before.
+    #[test]
+    fn forged_checkpoints_are_never_believed(which in any::<usize>(), at in any::<usize>(), bit in 0u8..8) {
+        let original = &originals().0;
+        let offsets = record_offsets(original);
+        let checkpoints: Vec<usize> = offsets
+            .iter()
+            .copied()
+            .filter(|&o| original[o + 20] == 3)
+            .collect();
+        let start = checkpoints[which % checkpoints.len()];
+        let end = offsets.iter().copied().find(|&o| o > start).unwrap_or(original.len());
+        let lsn = u64::from_le_bytes(original[start + 4..start + 12].try_into().expect("8"));
+        let mut payload = original[start + PREFIX..end - 8].to_vec();
+        let tick = u32::from_le_bytes(payload[..4].try_into().expect("4"));
+        // Inside the snapshot bytes (after the tick and the length).
+        let i = 12 + at % (payload.len() - 12);
+        payload[i] ^= 1 << bit;
+        let mut forged = original[..start].to_vec();
+        forged.extend_from_slice(&frame(lsn, 3, &payload));
+        forged.extend_from_slice(&original[end..]);
+        let result = within_a_minute(move || {
+            let path = case_file("log");
+            std::fs::write(&path, &forged).expect("write");
+            let read = read_log(&path);
+            let _ = std::fs::remove_file(&path);
+            let Ok(log) = read else { return Ok(()) };
+            let last = log.last_tick();
+            let verified = verify(&log, None);
+            match client::replay::verified_state_at(&log, last) {
+                Err(client::Error::VerifyMismatch { tick: at, .. })
+                    if at <= tick && verified.is_err() =>
+                {
+                    Ok(())
+                }
+                other => Err(format!(
+                    "a forged checkpoint of tick {tick}: verify {verified:?}, state {:?}",
+                    other.map(|w| w.tick())
+                )),
+            }
+        });
+        prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     }
 
     /// Random damage to a hash log.
