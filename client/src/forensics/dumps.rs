@@ -171,6 +171,23 @@ mod tests {
         }
     }
 
+    /// Contract: a dump of the largest snapshot plus its prefix is read (then refused as what
+    /// it holds); one byte more is refused by its length, before it is read.
+    #[test]
+    fn a_dump_over_the_snapshot_limit_is_refused_by_its_length() {
+        let (path, _, _) = dump();
+        let limit = MAX_SNAPSHOT_BYTES as usize + DUMP_PREFIX;
+        for (len, too_large) in [(limit, false), (limit + 1, true)] {
+            std::fs::write(&path, vec![0u8; len]).expect("write");
+            let err = read_snapshot_file(&path).unwrap_err();
+            assert_eq!(
+                matches!(err, Error::LogTooLarge { .. }),
+                too_large,
+                "{len} bytes: {err}"
+            );
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
         /// Issue 18 item 8: one flipped bit anywhere in a dump is refused (it used to be read

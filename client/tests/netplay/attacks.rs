@@ -11,7 +11,7 @@ use crate::raw::*;
 use client::ggrs_message::{Body, GgrsMessage, Input};
 use client::net::seal::{self, InviteCode};
 use client::transport::{Transport, UdpTransport};
-use client::wire::{HostAnswer, Role};
+use client::wire::Role;
 use client::{Error, NetPeer, NetRunSummary};
 use engine::DetRng;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,11 +72,7 @@ fn forged_acks_on_the_path_neither_freeze_nor_desync_the_match() {
     let dir = scratch_dir("attack-forged-ack");
     let ticks = 360;
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
-    let host = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        plan(ticks, 1, &h),
-    );
+    let host = spawn_loopback_host(test_config(Default::default()), plan(ticks, 1, &h));
     let mut rng = DetRng::from_seed(17);
     let mut dropped = [0u32; 2];
     let relay = Relay::start(
@@ -119,8 +115,7 @@ fn forged_acks_on_the_path_neither_freeze_nor_desync_the_match() {
         }),
     );
     let (host, joiner) = {
-        let joiner = spawn_joiner(
-            || loopback_link(Default::default()),
+        let joiner = spawn_loopback_joiner(
             relay.addr,
             Role::Player,
             test_config(Default::default()),
@@ -161,11 +156,8 @@ fn forged_inputs_on_and_off_the_path_are_dropped_and_counted() {
     let dir = scratch_dir("attack-forged-input");
     let ticks = 360;
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
-    let (host_addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        plan(ticks, 1, &h),
-    );
+    let (host_addr, host) =
+        spawn_loopback_host(test_config(Default::default()), plan(ticks, 1, &h));
     let mut rng = DetRng::from_seed(18);
     let relay = Relay::start(
         host_addr,
@@ -282,16 +274,8 @@ fn a_malicious_peer_with_real_keys_is_refused_and_cannot_hold_the_host() {
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
     let mut host_config = test_config(Default::default());
     host_config.sync_timeout = Duration::from_secs(3);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config,
-        plan(ticks, 1, &h),
-    );
-    let Ok((HostAnswer::Welcome { .. }, Some(mut stranger))) =
-        RawPeer::bind().handshake(&our_info(), Role::Player, None, addr)
-    else {
-        panic!("the stranger was not welcomed")
-    };
+    let (addr, host) = spawn_loopback_host(host_config, plan(ticks, 1, &h));
+    let mut stranger = RawPeer::welcomed(addr, Role::Player);
     let stop = Arc::new(AtomicBool::new(false));
     let (synced_tx, synced_rx) = mpsc::channel();
     let malicious = {
@@ -345,8 +329,7 @@ fn a_malicious_peer_with_real_keys_is_refused_and_cannot_hold_the_host() {
         .recv_timeout(Duration::from_secs(30))
         .expect("the stranger synchronized");
     // The real joiner arrives while the host is held by the stranger: it keeps asking.
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -384,11 +367,7 @@ fn a_fake_spectator_that_never_finishes_the_handshake_costs_the_host_nothing() {
     let (h, j, s) = (dir.join("h.log"), dir.join("j.log"), dir.join("s.log"));
     let mut config = test_config(Default::default());
     config.spectators = 1;
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config.clone(),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(config.clone(), plan(ticks, 1, &h));
     let stop = Arc::new(AtomicBool::new(false));
     let fake = {
         let stop = stop.clone();
@@ -409,20 +388,8 @@ fn a_fake_spectator_that_never_finishes_the_handshake_costs_the_host_nothing() {
     };
     // Let the fake spectator be answered first.
     std::thread::sleep(Duration::from_millis(300));
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Player,
-        config.clone(),
-        plan(ticks, 2, &j),
-    );
-    let spectator = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Spectator,
-        config,
-        plan(ticks, 0, &s),
-    );
+    let joiner = spawn_loopback_joiner(addr, Role::Player, config.clone(), plan(ticks, 2, &j));
+    let spectator = spawn_loopback_joiner(addr, Role::Spectator, config, plan(ticks, 0, &s));
     let host = host.join().expect("host thread").expect("host run");
     let joiner = joiner.join().expect("joiner thread").expect("joiner run");
     let spectator = spectator
@@ -456,11 +423,7 @@ fn forged_datagrams_to_a_real_spectator_do_not_make_it_diverge() {
     let (h, j, s) = (dir.join("h.log"), dir.join("j.log"), dir.join("s.log"));
     let mut config = test_config(Default::default());
     config.spectators = 1;
-    let (host_addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config.clone(),
-        plan(ticks, 1, &h),
-    );
+    let (host_addr, host) = spawn_loopback_host(config.clone(), plan(ticks, 1, &h));
     let mut rng = DetRng::from_seed(20);
     let relay = Relay::start(
         host_addr,
@@ -492,20 +455,8 @@ fn forged_datagrams_to_a_real_spectator_do_not_make_it_diverge() {
             verdict
         }),
     );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        host_addr,
-        Role::Player,
-        config.clone(),
-        plan(ticks, 2, &j),
-    );
-    let spectator = spawn_joiner(
-        || loopback_link(Default::default()),
-        relay.addr,
-        Role::Spectator,
-        config,
-        plan(ticks, 0, &s),
-    );
+    let joiner = spawn_loopback_joiner(host_addr, Role::Player, config.clone(), plan(ticks, 2, &j));
+    let spectator = spawn_loopback_joiner(relay.addr, Role::Spectator, config, plan(ticks, 0, &s));
     let host = host.join().expect("host thread").expect("host run");
     let joiner = joiner.join().expect("joiner thread").expect("joiner run");
     let spectator = spectator
@@ -542,11 +493,7 @@ fn a_hello_flood_from_many_ports_does_not_keep_the_real_joiner_out() {
     let dir = scratch_dir("attack-hello-flood");
     let ticks = 180;
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(test_config(Default::default()), plan(ticks, 1, &h));
     let stop = Arc::new(AtomicBool::new(false));
     let (flooding_tx, flooding_rx) = mpsc::channel();
     let flood = {
@@ -635,11 +582,7 @@ fn with_an_invite_code_only_the_joiner_holding_it_gets_in() {
     let code = InviteCode::from_bytes([3; InviteCode::BYTES]);
     let mut config = test_config(Default::default());
     config.invite = Some(code);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config.clone(),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(config.clone(), plan(ticks, 1, &h));
     let strangers: Vec<_> = [None, Some(InviteCode::from_bytes([4; InviteCode::BYTES]))]
         .into_iter()
         .map(|invite| {
@@ -673,13 +616,7 @@ fn with_an_invite_code_only_the_joiner_holding_it_gets_in() {
         "{}",
         reasons[1]
     );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Player,
-        config,
-        plan(ticks, 2, &j),
-    );
+    let joiner = spawn_loopback_joiner(addr, Role::Player, config, plan(ticks, 2, &j));
     let host = host.join().expect("host thread").expect("host run");
     let joiner = joiner.join().expect("joiner thread").expect("joiner run");
     assert_played("host", &host, ticks);
@@ -702,11 +639,7 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
     let mut config = test_config(Default::default());
     config.handshake_timeout = Duration::from_secs(8);
     config.sync_timeout = Duration::from_secs(2);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config.clone(),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(config.clone(), plan(ticks, 1, &h));
     // The stranger is answered first, and holds back its proof.
     let stranger = RawPeer::bind();
     let (hello, mut initiator) = hello_for(&our_info(), Role::Player, None);
@@ -741,13 +674,7 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
             }),
         )
     };
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        relay.addr,
-        Role::Player,
-        config,
-        plan(ticks, 2, &j),
-    );
+    let joiner = spawn_loopback_joiner(relay.addr, Role::Player, config, plan(ticks, 2, &j));
     answered_rx
         .recv_timeout(Duration::from_secs(10))
         .expect("the real joiner was welcomed");

@@ -94,6 +94,27 @@ pub fn spawn_host(
     (rx.recv().expect("host address"), handle)
 }
 
+/// Starts a host on a loopback UDP link in a thread; returns its address once bound.
+pub fn spawn_loopback_host(config: NetConfig, plan: NetRun) -> (SocketAddr, PeerThread) {
+    spawn_host(|| loopback_link(Default::default()), config, plan)
+}
+
+/// Starts a joiner or spectator on a loopback UDP link in a thread.
+pub fn spawn_loopback_joiner(
+    host: SocketAddr,
+    role: Role,
+    config: NetConfig,
+    plan: NetRun,
+) -> PeerThread {
+    spawn_joiner(
+        || loopback_link(Default::default()),
+        host,
+        role,
+        config,
+        plan,
+    )
+}
+
 /// Starts a joiner or spectator in a thread.
 pub fn spawn_joiner(
     make_link: impl FnOnce() -> SharedLink + Send + 'static,

@@ -12,13 +12,8 @@ fn injected_desync_is_named_down_to_the_field() {
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
     let mut host_plan = plan(300, 1, &h);
     host_plan.inject_desync = Some(150);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        host_plan,
-    );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let (addr, host) = spawn_loopback_host(test_config(Default::default()), host_plan);
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -62,13 +57,8 @@ fn phase_injected_desync_names_the_phase_field_and_peer() {
     host_plan.match_log = Some(hm.clone());
     let mut join_plan = plan(300, 2, &j);
     join_plan.match_log = Some(jm.clone());
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        host_plan,
-    );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let (addr, host) = spawn_loopback_host(test_config(Default::default()), host_plan);
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -175,14 +165,8 @@ fn sparse_checksums_still_dump_the_first_divergent_tick() {
         desync_interval: 50,
         ..test_config(Default::default())
     };
-    let (addr, host) = spawn_host(|| loopback_link(Default::default()), config(), host_plan);
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Player,
-        config(),
-        plan(300, 2, &j),
-    );
+    let (addr, host) = spawn_loopback_host(config(), host_plan);
+    let joiner = spawn_loopback_joiner(addr, Role::Player, config(), plan(300, 2, &j));
     let host = host.join().expect("host thread").expect("host run");
     let joiner = joiner.join().expect("joiner thread").expect("joiner run");
     assert!(host.desyncs > 0 && joiner.desyncs > 0, "{host} / {joiner}");

@@ -21,11 +21,7 @@ fn impatient_host() -> client::NetConfig {
 #[test]
 fn different_rules_are_refused_with_the_reason() {
     let dir = scratch_dir("handshake-rules");
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        impatient_host(),
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(impatient_host(), plan(60, 1, &dir.join("h.log")));
     let mut config = test_config(Default::default());
     config.rules = Rules {
         block_hp: 5,
@@ -54,11 +50,7 @@ fn different_rules_are_refused_with_the_reason() {
 #[test]
 fn another_protocol_or_state_format_is_refused() {
     let dir = scratch_dir("handshake-version");
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        impatient_host(),
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(impatient_host(), plan(60, 1, &dir.join("h.log")));
     let link = loopback_link(Default::default());
     let mut info = PeerInfo::local(&Rules::default());
     info.protocol += 1;
@@ -113,11 +105,7 @@ fn a_host_that_never_answers_times_out_with_a_message() {
 fn the_joiner_plays_the_hosts_seed_in_slot_1_and_a_third_player_is_refused() {
     let dir = scratch_dir("handshake-seed");
     let host_config = test_config(Default::default());
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config.clone(),
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(host_config.clone(), plan(60, 1, &dir.join("h.log")));
     let mut config = test_config(Default::default());
     config.seed = host_config.seed + 1;
     let mut peer = NetPeer::join_on(
@@ -168,11 +156,7 @@ fn the_joiner_plays_the_hosts_seed_in_slot_1_and_a_third_player_is_refused() {
 #[test]
 fn a_code_at_a_host_without_one_is_refused_saying_so() {
     let dir = scratch_dir("handshake-code-at-open-host");
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        impatient_host(),
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(impatient_host(), plan(60, 1, &dir.join("h.log")));
     let mut config = test_config(Default::default());
     config.invite = Some(client::net::seal::InviteCode::from_bytes([1; 10]));
     let joined = NetPeer::join_on(

@@ -43,11 +43,7 @@ impl ImpatientHost {
         config.handshake_timeout = Duration::from_secs(2);
         config.spectators = spectators;
         config.invite = invite;
-        let (addr, thread) = spawn_host(
-            || loopback_link(Default::default()),
-            config,
-            plan(60, 1, &dir.join("h.log")),
-        );
+        let (addr, thread) = spawn_loopback_host(config, plan(60, 1, &dir.join("h.log")));
         ImpatientHost { addr, thread }
     }
 
@@ -78,15 +74,10 @@ fn a_stranger_with_other_rules_is_refused_and_the_host_keeps_waiting() {
     let dir = scratch_dir("hostile-rules-stranger");
     let ticks = 300;
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(test_config(Default::default()), plan(ticks, 1, &h));
     let reason = refusal(RawPeer::bind().handshake(&other_rules_info(), Role::Player, None, addr));
     assert!(reason.contains("rules differ: block_hp 3 vs 5"), "{reason}");
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -121,11 +112,7 @@ fn a_lost_reject_is_sent_again_at_the_next_hello() {
     let dir = scratch_dir("hostile-lost-reject");
     let mut config = test_config(Default::default());
     config.handshake_timeout = Duration::from_secs(3);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(config, plan(60, 1, &dir.join("h.log")));
     let stranger = RawPeer::bind();
     let (hello, mut initiator) = hello_for(&other_rules_info(), Role::Player, None);
     let mut answers = Vec::new();
@@ -195,11 +182,7 @@ fn a_late_joiner_is_told_the_match_is_under_way() {
     let dir = scratch_dir("hostile-late-joiner");
     let ticks = 300;
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        test_config(Default::default()),
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(test_config(Default::default()), plan(ticks, 1, &h));
     let (tx, rx) = mpsc::channel();
     let joiner_plan = plan(ticks, 2, &j);
     let joiner = std::thread::spawn(move || {
@@ -242,16 +225,8 @@ fn a_welcomed_peer_that_vanishes_before_sync_frees_the_slot() {
     let (h, j) = (dir.join("host.log"), dir.join("join.log"));
     let mut host_config = test_config(Default::default());
     host_config.sync_timeout = Duration::from_secs(2);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config,
-        plan(ticks, 1, &h),
-    );
-    let Ok((HostAnswer::Welcome { .. }, Some(mut stranger))) =
-        RawPeer::bind().handshake(&our_info(), Role::Player, None, addr)
-    else {
-        panic!("the stranger was not welcomed")
-    };
+    let (addr, host) = spawn_loopback_host(host_config, plan(ticks, 1, &h));
+    let mut stranger = RawPeer::welcomed(addr, Role::Player);
     // The host's first sync request says the slot is the stranger's (a real joiner asking
     // before that would be welcomed too, and lose the slot to it: see the report on the
     // welcomed candidate that loses the race).
@@ -260,8 +235,7 @@ fn a_welcomed_peer_that_vanishes_before_sync_frees_the_slot() {
         "the host synchronizes with the stranger"
     );
     drop(stranger); // and vanishes
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -328,29 +302,13 @@ fn a_joiner_waits_while_the_host_still_waits_for_its_spectator() {
     let (h, j, s) = (dir.join("h.log"), dir.join("j.log"), dir.join("s.log"));
     let mut host_config = test_config(Default::default());
     host_config.spectators = 1;
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config,
-        plan(ticks, 1, &h),
-    );
+    let (addr, host) = spawn_loopback_host(host_config, plan(ticks, 1, &h));
     let mut quick = test_config(Default::default());
     quick.sync_timeout = Duration::from_millis(500);
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Player,
-        quick.clone(),
-        plan(ticks, 2, &j),
-    );
+    let joiner = spawn_loopback_joiner(addr, Role::Player, quick.clone(), plan(ticks, 2, &j));
     // Arrives well after the joiner's own sync timeout would have run out.
     std::thread::sleep(Duration::from_secs(2));
-    let spectator = spawn_joiner(
-        || loopback_link(Default::default()),
-        addr,
-        Role::Spectator,
-        quick,
-        plan(ticks, 0, &s),
-    );
+    let spectator = spawn_loopback_joiner(addr, Role::Spectator, quick, plan(ticks, 0, &s));
     for (name, t) in [("host", host), ("joiner", joiner), ("spectator", spectator)] {
         let summary = t.join().expect("thread").expect(name);
         assert_eq!(summary.ticks, ticks, "{name}");
@@ -516,7 +474,7 @@ fn an_input_from_a_spectator_is_dropped_and_the_match_goes_on() {
     // The raw spectator never says `Finish`: do not wait long for it.
     let mut host_plan = plan(ticks, 1, &h);
     host_plan.finish_timeout = Duration::from_secs(1);
-    let (addr, host) = spawn_host(|| loopback_link(Default::default()), host_config, host_plan);
+    let (addr, host) = spawn_loopback_host(host_config, host_plan);
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
     let spectator = std::thread::spawn(move || {
@@ -556,8 +514,7 @@ fn an_input_from_a_spectator_is_dropped_and_the_match_goes_on() {
         }
         sent
     });
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -631,11 +588,7 @@ fn a_spectator_arriving_while_the_host_synchronizes_is_answered_at_once() {
     let mut config = test_config(Default::default());
     config.handshake_timeout = Duration::from_secs(4);
     config.sync_timeout = Duration::from_secs(4);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        config,
-        plan(60, 1, &dir.join("h.log")),
-    );
+    let (addr, host) = spawn_loopback_host(config, plan(60, 1, &dir.join("h.log")));
     // Takes the player slot (it proves its keys) and never synchronizes: the host sits in its
     // sync wait.
     let Ok((HostAnswer::Welcome { .. }, Some(_squatter))) =

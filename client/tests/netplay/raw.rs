@@ -99,6 +99,16 @@ impl RawPeer {
         None
     }
 
+    /// A stranger with real keys: binds a socket, completes the handshake with the host at
+    /// `to` as `role` (no invite code), and must be welcomed.
+    pub fn welcomed(to: SocketAddr, role: Role) -> SealedPeer {
+        match RawPeer::bind().handshake(&our_info(), role, None, to) {
+            Ok((HostAnswer::Welcome { .. }, Some(peer))) => peer,
+            Ok((answer, _)) => panic!("the stranger was not welcomed: {answer:?}"),
+            Err(e) => panic!("the stranger was not welcomed: {e}"),
+        }
+    }
+
     /// Says `Hello` every 150 ms until the host at `to` answers under keys, then reads the
     /// answer: the host's authenticated answer and, if welcomed, the channel (proven to the
     /// host at once with a sealed `Joined`, as a real joiner does). A clear `Reject` comes

@@ -72,13 +72,8 @@ fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
     let dir = scratch_dir("catch-up");
     let mut host_config = test_config(Default::default());
     host_config.spectators = 1;
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config,
-        plan(600, 11, &dir.join("host.log")),
-    );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let (addr, host) = spawn_loopback_host(host_config, plan(600, 11, &dir.join("host.log")));
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
@@ -153,13 +148,8 @@ fn a_host_does_not_wait_for_the_finish_of_a_spectator_that_left() {
     // The spectator is noticed gone after 1 s; the finish waits at most 15 s (`plan`).
     host_config.disconnect_timeout = Duration::from_secs(1);
     host_config.disconnect_notify = Duration::from_millis(300);
-    let (addr, host) = spawn_host(
-        || loopback_link(Default::default()),
-        host_config,
-        plan(600, 11, &dir.join("host.log")),
-    );
-    let joiner = spawn_joiner(
-        || loopback_link(Default::default()),
+    let (addr, host) = spawn_loopback_host(host_config, plan(600, 11, &dir.join("host.log")));
+    let joiner = spawn_loopback_joiner(
         addr,
         Role::Player,
         test_config(Default::default()),
