@@ -620,6 +620,20 @@ pub fn format_ranges(ranges: &[(Tick, Tick)]) -> String {
 mod tests {
     use super::*;
 
+    /// Every peer of one networked match names its inputs alike (their logs must compare),
+    /// whatever bot each runs; a headless bot match is named by its bot seed; other modes by
+    /// themselves, as one token.
+    #[test]
+    fn inputs_are_named_alike_by_every_peer_of_a_match() {
+        for (mode, bots) in [("host", Some(3)), ("join", None), ("spectate", Some(9))] {
+            assert_eq!(inputs_of(mode, bots), "peers", "{mode}");
+        }
+        assert_eq!(inputs_of("bot-match", Some(0xab)), "bots-00000000000000ab");
+        assert_ne!(inputs_of("bot-match", Some(1)), inputs_of("bot-match", Some(2)));
+        assert_eq!(inputs_of("local-vs-bot-hard", None), "local-vs-bot-hard");
+        assert_eq!(inputs_of("a b", None), "a-b");
+    }
+
     /// The column line names every section, in the order the lines give them.
     #[test]
     fn the_column_line_names_every_section() {
