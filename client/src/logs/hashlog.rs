@@ -629,7 +629,10 @@ mod tests {
             assert_eq!(inputs_of(mode, bots), "peers", "{mode}");
         }
         assert_eq!(inputs_of("bot-match", Some(0xab)), "bots-00000000000000ab");
-        assert_ne!(inputs_of("bot-match", Some(1)), inputs_of("bot-match", Some(2)));
+        assert_ne!(
+            inputs_of("bot-match", Some(1)),
+            inputs_of("bot-match", Some(2))
+        );
         assert_eq!(inputs_of("local-vs-bot-hard", None), "local-vs-bot-hard");
         assert_eq!(inputs_of("a b", None), "a-b");
     }

@@ -394,3 +394,23 @@ fn the_hash_log_writer_tracks_its_last_tick_and_sync_reaches_the_file() {
         .collect();
     assert_eq!(ticks, [5, 7]);
 }
+
+/// Contract: a hash log of its two header lines only (a match that recorded no tick) reads,
+/// empty; one whose column line is torn or missing is refused, naming line 2.
+#[test]
+fn a_hash_log_without_ticks_reads_but_not_without_its_column_line() {
+    let dir = scratch("limits-hash-empty");
+    let path = dir.join("empty.hashlog");
+    drop(HashLogWriter::create(&path, &identity(), "test").expect("create"));
+    let log = read_hash_log_file(&path).expect("an empty log reads");
+    assert!(log.entries.is_empty() && log.torn_line.is_none());
+    let text = std::fs::read_to_string(&path).expect("read");
+    let first = text.find('\n').expect("a first line") + 1;
+    for cut in [first, first + 5] {
+        std::fs::write(&path, &text[..cut]).expect("write");
+        match read_hash_log_file(&path) {
+            Err(Error::HashLogSyntax { line: 2, .. }) => {}
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+}
