@@ -192,3 +192,27 @@ fn zeros_without_a_whole_aligned_block_are_corruption_not_a_hole() {
         );
     }
 }
+
+/// Contract: a damaged prefix followed by zeros, then written bytes, with the file ending less
+/// than one block past the next aligned offset, holds no whole block: it is corruption, read
+/// without looking past the end of the file.
+#[test]
+fn zeros_to_an_end_short_of_a_whole_block_are_corruption_not_a_hole() {
+    let dir = scratch("hole-short");
+    let path = dir.join("m.log");
+    bot_match(&path);
+    let original = std::fs::read(&path).expect("read");
+    let offsets = record_offsets(&original);
+    let (at, aligned) = offsets
+        .iter()
+        .map(|&o| (o, o.div_ceil(BLOCK) * BLOCK))
+        .find(|&(o, a)| a > o && a < o + super::PREFIX && o > offsets[1])
+        .expect("a record prefix across an aligned offset");
+    let mut bytes = original[..aligned + 100].to_vec();
+    bytes[at] ^= 1; // the length: the prefix check fails
+    bytes[aligned..aligned + 50].fill(0);
+    bytes[aligned + 99] = 0xff; // written bytes after the zeros
+    std::fs::write(&path, &bytes).expect("write");
+    let err = read_log(&path).map(|_| ()).unwrap_err();
+    assert!(matches!(err, Error::LogCorrupt { .. }), "{err}");
+}
