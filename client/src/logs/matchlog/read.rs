@@ -149,7 +149,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
 /// aligned in the file that starts inside the record (`span` bytes from `offset`: the whole
 /// record when its length is trusted, its prefix when not), with written bytes after the run.
 fn hole_at(bytes: &[u8], offset: usize, span: usize) -> Option<Hole> {
-    let first_block = offset.div_ceil(HOLE_BLOCK) * HOLE_BLOCK;
+    let first_block = offset.next_multiple_of(HOLE_BLOCK);
     let block = (first_block..offset.saturating_add(span))
         .step_by(HOLE_BLOCK)
         .take_while(|b| b + HOLE_BLOCK <= bytes.len())
