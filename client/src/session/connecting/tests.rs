@@ -437,3 +437,206 @@ fn a_config_out_of_range_is_refused_naming_it_not_a_panic() {
     }
     assert_eq!(NetConfig::default().check(), Ok(()));
 }
+
+/// Contract: every limit `NetConfig::check` applies takes its own value and refuses one past it.
+#[test]
+fn every_config_limit_takes_its_value_and_refuses_one_past() {
+    use crate::netplay::{
+        DISCONNECT_TIMEOUT_RANGE, MAX_DESYNC_INTERVAL, MAX_FPS, MAX_HANDSHAKE_TIMEOUT,
+        MAX_PREDICTION, MAX_SYNC_TIMEOUT,
+    };
+    let tick = Duration::from_millis(1);
+    let (min_disconnect, max_disconnect) = DISCONNECT_TIMEOUT_RANGE;
+    let at_and_past: Vec<(NetConfig, NetConfig, &str)> = vec![
+        (
+            NetConfig {
+                input_delay: MAX_INPUT_DELAY,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                input_delay: MAX_INPUT_DELAY + 1,
+                ..NetConfig::default()
+            },
+            "input delay",
+        ),
+        (
+            NetConfig {
+                max_prediction: MAX_PREDICTION,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                max_prediction: MAX_PREDICTION + 1,
+                ..NetConfig::default()
+            },
+            "max prediction",
+        ),
+        (
+            NetConfig {
+                max_prediction: 1,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                max_prediction: 0,
+                ..NetConfig::default()
+            },
+            "max prediction",
+        ),
+        (
+            NetConfig {
+                desync_interval: MAX_DESYNC_INTERVAL,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                desync_interval: MAX_DESYNC_INTERVAL + 1,
+                ..NetConfig::default()
+            },
+            "desync interval",
+        ),
+        (
+            NetConfig {
+                desync_interval: 1,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                desync_interval: 0,
+                ..NetConfig::default()
+            },
+            "desync interval",
+        ),
+        (
+            NetConfig {
+                fps: MAX_FPS,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                fps: MAX_FPS + 1,
+                ..NetConfig::default()
+            },
+            "fps",
+        ),
+        (
+            NetConfig {
+                fps: 1,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                fps: 0,
+                ..NetConfig::default()
+            },
+            "fps",
+        ),
+        (
+            config(1000, 1000, MAX_SPECTATORS),
+            config(1000, 1000, MAX_SPECTATORS + 1),
+            "spectators",
+        ),
+        (
+            NetConfig {
+                handshake_timeout: MAX_HANDSHAKE_TIMEOUT,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                handshake_timeout: MAX_HANDSHAKE_TIMEOUT + tick,
+                ..NetConfig::default()
+            },
+            "handshake timeout",
+        ),
+        (
+            NetConfig {
+                sync_timeout: MAX_SYNC_TIMEOUT,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                sync_timeout: MAX_SYNC_TIMEOUT + tick,
+                ..NetConfig::default()
+            },
+            "sync timeout",
+        ),
+        (
+            NetConfig {
+                disconnect_timeout: max_disconnect,
+                freeze_timeout: max_disconnect,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                disconnect_timeout: max_disconnect + tick,
+                ..NetConfig::default()
+            },
+            "disconnect timeout",
+        ),
+        (
+            NetConfig {
+                disconnect_timeout: min_disconnect,
+                disconnect_notify: min_disconnect,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                disconnect_timeout: min_disconnect - tick,
+                disconnect_notify: Duration::ZERO,
+                ..NetConfig::default()
+            },
+            "disconnect timeout",
+        ),
+        (
+            NetConfig {
+                disconnect_notify: Duration::from_secs(2),
+                ..NetConfig::default()
+            },
+            NetConfig {
+                disconnect_notify: Duration::from_secs(2) + tick,
+                ..NetConfig::default()
+            },
+            "notice",
+        ),
+        (
+            NetConfig {
+                freeze_timeout: MAX_HANDSHAKE_TIMEOUT,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                freeze_timeout: MAX_HANDSHAKE_TIMEOUT + tick,
+                ..NetConfig::default()
+            },
+            "freeze timeout",
+        ),
+        (
+            NetConfig {
+                freeze_timeout: tick,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                freeze_timeout: Duration::ZERO,
+                ..NetConfig::default()
+            },
+            "freeze timeout",
+        ),
+        (
+            NetConfig {
+                max_frames_behind: 1,
+                catchup_speed: 1,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                catchup_speed: 0,
+                ..NetConfig::default()
+            },
+            "catch-up",
+        ),
+        (
+            NetConfig {
+                max_frames_behind: 1,
+                ..NetConfig::default()
+            },
+            NetConfig {
+                max_frames_behind: 0,
+                ..NetConfig::default()
+            },
+            "catch-up",
+        ),
+    ];
+    for (at, past, words) in at_and_past {
+        assert_eq!(at.check(), Ok(()), "{words} at its limit");
+        let err = past.check().expect_err(words);
+        assert!(err.contains(words), "{words}: {err}");
+    }
+}
