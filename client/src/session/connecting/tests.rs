@@ -447,196 +447,103 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
     };
     let tick = Duration::from_millis(1);
     let (min_disconnect, max_disconnect) = DISCONNECT_TIMEOUT_RANGE;
-    let at_and_past: Vec<(NetConfig, NetConfig, &str)> = vec![
+    let with = |edit: &dyn Fn(&mut NetConfig)| {
+        let mut c = NetConfig::default();
+        edit(&mut c);
+        c
+    };
+    type Edit = Box<dyn Fn(&mut NetConfig)>;
+    let cases: Vec<(Edit, Edit, &str)> = vec![
         (
-            NetConfig {
-                input_delay: MAX_INPUT_DELAY,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                input_delay: MAX_INPUT_DELAY + 1,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.input_delay = MAX_INPUT_DELAY),
+            Box::new(|c| c.input_delay = MAX_INPUT_DELAY + 1),
             "input delay",
         ),
         (
-            NetConfig {
-                max_prediction: MAX_PREDICTION,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                max_prediction: MAX_PREDICTION + 1,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.max_prediction = MAX_PREDICTION),
+            Box::new(|c| c.max_prediction = MAX_PREDICTION + 1),
             "max prediction",
         ),
         (
-            NetConfig {
-                max_prediction: 1,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                max_prediction: 0,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.max_prediction = 1),
+            Box::new(|c| c.max_prediction = 0),
             "max prediction",
         ),
         (
-            NetConfig {
-                desync_interval: MAX_DESYNC_INTERVAL,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                desync_interval: MAX_DESYNC_INTERVAL + 1,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.desync_interval = MAX_DESYNC_INTERVAL),
+            Box::new(|c| c.desync_interval = MAX_DESYNC_INTERVAL + 1),
             "desync interval",
         ),
         (
-            NetConfig {
-                desync_interval: 1,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                desync_interval: 0,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.desync_interval = 1),
+            Box::new(|c| c.desync_interval = 0),
             "desync interval",
         ),
         (
-            NetConfig {
-                fps: MAX_FPS,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                fps: MAX_FPS + 1,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.fps = MAX_FPS),
+            Box::new(|c| c.fps = MAX_FPS + 1),
             "fps",
         ),
+        (Box::new(|c| c.fps = 1), Box::new(|c| c.fps = 0), "fps"),
         (
-            NetConfig {
-                fps: 1,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                fps: 0,
-                ..NetConfig::default()
-            },
-            "fps",
-        ),
-        (
-            config(1000, 1000, MAX_SPECTATORS),
-            config(1000, 1000, MAX_SPECTATORS + 1),
+            Box::new(|c| c.spectators = MAX_SPECTATORS),
+            Box::new(|c| c.spectators = MAX_SPECTATORS + 1),
             "spectators",
         ),
         (
-            NetConfig {
-                handshake_timeout: MAX_HANDSHAKE_TIMEOUT,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                handshake_timeout: MAX_HANDSHAKE_TIMEOUT + tick,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.handshake_timeout = MAX_HANDSHAKE_TIMEOUT),
+            Box::new(move |c| c.handshake_timeout = MAX_HANDSHAKE_TIMEOUT + tick),
             "handshake timeout",
         ),
         (
-            NetConfig {
-                sync_timeout: MAX_SYNC_TIMEOUT,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                sync_timeout: MAX_SYNC_TIMEOUT + tick,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.sync_timeout = MAX_SYNC_TIMEOUT),
+            Box::new(move |c| c.sync_timeout = MAX_SYNC_TIMEOUT + tick),
             "sync timeout",
         ),
         (
-            NetConfig {
-                disconnect_timeout: max_disconnect,
-                freeze_timeout: max_disconnect,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                disconnect_timeout: max_disconnect + tick,
-                ..NetConfig::default()
-            },
+            Box::new(move |c| c.disconnect_timeout = max_disconnect),
+            Box::new(move |c| c.disconnect_timeout = max_disconnect + tick),
             "disconnect timeout",
         ),
         (
-            NetConfig {
-                disconnect_timeout: min_disconnect,
-                disconnect_notify: min_disconnect,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                disconnect_timeout: min_disconnect - tick,
-                disconnect_notify: Duration::ZERO,
-                ..NetConfig::default()
-            },
+            Box::new(move |c| {
+                (c.disconnect_timeout, c.disconnect_notify) = (min_disconnect, min_disconnect)
+            }),
+            Box::new(move |c| {
+                (c.disconnect_timeout, c.disconnect_notify) =
+                    (min_disconnect - tick, Duration::ZERO)
+            }),
             "disconnect timeout",
         ),
         (
-            NetConfig {
-                disconnect_notify: Duration::from_secs(2),
-                ..NetConfig::default()
-            },
-            NetConfig {
-                disconnect_notify: Duration::from_secs(2) + tick,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.disconnect_notify = c.disconnect_timeout),
+            Box::new(move |c| c.disconnect_notify = c.disconnect_timeout + tick),
             "notice",
         ),
         (
-            NetConfig {
-                freeze_timeout: MAX_HANDSHAKE_TIMEOUT,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                freeze_timeout: MAX_HANDSHAKE_TIMEOUT + tick,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.freeze_timeout = MAX_HANDSHAKE_TIMEOUT),
+            Box::new(move |c| c.freeze_timeout = MAX_HANDSHAKE_TIMEOUT + tick),
             "freeze timeout",
         ),
         (
-            NetConfig {
-                freeze_timeout: tick,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                freeze_timeout: Duration::ZERO,
-                ..NetConfig::default()
-            },
+            Box::new(move |c| c.freeze_timeout = tick),
+            Box::new(|c| c.freeze_timeout = Duration::ZERO),
             "freeze timeout",
         ),
         (
-            NetConfig {
-                max_frames_behind: 1,
-                catchup_speed: 1,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                catchup_speed: 0,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.catchup_speed = 1),
+            Box::new(|c| c.catchup_speed = 0),
             "catch-up",
         ),
         (
-            NetConfig {
-                max_frames_behind: 1,
-                ..NetConfig::default()
-            },
-            NetConfig {
-                max_frames_behind: 0,
-                ..NetConfig::default()
-            },
+            Box::new(|c| c.max_frames_behind = 1),
+            Box::new(|c| c.max_frames_behind = 0),
             "catch-up",
         ),
     ];
-    for (at, past, words) in at_and_past {
-        assert_eq!(at.check(), Ok(()), "{words} at its limit");
-        let err = past.check().expect_err(words);
+    for (at, past, words) in cases {
+        assert_eq!(with(&*at).check(), Ok(()), "{words} at its limit");
+        let err = with(&*past).check().expect_err(words);
         assert!(err.contains(words), "{words}: {err}");
     }
 }
