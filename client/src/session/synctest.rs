@@ -254,3 +254,22 @@ pub fn write_snapshot(dir: &Path, stem: &str, snapshot: &WorldSnapshot) -> Resul
     let txt = dir.join(format!("{stem}.txt"));
     std::fs::write(&txt, format!("{snapshot:#?}\n")).map_err(|e| Error::io(&txt, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Contract: a sync test takes check distances 1 to [`MAX_CHECK_DISTANCE`] and refuses
+    /// 0 and one past it by name (a huge one used to overflow building the session).
+    #[test]
+    fn the_check_distance_is_taken_in_its_range_and_refused_past_it() {
+        let tester = |d| SyncTester::new(Rules::default(), 1, 2, d, PathBuf::from("unused"));
+        for d in [1, MAX_CHECK_DISTANCE] {
+            assert!(tester(d).is_ok(), "{d}");
+        }
+        for d in [0, MAX_CHECK_DISTANCE + 1, usize::MAX] {
+            let err = tester(d).expect_err("refused").to_string();
+            assert!(err.contains("check distance"), "{d}: {err}");
+        }
+    }
+}
