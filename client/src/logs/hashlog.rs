@@ -23,6 +23,7 @@
 use crate::error::Error;
 use crate::matchlog::LogHeader;
 use engine::{Section, StateHash, Tick, World};
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -145,6 +146,8 @@ pub struct HashLogWriter {
     last: Option<Tick>,
     check: u32,
     last_flush: Instant,
+    /// The line being written, reused: no allocation per tick.
+    line: String,
 }
 
 impl HashLogWriter {
@@ -191,6 +194,7 @@ impl HashLogWriter {
             last: None,
             check,
             last_flush: Instant::now(),
+            line: String::with_capacity(128),
         })
     }
 
@@ -205,9 +209,11 @@ impl HashLogWriter {
             }
         }
         self.last = Some(tick);
-        let text = format!("{tick} {hash}");
-        self.check = line_check(Some(self.check), &text);
-        writeln!(self.out, "{text} {:08x}", self.check).map_err(|e| Error::io(&self.path, e))?;
+        self.line.clear();
+        let _ = write!(self.line, "{tick} {hash}"); // writing to a String cannot fail
+        self.check = line_check(Some(self.check), &self.line);
+        writeln!(self.out, "{} {:08x}", self.line, self.check)
+            .map_err(|e| Error::io(&self.path, e))?;
         self.flush_if_due()
     }
 
