@@ -40,7 +40,7 @@ pub use session::{connecting, driver, netplay, online, pacing, stats, synctest};
 
 pub use driver::Driver;
 pub use error::Error;
-pub use netplay::{Advance, NetConfig, NetEvent, NetPeer};
+pub use netplay::{Advance, NetConfig, NetEvent, NetPeer, Outage, Reconnecting};
 pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;
 pub use runs::{

@@ -6,14 +6,13 @@
 //! rollback rewrites history the journal says which presented events to correct or take back. The hash log and the match log record only final (confirmed) ticks.
 
 use crate::match_source::{present, MatchSource, SourceCommand};
-use crate::net_view::{DesyncStatus, NetMode, NetView};
+use crate::net_view::{DesyncStatus, NetMode, NetView, Waiting};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
 use client::peer_logs::{LogPaths, PeerLogs};
 use client::remote_view::{RemoteView, ViewDelay};
 use client::{NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
-use std::net::SocketAddr;
 
 /// Input delay bounds offered by F5/F6.
 const MAX_INPUT_DELAY: usize = 8;
@@ -39,7 +38,6 @@ pub struct NetMatch {
     view_delay: ViewDelay,
     skip_debt: u32,
     calls: u32,
-    interrupted: Option<SocketAddr>,
 }
 
 impl std::fmt::Debug for NetMatch {
@@ -77,7 +75,6 @@ impl NetMatch {
             view_delay: ViewDelay::default(),
             skip_debt: 0,
             calls: 0,
-            interrupted: None,
         })
     }
 
@@ -100,8 +97,8 @@ impl NetMatch {
                 NetEvent::Disconnected { peer } if self.peer.is_remote_player(peer) => {
                     self.logs.close(false)?;
                     return Err(anyhow!(
-                        "the other player ({peer}) disconnected at tick {}; the confirmed part of \
-                         the match is in the logs",
+                        "{}: the match ended at tick {}; its confirmed part is in the logs",
+                        self.peer.gone_reason(peer),
                         self.logs.logged()
                     ));
                 }
@@ -120,8 +117,6 @@ impl NetMatch {
                         eprintln!("{notice}");
                     }
                 }
-                NetEvent::Interrupted { peer, .. } => self.interrupted = Some(peer),
-                NetEvent::Resumed { .. } => self.interrupted = None,
                 NetEvent::WaitRecommendation { frames } => {
                     self.skip_debt = self.skip_debt.max(frames)
                 }
@@ -244,8 +239,16 @@ impl MatchSource for NetMatch {
             desync: self.desync,
             confirmed_hash: self.peer.driver().hash_at(confirmed).ok(),
             input_delay: (!self.local.is_empty()).then_some(self.input_delay as u8),
-            status: self.interrupted.map(|p| format!("{p} not answering")),
+            status: None,
             smoothed: None,
+            reconnecting: self.peer.reconnecting().map(|r| Waiting {
+                who: if r.host {
+                    "the host"
+                } else {
+                    "the other player"
+                },
+                seconds_left: r.left.as_secs_f64().ceil() as u64,
+            }),
         }
     }
 

@@ -85,6 +85,28 @@ pub struct NetView {
     pub status: Option<String>,
     /// Rollback corrections smoothed on screen so far, and whether smoothing is on.
     pub smoothed: Option<(u64, bool)>,
+    /// The peer the match is waiting for, while one is silent (drawn over the arena).
+    pub reconnecting: Option<Waiting>,
+}
+
+/// A silent peer the match waits for, as the window says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// Who: "the other player" or "the host" (never a transport address).
+    pub who: &'static str,
+    /// Whole seconds left before the match ends without it.
+    pub seconds_left: u64,
+}
+
+impl Waiting {
+    /// The banner's lines: RECONNECTING, who is missing, the time left.
+    #[must_use]
+    pub fn lines(&self) -> [String; 2] {
+        [
+            "RECONNECTING".to_owned(),
+            format!("waiting for {}: {} s left", self.who, self.seconds_left),
+        ]
+    }
 }
 
 impl NetView {
@@ -107,6 +129,7 @@ impl NetView {
             input_delay: None,
             status: None,
             smoothed: None,
+            reconnecting: None,
         }
     }
 }

@@ -143,8 +143,24 @@ impl Renderer {
             draw_rail_debug(canvas, &layout, font, scene, last)?;
         }
         let layout = steady;
+        let waiting = (scene.net.or(scene.net_line)).and_then(|v| v.reconnecting.as_ref());
         if let Some(reason) = scene.ended {
             draw_banner(canvas, &layout, font, &ended_lines(reason, scene.from_menu))?;
+        } else if let Some(waiting) = waiting {
+            let [title, detail] = waiting.lines();
+            let lines = [
+                crate::banner::BannerLine {
+                    text: title,
+                    color: palette::ACCENT,
+                    size: 3,
+                },
+                crate::banner::BannerLine {
+                    text: detail,
+                    color: palette::TEXT,
+                    size: 1,
+                },
+            ];
+            draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;

@@ -19,7 +19,7 @@ use engine::{
 use glam::Vec2;
 use sample_game::{
     palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, ShownView,
+    Scene, ShownView, Waiting,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -395,6 +395,55 @@ fn the_hud_shows_the_round_and_the_netcode_panel_the_state_hash() {
         "00000000"
     };
     assert!(frame.find_text(&font, wrong, palette::ACCENT).is_none());
+}
+
+#[test]
+fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let font = BitmapFont::embedded();
+    let mut net = NetView::local(10, engine::StateHash::default());
+    net.reconnecting = Some(Waiting {
+        who: "the other player",
+        seconds_left: 27,
+    });
+    let shot = Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        net: Some(&net),
+        overlay: Overlay::None,
+        size: (640, 400),
+    };
+    // A small window, so the title's scale is one the text finder reads.
+    let frame = render(&shot);
+    assert!(frame
+        .find_text(&font, "RECONNECTING", palette::ACCENT)
+        .is_some());
+    assert!(frame
+        .find_text(
+            &font,
+            "waiting for the other player: 27 s left",
+            palette::TEXT
+        )
+        .is_some());
+    // It stands in for the round's banner, and goes once the peer is back.
+    assert!(frame.find_text(&font, "ROUND 1", palette::TEXT).is_none());
+    let net = NetView {
+        reconnecting: None,
+        ..net.clone()
+    };
+    let back = render(&Shot {
+        net: Some(&net),
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        overlay: Overlay::None,
+        size: (640, 400),
+    });
+    assert!(back
+        .find_text(&font, "RECONNECTING", palette::ACCENT)
+        .is_none());
+    assert!(back.find_text(&font, "ROUND 1", palette::TEXT).is_some());
 }
 
 #[test]

@@ -377,6 +377,12 @@ impl ReplayWindow {
         back < REPLAY_WINDOW && !self.bit(back)
     }
 
+    /// Whether `counter` is past every counter accepted so far.
+    #[must_use]
+    pub fn is_newest(&self, counter: u64) -> bool {
+        counter >= self.next
+    }
+
     /// Records `counter` as accepted. Call only after the datagram opened, so a forged counter
     /// can never move the window.
     pub fn accept(&mut self, counter: u64) {
@@ -522,6 +528,17 @@ impl Channel {
         let mut out = Vec::with_capacity(SEALED_HEADER_LEN + 1 + payload.len() + TAG_LEN);
         self.seal_into(inner, payload, &mut out)?;
         Ok(out)
+    }
+
+    /// Whether `datagram` (of this channel) states a counter past every one opened so far: if
+    /// it then opens, it is the peer's newest word (a peer heard from a new address moves
+    /// there only on such a datagram, so a replayed old one cannot move it).
+    #[must_use]
+    pub fn is_newest(&self, datagram: &[u8]) -> bool {
+        datagram
+            .get(7..SEALED_HEADER_LEN)
+            .and_then(|b| b.try_into().ok())
+            .is_some_and(|b| self.window.is_newest(u64::from_le_bytes(b)))
     }
 
     /// Opens a sealed datagram from the peer: its inner kind and payload. A datagram is opened

@@ -55,6 +55,10 @@ pub struct SocketCounters {
     pub hellos_refused: u64,
     /// `Hello`s dropped unanswered because the host's handshake budget was spent (a flood).
     pub hellos_rate_limited: u64,
+    /// Times a peer was heard from a new address (its NAT mapped a new port, or it moved
+    /// networks): a datagram that opened under its keys, newer than any before. What goes to
+    /// the peer goes there from then on.
+    pub path_changes: u64,
 }
 
 impl SocketCounters {
@@ -76,7 +80,11 @@ impl SocketCounters {
 /// One peer's keys and what was exchanged with it.
 #[derive(Debug)]
 struct PeerChannel {
+    /// The peer as GGRS and the session know it: its address at the handshake.
     addr: SocketAddr,
+    /// Where it is heard from now, and where what goes to it is sent (moves when the peer's
+    /// newest authentic datagram comes from elsewhere).
+    path: SocketAddr,
     channel: Channel,
     /// Whether a sealed datagram from it has opened (it holds the keys).
     proven: bool,
@@ -191,6 +199,7 @@ impl Link {
         self.early.retain(|(p, ..)| *p != peer);
         self.channels.push(PeerChannel {
             addr: peer,
+            path: peer,
             channel,
             proven: false,
             sent_through: -1,
@@ -306,14 +315,22 @@ impl Link {
         self.transport.send(bytes, to);
     }
 
-    /// Seals `payload` for `to` and sends it; nothing is sent to a peer without a channel.
+    /// Seals `payload` for `to` and sends it where `to` is heard from now; nothing is sent to
+    /// a peer without a channel.
     fn send_sealed(&mut self, inner: Inner, payload: &[u8], to: SocketAddr) {
         let Some(c) = self.channels.iter_mut().find(|c| c.addr == to) else {
             return;
         };
+        let path = c.path;
         if let Ok(bytes) = c.channel.seal(inner, payload) {
-            self.send_raw(&bytes, to);
+            self.send_raw(&bytes, path);
         }
+    }
+
+    /// Where `peer` (as known at the handshake) is heard from now.
+    #[must_use]
+    pub fn path(&self, peer: SocketAddr) -> Option<SocketAddr> {
+        self.channel(peer).map(|c| c.path)
     }
 
     /// Sends a control message: sealed to a peer with a channel, in clear (the handshake's
@@ -350,17 +367,32 @@ impl Link {
         ggrs_messages
     }
 
-    /// A sealed datagram: opened under the sender's channel, or dropped and counted.
+    /// A sealed datagram: opened under the sender's channel, or dropped and counted. One from
+    /// an address no peer is heard from is tried under the channel its header names: a peer
+    /// whose NAT mapped a new port. It moves there if the datagram opens and is the newest
+    /// the peer ever sent (a stranger cannot seal one, and a replayed one is not the newest).
     fn take_sealed(
         &mut self,
         from: SocketAddr,
         datagram: &[u8],
         out: &mut Vec<(SocketAddr, Message)>,
     ) {
-        let Some(c) = self.channels.iter_mut().find(|c| c.addr == from) else {
+        let id = seal::sealed_id(datagram);
+        let named = |c: &PeerChannel| Some(c.channel.id()) == id;
+        let at = (self
+            .channels
+            .iter()
+            .position(|c| c.path == from && named(c)))
+        .or_else(|| self.channels.iter().position(|c| c.proven && named(c)))
+        // Heard from a peer's address but under no channel of ours: refused under that
+        // peer's channel, which says why (damaged, another session).
+        .or_else(|| self.channels.iter().position(|c| c.path == from));
+        let Some(c) = at.map(|i| &mut self.channels[i]) else {
             self.counters.dropped_unknown_sender += 1;
             return;
         };
+        let moving = c.path != from;
+        let newest = c.channel.is_newest(datagram);
         let (inner, payload) = match c.channel.open(datagram) {
             Ok(opened) => opened,
             // Its header names this channel, but it is cut short or overlong.
@@ -382,6 +414,12 @@ impl Link {
             }
         };
         c.proven = true;
+        if moving && newest {
+            c.path = from;
+            self.counters.path_changes += 1;
+        }
+        // From here on the peer is named as the session knows it.
+        let from = c.addr;
         match inner {
             Inner::Control => match wire::decode::<Control>(&payload) {
                 // A sealed `Reject` comes only from a host whose slot went to another peer.

@@ -3,7 +3,7 @@
 
 use crate::driver::Injection;
 use crate::error::Error;
-use crate::netplay::{NetEvent, NetPeer};
+use crate::netplay::{NetEvent, NetPeer, Outage};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
 use engine::{Bot, Phase, StateHash, Tick, WireInput};
@@ -71,18 +71,22 @@ pub struct NetRunSummary {
     pub socket: crate::socket::SocketCounters,
     /// A peer disconnected before the end.
     pub disconnected: Option<std::net::SocketAddr>,
+    /// Why, for a player to read ([`NetPeer::gone_reason`]).
+    pub disconnect_reason: Option<String>,
     /// Whether every peer confirmed the finish (always false after a disconnect: no finish is
     /// exchanged then).
     pub clean_finish: bool,
     /// Hash of the last final tick.
     pub final_hash: StateHash,
+    /// Interruptions the match came through (the peer came back within the grace).
+    pub outages: Vec<Outage>,
 }
 
 impl std::fmt::Display for NetRunSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ticks={} rollbacks={} max_depth={} desyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} disconnected={} finish={} hash={:016x}",
+            "ticks={} rollbacks={} max_depth={} desyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} outages={} disconnected={} finish={} hash={:016x}",
             self.ticks,
             self.rollbacks,
             self.max_depth,
@@ -91,6 +95,7 @@ impl std::fmt::Display for NetRunSummary {
             self.bytes_sent_per_sec,
             self.bytes_received_per_sec,
             self.dropped,
+            self.outages.len(),
             self.disconnected.map_or("no".to_string(), |a| a.to_string()),
             match (self.disconnected, self.clean_finish) {
                 (Some(_), _) => "skipped",
@@ -132,6 +137,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
     let mut desyncs = 0;
     let mut first_desync = None;
     let mut disconnected = None;
+    let mut disconnect_reason = None;
     let started = Instant::now();
     while logs.logged() < plan.ticks {
         peer.poll();
@@ -139,6 +145,9 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
             match event {
                 // A spectator leaving does not end the match; a player leaving does.
                 NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
+                    let reason = peer.gone_reason(who);
+                    eprintln!("{reason}");
+                    disconnect_reason = Some(reason);
                     disconnected = Some(who);
                 }
                 NetEvent::DesyncDetected {
@@ -155,6 +164,20 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                     }
                 }
                 NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
+                NetEvent::Interrupted { .. } => {
+                    if let Some(waiting) = peer.reconnecting() {
+                        eprintln!("{waiting}");
+                    }
+                }
+                NetEvent::Resumed { peer: who } => {
+                    if let Some(outage) = peer.outages().iter().rev().find(|o| o.peer == who) {
+                        eprintln!(
+                            "reconnected after {:.1} s of silence, at tick {}",
+                            outage.silent.as_secs_f64(),
+                            outage.tick
+                        );
+                    }
+                }
                 _ => {}
             }
         }
@@ -198,8 +221,10 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         dropped: counters.dropped(),
         socket: counters,
         disconnected,
+        disconnect_reason,
         clean_finish,
         final_hash,
+        outages: peer.outages().to_vec(),
     })
 }
 
@@ -254,8 +279,10 @@ mod tests {
             dropped: 0,
             socket: crate::socket::SocketCounters::default(),
             disconnected: Some("127.0.0.1:9".parse().expect("addr")),
+            disconnect_reason: None,
             clean_finish: false,
             final_hash: StateHash::default(),
+            outages: Vec::new(),
         };
         let text = s.to_string();
         assert!(

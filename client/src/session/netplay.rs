@@ -30,9 +30,14 @@ pub const MAX_SPECTATORS: usize = 8;
 pub const MAX_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3600);
 /// Longest GGRS synchronization wait.
 pub const MAX_SYNC_TIMEOUT: Duration = Duration::from_secs(600);
-/// Shortest and longest silence before a peer counts as disconnected.
+/// Shortest and longest silence before a peer counts as disconnected (the reconnect grace):
+/// ten minutes at most, far past any router restart.
 pub const DISCONNECT_TIMEOUT_RANGE: (Duration, Duration) =
-    (Duration::from_millis(100), Duration::from_secs(60));
+    (Duration::from_millis(100), Duration::from_secs(600));
+/// The default reconnect grace: long enough for a home router to restart.
+pub const DEFAULT_RECONNECT_GRACE: Duration = Duration::from_secs(30);
+/// The default silence before the reconnecting state shows.
+pub const DEFAULT_DISCONNECT_NOTIFY: Duration = Duration::from_millis(500);
 /// Fastest simulation rate a session runs at.
 pub const MAX_FPS: u32 = 240;
 /// Longest distance between checksum comparisons, in confirmed frames.
@@ -53,9 +58,15 @@ pub struct NetConfig {
     pub max_prediction: usize,
     /// Compare checksums every this many confirmed frames (1 = every frame).
     pub desync_interval: u32,
-    /// Silence after which a peer counts as disconnected.
+    /// The reconnect grace: how long a remote player (or, for a spectator, the host) may stay
+    /// silent before it counts as gone and the match ends. Until then the match waits for it,
+    /// frozen at most `max_prediction` ticks past the last confirmed one, and resumes where it
+    /// stopped when the peer is heard again, from the same address or a new one (a restarted
+    /// router maps a new port; only a datagram that opens under the peer's keys, newer than
+    /// any before, moves it). Default [`DEFAULT_RECONNECT_GRACE`].
     pub disconnect_timeout: Duration,
-    /// Silence after which an interruption is reported.
+    /// Silence after which the peer counts as interrupted ([`NetEvent::Interrupted`],
+    /// [`NetPeer::reconnecting`]).
     pub disconnect_notify: Duration,
     /// Simulation rate.
     pub fps: u32,
@@ -83,8 +94,8 @@ pub struct NetConfig {
     pub invite: Option<InviteCode>,
     /// How long a running match may go without a newly confirmed tick before it ends with
     /// [`Error::MatchFrozen`] (a peer that keeps its connection alive but sends no usable
-    /// input would otherwise hold both sides forever). Longer than `disconnect_timeout`, so a
-    /// silent peer is reported as disconnected first.
+    /// input would otherwise hold both sides forever). Time while a peer is silent does not
+    /// count: the reconnect grace (`disconnect_timeout`) rules it.
     pub freeze_timeout: Duration,
 }
 
@@ -176,8 +187,8 @@ impl Default for NetConfig {
             input_delay: 2,
             max_prediction: 8,
             desync_interval: 1,
-            disconnect_timeout: Duration::from_millis(2000),
-            disconnect_notify: Duration::from_millis(500),
+            disconnect_timeout: DEFAULT_RECONNECT_GRACE,
+            disconnect_notify: DEFAULT_DISCONNECT_NOTIFY,
             fps: 60,
             handshake_timeout: Duration::from_secs(30),
             sync_timeout: Duration::from_secs(5),
@@ -305,6 +316,59 @@ pub enum Advance {
     Stalled,
 }
 
+/// A remote peer the match is waiting for: silent past the notice delay, not yet past the
+/// reconnect grace ([`NetConfig::disconnect_timeout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reconnecting {
+    /// The silent peer, as known at the handshake.
+    pub peer: SocketAddr,
+    /// Whether it is the host (seen from a spectator) rather than the other player.
+    pub host: bool,
+    /// How long nothing has been heard from it.
+    pub silent: Duration,
+    /// How long it has left to come back before the match ends.
+    pub left: Duration,
+    /// The last final tick: the match stands there (predicted at most `max_prediction` ticks
+    /// past it) until the peer is back.
+    pub tick: Tick,
+}
+
+impl std::fmt::Display for Reconnecting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let who = if self.host {
+            "the host"
+        } else {
+            "the other player"
+        };
+        write!(
+            f,
+            "reconnecting: nothing from {who} for {:.1} s; waiting {} s more (tick {})",
+            self.silent.as_secs_f64(),
+            self.left.as_secs_f64().ceil(),
+            self.tick
+        )
+    }
+}
+
+/// An interruption the match came through: the peer was heard again within the grace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outage {
+    /// The peer that went silent.
+    pub peer: SocketAddr,
+    /// The last final tick when it was heard again.
+    pub tick: Tick,
+    /// How long nothing was heard from it.
+    pub silent: Duration,
+}
+
+/// A remote peer gone silent: since when, and when the grace runs out.
+#[derive(Debug, Clone, Copy)]
+struct Silence {
+    peer: SocketAddr,
+    since: Instant,
+    deadline: Instant,
+}
+
 /// A peer in a networked match.
 pub struct NetPeer {
     link: SharedLink,
@@ -327,6 +391,14 @@ pub struct NetPeer {
     turned_away: Option<String>,
     /// When `advance` was last called, for the freeze watchdog.
     last_advance: Instant,
+    /// Remote players (or the host, for a spectator) silent past the notice delay.
+    silent: Vec<Silence>,
+    /// Interruptions the match came through.
+    outages: Vec<Outage>,
+    /// Peers dropped because the grace ran out while they were silent.
+    timed_out: Vec<SocketAddr>,
+    disconnect_notify: Duration,
+    grace: Duration,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -582,6 +654,11 @@ impl NetPeer {
             freeze_timeout: config.freeze_timeout,
             turned_away: None,
             last_advance: Instant::now(),
+            silent: Vec::new(),
+            outages: Vec::new(),
+            timed_out: Vec::new(),
+            disconnect_notify: config.disconnect_notify,
+            grace: config.disconnect_timeout,
         })
     }
 
@@ -600,6 +677,7 @@ impl NetPeer {
             Session::Spectator(s) => s.events().collect(),
         };
         for event in drained.into_iter().map(NetEvent::from) {
+            self.note_silence(&event);
             if let NetEvent::Disconnected { peer } = event {
                 if self.gone.contains(&peer) {
                     continue; // already reported (a claim or "disconnected" inputs came first)
@@ -632,6 +710,79 @@ impl NetPeer {
                 _ => {}
             }
         }
+    }
+
+    /// Keeps the list of silent peers that hold the match up (a silent spectator holds
+    /// nothing up: GGRS drops it once it falls too far behind).
+    fn note_silence(&mut self, event: &NetEvent) {
+        let now = Instant::now();
+        match *event {
+            NetEvent::Interrupted { peer, timeout_ms } if self.is_remote_player(peer) => {
+                self.silent.retain(|s| s.peer != peer);
+                self.silent.push(Silence {
+                    peer,
+                    since: now.checked_sub(self.disconnect_notify).unwrap_or(now),
+                    deadline: now + Duration::from_millis(timeout_ms),
+                });
+            }
+            NetEvent::Resumed { peer } => {
+                if let Some(at) = self.silent.iter().position(|s| s.peer == peer) {
+                    let silence = self.silent.remove(at);
+                    self.outages.push(Outage {
+                        peer,
+                        tick: self.final_tick,
+                        silent: now.saturating_duration_since(silence.since),
+                    });
+                }
+            }
+            NetEvent::Disconnected { peer } => {
+                if self.silent.iter().any(|s| s.peer == peer) && !self.timed_out.contains(&peer) {
+                    self.timed_out.push(peer);
+                }
+                self.silent.retain(|s| s.peer != peer);
+            }
+            _ => {}
+        }
+    }
+
+    /// Why `peer` is gone, for a player to read: it stayed silent through the whole reconnect
+    /// grace, or it left (quit, or said the match was over for it).
+    #[must_use]
+    pub fn gone_reason(&self, peer: SocketAddr) -> String {
+        let who = if self.local_handle.is_none() {
+            "the host"
+        } else {
+            "the other player"
+        };
+        if self.timed_out.contains(&peer) {
+            format!(
+                "{who} was silent for {} s, the whole reconnect grace",
+                crate::handshake::whole_seconds(self.grace)
+            )
+        } else {
+            format!("{who} left the match")
+        }
+    }
+
+    /// The peer the match is waiting for, if one has gone silent: who, for how long, and how
+    /// long it has left to come back (the one with the least time left, if several).
+    #[must_use]
+    pub fn reconnecting(&self) -> Option<Reconnecting> {
+        let now = Instant::now();
+        let silence = self.silent.iter().min_by_key(|s| s.deadline)?;
+        Some(Reconnecting {
+            peer: silence.peer,
+            host: self.local_handle.is_none(),
+            silent: now.saturating_duration_since(silence.since),
+            left: silence.deadline.saturating_duration_since(now),
+            tick: self.final_tick,
+        })
+    }
+
+    /// The interruptions the match came through so far, oldest first.
+    #[must_use]
+    pub fn outages(&self) -> &[Outage] {
+        &self.outages
     }
 
     /// Why the host turned this joiner away after welcoming it (its slot went to a peer that
@@ -727,7 +878,8 @@ impl NetPeer {
         // only polls) is nobody's freeze: the clock starts again.
         let paused = now.saturating_duration_since(self.last_advance) > Duration::from_secs(1);
         self.last_advance = now;
-        if paused {
+        // Nor is a peer's silence: the reconnect grace decides how long that may last.
+        if paused || !self.silent.is_empty() {
             self.progress.1 = now;
         }
         let running = match &self.session {

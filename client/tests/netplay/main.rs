@@ -16,6 +16,7 @@ mod journal;
 mod processes;
 mod rail_fairness;
 mod raw;
+mod reconnect;
 mod session;
 mod synctest;
 mod vanish;

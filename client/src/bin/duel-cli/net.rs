@@ -58,8 +58,10 @@ pub(crate) struct NetArgs {
     /// synchronize in time forgets them and waits for a joiner again).
     #[arg(long, default_value_t = 5, value_parser = crate::ranges::parser::<u64>(crate::ranges::SYNC_TIMEOUT))]
     sync_timeout: u64,
-    /// Milliseconds of silence after which the other side counts as disconnected.
-    #[arg(long, default_value_t = 2000, value_parser = crate::ranges::parser::<u64>(crate::ranges::DISCONNECT_TIMEOUT_MS))]
+    /// The reconnect grace: milliseconds the other side may stay silent (a Wi-Fi drop, a
+    /// router restart) before it counts as gone and the match ends; until then the match
+    /// waits for it and resumes where it stopped.
+    #[arg(long, visible_alias = "reconnect-grace-ms", default_value_t = 30_000, value_parser = crate::ranges::parser::<u64>(crate::ranges::DISCONNECT_TIMEOUT_MS))]
     disconnect_timeout_ms: u64,
     /// Where snapshots are dumped when a desync is detected (default: `<hash log>.dumps`, or
     /// `desync-dump` without a hash log).
@@ -126,7 +128,8 @@ impl NetArgs {
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             sync_timeout: Duration::from_secs(self.sync_timeout),
             disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
-            disconnect_notify: Duration::from_millis((self.disconnect_timeout_ms / 4).max(100)),
+            disconnect_notify: client::netplay::DEFAULT_DISCONNECT_NOTIFY
+                .min(Duration::from_millis(self.disconnect_timeout_ms)),
             spectators,
             conditioner: self.conditioner.unwrap_or_default(),
             ..NetConfig::default()

@@ -280,6 +280,7 @@ fn drop_counters() -> [(&'static str, Counter); 9] {
 mod hellos;
 mod peers;
 mod properties;
+mod roaming;
 mod routing;
 mod sealed_ggrs;
 mod sending;

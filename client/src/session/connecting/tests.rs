@@ -2,7 +2,7 @@
 //! and what the host answers strangers at each stage.
 
 use super::*;
-use crate::netplay::{MAX_INPUT_DELAY, MAX_SPECTATORS};
+use crate::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
 use crate::socket::Link;
 use crate::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::transport::{Transport, MAX_DATAGRAM};
@@ -387,6 +387,85 @@ fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
         "{err:?}"
     );
     assert!(err.to_string().contains("the match froze at tick"), "{err}");
+}
+
+/// Issue 19: a peer that goes silent is waited for through the reconnect grace (the freeze
+/// watchdog does not count that time), shown as reconnecting with the time left, remembered
+/// as an outage when it is heard again, and, silent past the grace, gone with the reason.
+#[test]
+fn a_silent_peer_is_waited_for_through_the_grace_and_then_given_up_saying_why() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig {
+        freeze_timeout: Duration::from_millis(400),
+        disconnect_notify: Duration::from_millis(100),
+        disconnect_timeout: Duration::from_millis(1500),
+        ..config(30_000, 5_000, 0)
+    };
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    let (mut hosted, mut joined) = (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("joiner"),
+    );
+    let play = |hosted: &mut NetPeer, joined: Option<&mut NetPeer>, for_ms: u64| {
+        let mut joined = joined;
+        let until = Instant::now() + Duration::from_millis(for_ms);
+        let mut waiting = Vec::new();
+        while Instant::now() < until {
+            if let Some(j) = joined.as_deref_mut() {
+                j.advance(engine::WireInput::default())
+                    .expect("joiner plays");
+            }
+            hosted
+                .advance(engine::WireInput::default())
+                .expect("a silent peer within the grace is no freeze");
+            waiting.extend(hosted.reconnecting());
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        waiting
+    };
+    assert!(play(&mut hosted, Some(&mut joined), 300).is_empty());
+    assert!(hosted.final_tick() > 0);
+    // Twice the freeze timeout of silence: waited for, shown with who and the time left.
+    let waiting = play(&mut hosted, None, 800);
+    let last = *waiting.last().expect("the host shows it is waiting");
+    assert!(!last.host, "the missing peer is the other player");
+    assert_eq!(last.peer, addr(2));
+    assert!(last.silent >= Duration::from_millis(600), "{last:?}");
+    assert!(last.left <= Duration::from_millis(900), "{last:?}");
+    assert!(last.to_string().contains("nothing from the other player"));
+    // Heard again: the wait is over and remembered.
+    assert!(play(&mut hosted, Some(&mut joined), 300).is_empty());
+    let outages = hosted.outages();
+    assert_eq!(outages.len(), 1);
+    assert!(
+        outages[0].silent >= Duration::from_millis(700),
+        "{outages:?}"
+    );
+    assert_eq!(outages[0].peer, addr(2));
+    // Silent past the grace: gone, and why.
+    let guard = Instant::now() + Duration::from_secs(10);
+    while !hosted
+        .take_events()
+        .contains(&NetEvent::Disconnected { peer: addr(2) })
+    {
+        hosted
+            .advance(engine::WireInput::default())
+            .expect("no freeze");
+        assert!(Instant::now() < guard, "never given up");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(hosted.reconnecting(), None);
+    assert_eq!(
+        hosted.gone_reason(addr(2)),
+        "the other player was silent for 2 s, the whole reconnect grace"
+    );
+    // A peer that said it was done is no silent one.
+    assert_eq!(
+        joined.gone_reason(addr(1)),
+        "the other player left the match"
+    );
 }
 
 /// Contract (issue 18): a configuration out of range — a timeout past `Instant`'s range (it

@@ -230,6 +230,9 @@ struct Model {
     generation: BTreeMap<u16, u32>,
     /// Ports that sent from their own address a datagram sealed under the keys the link holds.
     may_prove: BTreeMap<u16, bool>,
+    /// Addresses each peer may be heard from now: its own, and any it sent a datagram sealed
+    /// under the link's keys from once proven (it may have moved there).
+    paths: BTreeMap<u16, Vec<u16>>,
     /// The highest input frame the link sent each port under its current keys.
     sent_through: BTreeMap<u16, i32>,
     senders: Vec<(SocketAddr, Sender)>,
@@ -246,9 +249,25 @@ struct Model {
 }
 
 impl Model {
-    /// Whether `bytes`, sent from `from`, were sealed under the keys the link holds for it.
-    fn genuine(&self, from: u16, by: Option<u16>, generation: u32) -> bool {
-        by == Some(from) && self.linked.get(&from) == Some(&generation)
+    /// Notes an intact datagram sealed by `by` under keys of `generation`, sent from `from`:
+    /// from one of its paths it may prove the peer; from elsewhere, once the peer is proven,
+    /// it may move the peer there.
+    fn heard(&mut self, from: u16, by: Option<u16>, generation: u32) {
+        let Some(by) = by else { return };
+        if self.linked.get(&by) != Some(&generation) {
+            return;
+        }
+        let paths = self.paths.entry(by).or_insert_with(|| vec![by]);
+        if paths.contains(&from) {
+            self.may_prove.insert(by, true);
+        } else if self.may_prove.get(&by) == Some(&true) {
+            paths.push(from);
+        }
+    }
+
+    /// A fresh channel with `p` (or none): heard from its own address only.
+    fn reset_path(&mut self, p: u16) {
+        self.paths.insert(p, vec![p]);
     }
 }
 
@@ -317,8 +336,8 @@ proptest! {
                             false
                         }
                     };
-                    if intact && m.genuine(from, by, generation) {
-                        m.may_prove.insert(from, true);
+                    if intact {
+                        m.heard(from, by, generation);
                     }
                     let at = &mut n.net.endpoint(from);
                     for _ in 0..copies {
@@ -332,8 +351,9 @@ proptest! {
                         let d = keys.seal(Inner::Ggrs, &ggrs_payload(Body::KeepAlive)).expect("seal");
                         n.send(by, &d);
                     }
-                    if m.linked.contains_key(&by) && n.keys.contains_key(&by) {
-                        m.may_prove.insert(by, true);
+                    if n.keys.contains_key(&by) && count > 0 {
+                        let generation = m.generation.get(&by).copied().unwrap_or(0);
+                        m.heard(by, Some(by), generation);
                     }
                     m.sent += u64::from(count);
                 }
@@ -387,6 +407,7 @@ proptest! {
                     m.linked.insert(p, *generation);
                     m.may_prove.insert(p, false);
                     m.sent_through.insert(p, -1);
+                    m.reset_path(p);
                 }
                 Op::DropPeer(p) => {
                     m.discarded += n.link.borrow().early.iter().filter(|e| e.0 == addr(p)).count() as u64;
@@ -394,6 +415,7 @@ proptest! {
                     m.linked.remove(&p);
                     m.may_prove.insert(p, false);
                     m.sent_through.insert(p, -1);
+                    m.reset_path(p);
                 }
                 Op::SetLimits(s) => {
                     m.senders = s.into_iter().map(|(p, r)| (addr(p), r)).collect();
@@ -409,7 +431,12 @@ proptest! {
                 Op::SendGgrs { to, body } => {
                     let last = crate::ggrs_message::last_input_frame(&ggrs_payload(body.clone()));
                     n.send_ggrs(to, body.clone());
-                    let sent = n.sent_to(to);
+                    // A peer that moved is sent to where it is heard from now, and nowhere
+                    // it was never heard from.
+                    let path = n.link.borrow().path(addr(to)).map_or(to, |a| a.port());
+                    let paths = m.paths.get(&to).cloned().unwrap_or_else(|| vec![to]);
+                    prop_assert!(paths.contains(&path), "{} moved to {}, never heard there", to, path);
+                    let sent = n.sent_to(path);
                     if let Some(&generation) = m.linked.get(&to) {
                         prop_assert_eq!(sent.len(), 1);
                         let opened = n.keys.get_mut(&to).expect("keys").open(&sent[0]);
@@ -433,6 +460,7 @@ proptest! {
                     m.linked.clear();
                     m.may_prove.clear();
                     m.sent_through.clear();
+                    m.paths.clear();
                 }
                 Op::TakeClaims => {
                     for from in n.link.borrow_mut().take_disconnect_claims() {

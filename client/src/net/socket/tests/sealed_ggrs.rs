@@ -59,7 +59,9 @@ fn at_most_16_ggrs_datagrams_are_held_per_peer_and_32_in_all() {
     assert_eq!(n.held(), MAX_EARLY);
     assert_eq!(n.counters().dropped_early, 1 + 16, "port 5 came last");
     // A stranger's are never held, whatever it sends.
-    let d = n.ggrs(PEER, Body::KeepAlive);
+    let d = (pair().1)
+        .seal(Inner::Ggrs, &ggrs_payload(Body::KeepAlive))
+        .expect("seal");
     n.send(STRANGER, &d);
     n.pump(false);
     assert_eq!(n.counters().dropped_unknown_sender, 1);

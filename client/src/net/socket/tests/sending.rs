@@ -22,6 +22,7 @@ fn every_refusal_counts_once_in_dropped_and_traffic_and_handshake_tallies_do_not
         late_hellos_refused: 1 << 24,
         hellos_refused: 1 << 25,
         hellos_rate_limited: 1 << 26,
+        path_changes: 1 << 27,
     };
     assert_eq!(c.dropped(), 511);
     // Each counter the names above list is one bit of it.
