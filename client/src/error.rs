@@ -74,6 +74,21 @@ pub enum Error {
         /// What differs (rules, versions) or why the peer was turned away.
         reason: String,
     },
+    /// A rejoin was refused: by the other player (its reason), or by this side (the other's
+    /// answer did not fit its log).
+    #[error("rejoin refused: {reason}")]
+    RejoinRefused {
+        /// Why.
+        reason: String,
+    },
+    /// The other player did not take the rejoin in time.
+    #[error("no answer to the rejoin from {peer} within {seconds} s (the match may be over: the other player waits for the reconnect grace only, 30 s by default)")]
+    RejoinTimeout {
+        /// The other player's address from the log.
+        peer: std::net::SocketAddr,
+        /// How long we waited.
+        seconds: u64,
+    },
     /// Nobody answered the handshake in time.
     #[error("no answer from {peer} within {seconds} s (is the host running and reachable?)")]
     HandshakeTimeout {

@@ -4,7 +4,10 @@
 use crate::error::Error;
 use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use crate::matchlog::{
+    EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, RejoinKey,
+    DEFAULT_CHECKPOINT_EVERY,
+};
 use crate::netplay::NetPeer;
 use crate::tick_logs::TickLogs;
 use engine::{buttons, Event, Tick, World};
@@ -45,6 +48,20 @@ pub struct PeerLogs {
     /// Scratch world that re-steps a final tick whose inputs press the rail, to log its shot
     /// records (the driver keeps states and inputs per tick, not events).
     scratch: Option<World>,
+    /// The peer's outages and epochs already recorded.
+    outages_logged: usize,
+    epochs_logged: usize,
+}
+
+/// What a player's match log keeps for `--rejoin`: its slot, the other player and the match's
+/// secret (`None` for a spectator, or a match without a secret).
+fn rejoin_key(peer: &NetPeer) -> Option<RejoinKey> {
+    let agreement = peer.agreement();
+    Some(RejoinKey {
+        slot: agreement.local_slot?,
+        peer: agreement.remote_players.first()?.1.to_string(),
+        secret: agreement.secret.clone()?,
+    })
 }
 
 /// Writes the snapshots from the last agreeing check before `tick` through `tick`, each with
@@ -119,7 +136,10 @@ impl PeerLogs {
         let match_log = match &paths.match_log {
             Some(path) => Some(MatchLogWriter::create(
                 path,
-                &LogHeader::for_world(world, role, bot_seed),
+                &LogHeader {
+                    rejoin: rejoin_key(peer),
+                    ..LogHeader::for_world(world, role, bot_seed)
+                },
                 world,
                 DEFAULT_CHECKPOINT_EVERY,
             )?),
@@ -137,8 +157,37 @@ impl PeerLogs {
             paths: paths.clone(),
             dumped: Vec::new(),
             scratch: None,
-            logged: 0,
+            logged: world.tick(),
+            outages_logged: 0,
+            epochs_logged: 0,
         })
+    }
+
+    /// The logs of a player that rejoined from its match log: that log continued by `writer`
+    /// (reopened where it ended, at `logged`), and the hash log at `paths.hash_log` written
+    /// afresh by `hash_log` (the caller fills in the ticks the match log already holds).
+    #[must_use]
+    pub fn rejoined(
+        peer: &NetPeer,
+        paths: &LogPaths,
+        hash_log: Option<HashLogWriter>,
+        writer: MatchLogWriter,
+        logged: Tick,
+    ) -> PeerLogs {
+        let dump_dir = (paths.dump_dir.clone())
+            .or_else(|| paths.hash_log.as_deref().map(dumps_next_to))
+            .or_else(|| paths.match_log.as_deref().map(dumps_next_to));
+        PeerLogs {
+            role: role_of(peer),
+            logs: TickLogs::new(hash_log, Some(writer)),
+            dump_dir,
+            paths: paths.clone(),
+            dumped: Vec::new(),
+            scratch: None,
+            logged,
+            outages_logged: 0,
+            epochs_logged: 0,
+        }
     }
 
     /// Logs every final tick not yet logged, up to `limit`.
@@ -148,6 +197,7 @@ impl PeerLogs {
     /// caught up every frame).
     pub fn catch_up(&mut self, peer: &NetPeer, limit: Tick) -> Result<(), Error> {
         let upto = peer.final_tick().min(limit);
+        self.note_happenings(peer)?;
         while self.logged < upto {
             let tick = self.logged + 1;
             let driver = peer.driver();
@@ -167,8 +217,39 @@ impl PeerLogs {
                     driver.snapshot_at(tick)
                 })?;
             self.logged = tick;
+            self.note_happenings(peer)?;
         }
         self.logs.flush_if_due()
+    }
+
+    /// Records the peer's outages and epochs that happened at the last tick logged (each
+    /// follows the tick it happened after; one that happened earlier is recorded at once,
+    /// after the last tick logged).
+    fn note_happenings(&mut self, peer: &NetPeer) -> Result<(), Error> {
+        let logged = self.logged;
+        while let Some(o) = peer.outages().get(self.outages_logged) {
+            if o.tick > logged {
+                break;
+            }
+            self.logs.note(&Record::Outage(OutageRecord {
+                tick: logged,
+                silent_ms: o.silent.as_millis() as u64,
+            }))?;
+            self.outages_logged += 1;
+        }
+        while let Some(e) = peer.epochs().get(self.epochs_logged) {
+            if e.tick > logged {
+                break;
+            }
+            self.logs.note(&Record::Epoch(EpochRecord {
+                epoch: e.epoch,
+                tick: e.tick,
+                hash: e.hash,
+                peer: e.peer.to_string(),
+            }))?;
+            self.epochs_logged += 1;
+        }
+        Ok(())
     }
 
     /// Dumps what a desync at `tick` needs to be explained, and says so: the snapshots of every

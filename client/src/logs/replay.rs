@@ -177,6 +177,22 @@ fn resimulate(
         Ok(())
     };
     compare_checkpoint(&world, &mut compared)?;
+    // A new epoch resumed from the state both sides held: the log's own state there must be it.
+    let mut epochs = log.epochs.iter().peekable();
+    let mut check_epochs = |world: &World| -> Result<(), Error> {
+        while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
+            if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
+                return Err(Error::VerifyMismatch {
+                    tick: epoch.tick,
+                    section: "epoch",
+                    logged: epoch.hash.combined,
+                    got: world.state_hash().combined,
+                });
+            }
+        }
+        Ok(())
+    };
+    check_epochs(&world)?;
     for record in &log.ticks {
         if until.is_some_and(|t| world.tick() >= t) {
             break;
@@ -188,6 +204,7 @@ fn resimulate(
             out.record(world.tick(), &world.state_hash())?;
         }
         compare_checkpoint(&world, &mut compared)?;
+        check_epochs(&world)?;
     }
     let report = VerifyReport {
         ticks: world.tick(),

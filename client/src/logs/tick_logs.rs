@@ -60,6 +60,17 @@ impl TickLogs {
         Ok(())
     }
 
+    /// Appends `record` (an outage or an epoch) to the match log, if there is one.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn note(&mut self, record: &crate::matchlog::Record) -> Result<(), Error> {
+        match &mut self.match_log {
+            Some(writer) => writer.append(record),
+            None => Ok(()),
+        }
+    }
+
     /// Flushes each log if a second has passed since it was last flushed.
     ///
     /// # Errors

@@ -21,7 +21,7 @@
 //! lost `Reject` costs one `Hello` interval and a repeat costs no Diffie–Hellman.
 
 use crate::error::Error;
-use crate::net::seal::{Initiator, InviteCode, Responder};
+use crate::net::seal::{Initiator, InviteCode, MatchSecret, Responder};
 use crate::socket::SharedLink;
 use crate::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
 use std::net::SocketAddr;
@@ -64,6 +64,13 @@ pub struct Agreement {
     /// The id of the sealed channel with the (first) remote player, or with the host for a
     /// spectator: both sides of that channel see the same id.
     pub session: u32,
+    /// The match's secret, held by its players (the host made it, the welcome carried it):
+    /// the key that lets a player whose process died take its slot back. `None` for a
+    /// spectator.
+    pub secret: Option<MatchSecret>,
+    /// The epoch: 1 for the first session of a match, one more at every resume after a
+    /// rejoin. Datagrams of an older epoch are never read (their keys are gone).
+    pub epoch: u32,
 }
 
 /// A token bucket bounding the handshake work a flood can cause.
@@ -123,6 +130,8 @@ pub struct HostHandshake {
     /// `(from, hash of its Hello, the answer)` of refused `Hello`s.
     refused: Vec<(SocketAddr, u64, Vec<u8>)>,
     budget: AnswerBudget,
+    /// The match's secret, given to the players in their welcome.
+    secret: Option<MatchSecret>,
 }
 
 impl HostHandshake {
@@ -145,6 +154,8 @@ impl HostHandshake {
             candidates: Vec::new(),
             refused: Vec::new(),
             budget: AnswerBudget::new(),
+            // Without randomness there is no Noise handshake either; no secret, no rejoin.
+            secret: MatchSecret::random().ok(),
         }
     }
 
@@ -186,6 +197,8 @@ impl HostHandshake {
             remote_players: vec![(1, joiner)],
             spectators: self.watchers.clone(),
             session: link.borrow().channel_id(joiner).unwrap_or(0),
+            secret: self.secret.clone(),
+            epoch: 1,
         })
     }
 
@@ -331,6 +344,7 @@ impl HostHandshake {
             match_seed: self.match_seed,
             players: 2,
             slot,
+            secret: slot.and(self.secret.clone()),
         }
     }
 }
@@ -454,17 +468,15 @@ impl JoinHandshake {
                 continue;
             }
             match msg {
-                Control::Reject { reason } => {
-                    if self.clear_reject.is_none() {
-                        self.clear_reject = Some((wire::printable(&reason, 300), now));
-                    }
+                Control::Reject { reason } if self.clear_reject.is_none() => {
+                    self.clear_reject = Some((wire::printable(&reason, 300), now));
                 }
                 Control::Answer { noise } => {
                     if let Some(agreement) = self.read_answer(link, &noise)? {
                         return Ok(Some(agreement));
                     }
                 }
-                Control::Hello { .. } | Control::Finish { .. } | Control::Joined => {}
+                _ => {}
             }
         }
         match &self.clear_reject {
@@ -501,7 +513,7 @@ impl JoinHandshake {
         let answer = wire::decode::<HostAnswer>(&payload).map_err(|_| Error::Refused {
             reason: format!("host {host_addr} sent an answer this build cannot read"),
         })?;
-        let (theirs, match_seed, players, slot) = match answer {
+        let (theirs, match_seed, players, slot, secret) = match answer {
             HostAnswer::Reject { reason } => {
                 return Err(Error::Refused {
                     reason: wire::printable(&reason, 300),
@@ -512,7 +524,8 @@ impl JoinHandshake {
                 match_seed,
                 players,
                 slot,
-            } => (info, match_seed, players, slot),
+                secret,
+            } => (info, match_seed, players, slot, secret),
         };
         if let Some(diff) = self.info.differences(&theirs) {
             return Err(Error::Refused {
@@ -548,6 +561,9 @@ impl JoinHandshake {
             remote_players: vec![(0, host_addr)],
             spectators: Vec::new(),
             session,
+            // A spectator holds no secret, whatever a host sends it.
+            secret: slot.and(secret),
+            epoch: 1,
         }))
     }
 }

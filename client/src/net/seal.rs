@@ -202,6 +202,59 @@ pub fn split_invitation(text: &str) -> Result<(&str, Option<InviteCode>), String
     }
 }
 
+/// The per-match secret a host gives each player inside its encrypted welcome (never a
+/// spectator, never in clear): the pre-shared key of a rejoin, so that only a player of this
+/// match can take its slot back. Each player keeps it in its match log.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MatchSecret([u8; 32]);
+
+impl fmt::Debug for MatchSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MatchSecret(..)")
+    }
+}
+
+impl MatchSecret {
+    /// A fresh secret from the operating system's random number generator.
+    ///
+    /// # Errors
+    /// The OS has no randomness to give (a message saying so).
+    pub fn random() -> Result<MatchSecret, String> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| format!("no randomness for a match secret: {e}"))?;
+        Ok(MatchSecret(bytes))
+    }
+
+    /// The secret with these bytes (tests).
+    #[must_use]
+    pub fn from_bytes(bytes: [u8; 32]) -> MatchSecret {
+        MatchSecret(bytes)
+    }
+
+    fn key(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+/// The pre-shared key of a handshake: an invite code's, or a match secret's for a rejoin.
+#[derive(Debug, Clone, Copy)]
+pub enum Psk<'a> {
+    /// An invite code (a `Hello`).
+    Invite(&'a InviteCode),
+    /// The match's secret (a `Rejoin`).
+    Secret(&'a MatchSecret),
+}
+
+impl Psk<'_> {
+    fn key(self) -> [u8; 32] {
+        match self {
+            Psk::Invite(code) => code.psk(),
+            Psk::Secret(secret) => *secret.key(),
+        }
+    }
+}
+
 fn builder<'a>(
     prologue: &'a [u8],
     invite: Option<&'a [u8; 32]>,
@@ -240,7 +293,15 @@ impl Initiator {
     /// # Errors
     /// [`SealError::Malformed`] if Noise cannot start (no randomness).
     pub fn new(prologue: &[u8], invite: Option<&InviteCode>) -> Result<Initiator, SealError> {
-        let psk = invite.map(InviteCode::psk);
+        Initiator::keyed(prologue, invite.map(Psk::Invite))
+    }
+
+    /// As [`Initiator::new`], under any pre-shared key (a rejoin's is the match secret).
+    ///
+    /// # Errors
+    /// As [`Initiator::new`].
+    pub fn keyed(prologue: &[u8], psk: Option<Psk<'_>>) -> Result<Initiator, SealError> {
+        let psk = psk.map(Psk::key);
         let mut state = builder(prologue, psk.as_ref())?
             .build_initiator()
             .map_err(|_| SealError::Malformed)?;
@@ -308,10 +369,23 @@ impl Responder {
         invite: Option<&InviteCode>,
         message: &[u8],
     ) -> Result<Responder, SealError> {
+        Responder::read_keyed(prologue, invite.map(Psk::Invite), message)
+    }
+
+    /// As [`Responder::read_hello`], under any pre-shared key (a rejoin's is the match
+    /// secret): a message made without it is refused here.
+    ///
+    /// # Errors
+    /// As [`Responder::read_hello`].
+    pub fn read_keyed(
+        prologue: &[u8],
+        psk: Option<Psk<'_>>,
+        message: &[u8],
+    ) -> Result<Responder, SealError> {
         if message.len() > MAX_HANDSHAKE_MESSAGE {
             return Err(SealError::Malformed);
         }
-        let psk = invite.map(InviteCode::psk);
+        let psk = psk.map(Psk::key);
         let mut state = builder(prologue, psk.as_ref())?
             .build_responder()
             .map_err(|_| SealError::Malformed)?;

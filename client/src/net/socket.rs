@@ -117,6 +117,9 @@ pub struct Link {
     /// Once every slot is taken: this side's info, to answer a stranger's `Hello` with a
     /// `Reject`, and whether the match is already under way.
     refuse_hellos: Option<(PeerInfo, Refusing)>,
+    /// Whether a `Rejoin` from any address reaches the control inbox (a player of a running
+    /// match, whose peer may come back from a new process).
+    accept_rejoins: bool,
 }
 
 /// Which strangers' `Hello`s a host answers with a `Reject` once its slots are taken.
@@ -174,6 +177,7 @@ impl Link {
             early: Vec::new(),
             claims: Vec::new(),
             refuse_hellos: None,
+            accept_rejoins: false,
         }))
     }
 
@@ -274,6 +278,11 @@ impl Link {
     /// `refusing` says.
     pub fn refuse_hellos(&mut self, info: PeerInfo, refusing: Refusing) {
         self.refuse_hellos = Some((info, refusing));
+    }
+
+    /// Lets `Rejoin`s from any address through to the control inbox from now on (or not).
+    pub fn accept_rejoins(&mut self, accept: bool) {
+        self.accept_rejoins = accept;
     }
 
     /// Peers that declared a player disconnected since the last call.
@@ -423,7 +432,13 @@ impl Link {
         match inner {
             Inner::Control => match wire::decode::<Control>(&payload) {
                 // A sealed `Reject` comes only from a host whose slot went to another peer.
-                Ok(msg @ (Control::Finish { .. } | Control::Joined | Control::Reject { .. })) => {
+                Ok(
+                    msg @ (Control::Finish { .. }
+                    | Control::Joined
+                    | Control::Reject { .. }
+                    | Control::Resume { .. }
+                    | Control::ResumeAt { .. }),
+                ) => {
                     self.counters.bytes_received += datagram.len() as u64;
                     self.counters.datagrams_received += 1;
                     self.control.push((from, msg));
@@ -479,6 +494,16 @@ impl Link {
             }
             Control::Hello { info, role, .. } if self.refuse_hellos.is_some() => {
                 self.refuse_late_hello(from, &info, role);
+            }
+            // A player back from a new process: its keys are proven by the handshake it starts.
+            Control::Rejoin { .. } if self.accept_rejoins => {
+                self.counters.bytes_received += datagram.len() as u64;
+                self.counters.datagrams_received += 1;
+                self.control.push((from, msg));
+            }
+            // Sealed only: a clear one is forged.
+            Control::Resume { .. } | Control::ResumeAt { .. } if known => {
+                self.counters.dropped_unauthenticated += 1;
             }
             // Handshake answers, for a joiner (the host is its peer); read by the handshake,
             // which opens the `Answer` or weighs the clear `Reject`.

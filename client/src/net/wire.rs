@@ -33,7 +33,7 @@ pub enum Kind {
 /// 2: [`PeerInfo`] carries the rules themselves, so a mismatch names the rules that differ.
 /// 3: the handshake is Noise and everything after it sealed; kind 2 (clear GGRS) is gone.
 /// A `Hello` of another version is still answered (see [`hello_protocol`]).
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Most differing rules named one by one in a refusal; the rest are counted.
 const MAX_RULES_NAMED: usize = 8;
@@ -211,6 +211,55 @@ pub enum Control {
     /// Sealed only, joiner → host: the welcome was read. Being sealed, it proves the joiner
     /// holds the keys, which is what gives it its slot (so does any sealed datagram).
     Joined,
+    /// A player taking its slot back after its process died, → the player still waiting,
+    /// clear: who it is and the first Noise message, made under the match's secret (the
+    /// pre-shared key only the players hold, from their welcome), so nobody else can finish
+    /// the handshake. The fields before `noise` are the prologue ([`rejoin_prologue`]).
+    Rejoin {
+        /// Build and rules.
+        info: PeerInfo,
+        /// The slot it played.
+        slot: u8,
+        /// The first handshake message.
+        noise: Vec<u8>,
+    },
+    /// Sealed only, rejoiner → the waiting player: its log ends at tick `through` with state
+    /// hash `hash`; `recent` holds every player's input (slot order, tick after tick) for the
+    /// last ticks up to `through`, which the other may not have confirmed yet.
+    Resume {
+        /// The last tick in its log.
+        through: u32,
+        /// The combined state hash there.
+        hash: u64,
+        /// Inputs of ticks `through + 1 - recent.len() / players ..= through`, flattened.
+        recent: Vec<engine::WireInput>,
+    },
+    /// Sealed only, the waiting player → rejoiner: the match goes on from `tick` (state hash
+    /// `hash`) under `epoch`; `gap` holds every player's input for the ticks the rejoiner's
+    /// log lacks (after its `through`, up to `tick`), flattened as in `Resume`.
+    ResumeAt {
+        /// The new epoch.
+        epoch: u32,
+        /// The resume tick: GGRS frame 0 of the new session.
+        tick: u32,
+        /// The combined state hash at `tick`.
+        hash: u64,
+        /// The inputs of the gap.
+        gap: Vec<engine::WireInput>,
+    },
+}
+
+/// The waiting player's answer to a [`Control::Rejoin`], encrypted inside
+/// [`Control::Answer`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RejoinAnswer {
+    /// The slot is the rejoiner's again: it says where its log ends next ([`Control::Resume`]).
+    Accepted,
+    /// Refused, and why (authenticated).
+    Refused {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// The host's answer to a `Hello`, encrypted to the joiner inside [`Control::Answer`].
@@ -226,6 +275,8 @@ pub enum HostAnswer {
         players: u8,
         /// The slot assigned to the receiver (`None` for a spectator).
         slot: Option<u8>,
+        /// The match's secret, for a player (never a spectator): the key of a rejoin.
+        secret: Option<crate::net::seal::MatchSecret>,
     },
     /// Refused, and why (authenticated: only the host could have said it).
     Reject {
@@ -240,6 +291,14 @@ pub enum HostAnswer {
 pub fn hello_prologue(info: &PeerInfo, role: Role, invite: bool) -> Vec<u8> {
     let mut prologue = b"maze-duel hello v3\0".to_vec();
     prologue.extend_from_slice(&encode_payload(&(info, role, invite)));
+    prologue
+}
+
+/// The Noise prologue of a `Rejoin`: a label and its clear fields.
+#[must_use]
+pub fn rejoin_prologue(info: &PeerInfo, slot: u8) -> Vec<u8> {
+    let mut prologue = b"maze-duel rejoin v4\0".to_vec();
+    prologue.extend_from_slice(&encode_payload(&(info, slot)));
     prologue
 }
 

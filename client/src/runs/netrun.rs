@@ -3,9 +3,14 @@
 
 use crate::driver::Injection;
 use crate::error::Error;
-use crate::netplay::{NetEvent, NetPeer, Outage};
+use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
+use crate::matchlog::{read_log, DEFAULT_CHECKPOINT_EVERY};
+use crate::netplay::rejoin::MAX_RECENT_TICKS;
+use crate::netplay::{NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
+use crate::replay::{log_rules, reopen_for_resume, verify_logging};
+use crate::socket::SharedLink;
 use engine::{Bot, Phase, StateHash, Tick, WireInput};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -35,6 +40,16 @@ pub struct NetRun {
 }
 
 impl NetRun {
+    /// Where this run's logs go.
+    #[must_use]
+    pub fn log_paths(&self) -> LogPaths {
+        LogPaths {
+            hash_log: self.hash_log.clone(),
+            match_log: self.match_log.clone(),
+            dump_dir: self.dumps(),
+        }
+    }
+
     /// Where this run dumps snapshots on a desync.
     #[must_use]
     pub fn dumps(&self) -> Option<PathBuf> {
@@ -116,7 +131,6 @@ impl std::fmt::Display for NetRunSummary {
 /// Engine, GGRS or I/O errors.
 pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, Error> {
     let slot = peer.local_slot();
-    let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
     if let Some(tick) = plan.inject_desync {
         peer.driver_mut().inject(Injection {
             tick,
@@ -124,15 +138,22 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
             after: plan.inject_after.unwrap_or(Phase::Events),
         });
     }
-    let mut logs = PeerLogs::open(
-        &peer,
-        &LogPaths {
-            hash_log: plan.hash_log.clone(),
-            match_log: plan.match_log.clone(),
-            dump_dir: plan.dumps(),
-        },
-        slot.map(|_| plan.bot_seed),
-    )?;
+    let logs = PeerLogs::open(&peer, &plan.log_paths(), slot.map(|_| plan.bot_seed))?;
+    run_with_logs(peer, plan, logs)
+}
+
+/// As [`run_net_peer`], writing to logs already open (a rejoined player's, which continue the
+/// match log it wrote before its process died).
+///
+/// # Errors
+/// As [`run_net_peer`].
+pub fn run_with_logs(
+    mut peer: NetPeer,
+    plan: &NetRun,
+    mut logs: PeerLogs,
+) -> Result<NetRunSummary, Error> {
+    let slot = peer.local_slot();
+    let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
     let mut pacer = FramePacer::new(plan.fps);
     let mut desyncs = 0;
     let mut first_desync = None;
@@ -168,6 +189,9 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
                     if let Some(waiting) = peer.reconnecting() {
                         eprintln!("{waiting}");
                     }
+                }
+                NetEvent::Rejoined { epoch, tick, .. } => {
+                    eprintln!("the other player rejoined: epoch {epoch} goes on from tick {tick}");
                 }
                 NetEvent::Resumed { peer: who } => {
                     if let Some(outage) = peer.outages().iter().rev().find(|o| o.peer == who) {
@@ -226,6 +250,71 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
         final_hash,
         outages: peer.outages().to_vec(),
     })
+}
+
+/// Takes a player's slot back after its process died, from the match log it wrote
+/// (`plan.match_log`): replays and checks the log, rejoins the other player (who waits through
+/// its reconnect grace) under the match's secret kept there, continues the log and plays on
+/// as [`run_net_peer`] does. The hash log (`plan.hash_log`) is written afresh from tick 1: the
+/// ticks the log holds, then the rest of the match.
+///
+/// # Errors
+/// [`Error::RejoinRefused`] (no log given, a log without a rejoin key, the other player's
+/// refusal), [`Error::RejoinTimeout`], and the errors of reading, verifying and continuing
+/// the log.
+pub fn rejoin_logged_match(
+    link: SharedLink,
+    config: &NetConfig,
+    plan: &NetRun,
+) -> Result<NetRunSummary, Error> {
+    let refuse = |reason: String| Error::RejoinRefused { reason };
+    let path = (plan.match_log.as_deref())
+        .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
+    let log = read_log(path)?;
+    let key = log.header.rejoin.clone().ok_or_else(|| {
+        refuse(format!(
+            "{} holds no rejoin key: it is not the log of a player of a networked match",
+            path.display()
+        ))
+    })?;
+    let rules = log_rules(&log, None)?;
+    let (world, writer) = reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+    let role = if key.slot == 0 { "host" } else { "join" };
+    let hash_log = match &plan.hash_log {
+        Some(out) => {
+            let identity = MatchIdentity::of_world(&world, inputs_of(role, Some(plan.bot_seed)));
+            let mut writer = HashLogWriter::create(out, &identity, role)?;
+            verify_logging(&log, None, Some(&mut writer))?;
+            Some(writer)
+        }
+        None => None,
+    };
+    let last = log.epochs.last();
+    let peer_text = last.map_or(key.peer.as_str(), |e| e.peer.as_str());
+    let peer_addr = peer_text.parse().map_err(|_| {
+        refuse(format!(
+            "the log names the other player as {peer_text:?}, not an address"
+        ))
+    })?;
+    let recent = (log.ticks.iter().rev().take(MAX_RECENT_TICKS).rev())
+        .map(|t| t.inputs.clone())
+        .collect();
+    let logged = world.tick();
+    let rejoin = RejoinPlan {
+        world,
+        recent,
+        secret: key.secret,
+        slot: key.slot,
+        peer: peer_addr,
+        epoch: last.map_or(1, |e| e.epoch),
+    };
+    let config = NetConfig {
+        rules,
+        ..config.clone()
+    };
+    let peer = NetPeer::rejoin(link, rejoin, &config)?;
+    let logs = PeerLogs::rejoined(&peer, &plan.log_paths(), hash_log, writer, logged);
+    run_with_logs(peer, plan, logs)
 }
 
 /// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the

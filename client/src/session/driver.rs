@@ -66,6 +66,9 @@ pub struct Driver {
     ggrs_saved: TickRing<()>,
     /// A deliberate perturbation, for proving the desync tools (never set in play).
     injection: Option<Injection>,
+    /// The tick of GGRS frame 0: 0 for a match's first session, the resume tick for one
+    /// started again after a reconnect (GGRS sessions always count frames from 0).
+    frame_base: Tick,
 }
 
 /// A deliberate desync: nudge `players[1].pos.x` by the smallest step right after phase `after`
@@ -118,6 +121,69 @@ impl Driver {
             resimulated_from: None,
             ggrs_saved: TickRing::new(ticks),
             injection: None,
+            frame_base: 0,
+        }
+    }
+
+    /// Makes the world's current tick GGRS's frame 0, for a session started mid-match (after
+    /// a reconnect, from the agreed resume tick).
+    pub fn start_frames_here(&mut self) {
+        self.frame_base = self.world.tick();
+    }
+
+    /// The tick of GGRS frame 0.
+    #[must_use]
+    pub fn frame_base(&self) -> Tick {
+        self.frame_base
+    }
+
+    /// The tick of GGRS frame `frame` (`None` before frame 0 or past the tick range).
+    #[must_use]
+    pub fn tick_of(&self, frame: ggrs::Frame) -> Option<Tick> {
+        u32::try_from(frame)
+            .ok()
+            .and_then(|f| self.frame_base.checked_add(f))
+    }
+
+    /// Puts the world back at `tick` (kept in the history), dropping what was predicted after
+    /// it: the next step there is the first again.
+    ///
+    /// # Errors
+    /// If `tick` is no longer in the history.
+    pub fn rewind_to(&mut self, tick: Tick) -> Result<(), Error> {
+        let snapshot = self.history.get(tick)?;
+        self.world.restore(snapshot)?;
+        self.furthest = tick;
+        Ok(())
+    }
+
+    /// Steps the world once with `inputs` known to be final (a gap of confirmed ticks another
+    /// peer sent on a reconnect), keeping its state, hash and inputs like any advanced frame.
+    ///
+    /// # Errors
+    /// An engine error while stepping.
+    pub fn step_confirmed(&mut self, inputs: &[engine::WireInput]) -> Result<(), Error> {
+        let tick = self.world.tick();
+        self.scratch.clear();
+        self.scratch.extend(inputs.iter().map(|i| i.at(tick)));
+        self.inputs
+            .insert(tick, engine::TickInputs::from_slice(&self.scratch));
+        self.world.step(&self.scratch)?;
+        self.record_reached();
+        Ok(())
+    }
+
+    /// Keeps the state just reached: its hash, its snapshot, the counters.
+    fn record_reached(&mut self) {
+        let now = self.world.tick();
+        // Keep every reached state, not only those GGRS asks to save: spectators are never
+        // asked, and logs checkpoint and dump from here.
+        self.hashes.insert(now, self.world.state_hash());
+        self.history.save(&self.world);
+        self.counters.advances += 1;
+        if now > self.furthest {
+            self.furthest = now;
+            self.counters.new_frames += 1;
         }
     }
 
@@ -171,7 +237,7 @@ impl Driver {
                     cell.save(frame, Some(tick), Some(u128::from(hash.combined)));
                 }
                 GgrsRequest::LoadGameState { cell, frame } => {
-                    let tick = Tick::try_from(frame).map_err(|_| Error::FrameMismatch {
+                    let tick = self.tick_of(frame).ok_or(Error::FrameMismatch {
                         expected: self.world.tick(),
                         requested: frame,
                     })?;
@@ -223,16 +289,7 @@ impl Driver {
                     if first_pass {
                         self.first_traces.insert(reach, trace);
                     }
-                    let now = self.world.tick();
-                    // Keep every reached state, not only those GGRS asks to save: spectators
-                    // are never asked, and logs checkpoint and dump from here.
-                    self.hashes.insert(now, self.world.state_hash());
-                    self.history.save(&self.world);
-                    self.counters.advances += 1;
-                    if now > self.furthest {
-                        self.furthest = now;
-                        self.counters.new_frames += 1;
-                    }
+                    self.record_reached();
                 }
             }
         }
@@ -266,7 +323,7 @@ impl Driver {
 
     fn expect_frame(&self, frame: ggrs::Frame) -> Result<Tick, Error> {
         let tick = self.world.tick();
-        if i64::from(frame) != i64::from(tick) {
+        if self.tick_of(frame) != Some(tick) {
             return Err(Error::FrameMismatch {
                 expected: tick,
                 requested: frame,

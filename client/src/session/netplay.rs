@@ -12,13 +12,16 @@ use crate::stats::{NetStats, StatsClock};
 use crate::transport::UdpTransport;
 use crate::wire::{Control, Role};
 use crate::GgrsConfig;
-use engine::{Rules, Tick, WireInput, World};
+use engine::{Rules, StateHash, Tick, WireInput, World};
 use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, InputStatus, P2PSession, PlayerType,
     SessionBuilder, SessionState, SpectatorSession,
 };
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
+
+pub mod rejoin;
+pub use rejoin::RejoinPlan;
 
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
 /// 128-frame input queue (at 119 neither peer finishes; at 120 GGRS panics).
@@ -247,6 +250,16 @@ pub enum NetEvent {
         /// The peer.
         peer: SocketAddr,
     },
+    /// A player whose process died took its slot back: the match goes on from `tick` under
+    /// `epoch`, with that player heard at `peer`.
+    Rejoined {
+        /// Where the player is heard from now.
+        peer: SocketAddr,
+        /// The new epoch.
+        epoch: u32,
+        /// The resume tick.
+        tick: Tick,
+    },
     /// GGRS recommends waiting this many frames for the others to catch up.
     WaitRecommendation {
         /// Frames.
@@ -399,6 +412,27 @@ pub struct NetPeer {
     timed_out: Vec<SocketAddr>,
     disconnect_notify: Duration,
     grace: Duration,
+    /// The configuration, to start the session again after a rejoin.
+    config: NetConfig,
+    /// A player coming back from a new process (see `rejoin.rs`).
+    rejoin: rejoin::Survivor,
+    /// Every resume since the start: the epoch and its first tick.
+    epochs: Vec<EpochChange>,
+    /// An error met between calls (starting a new epoch), returned by the next `advance`.
+    failure: Option<Error>,
+}
+
+/// A new epoch of the match: a player took its slot back and play went on from `tick`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpochChange {
+    /// The new epoch.
+    pub epoch: u32,
+    /// The tick both sides resumed from (GGRS frame 0 of the new session).
+    pub tick: Tick,
+    /// The state hash both hold at `tick`.
+    pub hash: StateHash,
+    /// Where the player that came back is heard from now.
+    pub peer: SocketAddr,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -586,6 +620,58 @@ impl NetPeer {
         }
         let players = usize::from(agreement.players);
         let world = World::new(config.rules.clone(), agreement.match_seed, players)?;
+        // Every tick since the last agreeing checksum stays in history, to dump on a desync.
+        let driver = Driver::with_history(world, HISTORY_TICKS + desync_history(config));
+        Self::start_with(link, agreement, config, driver)
+    }
+
+    /// Starts a GGRS session on `agreement` from the driver's current tick (frame 0 there).
+    fn start_with(
+        link: SharedLink,
+        agreement: Agreement,
+        config: &NetConfig,
+        mut driver: Driver,
+    ) -> Result<NetPeer, Error> {
+        driver.start_frames_here();
+        let (session, local_handle) = Self::session_for(&link, &agreement, config)?;
+        link.borrow_mut()
+            .accept_rejoins(local_handle.is_some() && agreement.secret.is_some());
+        let final_tick = driver.world().tick();
+        Ok(NetPeer {
+            link,
+            session,
+            driver,
+            desync_interval: config.desync_interval.max(1),
+            agreement,
+            local_handle,
+            events: Vec::new(),
+            clock: StatsClock::new(),
+            final_tick,
+            finished_peers: Vec::new(),
+            gone: Vec::new(),
+            progress: (final_tick, Instant::now()),
+            freeze_timeout: config.freeze_timeout,
+            turned_away: None,
+            last_advance: Instant::now(),
+            silent: Vec::new(),
+            outages: Vec::new(),
+            timed_out: Vec::new(),
+            disconnect_notify: config.disconnect_notify,
+            grace: config.disconnect_timeout,
+            config: config.clone(),
+            rejoin: rejoin::Survivor::default(),
+            epochs: Vec::new(),
+            failure: None,
+        })
+    }
+
+    /// A GGRS session for `agreement` over `link`, and the local player's handle.
+    fn session_for(
+        link: &SharedLink,
+        agreement: &Agreement,
+        config: &NetConfig,
+    ) -> Result<(Session, Option<usize>), Error> {
+        let players = usize::from(agreement.players);
         let mut builder = SessionBuilder::<GgrsConfig>::new()
             .with_num_players(players)?
             .with_max_prediction_window(config.max_prediction)
@@ -637,33 +723,18 @@ impl NetPeer {
                 )
             }
         };
-        Ok(NetPeer {
-            link,
-            session,
-            // Every tick since the last agreeing checksum stays in history, to dump on a desync.
-            driver: Driver::with_history(world, HISTORY_TICKS + desync_history(config)),
-            desync_interval: config.desync_interval.max(1),
-            agreement,
-            local_handle,
-            events: Vec::new(),
-            clock: StatsClock::new(),
-            final_tick: 0,
-            finished_peers: Vec::new(),
-            gone: Vec::new(),
-            progress: (0, Instant::now()),
-            freeze_timeout: config.freeze_timeout,
-            turned_away: None,
-            last_advance: Instant::now(),
-            silent: Vec::new(),
-            outages: Vec::new(),
-            timed_out: Vec::new(),
-            disconnect_notify: config.disconnect_notify,
-            grace: config.disconnect_timeout,
-        })
+        Ok((session, local_handle))
     }
 
     /// Exchanges datagrams without advancing (call this between frames too).
     pub fn poll(&mut self) {
+        if self.rejoin_pending() {
+            // The old session stands still while a rejoin is agreed: nothing of the old epoch
+            // goes out, and what the rejoiner says is read.
+            drop(self.link.borrow_mut().pump(false));
+            self.take_control_messages();
+            return;
+        }
         match &mut self.session {
             Session::P2P(s) => s.poll_remote_clients(),
             Session::Spectator(s) => s.poll_remote_clients(),
@@ -676,7 +747,10 @@ impl NetPeer {
             Session::P2P(s) => s.events().collect(),
             Session::Spectator(s) => s.events().collect(),
         };
-        for event in drained.into_iter().map(NetEvent::from) {
+        for mut event in drained.into_iter().map(NetEvent::from) {
+            if let NetEvent::DesyncDetected { tick, .. } = &mut event {
+                *tick += self.driver.frame_base();
+            }
             self.note_silence(&event);
             if let NetEvent::Disconnected { peer } = event {
                 if self.gone.contains(&peer) {
@@ -698,7 +772,13 @@ impl NetPeer {
             Session::Spectator(s) => s.current_frame(),
         };
         self.link.borrow_mut().set_local_frame(frame);
-        for (from, msg) in self.link.borrow_mut().take_control() {
+        self.take_control_messages();
+    }
+
+    /// Reads the control messages the link took in.
+    fn take_control_messages(&mut self) {
+        let inbox = self.link.borrow_mut().take_control();
+        for (from, msg) in inbox {
             match msg {
                 Control::Finish { .. } if !self.finished_peers.contains(&from) => {
                     self.finished_peers.push(from);
@@ -707,6 +787,14 @@ impl NetPeer {
                 Control::Reject { reason } if self.agreement.local_slot != Some(0) => {
                     self.turned_away = Some(reason);
                 }
+                Control::Rejoin { info, slot, noise } => {
+                    self.answer_rejoin(from, &info, slot, &noise);
+                }
+                Control::Resume {
+                    through,
+                    hash,
+                    recent,
+                } => self.resume_for(from, through, hash, &recent),
                 _ => {}
             }
         }
@@ -797,6 +885,14 @@ impl NetPeer {
     /// GGRS errors other than "not synchronized" and "prediction threshold", engine errors,
     /// [`Error::SpectatorTooFarBehind`].
     pub fn advance(&mut self, local: WireInput) -> Result<Advance, Error> {
+        if let Some(failure) = self.failure.take() {
+            return Err(failure);
+        }
+        if self.rejoin_pending() {
+            self.poll();
+            self.clock.stall();
+            return Ok(Advance::Stalled);
+        }
         self.watch_for_freeze()?;
         let before = self.driver.counters().new_frames;
         let requests = match &mut self.session {
@@ -851,14 +947,10 @@ impl NetPeer {
         self.final_tick = match &self.session {
             // States up to confirmed + 1 follow from confirmed inputs only, and the requests
             // just served re-simulated everything received so far.
-            Session::P2P(s) => {
-                let confirmed = s.confirmed_frame();
-                if confirmed < 0 {
-                    0
-                } else {
-                    (confirmed as Tick + 1).min(self.driver.world().tick())
-                }
-            }
+            Session::P2P(s) => match self.driver.tick_of(s.confirmed_frame()) {
+                Some(confirmed) => (confirmed + 1).min(self.driver.world().tick()),
+                None => self.driver.frame_base(),
+            },
             // A spectator only ever receives confirmed inputs.
             Session::Spectator(_) => self.driver.world().tick(),
         };

@@ -261,6 +261,7 @@ fn welcome(players: u8, slot: Option<u8>) -> HostAnswer {
         match_seed: 1,
         players,
         slot,
+        secret: None,
     }
 }
 

@@ -17,6 +17,7 @@ mod processes;
 mod rail_fairness;
 mod raw;
 mod reconnect;
+mod rejoin;
 mod session;
 mod synctest;
 mod vanish;

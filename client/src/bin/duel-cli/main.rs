@@ -182,6 +182,19 @@ enum Command {
         #[command(flatten)]
         net: NetArgs,
     },
+    /// Take your slot back in a networked match after your process died (a crash, a closed
+    /// laptop), from the match log it wrote: LOG is checked, replayed and continued, and the
+    /// other player, who waits for you through its reconnect grace (30 s by default), takes
+    /// you back only if LOG holds the match's secret. The hash log is written afresh from tick 1.
+    Rejoin {
+        /// The match log the dead process wrote (`--match-log` of its host or join).
+        log: PathBuf,
+        /// Address to bind (default: any port on the interface facing the other player).
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+        #[command(flatten)]
+        net: NetArgs,
+    },
     /// Watch a match hosted at HOST:PORT (or HOST:PORT#CODE).
     Spectate {
         /// The host's address.
@@ -365,6 +378,11 @@ fn files(command: &Command) -> (NamedFiles<'_>, NamedFiles<'_>) {
             .flatten()
             .collect(),
         ),
+        Command::Rejoin { log, net, .. } => {
+            let (inputs, mut outputs) = net.files();
+            outputs.push(("LOG", log.as_path()));
+            (inputs, outputs)
+        }
         Command::Host { net, .. }
         | Command::Join { net, .. }
         | Command::Spectate { net, .. }
@@ -471,6 +489,9 @@ fn run() -> Result<ExitCode> {
         } => return net::host(bind, spectators, seed, &net),
         Command::Join { host, bind, net } => {
             return net::join(&host, bind, &net, Role::Player);
+        }
+        Command::Rejoin { log, bind, net } => {
+            return net::rejoin(&log, bind, &net);
         }
         Command::Spectate { host, bind, net } => {
             return net::join(&host, bind, &net, Role::Spectator);

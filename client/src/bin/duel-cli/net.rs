@@ -16,7 +16,7 @@ use client::wire::Role;
 use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
 use engine::Phase;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -198,6 +198,33 @@ pub(crate) fn join(
     let peer =
         NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
+}
+
+/// `duel-cli rejoin`: takes the slot back from the match log `log` and plays on with a bot.
+pub(crate) fn rejoin(log: &Path, bind: Option<SocketAddr>, net: &NetArgs) -> Result<ExitCode> {
+    anyhow::ensure!(
+        net.match_log.is_none(),
+        "--match-log: a rejoin continues the log it is given ({}) and writes no other",
+        log.display()
+    );
+    let header = client::matchlog::read_log(log)
+        .with_context(|| format!("the match log {}", log.display()))?
+        .header;
+    let peer = header
+        .rejoin
+        .as_ref()
+        .and_then(|k| k.peer.parse::<SocketAddr>().ok());
+    let bind = bind.unwrap_or_else(|| match peer {
+        Some(peer) => default_bind_for(peer),
+        None => SocketAddr::from(([127, 0, 0, 1], 0)),
+    });
+    let mut plan = net.plan();
+    plan.match_log = Some(log.to_owned());
+    let config = net.config(0, 0)?;
+    let link = open_link(bind, config.conditioner)?;
+    let summary = client::rejoin_logged_match(link, &config, &plan)
+        .with_context(|| format!("rejoining from {}", log.display()))?;
+    Ok(net_exit(&summary))
 }
 
 /// Which secret `duel-cli online` enters its room with.

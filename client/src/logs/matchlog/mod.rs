@@ -13,6 +13,9 @@
 //!   where the run was to stop);
 //! - one record per confirmed tick: every player's input and the resulting state hash;
 //! - a full snapshot checkpoint at the first tick and every `checkpoint_every` ticks;
+//! - in a networked match, a record of each outage it came through, and of each new epoch (a
+//!   player took its slot back after its process died: play went on from the tick recorded
+//!   last, whose state hash the epoch record holds and `verify` checks);
 //! - an end record on a clean exit.
 //!
 //! New record kinds join [`Record`] and the kind dispatch in `record.rs` (one kind byte, one
@@ -64,7 +67,7 @@ use engine::{Rules, ShotRecord, StateHash, Tick, WireInput, World};
 use serde::{Deserialize, Serialize};
 
 /// Version of this log format; a log of another version is refused.
-pub const LOG_FORMAT_VERSION: u32 = 2;
+pub const LOG_FORMAT_VERSION: u32 = 3;
 /// The first bytes of every match log (since format version 2).
 pub const LOG_MAGIC: &[u8; 8] = b"DUELMLOG";
 /// Default distance between checkpoints, in ticks (5 s).
@@ -95,6 +98,45 @@ pub struct LogHeader {
     pub target_tick: Option<Tick>,
     /// Whether the run was to stop as soon as the match was decided.
     pub stop_at_match_end: bool,
+    /// A networked player's slot, the other player's address as this side knew it, and the
+    /// match's secret (the key of a rejoin, never sent in clear): what `--rejoin` needs.
+    pub rejoin: Option<RejoinKey>,
+}
+
+/// What a player's log keeps to take its slot back after its process died.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejoinKey {
+    /// The slot this side played.
+    pub slot: u8,
+    /// The other player's address, as this side knew it.
+    pub peer: String,
+    /// The match's secret.
+    pub secret: crate::net::seal::MatchSecret,
+}
+
+/// A new epoch of a networked match: a player whose process died took its slot back, and
+/// play went on from `tick` (whose state both sides held, with hash `hash`) in a new session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpochRecord {
+    /// The new epoch (the first session is epoch 1).
+    pub epoch: u32,
+    /// The resume tick: the last tick recorded before this record.
+    pub tick: Tick,
+    /// The state hash at `tick`, agreed by both sides.
+    pub hash: StateHash,
+    /// Where the other player is heard from in the new epoch.
+    pub peer: String,
+}
+
+/// An outage the match came through without a new epoch: the other side went silent and was
+/// heard again within the reconnect grace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutageRecord {
+    /// The last final tick when the other side was heard again (the last tick recorded before
+    /// this record).
+    pub tick: Tick,
+    /// How long it was silent, in milliseconds.
+    pub silent_ms: u64,
 }
 
 impl LogHeader {
@@ -113,6 +155,7 @@ impl LogHeader {
             bot_seed,
             target_tick: None,
             stop_at_match_end: false,
+            rejoin: None,
         }
     }
 
@@ -176,6 +219,10 @@ pub enum Record {
         /// The snapshot bytes.
         snapshot: Vec<u8>,
     },
+    /// A new epoch began after this tick (see [`EpochRecord`]).
+    Epoch(EpochRecord),
+    /// An outage the match came through (see [`OutageRecord`]).
+    Outage(OutageRecord),
     /// The match ended cleanly.
     End {
         /// Last tick.

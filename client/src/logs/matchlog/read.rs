@@ -5,7 +5,9 @@ use super::record::{
     checksum, decode_payload, prefix_check, KIND_HEADER, MAX_PAYLOAD, PREFIX_CHECKED, PREFIX_LEN,
     SUFFIX_LEN,
 };
-use super::{LogHeader, Record, TickRecord, LOG_FORMAT_VERSION, LOG_MAGIC};
+use super::{
+    EpochRecord, LogHeader, OutageRecord, Record, TickRecord, LOG_FORMAT_VERSION, LOG_MAGIC,
+};
 use crate::error::Error;
 use engine::{Tick, WorldSnapshot};
 use std::path::Path;
@@ -25,6 +27,10 @@ pub struct MatchLog {
     pub checkpoints: Vec<(Tick, Vec<u8>)>,
     /// The end record, if the match ended cleanly: `(tick, reason)`.
     pub end: Option<(Tick, String)>,
+    /// Every new epoch, in order (each after the tick it resumed from).
+    pub epochs: Vec<EpochRecord>,
+    /// Every outage the match came through, in order.
+    pub outages: Vec<OutageRecord>,
     /// Bytes of the magic and the whole records; anything after is the tail that was cut.
     pub valid_len: u64,
     /// Length of the tail cut off (0 if none): torn, or zero-filled if `zeroed_tail`.
@@ -310,6 +316,8 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
     let mut ticks: Vec<TickRecord> = Vec::new();
     let mut checkpoints = Vec::new();
     let mut end: Option<(Tick, String)> = None;
+    let mut epochs: Vec<EpochRecord> = Vec::new();
+    let mut outages: Vec<OutageRecord> = Vec::new();
     let mut last_tick: Option<Tick> = None;
     let mut tail = None;
     let mut hole = None;
@@ -403,6 +411,28 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 last_tick = Some(t.tick);
                 ticks.push(t);
             }
+            (Record::Epoch(e), Some(_)) => {
+                if last_tick != Some(e.tick) {
+                    return bad(format!(
+                        "epoch {} from tick {}, but the last tick recorded is {last_tick:?}",
+                        e.epoch, e.tick
+                    ));
+                }
+                let previous = epochs.last().map_or(1, |p: &EpochRecord| p.epoch);
+                if e.epoch <= previous {
+                    return bad(format!("epoch {} after epoch {previous}", e.epoch));
+                }
+                epochs.push(e);
+            }
+            (Record::Outage(o), Some(_)) => {
+                if last_tick != Some(o.tick) {
+                    return bad(format!(
+                        "outage at tick {}, but the last tick recorded is {last_tick:?}",
+                        o.tick
+                    ));
+                }
+                outages.push(o);
+            }
             (Record::End { tick, reason }, Some(_)) => {
                 if last_tick != Some(tick) {
                     return bad(format!(
@@ -427,6 +457,8 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
         ticks,
         checkpoints,
         end,
+        epochs,
+        outages,
         valid_len: offset as u64,
         torn_bytes: (bytes.len() - offset) as u64,
         zeroed_tail: tail == Some(true),

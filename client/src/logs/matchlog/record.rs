@@ -18,6 +18,8 @@ pub(super) const KIND_HEADER: u8 = 1;
 pub(super) const KIND_TICK: u8 = 2;
 pub(super) const KIND_CHECKPOINT: u8 = 3;
 pub(super) const KIND_END: u8 = 4;
+pub(super) const KIND_EPOCH: u8 = 5;
+pub(super) const KIND_OUTAGE: u8 = 6;
 
 fn options() -> impl Options {
     bincode::DefaultOptions::new()
@@ -55,6 +57,8 @@ pub(super) fn encode_payload(record: RecordRef<'_>, out: &mut Vec<u8>) -> u8 {
         Record::End { tick, reason } => opts
             .serialize_into(&mut *out, &(tick, reason))
             .map(|()| KIND_END),
+        Record::Epoch(e) => opts.serialize_into(&mut *out, e).map(|()| KIND_EPOCH),
+        Record::Outage(o) => opts.serialize_into(&mut *out, o).map(|()| KIND_OUTAGE),
     };
     result.expect("records always encode")
 }
@@ -73,6 +77,8 @@ pub(super) fn decode_payload(kind: u8, payload: &[u8]) -> Result<Record, String>
             .deserialize::<(Tick, String)>(payload)
             .map(|(tick, reason)| Record::End { tick, reason })
             .map_err(err),
+        KIND_EPOCH => opts.deserialize(payload).map(Record::Epoch).map_err(err),
+        KIND_OUTAGE => opts.deserialize(payload).map(Record::Outage).map_err(err),
         other => Err(format!("unknown record kind {other}")),
     }
 }

@@ -118,8 +118,11 @@ fn a_host_and_a_joiner_agree_on_the_hosts_seed_slots_and_channel_with_or_without
                 remote_players: vec![(1, addr(2))],
                 spectators: Vec::new(),
                 session: joined.session,
+                secret: joined.secret.clone(),
+                epoch: 1,
             }
         );
+        assert!(joined.secret.is_some(), "a player gets the match's secret");
         assert_ne!(joined.session, 0);
         assert_eq!(
             (joined.match_seed, joined.players, joined.local_slot),
@@ -280,6 +283,7 @@ fn a_joiner_refuses_a_host_that_differs_or_welcomes_it_impossibly() {
         match_seed: 1,
         players,
         slot,
+        secret: None,
     };
     let cases = [
         (

@@ -382,7 +382,7 @@ proptest! {
                         let port = from.port();
                         prop_assert!(accept_strangers || peers.contains(&from), "{from}");
                         match msg {
-                            Control::Finish { .. } | Control::Joined => {
+                            Control::Finish { .. } | Control::Joined | Control::Resume { .. } | Control::ResumeAt { .. } => {
                                 prop_assert!(m.linked.contains_key(&port), "clear {msg:?} from {from}");
                                 prop_assert_eq!(m.may_prove.get(&port), Some(&true));
                             }
@@ -395,6 +395,8 @@ proptest! {
                                 prop_assert!(peers.contains(&from) && !m.linked.contains_key(&port));
                             }
                             Control::Hello { .. } => {}
+                            // Only a link that takes rejoins lets one in, and this one never does.
+                            Control::Rejoin { .. } => prop_assert!(false, "a Rejoin from {from}"),
                         }
                     }
                 }

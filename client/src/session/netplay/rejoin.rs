@@ -1,0 +1,535 @@
+//! Rejoin: a player whose process died takes its slot back from the match log it wrote.
+//!
+//! The other player (the *survivor*) is frozen, waiting through the reconnect grace. The new
+//! process sends a clear [`Control::Rejoin`] whose Noise handshake is made under the match's
+//! secret (from the welcome, kept in the log): nobody without it can finish the handshake,
+//! whatever it knows of the match. Then the rejoiner says where its log ends
+//! ([`Control::Resume`], sealed), with the inputs of its last ticks; the survivor takes the
+//! resume tick `R` as the later of that and its own last final tick, steps its state to `R`
+//! with the rejoiner's inputs if the rejoiner was ahead (checking that its own recorded inputs
+//! are the ones it played), checks the rejoiner's hash where both hold a state, and answers
+//! [`Control::ResumeAt`]: the new epoch, `R`, the hash at `R`, and the inputs of the ticks the
+//! rejoiner lacks. Both then start a new GGRS session whose frame 0 is tick `R`; the old
+//! session, its keys and its datagrams are gone (an old-epoch datagram opens under no channel).
+//! Recovery never skips a record: every tick either side had final is kept, and both logs go
+//! on from the same `R` with the same state.
+
+use super::{EpochChange, NetEvent, NetPeer};
+use crate::error::Error;
+use crate::net::seal::{Initiator, MatchSecret, Psk, Responder};
+use crate::socket::SharedLink;
+use crate::wire::{self, Control, Kind, PeerInfo, RejoinAnswer};
+use crate::{driver::Driver, netplay::NetConfig};
+use engine::{Tick, WireInput, World};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// Most ticks of inputs a rejoiner sends with its `Resume` (the ticks the survivor may lack:
+/// what a killed process logged but never sent is at most its last second, plus the
+/// prediction window).
+pub const MAX_RECENT_TICKS: usize = 120;
+/// Most ticks of inputs a survivor sends a rejoiner in its `ResumeAt` (a log cut further back
+/// than this cannot be resumed from).
+pub const MAX_GAP_TICKS: usize = 300;
+/// How long an accepted rejoin may take to say where its log ends before the survivor forgets
+/// it (and goes on waiting for the old session).
+const ACCEPTED_FOR: Duration = Duration::from_secs(10);
+/// How often the rejoiner repeats its current message.
+const REPEAT: Duration = Duration::from_millis(150);
+
+/// What a player coming back from a new process needs: where its log ends and what it holds.
+#[derive(Debug, Clone)]
+pub struct RejoinPlan {
+    /// The world at the log's last tick (re-simulated and checked from the log).
+    pub world: World,
+    /// Every player's inputs of the log's last ticks, oldest first, ending at the world's tick
+    /// (at most [`MAX_RECENT_TICKS`] are sent).
+    pub recent: Vec<Vec<WireInput>>,
+    /// The match's secret, from the log.
+    pub secret: MatchSecret,
+    /// The slot this player played.
+    pub slot: u8,
+    /// The other player's address, from the log.
+    pub peer: SocketAddr,
+    /// The epoch the log was last in.
+    pub epoch: u32,
+}
+
+/// The survivor's side of rejoins.
+#[derive(Debug, Default)]
+pub(super) struct Survivor {
+    /// The answer given to the last Rejoin, to repeat if it comes again: `(from, its noise,
+    /// the answer datagram)`.
+    answered: Option<(SocketAddr, Vec<u8>, Vec<u8>)>,
+    /// A rejoiner whose handshake finished, not yet resumed: `(address, slot, since)`.
+    accepted: Option<(SocketAddr, u8, Instant)>,
+    /// The last `ResumeAt` sent, to repeat while its `Resume` keeps coming.
+    resumed: Option<(SocketAddr, Control)>,
+    /// Rejoins refused because the secret did not open them.
+    pub(super) refused: u64,
+}
+
+impl NetPeer {
+    /// Whether an accepted rejoin holds the old session still (it is not polled meanwhile, so
+    /// nothing of the old epoch goes to the rejoiner's new address).
+    pub(super) fn rejoin_pending(&mut self) -> bool {
+        match self.rejoin.accepted {
+            Some((_, _, since)) if since.elapsed() < ACCEPTED_FOR => true,
+            Some(_) => {
+                self.rejoin.accepted = None;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Rejoins refused because they were not made under the match's secret.
+    #[must_use]
+    pub fn refused_rejoins(&self) -> u64 {
+        self.rejoin.refused
+    }
+
+    /// Every resume so far: the epochs after the first, and where each began.
+    #[must_use]
+    pub fn epochs(&self) -> &[EpochChange] {
+        &self.epochs
+    }
+
+    /// Answers a `Rejoin` from `from`: only for the slot of a remote player gone silent, only
+    /// under the match's secret.
+    pub(super) fn answer_rejoin(
+        &mut self,
+        from: SocketAddr,
+        info: &PeerInfo,
+        slot: u8,
+        noise: &[u8],
+    ) {
+        let Some(secret) = self.agreement.secret.clone() else {
+            return;
+        };
+        let missing = (self.agreement.remote_players.iter())
+            .find(|&&(s, _)| s == slot)
+            .is_some_and(|&(_, a)| self.silent.iter().any(|s| s.peer == a));
+        // A slot whose player is still heard is not free: no answer, so a rejoiner that came
+        // too early keeps asking until the silence shows.
+        if self.local_handle.is_none() || !missing {
+            return;
+        }
+        if let Some((to, seen, datagram)) = &self.rejoin.answered {
+            if *to == from && seen == noise {
+                let datagram = datagram.clone();
+                self.link.borrow_mut().send_raw(&datagram, from);
+                return;
+            }
+        }
+        let prologue = wire::rejoin_prologue(info, slot);
+        let Ok(responder) = Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), noise)
+        else {
+            self.rejoin.refused += 1;
+            let reason = "the rejoin was not made with this match's secret: only the player who \
+                          left can take its slot back, from the match log it wrote"
+                .to_owned();
+            let bytes = wire::encode(Kind::Control, 0, &Control::Reject { reason });
+            self.link.borrow_mut().send_raw(&bytes, from);
+            return;
+        };
+        let answer = match PeerInfo::local(&self.config.rules).differences(info) {
+            Some(diff) => RejoinAnswer::Refused {
+                reason: format!("the rejoiner differs (our value first): {diff}"),
+            },
+            None => RejoinAnswer::Accepted,
+        };
+        let Ok((noise_out, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
+            return;
+        };
+        let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise: noise_out });
+        let mut link = self.link.borrow_mut();
+        link.send_raw(&datagram, from);
+        if answer == RejoinAnswer::Accepted {
+            link.add_channel(from, channel);
+            self.rejoin.accepted = Some((from, slot, Instant::now()));
+        }
+        self.rejoin.answered = Some((from, noise.to_vec(), datagram));
+    }
+
+    /// Answers a rejoiner's `Resume`: agrees on the resume tick and starts the next epoch, or
+    /// says why not (sealed).
+    pub(super) fn resume_for(
+        &mut self,
+        from: SocketAddr,
+        through: Tick,
+        hash: u64,
+        recent: &[WireInput],
+    ) {
+        if let Some((to, answer)) = &self.rejoin.resumed {
+            if *to == from {
+                let answer = answer.clone();
+                self.link.borrow_mut().send_control(&answer, from);
+                return;
+            }
+        }
+        let Some((_, slot, _)) = self.rejoin.accepted.filter(|a| a.0 == from) else {
+            return;
+        };
+        self.rejoin.accepted = None;
+        match self.agree_resume(through, hash, recent) {
+            Ok((tick, gap)) => {
+                if let Err(e) = self.start_epoch(from, slot, tick, gap) {
+                    self.failure = Some(e);
+                }
+            }
+            Err(reason) => {
+                self.link
+                    .borrow_mut()
+                    .send_control(&Control::Reject { reason }, from);
+                self.link.borrow_mut().drop_peer(from);
+            }
+        }
+    }
+
+    /// The resume tick and the inputs the rejoiner lacks, with the survivor's state stepped to
+    /// that tick; or why the rejoiner's log cannot go on from here.
+    fn agree_resume(
+        &mut self,
+        through: Tick,
+        hash: u64,
+        recent: &[WireInput],
+    ) -> Result<(Tick, Vec<WireInput>), String> {
+        let players = usize::from(self.agreement.players);
+        let ours = self.final_tick;
+        let n = recent.len() / players;
+        if !recent.len().is_multiple_of(players)
+            || n > MAX_RECENT_TICKS
+            || n as u64 > u64::from(through)
+        {
+            return Err(format!(
+                "the rejoin's recent inputs are malformed ({} inputs)",
+                recent.len()
+            ));
+        }
+        let local = self.local_handle.unwrap_or(0);
+        self.driver.rewind_to(ours).map_err(|e| e.to_string())?;
+        if through > ours {
+            let first = through + 1 - n as Tick;
+            if first > ours + 1 {
+                return Err(format!(
+                    "your log ends at tick {through}, {} past ours, but carries the inputs of only \
+                     its last {n}",
+                    through - ours
+                ));
+            }
+            for tick in ours..through {
+                let at = (tick + 1 - first) as usize * players;
+                let inputs = &recent[at..at + players];
+                // Our own input there is the one we played, or the logs disagree.
+                if let Ok(played) = self.driver.inputs_at(tick) {
+                    if played.get(local).map(|i| i.to_wire()) != inputs.get(local).copied() {
+                        return Err(format!(
+                            "your log holds another input of ours at tick {} than we played",
+                            tick + 1
+                        ));
+                    }
+                }
+                self.driver
+                    .step_confirmed(inputs)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        match self.driver.hash_at(through) {
+            Ok(h) if h.combined == hash => {}
+            Ok(h) => {
+                return Err(format!(
+                    "the states differ at tick {through}: ours {:016x}, yours {hash:016x}",
+                    h.combined
+                ))
+            }
+            Err(_) => {
+                return Err(format!(
+                    "your log ends at tick {through}, {} before ours: further back than the \
+                     history this side keeps",
+                    ours - through
+                ))
+            }
+        }
+        let resume = ours.max(through);
+        let missing = (resume - through) as usize;
+        if missing > MAX_GAP_TICKS {
+            return Err(format!(
+                "your log ends {missing} ticks before ours, more than the {MAX_GAP_TICKS} a rejoin carries"
+            ));
+        }
+        let mut gap = Vec::with_capacity(missing * players);
+        for tick in through..resume {
+            let inputs = self.driver.inputs_at(tick).map_err(|e| e.to_string())?;
+            gap.extend(inputs.iter().map(|i| i.to_wire()));
+        }
+        Ok((resume, gap))
+    }
+
+    /// Starts epoch `epoch + 1` from `tick` with the rejoiner at `from` in `slot`: a new GGRS
+    /// session, frame 0 at `tick`; the old session and every peer of it are dropped.
+    fn start_epoch(
+        &mut self,
+        from: SocketAddr,
+        slot: u8,
+        tick: Tick,
+        gap: Vec<WireInput>,
+    ) -> Result<(), Error> {
+        let hash = self.driver.hash_at(tick)?;
+        let epoch = self.agreement.epoch + 1;
+        let answer = Control::ResumeAt {
+            epoch,
+            tick,
+            hash: hash.combined,
+            gap,
+        };
+        let mut agreement = self.agreement.clone();
+        {
+            let mut link = self.link.borrow_mut();
+            link.send_control(&answer, from);
+            // The old epoch's peers: the player that left (if it came back elsewhere) and the
+            // spectators of the old session (they cannot follow a new one).
+            for &(_, old) in &agreement.remote_players {
+                if old != from {
+                    link.drop_peer(old);
+                }
+            }
+            for &spectator in &agreement.spectators {
+                link.drop_peer(spectator);
+            }
+            agreement.session = link.channel_id(from).unwrap_or(0);
+        }
+        agreement.remote_players = vec![(slot, from)];
+        agreement.spectators.clear();
+        agreement.epoch = epoch;
+        self.rejoin.resumed = Some((from, answer));
+        self.restart(agreement, tick, hash)
+    }
+
+    /// Replaces the GGRS session by a new one on `agreement`, frame 0 at `tick` (the driver's
+    /// world is there).
+    fn restart(
+        &mut self,
+        agreement: Agreement,
+        tick: Tick,
+        hash: engine::StateHash,
+    ) -> Result<(), Error> {
+        self.driver.start_frames_here();
+        let (session, handle) = Self::session_for(&self.link, &agreement, &self.config)?;
+        self.session = session;
+        self.local_handle = handle;
+        self.final_tick = tick;
+        self.progress = (tick, Instant::now());
+        self.silent.clear();
+        self.gone.clear();
+        self.finished_peers.clear();
+        let peer = agreement.remote_players[0].1;
+        self.epochs.push(EpochChange {
+            epoch: agreement.epoch,
+            tick,
+            hash,
+            peer,
+        });
+        self.events.push(NetEvent::Rejoined {
+            peer,
+            epoch: agreement.epoch,
+            tick,
+        });
+        self.agreement = agreement;
+        Ok(())
+    }
+
+    /// Takes the slot back after this player's process died: proves the match's secret to
+    /// the other player (who waits through its reconnect grace), agrees on the resume tick,
+    /// steps the plan's world through the ticks its log lacks, and starts the next epoch's
+    /// session there. `link` is freshly opened.
+    ///
+    /// # Errors
+    /// [`Error::RejoinRefused`] with the other player's reason, or this side's if the answer
+    /// does not fit the log; [`Error::RejoinTimeout`] if nobody takes the rejoin within the
+    /// handshake timeout; engine and GGRS errors.
+    pub fn rejoin(
+        link: SharedLink,
+        plan: RejoinPlan,
+        config: &NetConfig,
+    ) -> Result<NetPeer, Error> {
+        if let Err(info) = config.check() {
+            return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest { info }));
+        }
+        let deadline = Instant::now() + config.handshake_timeout;
+        let peer = plan.peer;
+        let timeout = || Error::RejoinTimeout {
+            peer,
+            seconds: crate::handshake::whole_seconds(config.handshake_timeout),
+        };
+        let channel_id = rejoin_handshake(&link, &plan, config, deadline).ok_or_else(timeout)??;
+        let players = plan.world.player_count();
+        let through = plan.world.tick();
+        let recent: Vec<WireInput> = (plan.recent.iter().rev().take(MAX_RECENT_TICKS).rev())
+            .flatten()
+            .copied()
+            .collect();
+        let resume = Control::Resume {
+            through,
+            hash: plan.world.state_hash().combined,
+            recent,
+        };
+        let mut next = Instant::now();
+        let (epoch, tick, hash, gap) = loop {
+            if Instant::now() >= deadline {
+                return Err(timeout());
+            }
+            if Instant::now() >= next {
+                link.borrow_mut().send_control(&resume, peer);
+                next = Instant::now() + REPEAT;
+            }
+            link.borrow_mut().pump(false);
+            let inbox = link.borrow_mut().take_control();
+            let answer = inbox.into_iter().find_map(|(from, msg)| match msg {
+                _ if from != peer => None,
+                Control::ResumeAt {
+                    epoch,
+                    tick,
+                    hash,
+                    gap,
+                } => Some(Ok((epoch, tick, hash, gap))),
+                Control::Reject { reason } => Some(Err(Error::RejoinRefused {
+                    reason: wire::printable(&reason, 300),
+                })),
+                _ => None,
+            });
+            match answer {
+                Some(answer) => break answer?,
+                None => std::thread::sleep(Duration::from_millis(2)),
+            }
+        };
+        let refuse = |reason: String| Error::RejoinRefused { reason };
+        if tick < through || epoch <= plan.epoch {
+            return Err(refuse(format!(
+                "the other player resumes at tick {tick} in epoch {epoch}; this log ends at tick \
+                 {through} in epoch {}",
+                plan.epoch
+            )));
+        }
+        if gap.len() != (tick - through) as usize * players {
+            return Err(refuse(format!(
+                "the other player sent {} inputs for the {} ticks this log lacks",
+                gap.len(),
+                tick - through
+            )));
+        }
+        let mut driver = Driver::with_history(
+            plan.world,
+            super::HISTORY_TICKS + super::desync_history(config),
+        );
+        for inputs in gap.chunks(players) {
+            driver.step_confirmed(inputs)?;
+        }
+        let ours = driver.hash_at(tick)?;
+        if ours.combined != hash {
+            return Err(refuse(format!(
+                "the states differ at the resume tick {tick}: ours {:016x}, the other player's {hash:016x}",
+                ours.combined
+            )));
+        }
+        let agreement = Agreement {
+            match_seed: driver.world().state().match_seed,
+            players: players as u8,
+            local_slot: Some(plan.slot),
+            remote_players: vec![(1 - plan.slot.min(1), peer)],
+            spectators: Vec::new(),
+            session: channel_id,
+            secret: Some(plan.secret),
+            epoch,
+        };
+        let mut peer_after = NetPeer::start_with(link, agreement, config, driver)?;
+        peer_after.epochs.push(EpochChange {
+            epoch,
+            tick,
+            hash: ours,
+            peer,
+        });
+        Ok(peer_after)
+    }
+}
+
+use crate::handshake::Agreement;
+
+/// The rejoiner's Noise handshake under the match secret: the channel id once the other
+/// player accepted; `None` at the deadline.
+fn rejoin_handshake(
+    link: &SharedLink,
+    plan: &RejoinPlan,
+    config: &NetConfig,
+    deadline: Instant,
+) -> Option<Result<u32, Error>> {
+    let info = PeerInfo::local(&config.rules);
+    let prologue = wire::rejoin_prologue(&info, plan.slot);
+    let mut initiator = match Initiator::keyed(&prologue, Some(Psk::Secret(&plan.secret))) {
+        Ok(i) => i,
+        Err(e) => {
+            return Some(Err(Error::RejoinRefused {
+                reason: format!("cannot start the handshake: {e}"),
+            }))
+        }
+    };
+    let hello = Control::Rejoin {
+        info,
+        slot: plan.slot,
+        noise: initiator.message().to_vec(),
+    };
+    let peer = plan.peer;
+    link.borrow_mut().add_peer(peer);
+    let mut next = Instant::now();
+    let mut clear_reject: Option<(String, Instant)> = None;
+    while Instant::now() < deadline {
+        if Instant::now() >= next {
+            link.borrow_mut().send_control(&hello, peer);
+            next = Instant::now() + REPEAT;
+        }
+        link.borrow_mut().pump(false);
+        let inbox = link.borrow_mut().take_control();
+        for (from, msg) in inbox {
+            match msg {
+                _ if from != peer => {}
+                Control::Answer { noise } => {
+                    let Ok(payload) = initiator.read_answer(&noise) else {
+                        continue;
+                    };
+                    return Some(match wire::decode::<RejoinAnswer>(&payload) {
+                        Ok(RejoinAnswer::Accepted) => match initiator.into_channel() {
+                            Ok(channel) => {
+                                let id = channel.id();
+                                link.borrow_mut().add_channel(peer, channel);
+                                Ok(id)
+                            }
+                            Err(e) => Err(Error::RejoinRefused {
+                                reason: format!("the handshake did not finish: {e}"),
+                            }),
+                        },
+                        Ok(RejoinAnswer::Refused { reason }) => Err(Error::RejoinRefused {
+                            reason: wire::printable(&reason, 300),
+                        }),
+                        Err(_) => Err(Error::RejoinRefused {
+                            reason: "the other player sent an answer this build cannot read".into(),
+                        }),
+                    });
+                }
+                // Clear, so anyone could have sent it: final only if no real answer follows.
+                Control::Reject { reason } => {
+                    clear_reject.get_or_insert((wire::printable(&reason, 300), Instant::now()));
+                }
+                _ => {}
+            }
+        }
+        if let Some((reason, since)) = &clear_reject {
+            if since.elapsed() >= crate::handshake::CLEAR_REJECT_GRACE {
+                return Some(Err(Error::RejoinRefused {
+                    reason: reason.clone(),
+                }));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    None
+}

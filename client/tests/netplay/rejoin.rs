@@ -1,0 +1,111 @@
+//! A player's process killed mid-match (`kill -9`) and started again with `duel-cli rejoin
+//! LOG` within the other player's reconnect grace: the slot is its own again (proven by the
+//! match secret in its log), both go on from the same tick in a new epoch, the match finishes,
+//! the confirmed hash logs agree from tick 1 to the end, and both match logs verify through the
+//! epoch change.
+
+use crate::child::{output_within, stdout_lines, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
+use crate::common::{assert_logs_identical, scratch_dir};
+use client::matchlog::read_log;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const TICKS: &str = "1800";
+
+/// Ticks in the match log at `path` so far (0 while it cannot be read).
+fn logged(path: &Path) -> usize {
+    read_log(path).map_or(0, |log| log.ticks.len())
+}
+
+#[test]
+fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
+    let dir = scratch_dir("rejoin");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
+    let (jh, jm, jh2) = (
+        dir.join("join.hashes"),
+        dir.join("join.duel"),
+        dir.join("rejoin.hashes"),
+    );
+    let mut host = KillOnDrop(
+        Command::new(exe)
+            .args(["host", "--bind", "127.0.0.1:0", "--ticks", TICKS])
+            .arg("--hash-log")
+            .arg(&hh)
+            .arg("--match-log")
+            .arg(&hm)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn host"),
+    );
+    let lines = stdout_lines(&mut host);
+    let first = lines
+        .recv_timeout(CHILD_LIMIT)
+        .expect("host prints its address");
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .to_owned();
+    let mut joiner = KillOnDrop(
+        Command::new(exe)
+            .args(["join", &addr, "--ticks", TICKS, "--bot-seed", "9"])
+            .arg("--hash-log")
+            .arg(&jh)
+            .arg("--match-log")
+            .arg(&jm)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn joiner"),
+    );
+    // Mid-match, without a word to anyone: as a crash or a closed laptop would.
+    wait_until(&mut joiner, CHILD_LIMIT, "joiner", || logged(&jm) >= 600);
+    joiner.kill().expect("kill the joiner");
+    joiner.wait().expect("reap the joiner");
+    let cut = logged(&jm);
+    let rejoin = output_within(
+        Command::new(exe)
+            .args(["rejoin"])
+            .arg(&jm)
+            .args(["--ticks", TICKS, "--bot-seed", "9"])
+            .arg("--hash-log")
+            .arg(&jh2),
+        CHILD_LIMIT,
+    );
+    let host_status = wait_within(&mut host, CHILD_LIMIT, "host");
+    let host_out: Vec<String> = lines.iter().collect();
+    println!(
+        "cut at {cut}\nhost: {host_out:?}\nrejoin: {}\n{}",
+        String::from_utf8_lossy(&rejoin.stdout),
+        String::from_utf8_lossy(&rejoin.stderr)
+    );
+    assert!(rejoin.status.success(), "rejoin exit {}", rejoin.status);
+    assert!(host_status.success(), "host exit {host_status}");
+    assert!(host_out
+        .iter()
+        .any(|l| l.contains("finish=clean") && l.contains("desyncs=0")));
+    // The rejoined player's hash log runs from tick 1, as if it had never left.
+    assert_logs_identical(&[&hh, &jh2], 1800);
+    for log in [&hm, &jm] {
+        let read = read_log(log).expect("reads");
+        assert_eq!(read.epochs.len(), 1, "{}: one epoch change", log.display());
+        let epoch = &read.epochs[0];
+        println!("{}: {epoch:?}", log.display());
+        assert_eq!(epoch.epoch, 2);
+        assert!(
+            epoch.tick as usize >= cut,
+            "resumed at {} before the cut {cut}",
+            epoch.tick
+        );
+        let report = client::replay::verify(&read, None).expect("verifies through the epoch");
+        assert_eq!(report.ticks, 1800);
+    }
+    let (h, j) = (read_log(&hm).expect("host"), read_log(&jm).expect("join"));
+    assert_eq!(h.epochs, {
+        let mut e = j.epochs.clone();
+        e[0].peer = h.epochs[0].peer.clone();
+        e
+    });
+    assert_eq!(h.ticks, j.ticks, "both logs hold the same confirmed ticks");
+}
