@@ -124,7 +124,11 @@ impl PeerLogs {
         bot_seed: Option<u64>,
     ) -> Result<PeerLogs, Error> {
         let role = role_of(peer);
-        let world = peer.world();
+        // The logs start at the last final tick (the peer may have predicted past it already).
+        let start = peer.final_tick();
+        let mut world = peer.world().clone();
+        world.restore(peer.driver().snapshot_at(start)?)?;
+        let world = &world;
         let hash_log = match &paths.hash_log {
             Some(path) => Some(HashLogWriter::create(
                 path,
@@ -157,7 +161,7 @@ impl PeerLogs {
             paths: paths.clone(),
             dumped: Vec::new(),
             scratch: None,
-            logged: world.tick(),
+            logged: start,
             outages_logged: 0,
             epochs_logged: 0,
         })

@@ -5,7 +5,8 @@
 use super::{record, record_offsets, scratch, within_a_minute, PREFIX};
 use crate::child::{output_within, CHILD_LIMIT};
 use client::matchlog::{
-    read_log, LogHeader, MatchLog, MatchLogWriter, Record, TickRecord, LOG_MAGIC,
+    read_log, LogHeader, MatchLog, MatchLogWriter, Record, TickRecord, LOG_FORMAT_VERSION,
+    LOG_MAGIC,
 };
 use client::replay::{recover, verify, Replay};
 use client::Error;
@@ -266,7 +267,7 @@ fn a_file_without_the_magic_is_not_a_match_log() {
             err,
             Error::LogVersion {
                 found: 1,
-                expected: 2,
+                expected: LOG_FORMAT_VERSION,
                 ..
             }
         ),

@@ -114,7 +114,7 @@ mod tests {
         ("disconnect-timeout-ms", DISCONNECT_TIMEOUT_MS),
         ("debug-inject-desync", TICK),
     ];
-    const NET_COMMANDS: [&str; 4] = ["host", "join", "spectate", "online"];
+    const NET_COMMANDS: [&str; 5] = ["host", "join", "spectate", "online", "rejoin"];
     /// Options whose values are not numbers in a range, each parsed (and checked) by its own
     /// parser: paths, addresses, names, codes; and seeds, which take every `u64`.
     const OTHER: &[&str] = &[
@@ -162,7 +162,7 @@ mod tests {
         let mut args = vec!["duel-cli".to_owned(), command.to_owned()];
         let positional: &[&str] = match command {
             "join" | "spectate" => &["127.0.0.1:9"],
-            "resume" | "state" | "verify" => &["x.log"],
+            "resume" | "state" | "verify" | "rejoin" => &["x.log"],
             "rail-fairness-peer" => &["host", "127.0.0.1:9", "past"],
             _ => &[],
         };

@@ -626,3 +626,5 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
         assert!(err.contains(words), "{words}: {err}");
     }
 }
+
+mod rejoin;

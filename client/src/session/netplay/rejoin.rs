@@ -55,6 +55,17 @@ pub struct RejoinPlan {
     pub epoch: u32,
 }
 
+/// A resume the survivor agreed to.
+#[derive(Debug)]
+struct Agreed {
+    /// The resume tick.
+    resume: Tick,
+    /// Every player's inputs of the ticks the rejoiner lacks, flattened.
+    gap: Vec<WireInput>,
+    /// Every player's inputs of the ticks the rejoiner logged past our last final tick.
+    ahead: Vec<WireInput>,
+}
+
 /// The survivor's side of rejoins.
 #[derive(Debug, Default)]
 pub(super) struct Survivor {
@@ -173,8 +184,8 @@ impl NetPeer {
         };
         self.rejoin.accepted = None;
         match self.agree_resume(through, hash, recent) {
-            Ok((tick, gap)) => {
-                if let Err(e) = self.start_epoch(from, slot, tick, gap) {
+            Ok(agreed) => {
+                if let Err(e) = self.start_epoch(from, slot, agreed) {
                     self.failure = Some(e);
                 }
             }
@@ -187,14 +198,15 @@ impl NetPeer {
         }
     }
 
-    /// The resume tick and the inputs the rejoiner lacks, with the survivor's state stepped to
-    /// that tick; or why the rejoiner's log cannot go on from here.
+    /// The resume tick, the inputs the rejoiner lacks, and the inputs of the ticks it logged
+    /// past ours (to step our state there); or why its log cannot go on from here. Nothing
+    /// changes here: a refused resume leaves the waiting session as it was.
     fn agree_resume(
-        &mut self,
+        &self,
         through: Tick,
         hash: u64,
         recent: &[WireInput],
-    ) -> Result<(Tick, Vec<WireInput>), String> {
+    ) -> Result<Agreed, String> {
         let players = usize::from(self.agreement.players);
         let ours = self.final_tick;
         let n = recent.len() / players;
@@ -208,18 +220,25 @@ impl NetPeer {
             ));
         }
         let local = self.local_handle.unwrap_or(0);
-        self.driver.rewind_to(ours).map_err(|e| e.to_string())?;
-        if through > ours {
-            let first = through + 1 - n as Tick;
-            if first > ours + 1 {
+        let failed = |e: Error| e.to_string();
+        let mut ahead = Vec::new();
+        let theirs = if through > ours {
+            // `n <= through`, so this does not wrap; a `through` far past ours is refused with
+            // the rest (no `n` reaches back to us from there).
+            let first = u64::from(through) + 1 - n as u64;
+            if first > u64::from(ours) + 1 {
                 return Err(format!(
                     "your log ends at tick {through}, {} past ours, but carries the inputs of only \
                      its last {n}",
                     through - ours
                 ));
             }
+            let mut world = self.driver.world().clone();
+            world
+                .restore(self.driver.snapshot_at(ours).map_err(failed)?)
+                .map_err(|e| e.to_string())?;
             for tick in ours..through {
-                let at = (tick + 1 - first) as usize * players;
+                let at = (u64::from(tick) + 1 - first) as usize * players;
                 let inputs = &recent[at..at + players];
                 // Our own input there is the one we played, or the logs disagree.
                 if let Ok(played) = self.driver.inputs_at(tick) {
@@ -230,12 +249,15 @@ impl NetPeer {
                         ));
                     }
                 }
-                self.driver
-                    .step_confirmed(inputs)
-                    .map_err(|e| e.to_string())?;
+                let cmds: Vec<_> = inputs.iter().map(|i| i.at(tick)).collect();
+                world.step(&cmds).map_err(|e| e.to_string())?;
+                ahead.extend_from_slice(inputs);
             }
-        }
-        match self.driver.hash_at(through) {
+            Ok(world.state_hash())
+        } else {
+            self.driver.hash_at(through)
+        };
+        match theirs {
             Ok(h) if h.combined == hash => {}
             Ok(h) => {
                 return Err(format!(
@@ -260,21 +282,26 @@ impl NetPeer {
         }
         let mut gap = Vec::with_capacity(missing * players);
         for tick in through..resume {
-            let inputs = self.driver.inputs_at(tick).map_err(|e| e.to_string())?;
+            let inputs = self.driver.inputs_at(tick).map_err(failed)?;
             gap.extend(inputs.iter().map(|i| i.to_wire()));
         }
-        Ok((resume, gap))
+        Ok(Agreed { resume, gap, ahead })
     }
 
     /// Starts epoch `epoch + 1` from `tick` with the rejoiner at `from` in `slot`: a new GGRS
     /// session, frame 0 at `tick`; the old session and every peer of it are dropped.
-    fn start_epoch(
-        &mut self,
-        from: SocketAddr,
-        slot: u8,
-        tick: Tick,
-        gap: Vec<WireInput>,
-    ) -> Result<(), Error> {
+    fn start_epoch(&mut self, from: SocketAddr, slot: u8, agreed: Agreed) -> Result<(), Error> {
+        let Agreed {
+            resume: tick,
+            gap,
+            ahead,
+        } = agreed;
+        // What was predicted past our last final tick goes; the ticks the rejoiner logged past
+        // it are final now.
+        self.driver.rewind_to(self.final_tick)?;
+        for inputs in ahead.chunks(usize::from(self.agreement.players)) {
+            self.driver.step_confirmed(inputs)?;
+        }
         let hash = self.driver.hash_at(tick)?;
         let epoch = self.agreement.epoch + 1;
         let answer = Control::ResumeAt {

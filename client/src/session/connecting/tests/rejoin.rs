@@ -1,0 +1,266 @@
+//! The survivor's side of a rejoin on the in-memory network, driven by hand from a raw link
+//! as an attacker (or a broken build) would: a rejoin without the match's secret, `Resume`s
+//! whose ticks, inputs or hash do not fit, each refused with a reason while the survivor keeps
+//! waiting; then the real one, answered with the gap and the next epoch.
+
+use super::*;
+use crate::net::seal::{Initiator, MatchSecret, Psk};
+use crate::wire::RejoinAnswer;
+use engine::{Rules, StateHash, Tick, WireInput};
+
+/// A match played to `ticks` on the in-memory network whose joiner then died: the host still
+/// waiting for it, the joiner's secret, its last final tick and the hashes it held.
+struct Orphaned {
+    net: MemoryNet,
+    host: NetPeer,
+    secret: MatchSecret,
+    hashes: Vec<(Tick, StateHash)>,
+    inputs: Vec<Vec<WireInput>>,
+}
+
+fn orphaned(ticks: Tick) -> Orphaned {
+    let net = MemoryNet::default();
+    let cfg = NetConfig {
+        disconnect_notify: Duration::from_millis(50),
+        ..config(30_000, 5_000, 0)
+    };
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    let (mut hosted, mut joined) = (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("joiner"),
+    );
+    let guard = Instant::now() + Duration::from_secs(20);
+    while joined.final_tick() < ticks {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput {
+            move_x: 50,
+            ..WireInput::default()
+        });
+    }
+    let through = joined.final_tick();
+    let secret = joined
+        .agreement()
+        .secret
+        .clone()
+        .expect("a player holds the secret");
+    let hashes = (1..=through)
+        .filter_map(|t| joined.driver().hash_at(t).ok().map(|h| (t, h)))
+        .collect();
+    let inputs = (through.saturating_sub(8)..through)
+        .map(|t| {
+            let slice = joined.driver().inputs_at(t).expect("inputs");
+            slice.iter().map(|i| i.to_wire()).collect()
+        })
+        .collect();
+    drop(joined);
+    // The host notices the silence.
+    while hosted.reconnecting().is_none() {
+        assert!(Instant::now() < guard, "the host never notices");
+        let _ = hosted.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    Orphaned {
+        net,
+        host: hosted,
+        secret,
+        hashes,
+        inputs,
+    }
+}
+
+/// A rejoiner on a raw link at `port`: its link, once the host accepted its handshake under
+/// `secret`; or the host's clear refusal.
+fn handshake(o: &mut Orphaned, port: u16, secret: &MatchSecret) -> Result<SharedLink, String> {
+    let link = Link::new(o.net.endpoint(port));
+    let info = PeerInfo::local(&Rules::default());
+    let mut initiator =
+        Initiator::keyed(&wire::rejoin_prologue(&info, 1), Some(Psk::Secret(secret)))
+            .expect("initiator");
+    link.borrow_mut().add_peer(addr(1));
+    link.borrow_mut().send_control(
+        &Control::Rejoin {
+            info,
+            slot: 1,
+            noise: initiator.message().to_vec(),
+        },
+        addr(1),
+    );
+    let _ = o.host.advance(WireInput::default());
+    link.borrow_mut().pump(false);
+    let inbox = link.borrow_mut().take_control();
+    for (_, msg) in inbox {
+        match msg {
+            Control::Answer { noise } => {
+                let payload = initiator.read_answer(&noise).expect("the answer opens");
+                assert_eq!(
+                    wire::decode::<RejoinAnswer>(&payload),
+                    Ok(RejoinAnswer::Accepted)
+                );
+                let channel = initiator.into_channel().expect("channel");
+                link.borrow_mut().add_channel(addr(1), channel);
+                return Ok(link);
+            }
+            Control::Reject { reason } => return Err(reason),
+            _ => {}
+        }
+    }
+    Err("no answer".into())
+}
+
+/// Sends `resume` sealed from `link` and returns the host's sealed answer.
+fn ask(o: &mut Orphaned, link: &SharedLink, resume: &Control) -> Control {
+    link.borrow_mut().send_control(resume, addr(1));
+    let _ = o.host.advance(WireInput::default());
+    link.borrow_mut().pump(false);
+    let answers = link.borrow_mut().take_control();
+    answers
+        .into_iter()
+        .map(|(_, m)| m)
+        .next()
+        .expect("an answer")
+}
+
+fn resume(through: Tick, hash: u64, recent: Vec<WireInput>) -> Control {
+    Control::Resume {
+        through,
+        hash,
+        recent,
+    }
+}
+
+fn refusal(answer: Control) -> String {
+    match answer {
+        Control::Reject { reason } => reason,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_rejoin_without_the_match_secret_is_refused_and_the_host_keeps_waiting() {
+    let mut o = orphaned(120);
+    let stranger = MatchSecret::from_bytes([7; 32]);
+    let reason = handshake(&mut o, 3, &stranger).expect_err("refused");
+    assert!(reason.contains("this match's secret"), "{reason}");
+    assert_eq!(o.host.refused_rejoins(), 1);
+    assert!(
+        o.host.reconnecting().is_some(),
+        "still waiting for the real player"
+    );
+    // The real one still gets in.
+    let secret = o.secret.clone();
+    assert!(handshake(&mut o, 4, &secret).is_ok());
+}
+
+#[test]
+fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answered() {
+    let mut o = orphaned(120);
+    let secret = o.secret.clone();
+    let (through, hash) = *o.hashes.last().expect("hashes");
+    let recent: Vec<WireInput> = o.inputs.iter().flatten().copied().collect();
+    let cases = [
+        (
+            resume(through, hash.combined ^ 1, recent.clone()),
+            "the states differ",
+        ),
+        (
+            resume(through + 50, hash.combined, recent.clone()),
+            "carries the inputs of only",
+        ),
+        (
+            resume(through, hash.combined, vec![WireInput::default(); 3]),
+            "malformed",
+        ),
+        (
+            resume(u32::MAX, hash.combined, recent.clone()),
+            "carries the inputs",
+        ),
+    ];
+    for (port, (bad, why)) in (10..).zip(cases) {
+        let link = handshake(&mut o, port, &secret).expect("accepted");
+        let reason = refusal(ask(&mut o, &link, &bad));
+        assert!(reason.contains(why), "{bad:?}: {reason}");
+        assert!(o.host.epochs().is_empty());
+        assert!(
+            o.host.reconnecting().is_some(),
+            "still waiting after {bad:?}"
+        );
+    }
+    // A log cut far back: the host no longer holds a state to compare there.
+    let link = handshake(&mut o, 20, &secret).expect("accepted");
+    let first = o.hashes[0].1.combined;
+    let reason = refusal(ask(&mut o, &link, &resume(1, first, Vec::new())));
+    assert!(
+        reason.contains("further back than the history") || reason.contains("the states differ"),
+        "{reason}"
+    );
+    // The real log's end: the next epoch, from the host's last final tick, with the gap.
+    let link = handshake(&mut o, 21, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(through, hash.combined, recent));
+    let Control::ResumeAt {
+        epoch, tick, gap, ..
+    } = answer
+    else {
+        panic!("expected the resume, got {answer:?}");
+    };
+    assert_eq!(epoch, 2);
+    assert!(tick >= through);
+    assert_eq!(gap.len(), (tick - through) as usize * 2);
+    assert_eq!(o.host.epochs().len(), 1);
+    assert_eq!(o.host.epochs()[0].peer, addr(21));
+    assert_eq!(o.host.final_tick(), tick);
+    assert_eq!(o.host.reconnecting(), None);
+}
+
+/// A rejoiner whose log went past the survivor's last final tick (its inputs there reached
+/// nobody): the survivor checks its own inputs in that log are the ones it played, steps its
+/// state there, and both go on from the rejoiner's last tick, with nothing to send back.
+#[test]
+fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
+    let mut o = orphaned(120);
+    let secret = o.secret.clone();
+    let ours = o.host.final_tick();
+    let driver = o.host.driver();
+    let k = 3;
+    let mut world = driver.world().clone();
+    world
+        .restore(driver.snapshot_at(ours).expect("final state kept"))
+        .expect("restore");
+    let mut recent = Vec::new();
+    for tick in ours..ours + k {
+        let inputs = driver
+            .inputs_at(tick)
+            .expect("the host predicted past its final tick");
+        world.step(inputs).expect("step");
+        recent.extend(inputs.iter().map(|i| i.to_wire()));
+    }
+    let hash = world.state_hash();
+    // A log claiming another input of the survivor's than it played is refused.
+    let mut forged = recent.clone();
+    forged[0].move_x = forged[0].move_x.wrapping_add(1);
+    let link = handshake(&mut o, 30, &secret).expect("accepted");
+    let reason = refusal(ask(&mut o, &link, &resume(ours + k, hash.combined, forged)));
+    assert!(reason.contains("another input of ours"), "{reason}");
+    // The true one.
+    let link = handshake(&mut o, 31, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(ours + k, hash.combined, recent));
+    let Control::ResumeAt {
+        tick,
+        gap,
+        hash: at,
+        ..
+    } = answer
+    else {
+        panic!("expected the resume, got {answer:?}");
+    };
+    assert_eq!((tick, gap.len(), at), (ours + k, 0, hash.combined));
+    assert_eq!(o.host.final_tick(), ours + k);
+    assert_eq!(o.host.driver().hash_at(ours + k).expect("kept"), hash);
+    assert_eq!(
+        o.host.world().tick(),
+        ours + k,
+        "the prediction past it is gone"
+    );
+}
