@@ -124,8 +124,9 @@ impl PeerLogs {
         bot_seed: Option<u64>,
     ) -> Result<PeerLogs, Error> {
         let role = role_of(peer);
-        // The logs start at the last final tick (the peer may have predicted past it already).
-        let start = peer.final_tick();
+        // The logs start where the session did (the peer may have played, and predicted past
+        // its final tick, already: those ticks are still in its history).
+        let start = peer.driver().frame_base();
         let mut world = peer.world().clone();
         world.restore(peer.driver().snapshot_at(start)?)?;
         let world = &world;

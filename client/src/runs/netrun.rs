@@ -313,6 +313,9 @@ pub fn rejoin_logged_match(
         ..config.clone()
     };
     let peer = NetPeer::rejoin(link, rejoin, &config)?;
+    if let Some(report) = peer.rejoin_report() {
+        eprintln!("{report}");
+    }
     let logs = PeerLogs::rejoined(&peer, &plan.log_paths(), hash_log, writer, logged);
     run_with_logs(peer, plan, logs)
 }

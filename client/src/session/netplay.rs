@@ -420,6 +420,8 @@ pub struct NetPeer {
     epochs: Vec<EpochChange>,
     /// An error met between calls (starting a new epoch), returned by the next `advance`.
     failure: Option<Error>,
+    /// How this player's own rejoin went, if it came back by one.
+    rejoined: Option<rejoin::RejoinReport>,
 }
 
 /// A new epoch of the match: a player took its slot back and play went on from `tick`.
@@ -662,6 +664,7 @@ impl NetPeer {
             rejoin: rejoin::Survivor::default(),
             epochs: Vec::new(),
             failure: None,
+            rejoined: None,
         })
     }
 

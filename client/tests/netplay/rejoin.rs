@@ -109,3 +109,68 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
     });
     assert_eq!(h.ticks, j.ticks, "both logs hold the same confirmed ticks");
 }
+
+/// A rejoin that comes after the other player gave up (its grace ran out, or it died too):
+/// told that nobody took it, in words that say why, and the log it came from is kept whole.
+#[test]
+fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
+    use crate::common::{loopback_link, plan, spawn_loopback_host, test_config};
+    use client::peer_logs::{LogPaths, PeerLogs};
+    use client::wire::Role;
+    use client::{Error, NetPeer};
+    use std::time::{Duration, Instant};
+
+    let dir = scratch_dir("rejoin-late");
+    let mut config = test_config(Default::default());
+    config.disconnect_timeout = Duration::from_millis(1500);
+    config.disconnect_notify = Duration::from_millis(300);
+    let (addr, host) = spawn_loopback_host(config.clone(), plan(3600, 1, &dir.join("host.log")));
+    let log = dir.join("join.duel");
+    let joiner_config = config.clone();
+    let joiner_log = log.clone();
+    // The joiner plays a while, then its process "dies": everything dropped, no word sent.
+    let joiner = std::thread::spawn(move || {
+        let mut peer = NetPeer::join_on(
+            loopback_link(Default::default()),
+            addr,
+            Role::Player,
+            &joiner_config,
+        )
+        .expect("join");
+        let paths = LogPaths {
+            match_log: Some(joiner_log),
+            ..LogPaths::default()
+        };
+        let mut logs = PeerLogs::open(&peer, &paths, Some(3)).expect("logs");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while logs.logged() < 200 && Instant::now() < deadline {
+            peer.poll();
+            peer.advance(engine::WireInput::default()).expect("advance");
+            logs.catch_up(&peer, u32::MAX).expect("log");
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        logs.logged()
+    });
+    let logged = joiner.join().expect("joiner");
+    let host = host
+        .join()
+        .expect("host thread")
+        .expect("host ends cleanly");
+    assert!(
+        host.disconnected.is_some(),
+        "the host gave up after its grace"
+    );
+    let before = read_log(&log).expect("the joiner's log");
+    assert_eq!(before.ticks.len() as u32, logged);
+    // Now the rejoin: nobody waits any more.
+    config.handshake_timeout = Duration::from_secs(2);
+    let mut again = plan(3600, 3, &dir.join("rejoin.log"));
+    again.match_log = Some(log.clone());
+    let err = client::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
+        .expect_err("nobody takes the rejoin");
+    assert!(matches!(err, Error::RejoinTimeout { .. }), "{err:?}");
+    assert!(err.to_string().contains("the match may be over"), "{err}");
+    let after = read_log(&log).expect("still reads");
+    assert_eq!(after.ticks, before.ticks, "nothing recorded is lost");
+    client::replay::verify(&after, None).expect("still verifies");
+}

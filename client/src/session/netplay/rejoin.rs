@@ -55,6 +55,32 @@ pub struct RejoinPlan {
     pub epoch: u32,
 }
 
+/// How a rejoin went, seen from the player that came back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RejoinReport {
+    /// From the first `Rejoin` sent to the resume agreed (the new session then synchronizes).
+    pub took: Duration,
+    /// The resume tick.
+    pub tick: Tick,
+    /// Ticks of inputs received for the gap the log lacked.
+    pub gap_ticks: u32,
+    /// Bytes of the answer that carried them (the whole state transfer: no snapshot needed).
+    pub answer_bytes: usize,
+}
+
+impl std::fmt::Display for RejoinReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "rejoined in {} ms: the match goes on from tick {}, {} ticks of inputs received ({} bytes)",
+            self.took.as_millis(),
+            self.tick,
+            self.gap_ticks,
+            self.answer_bytes
+        )
+    }
+}
+
 /// A resume the survivor agreed to.
 #[derive(Debug)]
 struct Agreed {
@@ -92,6 +118,12 @@ impl NetPeer {
             }
             None => false,
         }
+    }
+
+    /// How this player's rejoin went, if it came back by one.
+    #[must_use]
+    pub fn rejoin_report(&self) -> Option<RejoinReport> {
+        self.rejoined
     }
 
     /// Rejoins refused because they were not made under the match's secret.
@@ -383,7 +415,8 @@ impl NetPeer {
         if let Err(info) = config.check() {
             return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest { info }));
         }
-        let deadline = Instant::now() + config.handshake_timeout;
+        let started = Instant::now();
+        let deadline = started + config.handshake_timeout;
         let peer = plan.peer;
         let timeout = || Error::RejoinTimeout {
             peer,
@@ -430,6 +463,18 @@ impl NetPeer {
                 None => std::thread::sleep(Duration::from_millis(2)),
             }
         };
+        let report = RejoinReport {
+            took: started.elapsed(),
+            tick,
+            gap_ticks: tick.saturating_sub(through),
+            answer_bytes: wire::encode_payload(&Control::ResumeAt {
+                epoch,
+                tick,
+                hash,
+                gap: gap.clone(),
+            })
+            .len(),
+        };
         let refuse = |reason: String| Error::RejoinRefused { reason };
         if tick < through || epoch <= plan.epoch {
             return Err(refuse(format!(
@@ -470,6 +515,7 @@ impl NetPeer {
             epoch,
         };
         let mut peer_after = NetPeer::start_with(link, agreement, config, driver)?;
+        peer_after.rejoined = Some(report);
         peer_after.epochs.push(EpochChange {
             epoch,
             tick,

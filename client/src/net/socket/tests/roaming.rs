@@ -134,3 +134,24 @@ fn a_new_peer_on_the_address_a_peer_moved_to_is_heard_under_its_own_keys() {
     assert_eq!(got, vec![addr(MOVED), addr(PEER)]);
     assert_eq!(n.counters().dropped(), 0);
 }
+
+/// A peer that started over (a rejoin: new keys, a new epoch) is heard only under its new
+/// channel: a datagram of the epoch before, replayed from its address or any other, opens
+/// under nothing and reaches nobody.
+#[test]
+fn a_datagram_of_the_epoch_before_is_refused_from_any_address() {
+    let mut n = proven();
+    let old = n.ggrs(PEER, Body::KeepAlive);
+    let old_too = n.ggrs(PEER, Body::KeepAlive);
+    n.connect(PEER);
+    n.send(PEER, &old);
+    n.send(MOVED, &old_too);
+    assert!(n.pump(false).is_empty());
+    let c = n.counters();
+    assert_eq!((c.dropped_wrong_session, c.dropped_unknown_sender), (1, 1));
+    assert_eq!((path(&n), c.path_changes), (addr(PEER), 0));
+    // The new epoch's own datagrams are heard.
+    let new = n.ggrs(PEER, Body::KeepAlive);
+    n.send(PEER, &new);
+    assert_eq!(n.pump(false).len(), 1);
+}
