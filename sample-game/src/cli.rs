@@ -170,6 +170,17 @@ pub enum Mode {
         #[command(flatten)]
         net: NetOptions,
     },
+    /// Take your slot back in an online match after the game closed or crashed, from the
+    /// match log it wrote (under `matches/` by default): the other player waits for you
+    /// through its reconnect grace (30 s), and takes you back only if the log holds the
+    /// match's secret. The log is continued in place.
+    Rejoin {
+        /// The match log of the match you left.
+        log: PathBuf,
+        /// Online options.
+        #[command(flatten)]
+        net: NetOptions,
+    },
     /// Watch a recorded match log: Space pauses, N steps, +/- speed, Left/Right seek 5 s.
     Replay {
         /// The match log.

@@ -303,6 +303,41 @@ fn match_source(
             };
             online(peer, net, mode, cli, log_for)
         }
+        Some(Mode::Rejoin { log, net }) => {
+            let header = client::matchlog::read_log(log)
+                .with_context(|| format!("the match log {}", log.display()))?
+                .header;
+            let peer = (header.rejoin.as_ref())
+                .and_then(|k| k.peer.parse::<SocketAddr>().ok())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{} is not the log of a player of an online match: nothing to rejoin",
+                        log.display()
+                    )
+                })?;
+            let config = net_config(net, rules, seed, 0);
+            let link = open_link(default_bind_for(peer), config.conditioner)?;
+            println!(
+                "maze-duel: rejoining {peer} from {} (giving up after {} s)",
+                log.display(),
+                net.timeout
+            );
+            let paths = LogPaths {
+                hash_log: cli.hash_log.clone(),
+                match_log: Some(log.clone()),
+                dump_dir: None,
+            };
+            let (peer, logs) = client::rejoin_from_log(link, &config, &paths, None)
+                .with_context(|| format!("rejoining from {}", log.display()))?;
+            println!(
+                "maze-duel: back in the match; recording to {}",
+                log.display()
+            );
+            Ok(Box::new(
+                NetMatch::with_logs(peer, usize::from(net.input_delay), logs)
+                    .with_remote_view(net.remote_view),
+            ))
+        }
         Some(Mode::Online {
             room,
             signal,

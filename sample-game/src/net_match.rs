@@ -55,13 +55,19 @@ impl NetMatch {
     /// # Errors
     /// If the logs cannot be created.
     pub fn new(peer: NetPeer, input_delay: usize, logs: &LogPaths) -> anyhow::Result<NetMatch> {
+        let logs = PeerLogs::open(&peer, logs, None).context("opening the match logs")?;
+        Ok(NetMatch::with_logs(peer, input_delay, logs))
+    }
+
+    /// Wraps a peer whose logs are open already (a rejoin continues the log it came from).
+    #[must_use]
+    pub fn with_logs(peer: NetPeer, input_delay: usize, logs: PeerLogs) -> NetMatch {
         let (mode, local) = match peer.local_slot() {
             Some(0) => (NetMode::Host, vec![0]),
             Some(slot) => (NetMode::Join, vec![slot as PlayerId]),
             None => (NetMode::Spectate, Vec::new()),
         };
-        let logs = PeerLogs::open(&peer, logs, None).context("opening the match logs")?;
-        Ok(NetMatch {
+        NetMatch {
             previous: peer.world().snapshot(),
             peer,
             mode,
@@ -75,7 +81,7 @@ impl NetMatch {
             view_delay: ViewDelay::default(),
             skip_debt: 0,
             calls: 0,
-        })
+        }
     }
 
     /// Draws remote players `mode`'s way ([`RemoteView::Past`] by default).

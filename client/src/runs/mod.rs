@@ -10,4 +10,6 @@ pub use headless::{
     resume_bot_match, resume_logged_bot_match, run_bot_match, BotMatch, BotMatchSummary, Resume,
     ResumeSummary, MAX_TICKS,
 };
-pub use netrun::{rejoin_logged_match, run_net_peer, run_with_logs, NetRun, NetRunSummary};
+pub use netrun::{
+    rejoin_from_log, rejoin_logged_match, run_net_peer, run_with_logs, NetRun, NetRunSummary,
+};

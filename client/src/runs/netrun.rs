@@ -253,22 +253,37 @@ pub fn run_with_logs(
 }
 
 /// Takes a player's slot back after its process died, from the match log it wrote
-/// (`plan.match_log`): replays and checks the log, rejoins the other player (who waits through
-/// its reconnect grace) under the match's secret kept there, continues the log and plays on
-/// as [`run_net_peer`] does. The hash log (`plan.hash_log`) is written afresh from tick 1: the
-/// ticks the log holds, then the rest of the match.
+/// (`plan.match_log`), and plays on as [`run_net_peer`] does (see [`rejoin_from_log`]).
 ///
 /// # Errors
-/// [`Error::RejoinRefused`] (no log given, a log without a rejoin key, the other player's
-/// refusal), [`Error::RejoinTimeout`], and the errors of reading, verifying and continuing
-/// the log.
+/// As [`rejoin_from_log`] and [`run_net_peer`].
 pub fn rejoin_logged_match(
     link: SharedLink,
     config: &NetConfig,
     plan: &NetRun,
 ) -> Result<NetRunSummary, Error> {
+    let (peer, logs) = rejoin_from_log(link, config, &plan.log_paths(), Some(plan.bot_seed))?;
+    run_with_logs(peer, plan, logs)
+}
+
+/// Takes a player's slot back after its process died, from the match log it wrote
+/// (`paths.match_log`): replays and checks the log, rejoins the other player (who waits
+/// through its reconnect grace) under the match's secret kept there, and continues the log.
+/// The hash log (`paths.hash_log`) is written afresh from tick 1: the ticks the log holds,
+/// then the rest of the match. `bot_seed`: the seed of the bot that plays, if one does.
+///
+/// # Errors
+/// [`Error::RejoinRefused`] (no log given, a log without a rejoin key, the other player's
+/// refusal), [`Error::RejoinTimeout`], and the errors of reading, verifying and continuing
+/// the log.
+pub fn rejoin_from_log(
+    link: SharedLink,
+    config: &NetConfig,
+    paths: &LogPaths,
+    bot_seed: Option<u64>,
+) -> Result<(NetPeer, PeerLogs), Error> {
     let refuse = |reason: String| Error::RejoinRefused { reason };
-    let path = (plan.match_log.as_deref())
+    let path = (paths.match_log.as_deref())
         .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
     let log = read_log(path)?;
     let key = log.header.rejoin.clone().ok_or_else(|| {
@@ -280,9 +295,9 @@ pub fn rejoin_logged_match(
     let rules = log_rules(&log, None)?;
     let (world, writer) = reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     let role = if key.slot == 0 { "host" } else { "join" };
-    let hash_log = match &plan.hash_log {
+    let hash_log = match &paths.hash_log {
         Some(out) => {
-            let identity = MatchIdentity::of_world(&world, inputs_of(role, Some(plan.bot_seed)));
+            let identity = MatchIdentity::of_world(&world, inputs_of(role, bot_seed));
             let mut writer = HashLogWriter::create(out, &identity, role)?;
             verify_logging(&log, None, Some(&mut writer))?;
             Some(writer)
@@ -316,8 +331,8 @@ pub fn rejoin_logged_match(
     if let Some(report) = peer.rejoin_report() {
         eprintln!("{report}");
     }
-    let logs = PeerLogs::rejoined(&peer, &plan.log_paths(), hash_log, writer, logged);
-    run_with_logs(peer, plan, logs)
+    let logs = PeerLogs::rejoined(&peer, paths, hash_log, writer, logged);
+    Ok((peer, logs))
 }
 
 /// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the

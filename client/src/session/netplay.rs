@@ -313,6 +313,14 @@ fn desync_history(config: &NetConfig) -> usize {
     (config.desync_interval.max(1) as usize).min(MAX_DESYNC_HISTORY)
 }
 
+/// Ticks of history a networked peer keeps: what GGRS and the logs need, the ticks since the
+/// last agreeing checksum (for desync dumps), and the ticks a rejoining player's log may lack
+/// (a killed process loses up to its last second of log; the survivor sends the inputs of the
+/// gap and checks the rejoiner's state where its log ends, both from this history).
+fn peer_history(config: &NetConfig) -> usize {
+    HISTORY_TICKS + desync_history(config) + rejoin::MAX_GAP_TICKS
+}
+
 enum Session {
     P2P(Box<P2PSession<GgrsConfig>>),
     Spectator(Box<SpectatorSession<GgrsConfig>>),
@@ -622,8 +630,7 @@ impl NetPeer {
         }
         let players = usize::from(agreement.players);
         let world = World::new(config.rules.clone(), agreement.match_seed, players)?;
-        // Every tick since the last agreeing checksum stays in history, to dump on a desync.
-        let driver = Driver::with_history(world, HISTORY_TICKS + desync_history(config));
+        let driver = Driver::with_history(world, peer_history(config));
         Self::start_with(link, agreement, config, driver)
     }
 

@@ -174,3 +174,39 @@ fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
     assert_eq!(after.ticks, before.ticks, "nothing recorded is lost");
     client::replay::verify(&after, None).expect("still verifies");
 }
+
+/// `duel-cli rejoin` on a log that is no networked player's (a bot match's, garbage, none):
+/// a clear refusal naming the file, and the file as it was.
+#[test]
+fn a_rejoin_from_a_log_that_is_no_players_is_refused_and_the_log_untouched() {
+    let dir = scratch_dir("rejoin-not-a-player");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let bot = dir.join("bots.duel");
+    let made = output_within(
+        Command::new(exe)
+            .args(["bot-match", "--ticks", "120", "--match-log"])
+            .arg(&bot),
+        CHILD_LIMIT,
+    );
+    assert!(made.status.success());
+    let garbage = dir.join("garbage.duel");
+    std::fs::write(&garbage, b"not a match log at all").expect("write");
+    for (log, says) in [
+        (bot.clone(), "holds no rejoin key"),
+        (garbage.clone(), "match log"),
+        (dir.join("missing.duel"), "missing.duel"),
+    ] {
+        let before = std::fs::read(&log).ok();
+        let out = output_within(Command::new(exe).arg("rejoin").arg(&log), CHILD_LIMIT);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{}", log.display());
+        assert!(stderr.contains(says), "{}: {stderr}", log.display());
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(
+            std::fs::read(&log).ok(),
+            before,
+            "{} untouched",
+            log.display()
+        );
+    }
+}

@@ -490,10 +490,7 @@ impl NetPeer {
                 tick - through
             )));
         }
-        let mut driver = Driver::with_history(
-            plan.world,
-            super::HISTORY_TICKS + super::desync_history(config),
-        );
+        let mut driver = Driver::with_history(plan.world, super::peer_history(config));
         for inputs in gap.chunks(players) {
             driver.step_confirmed(inputs)?;
         }

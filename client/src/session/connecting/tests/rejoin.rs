@@ -188,14 +188,6 @@ fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answe
             "still waiting after {bad:?}"
         );
     }
-    // A log cut far back: the host no longer holds a state to compare there.
-    let link = handshake(&mut o, 20, &secret).expect("accepted");
-    let first = o.hashes[0].1.combined;
-    let reason = refusal(ask(&mut o, &link, &resume(1, first, Vec::new())));
-    assert!(
-        reason.contains("further back than the history") || reason.contains("the states differ"),
-        "{reason}"
-    );
     // The real log's end: the next epoch, from the host's last final tick, with the gap.
     let link = handshake(&mut o, 21, &secret).expect("accepted");
     let answer = ask(&mut o, &link, &resume(through, hash.combined, recent));
@@ -263,4 +255,22 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
         ours + k,
         "the prediction past it is gone"
     );
+}
+
+/// A log cut further back than the survivor's history (past what a killed process can lose):
+/// refused saying so, not resumed from a state nobody can check.
+#[test]
+fn a_log_cut_further_back_than_the_history_is_refused_saying_so() {
+    let mut o = orphaned(600);
+    let secret = o.secret.clone();
+    let (tick, hash) = o.hashes[0];
+    let link = handshake(&mut o, 20, &secret).expect("accepted");
+    let reason = refusal(ask(&mut o, &link, &resume(tick, hash.combined, Vec::new())));
+    assert!(reason.contains("further back than the history"), "{reason}");
+    // Within the history, the same log end would be taken (a killed process loses its last
+    // second at most).
+    let (tick, hash) = o.hashes[o.hashes.len() - 120];
+    let link = handshake(&mut o, 21, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(tick, hash.combined, Vec::new()));
+    assert!(matches!(answer, Control::ResumeAt { .. }), "{answer:?}");
 }
