@@ -75,20 +75,20 @@ pub struct Agreement {
 
 /// A token bucket bounding the handshake work a flood can cause.
 #[derive(Debug, Clone)]
-struct AnswerBudget {
+pub(crate) struct AnswerBudget {
     tokens: u32,
     refilled: Instant,
 }
 
 impl AnswerBudget {
-    fn new() -> AnswerBudget {
+    pub(crate) fn new() -> AnswerBudget {
         AnswerBudget {
             tokens: ANSWER_BURST,
             refilled: Instant::now(),
         }
     }
 
-    fn take(&mut self, now: Instant) -> bool {
+    pub(crate) fn take(&mut self, now: Instant) -> bool {
         let elapsed = now.saturating_duration_since(self.refilled);
         let earned = (elapsed.as_millis() * u128::from(ANSWERS_PER_SECOND) / 1000) as u64;
         if earned > 0 {

@@ -389,3 +389,95 @@ impl Driver {
         &self.counters
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{Rules, WireInput};
+
+    fn driver() -> Driver {
+        Driver::new(World::new(Rules::default(), 7, 2).expect("world"))
+    }
+
+    fn inputs(x: i8) -> [WireInput; 2] {
+        [
+            WireInput {
+                move_x: x,
+                ..WireInput::default()
+            },
+            WireInput::default(),
+        ]
+    }
+
+    /// A session started mid-match (after a rejoin) counts GGRS frames from its first tick.
+    #[test]
+    fn frames_count_from_the_tick_the_session_started_at() {
+        let mut d = driver();
+        assert_eq!(
+            (d.frame_base(), d.tick_of(0), d.tick_of(-1)),
+            (0, Some(0), None)
+        );
+        for _ in 0..5 {
+            d.step_confirmed(&inputs(40)).expect("step");
+        }
+        d.start_frames_here();
+        assert_eq!(d.frame_base(), 5);
+        assert_eq!(
+            (d.tick_of(0), d.tick_of(3), d.tick_of(-1)),
+            (Some(5), Some(8), None)
+        );
+        assert_eq!(d.tick_of(i32::MAX), Some(5 + i32::MAX as u32));
+        let cell = ggrs::GameStateCell::default();
+        let save = |frame| GgrsRequest::SaveGameState {
+            cell: cell.clone(),
+            frame,
+        };
+        assert!(d.handle(vec![save(0)]).is_ok(), "frame 0 is tick 5");
+        assert!(matches!(
+            d.handle(vec![save(5)]),
+            Err(Error::FrameMismatch {
+                expected: 5,
+                requested: 5
+            })
+        ));
+    }
+
+    /// A confirmed step keeps what an advance keeps: the state, its hash, the inputs (stamped
+    /// with their tick) and the counters.
+    #[test]
+    fn a_confirmed_step_keeps_state_hash_and_inputs_like_an_advance() {
+        let mut d = driver();
+        let mut world = World::new(Rules::default(), 7, 2).expect("world");
+        for t in 0..4 {
+            let step = inputs(10 * t as i8);
+            d.step_confirmed(&step).expect("step");
+            let cmds: Vec<_> = step.iter().map(|i| i.at(t)).collect();
+            world.step(&cmds).expect("step");
+            assert_eq!(d.inputs_at(t).expect("kept"), cmds.as_slice());
+            assert_eq!(d.hash_at(t + 1).expect("kept"), world.state_hash());
+            assert_eq!(d.snapshot_at(t + 1).expect("kept"), world.state());
+        }
+        assert_eq!(d.world().state(), world.state());
+        assert_eq!((d.counters().advances, d.counters().new_frames), (4, 4));
+    }
+
+    /// Rewinding drops the prediction: the world is back at that tick, and stepping on from
+    /// there counts as the first time again.
+    #[test]
+    fn a_rewind_goes_back_to_a_kept_tick_and_forgets_what_came_after() {
+        let mut d = driver();
+        for _ in 0..10 {
+            d.step_confirmed(&inputs(60)).expect("step");
+        }
+        let kept = d.hash_at(6).expect("kept");
+        d.rewind_to(6).expect("rewind");
+        assert_eq!((d.world().tick(), d.world().state_hash()), (6, kept));
+        d.step_confirmed(&inputs(-60)).expect("step");
+        assert_eq!(
+            d.counters().new_frames,
+            11,
+            "tick 7 reached anew after the rewind"
+        );
+        assert!(d.rewind_to(10_000).is_err(), "a tick never kept");
+    }
+}

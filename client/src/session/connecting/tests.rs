@@ -85,6 +85,17 @@ fn all_handed_over(peers: &[Option<NetPeer>], _: &[ConnectStage]) -> bool {
     peers.iter().all(Option::is_some)
 }
 
+/// A host at port 1 and a player joined from port 2, both handed over (the match runs).
+fn connected_pair(net: &MemoryNet, cfg: &NetConfig) -> (NetPeer, NetPeer) {
+    let mut h = host(net, cfg);
+    let mut j = joiner(net, 2, Role::Player, cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("joiner"),
+    )
+}
+
 fn synchronizing(stage: ConnectStage) -> bool {
     matches!(stage, ConnectStage::Synchronizing { .. })
 }
@@ -352,13 +363,7 @@ fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
         freeze_timeout: Duration::from_millis(400),
         ..config(30_000, 5_000, 0)
     };
-    let mut h = host(&net, &cfg);
-    let mut j = joiner(&net, 2, Role::Player, &cfg);
-    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
-    let (mut hosted, mut joined) = (
-        peers[0].take().expect("host"),
-        peers[1].take().expect("joiner"),
-    );
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     // A caller that does not advance for a while (longer than the freeze timeout) is not
     // frozen: the clock starts again at its next advance.
     let idle = Instant::now() + Duration::from_millis(1200);
@@ -401,13 +406,7 @@ fn a_silent_peer_is_waited_for_through_the_grace_and_then_given_up_saying_why() 
         disconnect_timeout: Duration::from_millis(1500),
         ..config(30_000, 5_000, 0)
     };
-    let mut h = host(&net, &cfg);
-    let mut j = joiner(&net, 2, Role::Player, &cfg);
-    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
-    let (mut hosted, mut joined) = (
-        peers[0].take().expect("host"),
-        peers[1].take().expect("joiner"),
-    );
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     let play = |hosted: &mut NetPeer, joined: Option<&mut NetPeer>, for_ms: u64| {
         let mut joined = joined;
         let until = Instant::now() + Duration::from_millis(for_ms);

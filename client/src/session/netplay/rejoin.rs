@@ -93,7 +93,7 @@ struct Agreed {
 }
 
 /// The survivor's side of rejoins.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Survivor {
     /// The answer given to the last Rejoin, to repeat if it comes again: `(from, its noise,
     /// the answer datagram)`.
@@ -104,6 +104,21 @@ pub(super) struct Survivor {
     resumed: Option<(SocketAddr, Control)>,
     /// Rejoins refused because the secret did not open them.
     pub(super) refused: u64,
+    /// Bounds the work and the answers a flood of rejoins can cause (the handshake's budget:
+    /// a spoofed source cannot turn the survivor into a reflector either).
+    budget: AnswerBudget,
+}
+
+impl Default for Survivor {
+    fn default() -> Survivor {
+        Survivor {
+            answered: None,
+            accepted: None,
+            resumed: None,
+            refused: 0,
+            budget: AnswerBudget::new(),
+        }
+    }
 }
 
 impl NetPeer {
@@ -164,6 +179,10 @@ impl NetPeer {
                 self.link.borrow_mut().send_raw(&datagram, from);
                 return;
             }
+        }
+        if !self.rejoin.budget.take(Instant::now()) {
+            self.rejoin.refused += 1;
+            return;
         }
         let prologue = wire::rejoin_prologue(info, slot);
         let Ok(responder) = Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), noise)
@@ -523,7 +542,7 @@ impl NetPeer {
     }
 }
 
-use crate::handshake::Agreement;
+use crate::handshake::{Agreement, AnswerBudget};
 
 /// The rejoiner's Noise handshake under the match secret: the channel id once the other
 /// player accepted; `None` at the deadline.

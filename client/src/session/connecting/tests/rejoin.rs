@@ -24,13 +24,7 @@ fn orphaned(ticks: Tick) -> Orphaned {
         disconnect_notify: Duration::from_millis(50),
         ..config(30_000, 5_000, 0)
     };
-    let mut h = host(&net, &cfg);
-    let mut j = joiner(&net, 2, Role::Player, &cfg);
-    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
-    let (mut hosted, mut joined) = (
-        peers[0].take().expect("host"),
-        peers[1].take().expect("joiner"),
-    );
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
     while joined.final_tick() < ticks {
         assert!(Instant::now() < guard, "the match does not get going");
@@ -273,4 +267,42 @@ fn a_log_cut_further_back_than_the_history_is_refused_saying_so() {
     let link = handshake(&mut o, 21, &secret).expect("accepted");
     let answer = ask(&mut o, &link, &resume(tick, hash.combined, Vec::new()));
     assert!(matches!(answer, Control::ResumeAt { .. }), "{answer:?}");
+}
+
+/// A flood of rejoins under wrong secrets (from a spoofed source, say) costs the survivor at
+/// most the handshake's budget of answers; the real player still gets in once it refills.
+#[test]
+fn a_flood_of_forged_rejoins_is_answered_within_the_budget() {
+    let mut o = orphaned(60);
+    let attacker = Link::new(o.net.endpoint(40));
+    attacker.borrow_mut().add_peer(addr(1));
+    let info = PeerInfo::local(&Rules::default());
+    let forged = MatchSecret::from_bytes([9; 32]);
+    for _ in 0..200 {
+        let initiator =
+            Initiator::keyed(&wire::rejoin_prologue(&info, 1), Some(Psk::Secret(&forged)))
+                .expect("initiator");
+        attacker.borrow_mut().send_control(
+            &Control::Rejoin {
+                info: info.clone(),
+                slot: 1,
+                noise: initiator.message().to_vec(),
+            },
+            addr(1),
+        );
+    }
+    let _ = o.host.advance(WireInput::default());
+    attacker.borrow_mut().pump(false);
+    let answers = attacker.borrow_mut().take_control().len();
+    assert!(
+        answers > 0 && answers <= crate::handshake::ANSWER_BURST as usize,
+        "{answers}"
+    );
+    assert_eq!(o.host.refused_rejoins(), 200);
+    std::thread::sleep(Duration::from_millis(100));
+    let secret = o.secret.clone();
+    assert!(
+        handshake(&mut o, 41, &secret).is_ok(),
+        "the real one after the flood"
+    );
 }
