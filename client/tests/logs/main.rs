@@ -14,6 +14,7 @@ use std::process::Command;
 
 #[path = "../support/child.rs"]
 mod child;
+mod epochs;
 mod framing;
 mod fuzz;
 mod hashlogs;
