@@ -36,6 +36,9 @@ fn played(path: &Path, ticks: u32, extra: impl Fn(u32, &World) -> Vec<Record>) -
     hashes
 }
 
+/// Records to append after a tick, by tick and the state there.
+type Extra = fn(u32, &World) -> Vec<Record>;
+
 fn epoch(epoch: u32, tick: u32, hash: StateHash) -> Record {
     Record::Epoch(EpochRecord {
         epoch,
@@ -96,7 +99,7 @@ fn an_epoch_whose_hash_is_not_the_state_there_is_refused_by_verify() {
 #[test]
 fn epoch_and_outage_records_out_of_place_are_refused_by_the_reader() {
     let dir = scratch("epochs-misplaced");
-    let cases: [(&str, fn(u32, &World) -> Vec<Record>, &str); 4] = [
+    let cases: [(&str, Extra, &str); 4] = [
         (
             "epoch of another tick",
             |t, w| {
