@@ -2,10 +2,14 @@
 //! history rest check` in hex (one hash column per [`Section`], in [`Section::ALL`] order),
 //! after two header lines:
 //!
-//! - `# duel hash log v3 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
+//! - `# duel hash log v4 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
 //!   the [`MatchIdentity`] (every field that decides the match's states: two logs are compared
 //!   only when all of them agree) and a free-text `source` (who wrote it: `host`, `replay`, …);
 //! - the column line [`COLUMNS`].
+//!
+//! A networked match that went on in a new epoch after a player rejoined has, right after the
+//! line of the tick it resumed from, the line `epoch N from TICK check` (the same on both
+//! players' logs).
 //!
 //! Every line that is not the column line ends in `check`, 8 hex digits: the low half of xxh3
 //! over the previous line's check (little-endian; none for the first line) and the line's text
@@ -32,8 +36,8 @@ use std::time::{Duration, Instant};
 /// Column header line of every hash log.
 pub const COLUMNS: &str = "# tick combined players projectiles maze history rest check";
 /// Version of the hash log format, on its first line (2: the `history` column; 3: the match
-/// identity and the per-line check chain).
-pub const HASH_LOG_VERSION: u32 = 3;
+/// identity and the per-line check chain; 4: epoch lines).
+pub const HASH_LOG_VERSION: u32 = 4;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
 /// Largest hash log read (a data line is 99 bytes: about two days of 60 Hz ticks).
@@ -217,6 +221,24 @@ impl HashLogWriter {
         self.flush_if_due()
     }
 
+    /// Appends the line saying the match went on in `epoch` from `tick`, the last tick
+    /// written (or 0 before any).
+    ///
+    /// # Errors
+    /// [`Error::HashLogOrder`] if `tick` is not the last tick written; [`Error::Io`].
+    pub fn mark_epoch(&mut self, epoch: u32, tick: Tick) -> Result<(), Error> {
+        let last = self.last.unwrap_or(0);
+        if tick != last {
+            return Err(Error::HashLogOrder { last, got: tick });
+        }
+        self.line.clear();
+        let _ = write!(self.line, "epoch {epoch} from {tick}");
+        self.check = line_check(Some(self.check), &self.line);
+        writeln!(self.out, "{} {:08x}", self.line, self.check)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.flush_if_due()
+    }
+
     /// Flushes if the last flush is a second old or more (call it regularly when no ticks are
     /// recorded: what was recorded before must still reach the OS).
     ///
@@ -283,6 +305,8 @@ pub struct HashLog {
     pub source: String,
     /// Every entry, ticks strictly increasing.
     pub entries: Vec<HashLogEntry>,
+    /// Every epoch line: `(epoch, the tick it went on from)`, in order.
+    pub epochs: Vec<(u32, Tick)>,
     /// A last line cut short by a crash and ignored: `(line number, bytes)`.
     pub torn_line: Option<(usize, usize)>,
 }
@@ -406,11 +430,17 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
                 identity,
                 source,
                 entries: Vec::new(),
+                epochs: Vec::new(),
                 torn_line: None,
             });
             continue;
         };
         check = checked(Some(check), text, stated).map_err(|r| syntax(number, r))?;
+        if let Some(rest) = text.strip_prefix("epoch ") {
+            let epoch = parse_epoch(rest, log).map_err(|reason| syntax(number, reason))?;
+            log.epochs.push(epoch);
+            continue;
+        }
         let entry = parse_entry(text).map_err(|reason| syntax(number, reason))?;
         if let Some(last) = log.entries.last() {
             if entry.tick <= last.tick {
@@ -435,6 +465,33 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
         log.torn_line = Some((count + 1, torn.len()));
     }
     Ok(log)
+}
+
+/// An epoch line after `epoch `, exactly in the writer's form (`N from TICK`), right after the
+/// line of its tick, each epoch after the one before.
+fn parse_epoch(rest: &str, log: &HashLog) -> Result<(u32, Tick), String> {
+    let (epoch, tick) = rest
+        .split_once(" from ")
+        .ok_or_else(|| format!("`epoch {rest}` is not `epoch N from TICK`"))?;
+    let number = |t: &str| {
+        t.parse::<u32>()
+            .map_err(|e| format!("epoch line `{rest}`: {e}"))
+    };
+    let (epoch, tick) = (number(epoch)?, number(tick)?);
+    if format!("{epoch} from {tick}") != rest {
+        return Err(format!("epoch line `{rest}` is not in the writer's form"));
+    }
+    let last = log.entries.last().map_or(0, |e| e.tick);
+    if tick != last {
+        return Err(format!(
+            "epoch {epoch} from tick {tick} after the line of tick {last}"
+        ));
+    }
+    let previous = log.epochs.last().map_or(1, |e| e.0);
+    if epoch <= previous {
+        return Err(format!("epoch {epoch} after epoch {previous}"));
+    }
+    Ok((epoch, tick))
 }
 
 /// A line's text and its stated check (` check=XXXXXXXX` on the first line, ` XXXXXXXX` on

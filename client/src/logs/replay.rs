@@ -177,22 +177,28 @@ fn resimulate(
         Ok(())
     };
     compare_checkpoint(&world, &mut compared)?;
-    // A new epoch resumed from the state both sides held: the log's own state there must be it.
+    // A new epoch resumed from the state both sides held: the log's own state there must be it
+    // (and a hash log written from a replay marks it as the players' do).
     let mut epochs = log.epochs.iter().peekable();
-    let mut check_epochs = |world: &World| -> Result<(), Error> {
-        while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
-            if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
-                return Err(Error::VerifyMismatch {
-                    tick: epoch.tick,
-                    section: "epoch",
-                    logged: epoch.hash.combined,
-                    got: world.state_hash().combined,
-                });
+    let mut check_epochs =
+        |world: &World, out: Option<&mut crate::hashlog::HashLogWriter>| -> Result<(), Error> {
+            let mut out = out;
+            while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
+                if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
+                    return Err(Error::VerifyMismatch {
+                        tick: epoch.tick,
+                        section: "epoch",
+                        logged: epoch.hash.combined,
+                        got: world.state_hash().combined,
+                    });
+                }
+                if let Some(out) = out.as_deref_mut() {
+                    out.mark_epoch(epoch.epoch, epoch.tick)?;
+                }
             }
-        }
-        Ok(())
-    };
-    check_epochs(&world)?;
+            Ok(())
+        };
+    check_epochs(&world, hash_log.as_deref_mut())?;
     for record in &log.ticks {
         if until.is_some_and(|t| world.tick() >= t) {
             break;
@@ -204,7 +210,7 @@ fn resimulate(
             out.record(world.tick(), &world.state_hash())?;
         }
         compare_checkpoint(&world, &mut compared)?;
-        check_epochs(&world)?;
+        check_epochs(&world, hash_log.as_deref_mut())?;
     }
     let report = VerifyReport {
         ticks: world.tick(),

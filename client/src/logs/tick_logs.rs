@@ -60,11 +60,15 @@ impl TickLogs {
         Ok(())
     }
 
-    /// Appends `record` (an outage or an epoch) to the match log, if there is one.
+    /// Appends `record` (an outage or an epoch) to the match log, if there is one; an epoch
+    /// is marked in the hash log too.
     ///
     /// # Errors
     /// [`Error::Io`].
     pub fn note(&mut self, record: &crate::matchlog::Record) -> Result<(), Error> {
+        if let (Some(log), crate::matchlog::Record::Epoch(e)) = (&mut self.hash_log, record) {
+            log.mark_epoch(e.epoch, e.tick)?;
+        }
         match &mut self.match_log {
             Some(writer) => writer.append(record),
             None => Ok(()),

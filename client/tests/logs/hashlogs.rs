@@ -500,6 +500,7 @@ fn header_differences_name_the_version_and_the_match_fields() {
         identity,
         source: source.into(),
         entries: Vec::new(),
+        epochs: Vec::new(),
         torn_line: None,
     };
     let a = log(3, identity(1), "host");
@@ -524,4 +525,63 @@ fn header_differences_name_the_version_and_the_match_fields() {
             format!("format {} vs 0", engine::SNAPSHOT_FORMAT_VERSION),
         ]
     );
+}
+
+/// Issue 19: the line of a new epoch follows the line of the tick it went on from, on both
+/// players' logs alike; a forged one out of place (its checks recomputed) is refused naming
+/// the line, and the writer refuses to put one anywhere but after the last tick.
+#[test]
+fn epoch_lines_follow_their_tick_and_are_refused_out_of_place() {
+    let dir = scratch("hashlog-epochs");
+    let plain = hash_log(&dir, "plain.hashlog", 3);
+    let log = read_hash_log_file(&plain).expect("reads");
+    let marked = dir.join("marked.hashlog");
+    let mut w = HashLogWriter::create(&marked, &log.identity, &log.source).expect("create");
+    for e in &log.entries {
+        w.record(e.tick, &e.hash).expect("record");
+        if e.tick == 100 {
+            w.mark_epoch(2, 100).expect("after its tick");
+            assert!(w.mark_epoch(3, 99).is_err(), "not after another tick");
+        }
+    }
+    drop(w);
+    let read = read_hash_log_file(&marked).expect("reads");
+    assert_eq!(read.epochs, vec![(2, 100)]);
+    assert_eq!(read.entries, log.entries, "the ticks are the ticks");
+    // Line 0 is the first line, 1 the columns, 2 tick 1: tick 100 is line 101, the epoch 102.
+    type Edit = fn(&mut Vec<String>);
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "another tick",
+            |l| l[102] = "epoch 2 from 99 00000000".into(),
+            "after the line of tick 100",
+        ),
+        (
+            "counting down",
+            // Index 201 is right after the line of tick 198 (the epoch line shifts them one).
+            |l| l.insert(201, "epoch 1 from 198 00000000".into()),
+            "epoch 1 after epoch 2",
+        ),
+        (
+            "spaced",
+            |l| l[102] = "epoch 2 from  100 00000000".into(),
+            "epoch line",
+        ),
+        (
+            "zero-padded",
+            |l| l[102] = "epoch 2 from 0100 00000000".into(),
+            "not in the writer's form",
+        ),
+        (
+            "no number",
+            |l| l[102] = "epoch two from 100 00000000".into(),
+            "epoch line",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let forged = dir.join(format!("{}.hashlog", name.replace(' ', "-")));
+        forge_lines(&marked, &forged, edit);
+        let (line, reason) = syntax_error(&forged);
+        assert!(reason.contains(says), "{name}: line {line}: {reason}");
+    }
 }

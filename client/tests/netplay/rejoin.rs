@@ -85,8 +85,16 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
     assert!(host_out
         .iter()
         .any(|l| l.contains("finish=clean") && l.contains("desyncs=0")));
-    // The rejoined player's hash log runs from tick 1, as if it had never left.
+    // The rejoined player's hash log runs from tick 1, as if it had never left, and both mark
+    // where the new epoch began.
     assert_logs_identical(&[&hh, &jh2], 1800);
+    let marks = |p: &Path| {
+        client::hashlog::read_hash_log_file(p)
+            .expect("reads")
+            .epochs
+    };
+    assert_eq!(marks(&hh), marks(&jh2));
+    assert_eq!(marks(&hh).len(), 1);
     for log in [&hm, &jm] {
         let read = read_log(log).expect("reads");
         assert_eq!(read.epochs.len(), 1, "{}: one epoch change", log.display());
