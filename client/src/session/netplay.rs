@@ -430,6 +430,8 @@ pub struct NetPeer {
     failure: Option<Error>,
     /// How this player's own rejoin went, if it came back by one.
     rejoined: Option<rejoin::RejoinReport>,
+    /// When the session of a new epoch started, until it runs.
+    resyncing_since: Option<Instant>,
 }
 
 /// A new epoch of the match: a player took its slot back and play went on from `tick`.
@@ -642,6 +644,7 @@ impl NetPeer {
         mut driver: Driver,
     ) -> Result<NetPeer, Error> {
         driver.start_frames_here();
+        let agreement_epoch = agreement.epoch;
         let (session, local_handle) = Self::session_for(&link, &agreement, config)?;
         link.borrow_mut()
             .accept_rejoins(local_handle.is_some() && agreement.secret.is_some());
@@ -672,6 +675,7 @@ impl NetPeer {
             epochs: Vec::new(),
             failure: None,
             rejoined: None,
+            resyncing_since: (agreement_epoch > 1).then(Instant::now),
         })
     }
 
@@ -910,8 +914,20 @@ impl NetPeer {
                 if s.current_state() != SessionState::Running {
                     s.poll_remote_clients();
                     self.collect_events();
+                    // The session of a new epoch synchronizes with a peer that just proved it
+                    // is back; one that vanishes again is given up after the grace, as a
+                    // silent peer is (GGRS alone would wait forever).
+                    if let Some(since) = self.resyncing_since {
+                        if since.elapsed() > self.grace {
+                            return Err(Error::SyncTimeout {
+                                peers: "the player that rejoined".into(),
+                                millis: self.grace.as_millis() as u64,
+                            });
+                        }
+                    }
                     return Ok(Advance::Synchronizing);
                 }
+                self.resyncing_since = None;
                 if let Some(handle) = self.local_handle {
                     s.add_local_input(handle, local)?;
                 }

@@ -398,6 +398,7 @@ impl NetPeer {
         self.local_handle = handle;
         self.final_tick = tick;
         self.progress = (tick, Instant::now());
+        self.resyncing_since = Some(Instant::now());
         self.silent.clear();
         self.gone.clear();
         self.finished_peers.clear();

@@ -22,6 +22,7 @@ fn orphaned(ticks: Tick) -> Orphaned {
     let net = MemoryNet::default();
     let cfg = NetConfig {
         disconnect_notify: Duration::from_millis(50),
+        disconnect_timeout: Duration::from_secs(3),
         ..config(30_000, 5_000, 0)
     };
     let (mut hosted, mut joined) = connected_pair(&net, &cfg);
@@ -304,5 +305,31 @@ fn a_flood_of_forged_rejoins_is_answered_within_the_budget() {
     assert!(
         handshake(&mut o, 41, &secret).is_ok(),
         "the real one after the flood"
+    );
+}
+
+/// A rejoiner that vanishes again once the resume is agreed: the new epoch's session does not
+/// wait for it forever (GGRS would), but for the reconnect grace, then says so.
+#[test]
+fn a_rejoiner_that_vanishes_after_the_resume_is_given_up_after_the_grace() {
+    let mut o = orphaned(60);
+    let secret = o.secret.clone();
+    let (tick, hash) = *o.hashes.last().expect("hashes");
+    let recent: Vec<WireInput> = o.inputs.iter().flatten().copied().collect();
+    let link = handshake(&mut o, 50, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(tick, hash.combined, recent));
+    assert!(matches!(answer, Control::ResumeAt { .. }), "{answer:?}");
+    drop(link);
+    let guard = Instant::now() + Duration::from_secs(20);
+    let err = loop {
+        match o.host.advance(WireInput::default()) {
+            Ok(_) => assert!(Instant::now() < guard, "waits forever"),
+            Err(e) => break e,
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(
+        matches!(err, Error::SyncTimeout { .. }) && err.to_string().contains("rejoined"),
+        "{err}"
     );
 }
