@@ -63,6 +63,8 @@ enum Op {
     SetLocalFrame(i32),
     RefuseHellos(Refusing),
     AnswerHellos(u16),
+    /// Lets `Rejoin`s from anyone into the inbox, or not.
+    AcceptRejoins(bool),
     /// The link sends a GGRS message through GGRS's socket.
     SendGgrs {
         to: u16,
@@ -109,7 +111,27 @@ fn control_msg() -> impl Strategy<Value = Control> {
         1 => Just(Control::Joined),
         1 => ".{0,40}".prop_map(|reason| Control::Reject { reason }),
         1 => proptest::collection::vec(any::<u8>(), 0..80).prop_map(|noise| Control::Answer { noise }),
+        1 => (peer_info(), any::<u8>(), proptest::collection::vec(any::<u8>(), 0..64))
+            .prop_map(|(info, slot, noise)| Control::Rejoin { info, slot, noise }),
+        1 => (any::<u32>(), any::<u64>(), wire_inputs())
+            .prop_map(|(through, hash, recent)| Control::Resume { through, hash, recent }),
+        1 => (any::<u32>(), any::<u32>(), any::<u64>(), wire_inputs())
+            .prop_map(|(epoch, tick, hash, gap)| Control::ResumeAt { epoch, tick, hash, gap }),
     ]
+}
+
+fn wire_inputs() -> impl Strategy<Value = Vec<engine::WireInput>> {
+    proptest::collection::vec(any::<[u8; 5]>(), 0..12).prop_map(|raw| {
+        raw.into_iter()
+            .map(|b| engine::WireInput {
+                buttons: b[0],
+                move_x: b[1] as i8,
+                move_y: b[2] as i8,
+                view_ticks: b[3],
+                view_frac: b[4],
+            })
+            .collect()
+    })
 }
 
 fn ggrs_body() -> impl Strategy<Value = Body> {
@@ -207,6 +229,7 @@ fn op() -> impl Strategy<Value = Op> {
             any::<bool>().prop_map(|takes_spectators| Refusing::WhileSynchronizing { takes_spectators }),
         ].prop_map(Op::RefuseHellos),
         1 => port().prop_map(Op::AnswerHellos),
+        1 => any::<bool>().prop_map(Op::AcceptRejoins),
         3 => (port(), outgoing_body()).prop_map(|(to, body)| Op::SendGgrs { to, body }),
         1 => Just(Op::Forget),
         1 => Just(Op::TakeClaims),
@@ -233,6 +256,8 @@ struct Model {
     /// Addresses each peer may be heard from now: its own, and any it sent a datagram sealed
     /// under the link's keys from once proven (it may have moved there).
     paths: BTreeMap<u16, Vec<u16>>,
+    /// Whether the link lets `Rejoin`s in.
+    accept_rejoins: bool,
     /// The highest input frame the link sent each port under its current keys.
     sent_through: BTreeMap<u16, i32>,
     senders: Vec<(SocketAddr, Sender)>,
@@ -380,7 +405,8 @@ proptest! {
                     }
                     for (from, msg) in n.inbox() {
                         let port = from.port();
-                        prop_assert!(accept_strangers || peers.contains(&from), "{from}");
+                        let rejoin = matches!(msg, Control::Rejoin { .. });
+                        prop_assert!(accept_strangers || peers.contains(&from) || rejoin, "{from}");
                         match msg {
                             Control::Finish { .. } | Control::Joined | Control::Resume { .. } | Control::ResumeAt { .. } => {
                                 prop_assert!(m.linked.contains_key(&port), "clear {msg:?} from {from}");
@@ -395,8 +421,8 @@ proptest! {
                                 prop_assert!(peers.contains(&from) && !m.linked.contains_key(&port));
                             }
                             Control::Hello { .. } => {}
-                            // Only a link that takes rejoins lets one in, and this one never does.
-                            Control::Rejoin { .. } => prop_assert!(false, "a Rejoin from {from}"),
+                            // Only a link that takes rejoins lets one in (clear, from anyone).
+                            Control::Rejoin { .. } => prop_assert!(m.accept_rejoins, "a Rejoin from {from}"),
                         }
                     }
                 }
@@ -426,6 +452,10 @@ proptest! {
                 }
                 Op::SetLocalFrame(f) => n.link.borrow_mut().set_local_frame(f),
                 Op::RefuseHellos(r) => n.link.borrow_mut().refuse_hellos(info(Rules::default().block_hp), r),
+                Op::AcceptRejoins(accept) => {
+                    m.accept_rejoins = accept;
+                    n.link.borrow_mut().accept_rejoins(accept);
+                }
                 Op::AnswerHellos(p) => n.link.borrow_mut().answer_hellos_with(
                     addr(p),
                     clear(&Control::Finish { confirmed: u32::from(p) }),
