@@ -6,7 +6,7 @@ use super::scratch;
 use crate::child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use client::hashlog::{
     compare_logs, format_ranges, header_differences, inputs_of, read_hash_log_file, HashLog,
-    HashLogEntry, HashLogWriter, MatchIdentity,
+    HashLogEntry, HashLogWriter, MatchIdentity, HASH_LOG_VERSION,
 };
 use client::{run_bot_match, BotMatch, Error};
 use engine::{Rules, StateHash};
@@ -342,10 +342,13 @@ fn logs_of_different_matches_are_not_compared() {
     );
     assert!(!text.contains("divergence at tick"), "{text}");
     let future = dir.join("future.hashlog");
-    edit_lines(&a, &future, |l| l[0] = l[0].replace(" v3 ", " v4 "));
+    let (now, next) = (HASH_LOG_VERSION, HASH_LOG_VERSION + 1);
+    edit_lines(&a, &future, |l| {
+        l[0] = l[0].replace(&format!(" v{now} "), &format!(" v{next} "));
+    });
     let (code, text) = desync(&a, &future);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("version 4"), "{text}");
+    assert!(text.contains(&format!("version {next}")), "{text}");
     for key in ["seed", "rules", "players", "inputs", "engine", "format"] {
         let lacking = dir.join("lacking.hashlog");
         forge_lines(&a, &lacking, |l| {
