@@ -480,4 +480,29 @@ mod tests {
         );
         assert!(d.rewind_to(10_000).is_err(), "a tick never kept");
     }
+    /// A rollback re-simulates up to the furthest tick again: those frames are advances, not
+    /// new frames.
+    #[test]
+    fn re_simulated_frames_are_advances_but_not_new_frames() {
+        let mut d = driver();
+        let advance = || GgrsRequest::AdvanceFrame {
+            inputs: vec![(WireInput::default(), ggrs::InputStatus::Confirmed); 2],
+        };
+        let mut cells = Vec::new();
+        for frame in 0..10 {
+            let cell = ggrs::GameStateCell::default();
+            cells.push(cell.clone());
+            d.handle(vec![GgrsRequest::SaveGameState { cell, frame }, advance()])
+                .expect("advance");
+        }
+        let mut again = vec![GgrsRequest::LoadGameState {
+            cell: cells[5].clone(),
+            frame: 5,
+        }];
+        again.extend((0..5).map(|_| advance()));
+        d.handle(again).expect("rollback");
+        let c = d.counters();
+        assert_eq!((c.advances, c.new_frames, c.rollbacks), (15, 10, 1));
+        assert_eq!(d.world().tick(), 10);
+    }
 }

@@ -125,8 +125,11 @@ impl NetPeer {
     /// Whether an accepted rejoin holds the old session still (it is not polled meanwhile, so
     /// nothing of the old epoch goes to the rejoiner's new address).
     pub(super) fn rejoin_pending(&mut self) -> bool {
+        // Never longer than the grace: a rejoiner that proves itself and vanishes holds the
+        // match no longer than a silent player does.
+        let allowed = ACCEPTED_FOR.min(self.grace);
         match self.rejoin.accepted {
-            Some((_, _, since)) if since.elapsed() < ACCEPTED_FOR => true,
+            Some((_, _, since)) if since.elapsed() < allowed => true,
             Some(_) => {
                 self.rejoin.accepted = None;
                 false

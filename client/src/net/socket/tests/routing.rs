@@ -144,6 +144,21 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
             d
         }),
         ("noise", |_| vec![0x5a; 40]),
+        ("clear Resume", |_| {
+            clear(&Control::Resume {
+                through: 3,
+                hash: 4,
+                recent: Vec::new(),
+            })
+        }),
+        ("clear ResumeAt", |_| {
+            clear(&Control::ResumeAt {
+                epoch: 2,
+                tick: 3,
+                hash: 4,
+                gap: Vec::new(),
+            })
+        }),
     ]
 }
 
@@ -154,7 +169,7 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
 fn each_datagram_goes_exactly_one_way_by_sender_and_link_state() {
     use Fate::{Dropped as D, Ggrs, Held, Inbox};
     let unknown = D("unknown_sender");
-    let expected: [[Fate; 4]; 22] = [
+    let expected: [[Fate; 4]; 24] = [
         [Held, Ggrs, unknown, unknown],
         [Inbox, Inbox, unknown, unknown],
         [Inbox, Inbox, unknown, unknown],
@@ -194,6 +209,19 @@ fn each_datagram_goes_exactly_one_way_by_sender_and_link_state() {
         ],
         [D("damaged"), D("damaged"), D("damaged"), unknown],
         [D("damaged"), D("damaged"), D("damaged"), unknown],
+        // Only ever sealed: a clear one from a peer is forged, a stranger's is a stranger's.
+        [
+            D("unauthenticated"),
+            D("unauthenticated"),
+            D("unauthenticated"),
+            unknown,
+        ],
+        [
+            D("unauthenticated"),
+            D("unauthenticated"),
+            D("unauthenticated"),
+            unknown,
+        ],
     ];
     let datagrams = table_datagrams();
     assert_eq!(datagrams.len(), expected.len());

@@ -333,3 +333,162 @@ fn a_rejoiner_that_vanishes_after_the_resume_is_given_up_after_the_grace() {
         "{err}"
     );
 }
+
+/// The limits of a resume at their bounds: at most `MAX_RECENT_TICKS` of recent inputs, at
+/// most `MAX_GAP_TICKS` of gap sent back; one more is refused, saying which.
+#[test]
+fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
+    use crate::netplay::rejoin::{MAX_GAP_TICKS, MAX_RECENT_TICKS};
+    let mut o = orphaned(600);
+    let secret = o.secret.clone();
+    let ours = o.host.final_tick();
+    let at = |o: &Orphaned, back: u32| {
+        let tick = ours - back;
+        (tick, o.host.driver().hash_at(tick).expect("kept").combined)
+    };
+    let inputs = |ticks: usize| vec![WireInput::default(); ticks * 2];
+    let (tick, hash) = at(&o, 10);
+    let link = handshake(&mut o, 60, &secret).expect("accepted");
+    let reason = refusal(ask(
+        &mut o,
+        &link,
+        &resume(tick, hash, inputs(MAX_RECENT_TICKS + 1)),
+    ));
+    assert!(reason.contains("malformed"), "{reason}");
+    let back = MAX_GAP_TICKS as u32 + 1;
+    let (tick, hash) = at(&o, back);
+    let link = handshake(&mut o, 61, &secret).expect("accepted");
+    let reason = refusal(ask(&mut o, &link, &resume(tick, hash, Vec::new())));
+    assert!(
+        reason.contains(&format!("{back} ticks before ours")),
+        "{reason}"
+    );
+    // Exactly at both limits: taken, the gap sent whole.
+    let (tick, hash) = at(&o, MAX_GAP_TICKS as u32);
+    let link = handshake(&mut o, 62, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(tick, hash, inputs(MAX_RECENT_TICKS)));
+    let Control::ResumeAt {
+        gap, tick: resumed, ..
+    } = answer
+    else {
+        panic!("expected the resume, got {answer:?}");
+    };
+    assert_eq!((resumed, gap.len()), (ours, MAX_GAP_TICKS * 2));
+}
+
+/// A rejoin for a slot whose player is still heard gets no answer at all, even under the
+/// right secret: the slot is not free (and the rejoiner keeps asking).
+#[test]
+fn a_rejoin_for_a_player_still_heard_is_not_answered() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
+    for _ in 0..50 {
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let secret = joined.agreement().secret.clone().expect("secret");
+    let mut o = Orphaned {
+        net,
+        host: hosted,
+        secret: secret.clone(),
+        hashes: Vec::new(),
+        inputs: Vec::new(),
+    };
+    assert_eq!(
+        handshake(&mut o, 3, &secret).err().as_deref(),
+        Some("no answer")
+    );
+    let _ = joined.advance(WireInput::default());
+}
+
+/// A repeated `Rejoin` (its answer was lost) is answered again with the very same answer;
+/// another handshake, from another address or with other keys, gets its own.
+#[test]
+fn a_repeated_rejoin_gets_the_same_answer_and_another_its_own() {
+    let mut o = orphaned(60);
+    let info = PeerInfo::local(&Rules::default());
+    let secret = o.secret.clone();
+    let rejoin = |o: &mut Orphaned, port: u16, initiator: &Initiator| -> Vec<u8> {
+        let mut at = o.net.endpoint(port);
+        let hello = Control::Rejoin {
+            info: info.clone(),
+            slot: 1,
+            noise: initiator.message().to_vec(),
+        };
+        at.send(&wire::encode(Kind::Control, 0, &hello), addr(1));
+        let _ = o.host.advance(WireInput::default());
+        let mut buf = vec![0; MAX_DATAGRAM];
+        let (n, _) = at.recv(&mut buf).expect("an answer");
+        buf[..n].to_vec()
+    };
+    let keyed = || {
+        Initiator::keyed(&wire::rejoin_prologue(&info, 1), Some(Psk::Secret(&secret)))
+            .expect("initiator")
+    };
+    let first = keyed();
+    let a = rejoin(&mut o, 70, &first);
+    assert_eq!(rejoin(&mut o, 70, &first), a, "the lost answer, again");
+    assert_ne!(
+        rejoin(&mut o, 71, &first),
+        a,
+        "another address, another handshake"
+    );
+    assert_ne!(
+        rejoin(&mut o, 70, &keyed()),
+        a,
+        "other keys, another handshake"
+    );
+}
+
+/// A rejoiner on the dead player's own address (the same port) hears nothing of the old
+/// epoch while the resume is agreed: the old session is not polled meanwhile.
+#[test]
+fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
+    let mut o = orphaned(60);
+    let secret = o.secret.clone();
+    let link = handshake(&mut o, 2, &secret).expect("accepted on the old port");
+    // Whatever the host sent there before it accepted (under the old keys) is gone; from now
+    // on, anything sealed to this port opens under the new keys and would be read as GGRS.
+    link.borrow_mut().pump(false);
+    link.borrow_mut().set_limits(
+        crate::ggrs_message::Limits::for_match::<crate::GgrsConfig>(2, 8),
+        vec![(addr(1), crate::ggrs_message::Sender::Player { slots: 1 })],
+    );
+    let before = link.borrow().counters();
+    for _ in 0..50 {
+        let _ = o.host.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        link.borrow_mut().pump(false).is_empty(),
+        "no GGRS datagram of the old session"
+    );
+    assert_eq!(link.borrow().counters(), before, "nothing arrived at all");
+}
+
+/// A rejoiner that proves itself and then never says where its log ends holds the match no
+/// longer than a silent player would: the survivor goes back to waiting, and past the grace
+/// the match ends.
+#[test]
+fn an_accepted_rejoin_that_never_resumes_holds_nothing_past_the_grace() {
+    let mut o = orphaned(60);
+    let secret = o.secret.clone();
+    let _link = handshake(&mut o, 80, &secret).expect("accepted");
+    let guard = Instant::now() + Duration::from_secs(20);
+    loop {
+        let _ = o.host.advance(WireInput::default());
+        if o.host
+            .take_events()
+            .iter()
+            .any(|e| matches!(e, NetEvent::Disconnected { .. }))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < guard,
+            "an accepted rejoin held the match forever"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
