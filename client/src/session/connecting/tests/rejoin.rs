@@ -456,7 +456,9 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
         vec![(addr(1), crate::ggrs_message::Sender::Player { slots: 1 })],
     );
     let before = link.borrow().counters();
-    for _ in 0..50 {
+    // Longer than GGRS's keep-alive and resend intervals (200 ms): the old session would send.
+    let until = Instant::now() + Duration::from_millis(600);
+    while Instant::now() < until {
         let _ = o.host.advance(WireInput::default());
         std::thread::sleep(Duration::from_millis(2));
     }
