@@ -172,6 +172,11 @@ fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answe
             resume(u32::MAX, hash.combined, recent.clone()),
             "carries the inputs",
         ),
+        // More recent ticks than the log has ticks at all.
+        (
+            resume(5, o.hashes[4].1.combined, vec![WireInput::default(); 20]),
+            "malformed",
+        ),
     ];
     for (port, (bad, why)) in (10..).zip(cases) {
         let link = handshake(&mut o, port, &secret).expect("accepted");
@@ -199,6 +204,13 @@ fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answe
     assert_eq!(o.host.epochs()[0].peer, addr(21));
     assert_eq!(o.host.final_tick(), tick);
     assert_eq!(o.host.reconnecting(), None);
+    // The answer was lost: the same `Resume` again gets the same answer, and no second epoch.
+    let again = ask(&mut o, &link, &resume(through, hash.combined, Vec::new()));
+    assert!(
+        matches!(again, Control::ResumeAt { epoch: 2, tick: t, .. } if t == tick),
+        "{again:?}"
+    );
+    assert_eq!(o.host.epochs().len(), 1);
 }
 
 /// A rejoiner whose log went past the survivor's last final tick (its inputs there reached
