@@ -367,6 +367,10 @@ fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
         &resume(tick, hash, inputs(MAX_RECENT_TICKS + 1)),
     ));
     assert!(reason.contains("malformed"), "{reason}");
+    // As many recent ticks as the log has ticks is no malformation (this one is only too old).
+    let link = handshake(&mut o, 63, &secret).expect("accepted");
+    let reason = refusal(ask(&mut o, &link, &resume(5, 0, inputs(5))));
+    assert!(reason.contains("further back than the history"), "{reason}");
     let back = MAX_GAP_TICKS as u32 + 1;
     let (tick, hash) = at(&o, back);
     let link = handshake(&mut o, 61, &secret).expect("accepted");
