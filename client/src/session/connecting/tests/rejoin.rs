@@ -228,11 +228,16 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
         .restore(driver.snapshot_at(ours).expect("final state kept"))
         .expect("restore");
     let mut recent = Vec::new();
-    for tick in ours..ours + k {
-        let inputs = driver
+    for (n, tick) in (ours..ours + k).enumerate() {
+        let mut inputs = driver
             .inputs_at(tick)
-            .expect("the host predicted past its final tick");
-        world.step(inputs).expect("step");
+            .expect("the host predicted past its final tick")
+            .to_vec();
+        // The rejoiner's own inputs there are its own (the survivor only predicted them), one
+        // different stick a tick, so every tick's inputs must be taken from their own place.
+        inputs[1].move_x = 20 * (n as i8 + 1);
+        inputs[1].move_y = -15 * (n as i8 + 1);
+        world.step(&inputs).expect("step");
         recent.extend(inputs.iter().map(|i| i.to_wire()));
     }
     let hash = world.state_hash();
@@ -509,4 +514,20 @@ fn an_accepted_rejoin_that_never_resumes_holds_nothing_past_the_grace() {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A rejoiner whose log ends exactly at the survivor's last final tick needs to send no
+/// inputs at all: nothing is missing on either side.
+#[test]
+fn a_rejoiner_at_exactly_the_survivors_tick_needs_no_inputs() {
+    let mut o = orphaned(60);
+    let secret = o.secret.clone();
+    let ours = o.host.final_tick();
+    let hash = o.host.driver().hash_at(ours).expect("kept").combined;
+    let link = handshake(&mut o, 90, &secret).expect("accepted");
+    let answer = ask(&mut o, &link, &resume(ours, hash, Vec::new()));
+    assert!(
+        matches!(&answer, Control::ResumeAt { tick, gap, .. } if *tick == ours && gap.is_empty()),
+        "{answer:?}"
+    );
 }
