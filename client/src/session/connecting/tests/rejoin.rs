@@ -488,6 +488,23 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
         "no GGRS datagram of the old session"
     );
     assert_eq!(link.borrow().counters(), before, "nothing arrived at all");
+    // Resumed there, the new session speaks to it under its new keys (its channel was kept,
+    // only the old epoch's were dropped).
+    let (tick, hash) = *o.hashes.last().expect("hashes");
+    let recent: Vec<WireInput> = o.inputs.iter().flatten().copied().collect();
+    let answer = ask(&mut o, &link, &resume(tick, hash.combined, recent));
+    assert!(matches!(answer, Control::ResumeAt { .. }), "{answer:?}");
+    let until = Instant::now() + Duration::from_millis(600);
+    let mut heard = 0;
+    while Instant::now() < until && heard == 0 {
+        let _ = o.host.advance(WireInput::default());
+        heard += link.borrow_mut().pump(false).len();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        heard > 0,
+        "the new epoch's session synchronizes with the rejoiner"
+    );
 }
 
 /// A rejoiner that proves itself and then never says where its log ends holds the match no
