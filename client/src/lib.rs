@@ -44,8 +44,8 @@ pub use netplay::{Advance, NetConfig, NetEvent, NetPeer, Outage, Reconnecting};
 pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;
 pub use runs::{
-    rejoin_from_log, rejoin_logged_match, resume_bot_match, resume_logged_bot_match, run_bot_match,
-    run_net_peer, run_with_logs, BotMatch, BotMatchSummary, NetRun, NetRunSummary, Resume,
-    ResumeSummary, MAX_TICKS,
+    rejoin_from_log, rejoin_logged_match, rejoin_peer, resume_bot_match, resume_logged_bot_match,
+    run_bot_match, run_net_peer, run_with_logs, BotMatch, BotMatchSummary, NetRun, NetRunSummary,
+    Resume, ResumeSummary, MAX_TICKS,
 };
 pub use session::GgrsConfig;

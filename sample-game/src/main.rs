@@ -304,17 +304,9 @@ fn match_source(
             online(peer, net, mode, cli, log_for)
         }
         Some(Mode::Rejoin { log, net }) => {
-            let header = client::matchlog::read_log(log)
-                .with_context(|| format!("the match log {}", log.display()))?
-                .header;
-            let peer = (header.rejoin.as_ref())
-                .and_then(|k| k.peer.parse::<SocketAddr>().ok())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "{} is not the log of a player of an online match: nothing to rejoin",
-                        log.display()
-                    )
-                })?;
+            let read = client::matchlog::read_log(log)
+                .with_context(|| format!("the match log {}", log.display()))?;
+            let peer = client::rejoin_peer(&read, log)?;
             let config = net_config(net, rules, seed, 0);
             let link = open_link(default_bind_for(peer), config.conditioner)?;
             println!(

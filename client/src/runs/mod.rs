@@ -11,5 +11,6 @@ pub use headless::{
     ResumeSummary, MAX_TICKS,
 };
 pub use netrun::{
-    rejoin_from_log, rejoin_logged_match, run_net_peer, run_with_logs, NetRun, NetRunSummary,
+    rejoin_from_log, rejoin_logged_match, rejoin_peer, run_net_peer, run_with_logs, NetRun,
+    NetRunSummary,
 };

@@ -4,7 +4,7 @@
 use crate::driver::Injection;
 use crate::error::Error;
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{read_log, DEFAULT_CHECKPOINT_EVERY};
+use crate::matchlog::{read_log, MatchLog, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::rejoin::MAX_RECENT_TICKS;
 use crate::netplay::{NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
 use crate::pacing::{FrameDecision, FramePacer};
@@ -12,7 +12,8 @@ use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
 use crate::replay::{log_rules, reopen_for_resume, verify_logging};
 use crate::socket::SharedLink;
 use engine::{Bot, Phase, StateHash, Tick, WireInput};
-use std::path::PathBuf;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A headless networked run: a bot plays (or a spectator watches) until `ticks` are final.
@@ -266,6 +267,28 @@ pub fn rejoin_logged_match(
     run_with_logs(peer, plan, logs)
 }
 
+/// The other player a rejoin from `log` (read from `path`) contacts: where it was heard in
+/// the log's last epoch.
+///
+/// # Errors
+/// [`Error::RejoinRefused`]: the log holds no rejoin key (it is no networked player's), or
+/// names the other player by something that is not an address.
+pub fn rejoin_peer(log: &MatchLog, path: &Path) -> Result<SocketAddr, Error> {
+    let refuse = |reason: String| Error::RejoinRefused { reason };
+    let key = log.header.rejoin.as_ref().ok_or_else(|| {
+        refuse(format!(
+            "{} holds no rejoin key: it is not the log of a player of a networked match",
+            path.display()
+        ))
+    })?;
+    let text = (log.epochs.last()).map_or(key.peer.as_str(), |e| e.peer.as_str());
+    text.parse().map_err(|_| {
+        refuse(format!(
+            "the log names the other player as {text:?}, not an address"
+        ))
+    })
+}
+
 /// Takes a player's slot back after its process died, from the match log it wrote
 /// (`paths.match_log`): replays and checks the log, rejoins the other player (who waits
 /// through its reconnect grace) under the match's secret kept there, and continues the log.
@@ -286,12 +309,11 @@ pub fn rejoin_from_log(
     let path = (paths.match_log.as_deref())
         .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
     let log = read_log(path)?;
-    let key = log.header.rejoin.clone().ok_or_else(|| {
-        refuse(format!(
-            "{} holds no rejoin key: it is not the log of a player of a networked match",
-            path.display()
-        ))
-    })?;
+    // Checks the log holds a rejoin key, so the key below is there.
+    let peer_addr = rejoin_peer(&log, path)?;
+    let Some(key) = log.header.rejoin.clone() else {
+        return Err(refuse("no rejoin key".into()));
+    };
     let rules = log_rules(&log, None)?;
     let (world, writer) = reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     let role = if key.slot == 0 { "host" } else { "join" };
@@ -305,12 +327,6 @@ pub fn rejoin_from_log(
         None => None,
     };
     let last = log.epochs.last();
-    let peer_text = last.map_or(key.peer.as_str(), |e| e.peer.as_str());
-    let peer_addr = peer_text.parse().map_err(|_| {
-        refuse(format!(
-            "the log names the other player as {peer_text:?}, not an address"
-        ))
-    })?;
     let recent = (log.ticks.iter().rev().take(MAX_RECENT_TICKS).rev())
         .map(|t| t.inputs.clone())
         .collect();

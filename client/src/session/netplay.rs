@@ -418,8 +418,6 @@ pub struct NetPeer {
     outages: Vec<Outage>,
     /// Peers dropped because the grace ran out while they were silent.
     timed_out: Vec<SocketAddr>,
-    disconnect_notify: Duration,
-    grace: Duration,
     /// The configuration, to start the session again after a rejoin.
     config: NetConfig,
     /// A player coming back from a new process (see `rejoin.rs`).
@@ -668,8 +666,6 @@ impl NetPeer {
             silent: Vec::new(),
             outages: Vec::new(),
             timed_out: Vec::new(),
-            disconnect_notify: config.disconnect_notify,
-            grace: config.disconnect_timeout,
             config: config.clone(),
             rejoin: rejoin::Survivor::default(),
             epochs: Vec::new(),
@@ -823,7 +819,9 @@ impl NetPeer {
                 self.silent.retain(|s| s.peer != peer);
                 self.silent.push(Silence {
                     peer,
-                    since: now.checked_sub(self.disconnect_notify).unwrap_or(now),
+                    since: now
+                        .checked_sub(self.config.disconnect_notify)
+                        .unwrap_or(now),
                     deadline: now + Duration::from_millis(timeout_ms),
                 });
             }
@@ -859,7 +857,7 @@ impl NetPeer {
         if self.timed_out.contains(&peer) {
             format!(
                 "{who} was silent for {} s, the whole reconnect grace",
-                crate::handshake::whole_seconds(self.grace)
+                crate::handshake::whole_seconds(self.config.disconnect_timeout)
             )
         } else {
             format!("{who} left the match")
@@ -918,10 +916,10 @@ impl NetPeer {
                     // is back; one that vanishes again is given up after the grace, as a
                     // silent peer is (GGRS alone would wait forever).
                     if let Some(since) = self.resyncing_since {
-                        if since.elapsed() > self.grace {
+                        if since.elapsed() > self.config.disconnect_timeout {
                             return Err(Error::SyncTimeout {
                                 peers: "the player that rejoined".into(),
-                                millis: self.grace.as_millis() as u64,
+                                millis: self.config.disconnect_timeout.as_millis() as u64,
                             });
                         }
                     }

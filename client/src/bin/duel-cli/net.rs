@@ -207,17 +207,10 @@ pub(crate) fn rejoin(log: &Path, bind: Option<SocketAddr>, net: &NetArgs) -> Res
         "--match-log: a rejoin continues the log it is given ({}) and writes no other",
         log.display()
     );
-    let header = client::matchlog::read_log(log)
-        .with_context(|| format!("the match log {}", log.display()))?
-        .header;
-    let peer = header
-        .rejoin
-        .as_ref()
-        .and_then(|k| k.peer.parse::<SocketAddr>().ok());
-    let bind = bind.unwrap_or_else(|| match peer {
-        Some(peer) => default_bind_for(peer),
-        None => SocketAddr::from(([127, 0, 0, 1], 0)),
-    });
+    let read = client::matchlog::read_log(log)
+        .with_context(|| format!("the match log {}", log.display()))?;
+    let peer = client::rejoin_peer(&read, log)?;
+    let bind = bind.unwrap_or_else(|| default_bind_for(peer));
     let mut plan = net.plan();
     plan.match_log = Some(log.to_owned());
     let config = net.config(0, 0)?;

@@ -127,7 +127,7 @@ impl NetPeer {
     pub(super) fn rejoin_pending(&mut self) -> bool {
         // Never longer than the grace: a rejoiner that proves itself and vanishes holds the
         // match no longer than a silent player does.
-        let allowed = ACCEPTED_FOR.min(self.grace);
+        let allowed = ACCEPTED_FOR.min(self.config.disconnect_timeout);
         match self.rejoin.accepted {
             Some((_, _, since)) if since.elapsed() < allowed => true,
             Some(_) => {
