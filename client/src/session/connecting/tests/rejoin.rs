@@ -548,3 +548,58 @@ fn a_rejoiner_at_exactly_the_survivors_tick_needs_no_inputs() {
         "{answer:?}"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Whatever a rejoiner holding the secret claims in its `Resume` (a broken build, or an
+    /// attacker who stole a log): the survivor answers with a resume that fits the claim or
+    /// a refusal, never panics, and a refusal leaves it waiting as before.
+    #[test]
+    fn any_resume_is_answered_with_a_fitting_resume_or_a_refusal(
+        back in proptest::prelude::any::<bool>(),
+        offset in 0u32..400,
+        far in proptest::prop_oneof![
+            proptest::strategy::Just(u32::MAX),
+            proptest::strategy::Just(u32::MAX - 1),
+            proptest::prelude::any::<u32>(),
+        ],
+        use_far in proptest::prelude::any::<bool>(),
+        true_hash in proptest::prelude::any::<bool>(),
+        hash in proptest::prelude::any::<u64>(),
+        recent in proptest::collection::vec(proptest::prelude::any::<[u8; 5]>(), 0..300),
+    ) {
+        let mut o = orphaned(60);
+        let secret = o.secret.clone();
+        let ours = o.host.final_tick();
+        let through = match (use_far, back) {
+            (true, _) => far,
+            (false, true) => ours.saturating_sub(offset),
+            (false, false) => ours + offset,
+        };
+        let hash = match o.host.driver().hash_at(through) {
+            Ok(h) if true_hash => h.combined,
+            _ => hash,
+        };
+        let recent: Vec<WireInput> = recent
+            .iter()
+            .map(|b| WireInput { buttons: b[0], move_x: b[1] as i8, move_y: b[2] as i8, view_ticks: b[3], view_frac: b[4] })
+            .collect();
+        let link = handshake(&mut o, 100, &secret).expect("accepted");
+        match ask(&mut o, &link, &resume(through, hash, recent)) {
+            Control::ResumeAt { epoch, tick, gap, .. } => {
+                proptest::prop_assert_eq!(epoch, 2);
+                proptest::prop_assert!(tick >= through);
+                proptest::prop_assert_eq!(gap.len(), (tick - through) as usize * 2);
+                proptest::prop_assert_eq!(o.host.final_tick(), tick);
+            }
+            Control::Reject { reason } => {
+                proptest::prop_assert!(!reason.is_empty());
+                proptest::prop_assert!(o.host.epochs().is_empty());
+                proptest::prop_assert!(o.host.reconnecting().is_some(), "{}", reason);
+                proptest::prop_assert!(o.host.advance(WireInput::default()).is_ok());
+            }
+            other => proptest::prop_assert!(false, "{:?}", other),
+        }
+    }
+}
