@@ -59,6 +59,9 @@ pub struct SocketCounters {
     /// networks): a datagram that opened under its keys, newer than any before. What goes to
     /// the peer goes there from then on.
     pub path_changes: u64,
+    /// Sealed GGRS datagrams of another epoch than the link's (a session before a rejoin or
+    /// a resync, still in flight).
+    pub dropped_other_epoch: u64,
 }
 
 impl SocketCounters {
@@ -71,6 +74,7 @@ impl SocketCounters {
             + self.dropped_wrong_session
             + self.dropped_unauthenticated
             + self.dropped_replayed
+            + self.dropped_other_epoch
             + self.dropped_invalid
             + self.disconnect_claims
             + self.dropped_early
@@ -112,6 +116,9 @@ pub struct Link {
     /// Opened GGRS payloads from peers that arrived before the policy was set, with the length
     /// of the datagram each came in (counted as received once read).
     early: Vec<(SocketAddr, Vec<u8>, usize)>,
+    /// The match's epoch: every sealed GGRS datagram names the epoch it was sent in, and one
+    /// of another epoch is dropped (GGRS sessions of two epochs number their frames apart).
+    epoch: u32,
     /// Peers that declared a player disconnected, not yet taken.
     claims: Vec<SocketAddr>,
     /// Once every slot is taken: this side's info, to answer a stranger's `Hello` with a
@@ -175,6 +182,7 @@ impl Link {
             policy: None,
             local_frame: 0,
             early: Vec::new(),
+            epoch: 1,
             claims: Vec::new(),
             refuse_hellos: None,
             accept_rejoins: false,
@@ -245,6 +253,27 @@ impl Link {
 
     fn channel(&self, peer: SocketAddr) -> Option<&PeerChannel> {
         self.channels.iter().find(|c| c.addr == peer)
+    }
+
+    /// Moves the link to `epoch` (a new GGRS session, frame 0 again): GGRS datagrams of any
+    /// other epoch are dropped from now on, what was held early goes, and the frames sent to
+    /// and heard from each peer start over.
+    pub fn begin_epoch(&mut self, epoch: u32) {
+        if epoch == self.epoch {
+            return;
+        }
+        self.epoch = epoch;
+        self.early.clear();
+        for c in &mut self.channels {
+            c.sent_through = -1;
+            c.heard_through = -1;
+        }
+    }
+
+    /// The epoch GGRS datagrams are sent in and taken from.
+    #[must_use]
+    pub fn epoch(&self) -> u32 {
+        self.epoch
     }
 
     /// Starts passing GGRS messages on, checked against `limits`, each peer in `senders`
@@ -437,7 +466,11 @@ impl Link {
                     | Control::Joined
                     | Control::Reject { .. }
                     | Control::Resume { .. }
-                    | Control::ResumeAt { .. }),
+                    | Control::ResumeAt { .. }
+                    | Control::Resync { .. }
+                    | Control::ResyncAt { .. }
+                    | Control::SnapshotChunk { .. }
+                    | Control::SnapshotNeed { .. }),
                 ) => {
                     self.counters.bytes_received += datagram.len() as u64;
                     self.counters.datagrams_received += 1;
@@ -445,15 +478,38 @@ impl Link {
                 }
                 _ => self.counters.dropped_undecodable += 1,
             },
-            Inner::Ggrs if self.policy.is_none() => {
-                let held = self.early.iter().filter(|(p, ..)| *p == from).count();
-                if held < MAX_EARLY_PER_PEER && self.early.len() < MAX_EARLY {
-                    self.early.push((from, payload, datagram.len()));
-                } else {
-                    self.counters.dropped_early += 1;
+            Inner::Ggrs => {
+                let Some((epoch, message)) = payload.split_first_chunk::<4>() else {
+                    self.counters.dropped_undecodable += 1;
+                    return;
+                };
+                if u32::from_le_bytes(*epoch) != self.epoch {
+                    self.counters.dropped_other_epoch += 1;
+                    return;
                 }
+                self.take_ggrs_of_epoch(from, message.to_vec(), datagram.len(), out);
             }
-            Inner::Ggrs => self.take_ggrs(from, &payload, datagram.len(), out),
+        }
+    }
+
+    /// A GGRS payload of this epoch: held until the session is set up, else checked and
+    /// passed on.
+    fn take_ggrs_of_epoch(
+        &mut self,
+        from: SocketAddr,
+        payload: Vec<u8>,
+        len: usize,
+        out: &mut Vec<(SocketAddr, Message)>,
+    ) {
+        if self.policy.is_some() {
+            self.take_ggrs(from, &payload, len, out);
+            return;
+        }
+        let held = self.early.iter().filter(|(p, ..)| *p == from).count();
+        if held < MAX_EARLY_PER_PEER && self.early.len() < MAX_EARLY {
+            self.early.push((from, payload, len));
+        } else {
+            self.counters.dropped_early += 1;
         }
     }
 
@@ -502,7 +558,14 @@ impl Link {
                 self.control.push((from, msg));
             }
             // Sealed only: a clear one is forged.
-            Control::Resume { .. } | Control::ResumeAt { .. } if known => {
+            Control::Resume { .. }
+            | Control::ResumeAt { .. }
+            | Control::Resync { .. }
+            | Control::ResyncAt { .. }
+            | Control::SnapshotChunk { .. }
+            | Control::SnapshotNeed { .. }
+                if known =>
+            {
                 self.counters.dropped_unauthenticated += 1;
             }
             // Handshake answers, for a joiner (the host is its peer); read by the handshake,
@@ -572,12 +635,15 @@ impl Link {
 
     /// Sends a GGRS message to a peer, sealed, noting the last frame of input it carries.
     fn send_ggrs(&mut self, msg: &Message, to: SocketAddr) {
-        let payload = wire::encode_payload(msg);
-        if let Some(last) = ggrs_message::last_input_frame(&payload) {
+        let message = wire::encode_payload(msg);
+        if let Some(last) = ggrs_message::last_input_frame(&message) {
             if let Some(c) = self.channels.iter_mut().find(|c| c.addr == to) {
                 c.sent_through = c.sent_through.max(last);
             }
         }
+        let mut payload = Vec::with_capacity(4 + message.len());
+        payload.extend_from_slice(&self.epoch.to_le_bytes());
+        payload.extend_from_slice(&message);
         self.send_sealed(Inner::Ggrs, &payload, to);
     }
 

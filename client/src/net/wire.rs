@@ -33,7 +33,10 @@ pub enum Kind {
 /// 2: [`PeerInfo`] carries the rules themselves, so a mismatch names the rules that differ.
 /// 3: the handshake is Noise and everything after it sealed; kind 2 (clear GGRS) is gone.
 /// A `Hello` of another version is still answered (see [`hello_protocol`]).
-pub const PROTOCOL_VERSION: u32 = 4;
+/// 4: rejoin (`Rejoin`, `Resume`, `ResumeAt`).
+/// 5: resync after a desync (`Resync`, `ResyncAt`, snapshot chunks); every sealed GGRS datagram
+/// names its epoch.
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// Most differing rules named one by one in a refusal; the rest are counted.
 const MAX_RULES_NAMED: usize = 8;
@@ -247,6 +250,59 @@ pub enum Control {
         /// The inputs of the gap.
         gap: Vec<engine::WireInput>,
     },
+    /// Sealed only, either player → the other: the states differ at `tick` (a desync was
+    /// detected there). From the joiner it asks the host to lead a resync; from the host it
+    /// tells the joiner to stop and say where it stands ([`Control::Resume`]).
+    Resync {
+        /// The tick the desync was detected at.
+        tick: u32,
+    },
+    /// Sealed only, host → joiner, the answer to a `Resume` during a resync: as `ResumeAt`
+    /// (the gap's inputs, so the joiner's log misses no tick), and the host's own state at
+    /// `tick`, which replaces the joiner's, in [`Control::SnapshotChunk`]s.
+    ResyncAt {
+        /// The new epoch.
+        epoch: u32,
+        /// The resume tick: GGRS frame 0 of the new session.
+        tick: u32,
+        /// The inputs of the ticks the joiner lacks, flattened as in `Resume`.
+        gap: Vec<engine::WireInput>,
+        /// The snapshot that follows in chunks.
+        snapshot: SnapshotOffer,
+    },
+    /// Sealed only: part `index` of the snapshot at `tick` (every part but the last holds
+    /// exactly `CHUNK_BYTES`).
+    SnapshotChunk {
+        /// The snapshot's tick.
+        tick: u32,
+        /// Which part.
+        index: u16,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// Sealed only, joiner → host: the parts of the snapshot at `tick` still missing (at most
+    /// `MAX_NEEDED` named at once), to be sent again.
+    SnapshotNeed {
+        /// The snapshot's tick.
+        tick: u32,
+        /// The missing parts.
+        missing: Vec<u16>,
+    },
+}
+
+/// What a snapshot sent in chunks is ([`Control::ResyncAt`], then [`Control::SnapshotChunk`]s):
+/// the receiver checks every chunk against it and the whole against its checksum and hash
+/// before anything is restored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotOffer {
+    /// The snapshot's tick.
+    pub tick: u32,
+    /// Its length in bytes (`WorldSnapshot::to_bytes`).
+    pub len: u32,
+    /// xxh3 of those bytes.
+    pub checksum: u64,
+    /// The combined state hash of the world it restores to.
+    pub hash: u64,
 }
 
 /// The waiting player's answer to a [`Control::Rejoin`], encrypted inside

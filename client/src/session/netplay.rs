@@ -21,6 +21,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 pub mod rejoin;
+pub mod transfer;
 pub use rejoin::RejoinPlan;
 
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
@@ -708,6 +709,7 @@ impl NetPeer {
                 .map(|&(_, a)| (a, Sender::Host))
                 .collect(),
         };
+        link.borrow_mut().begin_epoch(agreement.epoch);
         link.borrow_mut().set_limits(limits, senders);
         let socket = GameSocket::new(link.clone());
         let (session, local_handle) = match agreement.local_slot {

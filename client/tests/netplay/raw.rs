@@ -202,9 +202,11 @@ impl SealedPeer {
         self.send_ggrs_payload(&wire::encode_payload(msg));
     }
 
-    /// Raw payload bytes sealed as a GGRS message (they need not decode).
+    /// Raw payload bytes sealed as a GGRS message of the first epoch (they need not decode).
     pub fn send_ggrs_payload(&mut self, payload: &[u8]) {
-        let bytes = self.channel.seal(Inner::Ggrs, payload).expect("seals");
+        let mut tagged = 1u32.to_le_bytes().to_vec();
+        tagged.extend_from_slice(payload);
+        let bytes = self.channel.seal(Inner::Ggrs, &tagged).expect("seals");
         self.raw.send_raw(&bytes, self.remote);
     }
 
@@ -223,7 +225,8 @@ impl SealedPeer {
                 continue;
             }
             if let Ok((Inner::Ggrs, payload)) = self.channel.open(&datagram) {
-                if let Ok(msg) = wire::decode::<GgrsMessage>(&payload) {
+                // After the epoch it was sent in.
+                if let Ok(msg) = wire::decode::<GgrsMessage>(payload.get(4..).unwrap_or(&[])) {
                     return Some(msg);
                 }
             }

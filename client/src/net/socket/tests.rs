@@ -221,13 +221,22 @@ fn old_hello() -> Vec<u8> {
     clear_frame(1, &p)
 }
 
+/// A sealed GGRS payload of `body` as the socket sends it: the epoch (the first), then the
+/// message.
 fn ggrs_payload(body: Body) -> Vec<u8> {
+    let mut payload = 1u32.to_le_bytes().to_vec();
+    payload.extend_from_slice(&ggrs_message_bytes(body));
+    payload
+}
+
+/// The GGRS message of `body` alone, as encoded.
+fn ggrs_message_bytes(body: Body) -> Vec<u8> {
     wire::encode_payload(&GgrsMessage { magic: 7, body })
 }
 
 /// A real `ggrs::Message` of `body`, as GGRS would hand it to the socket.
 fn message(body: Body) -> Message {
-    wire::decode_own(&ggrs_payload(body)).expect("a GGRS message")
+    wire::decode_own(&ggrs_message_bytes(body)).expect("a GGRS message")
 }
 
 /// One player's input for `frames` frames from `start`, acknowledging `ack`, as GGRS sends it;
@@ -263,7 +272,7 @@ fn mirror(msg: &Message) -> GgrsMessage {
 type Counter = fn(&SocketCounters) -> u64;
 
 /// Every refusal counter by name.
-fn drop_counters() -> [(&'static str, Counter); 9] {
+fn drop_counters() -> [(&'static str, Counter); 10] {
     [
         ("unknown_sender", |c| c.dropped_unknown_sender),
         ("damaged", |c| c.dropped_damaged),
@@ -274,6 +283,7 @@ fn drop_counters() -> [(&'static str, Counter); 9] {
         ("invalid", |c| c.dropped_invalid),
         ("disconnect_claim", |c| c.disconnect_claims),
         ("early", |c| c.dropped_early),
+        ("other_epoch", |c| c.dropped_other_epoch),
     ]
 }
 

@@ -117,6 +117,18 @@ fn control_msg() -> impl Strategy<Value = Control> {
             .prop_map(|(through, hash, recent)| Control::Resume { through, hash, recent }),
         1 => (any::<u32>(), any::<u32>(), any::<u64>(), wire_inputs())
             .prop_map(|(epoch, tick, hash, gap)| Control::ResumeAt { epoch, tick, hash, gap }),
+        1 => any::<u32>().prop_map(|tick| Control::Resync { tick }),
+        1 => (any::<u32>(), any::<u32>(), wire_inputs(), any::<(u32, u32, u64, u64)>())
+            .prop_map(|(epoch, tick, gap, (t, len, checksum, hash))| Control::ResyncAt {
+                epoch,
+                tick,
+                gap,
+                snapshot: wire::SnapshotOffer { tick: t, len, checksum, hash },
+            }),
+        1 => (any::<u32>(), any::<u16>(), proptest::collection::vec(any::<u8>(), 0..64))
+            .prop_map(|(tick, index, bytes)| Control::SnapshotChunk { tick, index, bytes }),
+        1 => (any::<u32>(), proptest::collection::vec(any::<u16>(), 0..8))
+            .prop_map(|(tick, missing)| Control::SnapshotNeed { tick, missing }),
     ]
 }
 
@@ -408,7 +420,9 @@ proptest! {
                         let rejoin = matches!(msg, Control::Rejoin { .. });
                         prop_assert!(accept_strangers || peers.contains(&from) || rejoin, "{from}");
                         match msg {
-                            Control::Finish { .. } | Control::Joined | Control::Resume { .. } | Control::ResumeAt { .. } => {
+                            Control::Finish { .. } | Control::Joined | Control::Resume { .. } | Control::ResumeAt { .. }
+                            | Control::Resync { .. } | Control::ResyncAt { .. } | Control::SnapshotChunk { .. }
+                            | Control::SnapshotNeed { .. } => {
                                 prop_assert!(m.linked.contains_key(&port), "clear {msg:?} from {from}");
                                 prop_assert_eq!(m.may_prove.get(&port), Some(&true));
                             }
@@ -461,7 +475,7 @@ proptest! {
                     clear(&Control::Finish { confirmed: u32::from(p) }),
                 ),
                 Op::SendGgrs { to, body } => {
-                    let last = crate::ggrs_message::last_input_frame(&ggrs_payload(body.clone()));
+                    let last = crate::ggrs_message::last_input_frame(&ggrs_message_bytes(body.clone()));
                     n.send_ggrs(to, body.clone());
                     // A peer that moved is sent to where it is heard from now, and nowhere
                     // it was never heard from.

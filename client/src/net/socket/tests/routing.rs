@@ -159,6 +159,19 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
                 gap: Vec::new(),
             })
         }),
+        ("clear Resync", |_| clear(&Control::Resync { tick: 3 })),
+        ("clear SnapshotChunk", |_| {
+            clear(&Control::SnapshotChunk {
+                tick: 3,
+                index: 0,
+                bytes: vec![1; 8],
+            })
+        }),
+        ("sealed GGRS keep-alive of another epoch", |n| {
+            let mut payload = 2u32.to_le_bytes().to_vec();
+            payload.extend_from_slice(&ggrs_message_bytes(Body::KeepAlive));
+            n.sealed(PEER, Inner::Ggrs, &payload)
+        }),
     ]
 }
 
@@ -169,12 +182,13 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
 fn each_datagram_goes_exactly_one_way_by_sender_and_link_state() {
     use Fate::{Dropped as D, Ggrs, Held, Inbox};
     let unknown = D("unknown_sender");
-    let expected: [[Fate; 4]; 24] = [
+    let expected: [[Fate; 4]; 27] = [
         [Held, Ggrs, unknown, unknown],
         [Inbox, Inbox, unknown, unknown],
         [Inbox, Inbox, unknown, unknown],
         [D("undecodable"), D("undecodable"), unknown, unknown],
-        [Held, D("undecodable"), unknown, unknown],
+        // Shorter than the epoch every GGRS payload starts with.
+        [D("undecodable"), D("undecodable"), unknown, unknown],
         [D("undecodable"), D("undecodable"), unknown, unknown],
         // A datagram naming a proven peer's channel is judged under it from any address (the
         // peer may have moved): this one was opened before.
@@ -222,6 +236,20 @@ fn each_datagram_goes_exactly_one_way_by_sender_and_link_state() {
             D("unauthenticated"),
             unknown,
         ],
+        [
+            D("unauthenticated"),
+            D("unauthenticated"),
+            D("unauthenticated"),
+            unknown,
+        ],
+        [
+            D("unauthenticated"),
+            D("unauthenticated"),
+            D("unauthenticated"),
+            unknown,
+        ],
+        // A session before a rejoin or a resync, still in flight.
+        [D("other_epoch"), D("other_epoch"), unknown, unknown],
     ];
     let datagrams = table_datagrams();
     assert_eq!(datagrams.len(), expected.len());

@@ -493,7 +493,11 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
     let (tick, hash) = *o.hashes.last().expect("hashes");
     let recent: Vec<WireInput> = o.inputs.iter().flatten().copied().collect();
     let answer = ask(&mut o, &link, &resume(tick, hash.combined, recent));
-    assert!(matches!(answer, Control::ResumeAt { .. }), "{answer:?}");
+    assert!(
+        matches!(answer, Control::ResumeAt { epoch: 2, .. }),
+        "{answer:?}"
+    );
+    link.borrow_mut().begin_epoch(2);
     let until = Instant::now() + Duration::from_millis(600);
     let mut heard = 0;
     while Instant::now() < until && heard == 0 {
