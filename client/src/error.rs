@@ -81,6 +81,13 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A resync after a desync could not be finished: the other side's answer did not fit,
+    /// its state was refused, or it did not take part within the reconnect grace.
+    #[error("the desync could not be repaired: {reason}")]
+    ResyncFailed {
+        /// Why.
+        reason: String,
+    },
     /// The other player did not take the rejoin in time.
     #[error("no answer to the rejoin from {peer} within {seconds} s (the match may be over: the other player waits for the reconnect grace only, 30 s by default)")]
     RejoinTimeout {

@@ -5,10 +5,10 @@ use crate::error::Error;
 use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{
-    EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, RejoinKey,
+    EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, RejoinKey, ResyncRecord,
     DEFAULT_CHECKPOINT_EVERY,
 };
-use crate::netplay::NetPeer;
+use crate::netplay::{EpochCause, NetPeer};
 use crate::tick_logs::TickLogs;
 use engine::{buttons, Event, Tick, World};
 use std::net::SocketAddr;
@@ -217,9 +217,20 @@ impl PeerLogs {
             } else {
                 &[]
             };
+            // A resync replaced this tick's state by the host's after it was reached: the log
+            // keeps this side's own state here, and the resync record after it.
+            let replaced = peer.epochs().iter().find_map(|e| match &e.cause {
+                EpochCause::Resync(detail) if e.tick == tick => Some(detail),
+                _ => None,
+            });
+            let hash = match replaced {
+                Some(detail) => detail.replaced,
+                None => driver.hash_at(tick)?,
+            };
             self.logs
-                .record(tick, inputs, driver.hash_at(tick)?, events, || {
-                    driver.snapshot_at(tick)
+                .record(tick, inputs, hash, events, || match replaced {
+                    Some(detail) => Ok(&detail.replaced_state),
+                    None => driver.snapshot_at(tick),
                 })?;
             self.logged = tick;
             self.note_happenings(peer)?;
@@ -246,12 +257,26 @@ impl PeerLogs {
             if e.tick > logged {
                 break;
             }
-            self.logs.note(&Record::Epoch(EpochRecord {
-                epoch: e.epoch,
-                tick: e.tick,
-                hash: e.hash,
-                peer: e.peer.to_string(),
-            }))?;
+            let record = match &e.cause {
+                EpochCause::Rejoin => Record::Epoch(EpochRecord {
+                    epoch: e.epoch,
+                    tick: e.tick,
+                    hash: e.hash,
+                    peer: e.peer.to_string(),
+                }),
+                EpochCause::Resync(detail) => Record::Resync(ResyncRecord {
+                    epoch: e.epoch,
+                    tick: e.tick,
+                    desync: detail.desync,
+                    replaced: detail.replaced,
+                    hash: e.hash,
+                    dumps: (!self.dumped.is_empty())
+                        .then(|| self.dump_dir.as_ref().map(|d| d.display().to_string()))
+                        .flatten(),
+                    snapshot: detail.snapshot.clone(),
+                }),
+            };
+            self.logs.note(&record)?;
             self.epochs_logged += 1;
         }
         Ok(())

@@ -199,6 +199,8 @@ fn resimulate(
             Ok(())
         };
     check_epochs(&world, hash_log.as_deref_mut())?;
+    let mut resyncs = log.resyncs.iter().peekable();
+    apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
     for record in &log.ticks {
         if until.is_some_and(|t| world.tick() >= t) {
             break;
@@ -211,6 +213,7 @@ fn resimulate(
         }
         compare_checkpoint(&world, &mut compared)?;
         check_epochs(&world, hash_log.as_deref_mut())?;
+        apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
     }
     let report = VerifyReport {
         ticks: world.tick(),
@@ -219,6 +222,43 @@ fn resimulate(
         torn_bytes: log.torn_bytes,
     };
     Ok((report, world))
+}
+
+/// Replaces `world` by the snapshot of each resync at its tick: the log's own state there
+/// must be the one the record says it replaced, and the snapshot the state it names (a hash
+/// log written from a replay marks the new epoch as the players' do).
+fn apply_resyncs<'a>(
+    resyncs: &mut std::iter::Peekable<std::slice::Iter<'a, crate::matchlog::ResyncRecord>>,
+    world: &mut World,
+    out: Option<&mut crate::hashlog::HashLogWriter>,
+) -> Result<(), Error> {
+    let mut out = out;
+    while let Some(r) = resyncs.next_if(|r| r.tick <= world.tick()) {
+        if r.tick != world.tick() {
+            continue;
+        }
+        if r.replaced != world.state_hash() {
+            return Err(Error::VerifyMismatch {
+                tick: r.tick,
+                section: "resync",
+                logged: r.replaced.combined,
+                got: world.state_hash().combined,
+            });
+        }
+        *world = restore(world.rules(), r.tick, &r.snapshot)?;
+        if world.state_hash() != r.hash {
+            return Err(Error::VerifyMismatch {
+                tick: r.tick,
+                section: "resync snapshot",
+                logged: r.hash.combined,
+                got: world.state_hash().combined,
+            });
+        }
+        if let Some(out) = out.as_deref_mut() {
+            out.mark_epoch(r.epoch, r.tick)?;
+        }
+    }
+    Ok(())
 }
 
 /// A world positioned anywhere in a logged match, for replay viewers.
@@ -236,8 +276,9 @@ impl Replay {
     /// Rules or snapshot errors from the log.
     pub fn new(log: MatchLog) -> Result<Replay, Error> {
         let rules = log_rules(&log, None)?;
-        let world = match log.checkpoints.first() {
-            Some((tick, bytes)) => restore(&rules, *tick, bytes)?,
+        let first = log.checkpoints.first().map(|c| c.0);
+        let world = match first.and_then(|t| log.checkpoint_before(t)) {
+            Some((tick, bytes)) => restore(&rules, tick, bytes)?,
             // Torn inside its first checkpoint: the header holds all that tick 0 needs.
             None => start_of(&log, &rules)?,
         };
@@ -271,8 +312,8 @@ impl Replay {
         let tick = tick.min(self.last_tick());
         let now = self.world.tick();
         match self.log.checkpoint_before(tick) {
-            Some((from, bytes)) if !(now >= *from && now <= tick) => {
-                self.world = restore(&self.rules, *from, bytes)?;
+            Some((from, bytes)) if !(now >= from && now <= tick) => {
+                self.world = restore(&self.rules, from, bytes)?;
             }
             // No checkpoint at or before `tick` (the first one was torn): from the header.
             None if now > tick => self.world = start_of(&self.log, &self.rules)?,
@@ -306,6 +347,10 @@ impl Replay {
         let inputs = inputs_of(record);
         self.world.step(&inputs)?;
         check(record, self.world.state_hash())?;
+        // A resync replaced the state of this tick: the match went on from the host's.
+        if let Some(r) = self.log.resync_at(self.world.tick()) {
+            self.world = restore(&self.rules, r.tick, &r.snapshot)?;
+        }
         Ok(true)
     }
 }

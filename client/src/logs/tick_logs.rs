@@ -60,14 +60,18 @@ impl TickLogs {
         Ok(())
     }
 
-    /// Appends `record` (an outage or an epoch) to the match log, if there is one; an epoch
-    /// is marked in the hash log too.
+    /// Appends `record` (an outage, an epoch or a resync) to the match log, if there is one;
+    /// a new epoch (either of the last two) is marked in the hash log too.
     ///
     /// # Errors
     /// [`Error::Io`].
     pub fn note(&mut self, record: &crate::matchlog::Record) -> Result<(), Error> {
-        if let (Some(log), crate::matchlog::Record::Epoch(e)) = (&mut self.hash_log, record) {
-            log.mark_epoch(e.epoch, e.tick)?;
+        if let Some(log) = &mut self.hash_log {
+            match record {
+                crate::matchlog::Record::Epoch(e) => log.mark_epoch(e.epoch, e.tick)?,
+                crate::matchlog::Record::Resync(r) => log.mark_epoch(r.epoch, r.tick)?,
+                _ => {}
+            }
         }
         match &mut self.match_log {
             Some(writer) => writer.append(record),

@@ -256,6 +256,8 @@ pub enum Control {
     Resync {
         /// The tick the desync was detected at.
         tick: u32,
+        /// The sender's combined state hash there (its checksum).
+        hash: u64,
     },
     /// Sealed only, host → joiner, the answer to a `Resume` during a resync: as `ResumeAt`
     /// (the gap's inputs, so the joiner's log misses no tick), and the host's own state at

@@ -75,6 +75,8 @@ pub struct NetRunSummary {
     pub desyncs: u64,
     /// The first tick a desync was detected at.
     pub first_desync: Option<Tick>,
+    /// Desyncs repaired: `(detected at, resumed from)` each (see [`NetConfig::resync`]).
+    pub resyncs: Vec<(Tick, Tick)>,
     /// Frames that could not advance.
     pub stalls: u64,
     /// Average bytes sent per second.
@@ -102,11 +104,12 @@ impl std::fmt::Display for NetRunSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ticks={} rollbacks={} max_depth={} desyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} outages={} disconnected={} finish={} hash={:016x}",
+            "ticks={} rollbacks={} max_depth={} desyncs={} resyncs={} stalls={} bytes_sent/s={} bytes_recv/s={} dropped={} outages={} disconnected={} finish={} hash={:016x}",
             self.ticks,
             self.rollbacks,
             self.max_depth,
             self.desyncs,
+            self.resyncs.len(),
             self.stalls,
             self.bytes_sent_per_sec,
             self.bytes_received_per_sec,
@@ -158,6 +161,7 @@ pub fn run_with_logs(
     let mut pacer = FramePacer::new(plan.fps);
     let mut desyncs = 0;
     let mut first_desync = None;
+    let mut resyncs = Vec::new();
     let mut disconnected = None;
     let mut disconnect_reason = None;
     let started = Instant::now();
@@ -190,6 +194,17 @@ pub fn run_with_logs(
                     if let Some(waiting) = peer.reconnecting() {
                         eprintln!("{waiting}");
                     }
+                }
+                NetEvent::Resynced {
+                    epoch,
+                    tick,
+                    desync,
+                } => {
+                    resyncs.push((desync, tick));
+                    eprintln!(
+                        "resynchronized after the desync at tick {desync}: the host's state at \
+                         tick {tick} is both sides' now, epoch {epoch}"
+                    );
                 }
                 NetEvent::Rejoined { epoch, tick, .. } => {
                     eprintln!("the other player rejoined: epoch {epoch} goes on from tick {tick}");
@@ -240,6 +255,7 @@ pub fn run_with_logs(
         max_depth: peer.driver().counters().max_depth,
         desyncs,
         first_desync,
+        resyncs,
         stalls: peer.total_stalls(),
         bytes_sent_per_sec: counters.bytes_sent * 1000 / secs,
         bytes_received_per_sec: counters.bytes_received * 1000 / secs,
@@ -396,6 +412,7 @@ mod tests {
             max_depth: 0,
             desyncs: 0,
             first_desync: None,
+            resyncs: Vec::new(),
             stalls: 0,
             bytes_sent_per_sec: 0,
             bytes_received_per_sec: 0,

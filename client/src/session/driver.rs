@@ -157,6 +157,29 @@ impl Driver {
         Ok(())
     }
 
+    /// Replaces the state at the current tick by `world`'s, of the same tick (the
+    /// authoritative state a resync brought): the world, its hash and its kept snapshot, so
+    /// that a session started here saves and loads the new state. Returns the hash replaced.
+    ///
+    /// # Errors
+    /// [`Error::ResyncFailed`] for a world of another tick; engine errors restoring it.
+    pub fn adopt(&mut self, world: &World) -> Result<StateHash, Error> {
+        let tick = self.world.tick();
+        if world.tick() != tick {
+            return Err(Error::ResyncFailed {
+                reason: format!(
+                    "a state of tick {} cannot replace the state of tick {tick}",
+                    world.tick()
+                ),
+            });
+        }
+        let replaced = self.hash_at(tick)?;
+        self.world.restore(world.state())?;
+        self.hashes.insert(tick, self.world.state_hash());
+        self.history.save(&self.world);
+        Ok(replaced)
+    }
+
     /// Steps the world once with `inputs` known to be final (a gap of confirmed ticks another
     /// peer sent on a reconnect), keeping its state, hash and inputs like any advanced frame.
     ///

@@ -21,8 +21,10 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 pub mod rejoin;
+pub mod resync;
 pub mod transfer;
 pub use rejoin::RejoinPlan;
+pub use resync::ResyncDetail;
 
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
 /// 128-frame input queue (at 119 neither peer finishes; at 120 GGRS panics).
@@ -101,6 +103,10 @@ pub struct NetConfig {
     /// input would otherwise hold both sides forever). Time while a peer is silent does not
     /// count: the reconnect grace (`disconnect_timeout`) rules it.
     pub freeze_timeout: Duration,
+    /// Whether a detected desync is repaired (default) rather than only reported: the host's
+    /// state becomes the joiner's and play goes on under a new epoch (see [`resync`]). The
+    /// forensic dumps are written either way. Off for tests that study a desync as it grows.
+    pub resync: bool,
 }
 
 impl NetConfig {
@@ -202,6 +208,7 @@ impl Default for NetConfig {
             conditioner: ConditionerConfig::default(),
             invite: None,
             freeze_timeout: Duration::from_secs(10),
+            resync: true,
         }
     }
 }
@@ -260,6 +267,16 @@ pub enum NetEvent {
         epoch: u32,
         /// The resume tick.
         tick: Tick,
+    },
+    /// A desync detected at `desync` was repaired: the host's state at `tick` is this side's
+    /// too, and play goes on from there under `epoch`.
+    Resynced {
+        /// The new epoch.
+        epoch: u32,
+        /// The resume tick.
+        tick: Tick,
+        /// The tick the desync was detected at.
+        desync: Tick,
     },
     /// GGRS recommends waiting this many frames for the others to catch up.
     WaitRecommendation {
@@ -431,10 +448,22 @@ pub struct NetPeer {
     rejoined: Option<rejoin::RejoinReport>,
     /// When the session of a new epoch started, until it runs.
     resyncing_since: Option<Instant>,
+    /// A resync after a desync (see `resync.rs`).
+    resync: resync::Resyncs,
 }
 
-/// A new epoch of the match: a player took its slot back and play went on from `tick`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a new epoch began.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EpochCause {
+    /// A player whose process died took its slot back.
+    Rejoin,
+    /// A desync was repaired: the host's state replaced the joiner's.
+    Resync(Box<ResyncDetail>),
+}
+
+/// A new epoch of the match: a player took its slot back, or a desync was repaired, and play
+/// went on from `tick`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EpochChange {
     /// The new epoch.
     pub epoch: u32,
@@ -442,8 +471,10 @@ pub struct EpochChange {
     pub tick: Tick,
     /// The state hash both hold at `tick`.
     pub hash: StateHash,
-    /// Where the player that came back is heard from now.
+    /// Where the other player is heard from now.
     pub peer: SocketAddr,
+    /// Why.
+    pub cause: EpochCause,
 }
 
 impl std::fmt::Debug for NetPeer {
@@ -673,6 +704,7 @@ impl NetPeer {
             failure: None,
             rejoined: None,
             resyncing_since: (agreement_epoch > 1).then(Instant::now),
+            resync: resync::Resyncs::default(),
         })
     }
 
@@ -740,11 +772,12 @@ impl NetPeer {
 
     /// Exchanges datagrams without advancing (call this between frames too).
     pub fn poll(&mut self) {
-        if self.rejoin_pending() {
-            // The old session stands still while a rejoin is agreed: nothing of the old epoch
-            // goes out, and what the rejoiner says is read.
+        if self.rejoin_pending() || self.resync_holds() {
+            // The old session stands still while a rejoin or a resync is agreed: nothing of
+            // the old epoch goes out, and what the other side says is read.
             drop(self.link.borrow_mut().pump(false));
             self.take_control_messages();
+            self.drive_resync();
             return;
         }
         match &mut self.session {
@@ -770,7 +803,14 @@ impl NetPeer {
                 }
                 self.gone.push(peer);
             }
+            let desync = match event {
+                NetEvent::DesyncDetected { tick, .. } => Some(tick),
+                _ => None,
+            };
             self.events.push(event);
+            if let Some(tick) = desync {
+                self.begin_resync(tick, false);
+            }
         }
         // A remote player declaring someone disconnected: GGRS would drop that player without
         // an event and play on alone; the socket kept the message from GGRS, and the match
@@ -795,6 +835,12 @@ impl NetPeer {
                 Control::Finish { .. } if !self.finished_peers.contains(&from) => {
                     self.finished_peers.push(from);
                 }
+                // Sealed, so from the host itself: it cannot resync from our state.
+                Control::Reject { reason } if self.resync_holds() => {
+                    self.failure = Some(Error::ResyncFailed {
+                        reason: crate::wire::printable(&reason, 300),
+                    });
+                }
                 // Sealed, so from the host itself: the slot went to another peer.
                 Control::Reject { reason } if self.agreement.local_slot != Some(0) => {
                     self.turned_away = Some(reason);
@@ -803,10 +849,32 @@ impl NetPeer {
                     self.answer_rejoin(from, &info, slot, &noise);
                 }
                 Control::Resume {
+                    through, recent, ..
+                } if self.resync_answers(from) => self.answer_resync(from, through, &recent),
+                Control::Resume {
                     through,
                     hash,
                     recent,
                 } => self.resume_for(from, through, hash, &recent),
+                // A desync the other player saw (one of an epoch already left is stale).
+                Control::Resync { tick, hash }
+                    if self.remote_player_is(from)
+                        && (self.epochs.is_empty() || tick > self.driver.frame_base()) =>
+                {
+                    self.desync_said_by(from, tick, hash);
+                }
+                Control::ResyncAt {
+                    epoch,
+                    tick,
+                    gap,
+                    snapshot,
+                } => self.take_resync_answer(from, epoch, tick, gap, snapshot),
+                Control::SnapshotChunk { tick, index, bytes } => {
+                    self.take_snapshot_part(from, tick, index, &bytes);
+                }
+                Control::SnapshotNeed { tick, missing } => {
+                    self.resend_parts(from, tick, &missing);
+                }
                 _ => {}
             }
         }
@@ -907,6 +975,16 @@ impl NetPeer {
             self.clock.stall();
             return Ok(Advance::Stalled);
         }
+        if self.resync_holds() {
+            self.poll();
+            // Only here, never in `poll`: the caller has read the desync event by now.
+            self.finish_following()?;
+            if let Some(failure) = self.failure.take() {
+                return Err(failure);
+            }
+            self.clock.stall();
+            return Ok(Advance::Stalled);
+        }
         self.watch_for_freeze()?;
         let before = self.driver.counters().new_frames;
         let requests = match &mut self.session {
@@ -920,7 +998,7 @@ impl NetPeer {
                     if let Some(since) = self.resyncing_since {
                         if since.elapsed() > self.config.disconnect_timeout {
                             return Err(Error::SyncTimeout {
-                                peers: "the player that rejoined".into(),
+                                peers: "the other player of the new epoch".into(),
                                 millis: self.config.disconnect_timeout.as_millis() as u64,
                             });
                         }

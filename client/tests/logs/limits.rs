@@ -144,7 +144,7 @@ fn checkpoint_before_is_the_latest_at_or_before_the_tick() {
         let found = log.checkpoint_before(tick).expect("a checkpoint");
         assert_eq!(found.0, expected, "before tick {tick}");
         assert_eq!(
-            engine::WorldSnapshot::from_bytes(&found.1)
+            engine::WorldSnapshot::from_bytes(found.1)
                 .expect("decodes")
                 .tick,
             expected

@@ -18,6 +18,7 @@ mod rail_fairness;
 mod raw;
 mod reconnect;
 mod rejoin;
+mod resync;
 mod session;
 mod synctest;
 mod vanish;

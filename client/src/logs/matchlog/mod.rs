@@ -15,7 +15,9 @@
 //! - a full snapshot checkpoint at the first tick and every `checkpoint_every` ticks;
 //! - in a networked match, a record of each outage it came through, and of each new epoch (a
 //!   player took its slot back after its process died: play went on from the tick recorded
-//!   last, whose state hash the epoch record holds and `verify` checks);
+//!   last, whose state hash the epoch record holds and `verify` checks), and of each resync
+//!   after a desync (the host's snapshot that replaced the state of the tick recorded last:
+//!   `verify`, replays and resumes go on from it);
 //! - an end record on a clean exit.
 //!
 //! New record kinds join [`Record`] and the kind dispatch in `record.rs` (one kind byte, one
@@ -67,7 +69,9 @@ use engine::{Rules, ShotRecord, StateHash, Tick, WireInput, World};
 use serde::{Deserialize, Serialize};
 
 /// Version of this log format; a log of another version is refused.
-pub const LOG_FORMAT_VERSION: u32 = 3;
+///
+/// 3: rejoin keys, epoch and outage records. 4: resync records.
+pub const LOG_FORMAT_VERSION: u32 = 4;
 /// The first bytes of every match log (since format version 2).
 pub const LOG_MAGIC: &[u8; 8] = b"DUELMLOG";
 /// Default distance between checkpoints, in ticks (5 s).
@@ -126,6 +130,26 @@ pub struct EpochRecord {
     pub hash: StateHash,
     /// Where the other player is heard from in the new epoch.
     pub peer: String,
+}
+
+/// A desync repaired: after `tick` (recorded last, with this side's own state), the state is
+/// the host's `snapshot`, and play went on from it under `epoch`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResyncRecord {
+    /// The new epoch.
+    pub epoch: u32,
+    /// The resume tick: the last tick recorded before this record.
+    pub tick: Tick,
+    /// The tick the desync was detected at.
+    pub desync: Tick,
+    /// This side's own state hash at `tick` (the tick record's), replaced.
+    pub replaced: StateHash,
+    /// The hash of the state that replaced it.
+    pub hash: StateHash,
+    /// Where this side wrote its forensic dumps of the desync, if it did.
+    pub dumps: Option<String>,
+    /// The host's state at `tick`, as `WorldSnapshot::to_bytes`.
+    pub snapshot: Vec<u8>,
 }
 
 /// An outage the match came through without a new epoch: the other side went silent and was
@@ -223,6 +247,8 @@ pub enum Record {
     Epoch(EpochRecord),
     /// An outage the match came through (see [`OutageRecord`]).
     Outage(OutageRecord),
+    /// A desync repaired after this tick (see [`ResyncRecord`]).
+    Resync(ResyncRecord),
     /// The match ended cleanly.
     End {
         /// Last tick.

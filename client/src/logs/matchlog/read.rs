@@ -6,7 +6,8 @@ use super::record::{
     SUFFIX_LEN,
 };
 use super::{
-    EpochRecord, LogHeader, OutageRecord, Record, TickRecord, LOG_FORMAT_VERSION, LOG_MAGIC,
+    EpochRecord, LogHeader, OutageRecord, Record, ResyncRecord, TickRecord, LOG_FORMAT_VERSION,
+    LOG_MAGIC,
 };
 use crate::error::Error;
 use engine::{Tick, WorldSnapshot};
@@ -31,6 +32,8 @@ pub struct MatchLog {
     pub epochs: Vec<EpochRecord>,
     /// Every outage the match came through, in order.
     pub outages: Vec<OutageRecord>,
+    /// Its resyncs after a desync, in order.
+    pub resyncs: Vec<ResyncRecord>,
     /// Bytes of the magic and the whole records; anything after is the tail that was cut.
     pub valid_len: u64,
     /// Length of the tail cut off (0 if none): torn, or zero-filled if `zeroed_tail`.
@@ -71,10 +74,25 @@ impl MatchLog {
             .unwrap_or_else(|| self.checkpoints.first().map_or(0, |c| c.0))
     }
 
-    /// The latest checkpoint at or before `tick`.
+    /// The latest state the log holds whole at or before `tick`: a checkpoint, or the
+    /// snapshot of a resync (which, at the same tick, is the later: it replaced the state the
+    /// checkpoint holds).
     #[must_use]
-    pub fn checkpoint_before(&self, tick: Tick) -> Option<&(Tick, Vec<u8>)> {
-        self.checkpoints.iter().rev().find(|c| c.0 <= tick)
+    pub fn checkpoint_before(&self, tick: Tick) -> Option<(Tick, &[u8])> {
+        let checkpoint = self.checkpoints.iter().rev().find(|c| c.0 <= tick);
+        let resync = self.resyncs.iter().rev().find(|r| r.tick <= tick);
+        match (checkpoint, resync) {
+            (Some(c), Some(r)) if c.0 > r.tick => Some((c.0, &c.1)),
+            (_, Some(r)) => Some((r.tick, &r.snapshot)),
+            (Some(c), None) => Some((c.0, &c.1)),
+            (None, None) => None,
+        }
+    }
+
+    /// The resync after `tick`, if one replaced its state.
+    #[must_use]
+    pub fn resync_at(&self, tick: Tick) -> Option<&ResyncRecord> {
+        self.resyncs.iter().find(|r| r.tick == tick)
     }
 
     /// The tick record for `tick`.
@@ -318,6 +336,9 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
     let mut end: Option<(Tick, String)> = None;
     let mut epochs: Vec<EpochRecord> = Vec::new();
     let mut outages: Vec<OutageRecord> = Vec::new();
+    let mut resyncs: Vec<ResyncRecord> = Vec::new();
+    // Epoch and resync records share one count: each begins the next epoch.
+    let mut last_epoch = 1u32;
     let mut last_tick: Option<Tick> = None;
     let mut tail = None;
     let mut hole = None;
@@ -418,11 +439,40 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                         e.epoch, e.tick
                     ));
                 }
-                let previous = epochs.last().map_or(1, |p: &EpochRecord| p.epoch);
-                if e.epoch <= previous {
-                    return bad(format!("epoch {} after epoch {previous}", e.epoch));
+                if e.epoch <= last_epoch {
+                    return bad(format!("epoch {} after epoch {last_epoch}", e.epoch));
                 }
+                last_epoch = e.epoch;
                 epochs.push(e);
+            }
+            (Record::Resync(r), Some(_)) => {
+                if last_tick != Some(r.tick) {
+                    return bad(format!(
+                        "resync from tick {}, but the last tick recorded is {last_tick:?}",
+                        r.tick
+                    ));
+                }
+                if r.epoch <= last_epoch {
+                    return bad(format!("epoch {} after epoch {last_epoch}", r.epoch));
+                }
+                if resyncs.last().is_some_and(|p| p.tick == r.tick) {
+                    return bad(format!("a second resync from tick {}", r.tick));
+                }
+                // Replays and resumes go on from its snapshot: it must decode, be of its own
+                // tick and be the state it names.
+                let state = WorldSnapshot::from_bytes(&r.snapshot)
+                    .map_err(|e| corrupt(offset, lsn, format!("resync at tick {}: {e}", r.tick)))?;
+                if state.tick != r.tick || state.hash() != r.hash {
+                    return bad(format!(
+                        "the resync at tick {} holds a snapshot of tick {} hashing {:016x}, not {:016x}",
+                        r.tick,
+                        state.tick,
+                        state.hash().combined,
+                        r.hash.combined
+                    ));
+                }
+                last_epoch = r.epoch;
+                resyncs.push(r);
             }
             (Record::Outage(o), Some(_)) => {
                 if last_tick != Some(o.tick) {
@@ -459,6 +509,7 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
         end,
         epochs,
         outages,
+        resyncs,
         valid_len: offset as u64,
         torn_bytes: (bytes.len() - offset) as u64,
         zeroed_tail: tail == Some(true),

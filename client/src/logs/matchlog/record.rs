@@ -20,6 +20,7 @@ pub(super) const KIND_CHECKPOINT: u8 = 3;
 pub(super) const KIND_END: u8 = 4;
 pub(super) const KIND_EPOCH: u8 = 5;
 pub(super) const KIND_OUTAGE: u8 = 6;
+pub(super) const KIND_RESYNC: u8 = 7;
 
 fn options() -> impl Options {
     bincode::DefaultOptions::new()
@@ -59,6 +60,7 @@ pub(super) fn encode_payload(record: RecordRef<'_>, out: &mut Vec<u8>) -> u8 {
             .map(|()| KIND_END),
         Record::Epoch(e) => opts.serialize_into(&mut *out, e).map(|()| KIND_EPOCH),
         Record::Outage(o) => opts.serialize_into(&mut *out, o).map(|()| KIND_OUTAGE),
+        Record::Resync(r) => opts.serialize_into(&mut *out, r).map(|()| KIND_RESYNC),
     };
     result.expect("records always encode")
 }
@@ -79,6 +81,7 @@ pub(super) fn decode_payload(kind: u8, payload: &[u8]) -> Result<Record, String>
             .map_err(err),
         KIND_EPOCH => opts.deserialize(payload).map(Record::Epoch).map_err(err),
         KIND_OUTAGE => opts.deserialize(payload).map(Record::Outage).map_err(err),
+        KIND_RESYNC => opts.deserialize(payload).map(Record::Resync).map_err(err),
         other => Err(format!("unknown record kind {other}")),
     }
 }

@@ -14,7 +14,7 @@
 //! Recovery never skips a record: every tick either side had final is kept, and both logs go
 //! on from the same `R` with the same state.
 
-use super::{EpochChange, NetEvent, NetPeer};
+use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
 use crate::net::seal::{Initiator, MatchSecret, Psk, Responder};
 use crate::socket::SharedLink;
@@ -81,15 +81,15 @@ impl std::fmt::Display for RejoinReport {
     }
 }
 
-/// A resume the survivor agreed to.
+/// A resume the survivor (or the host of a resync) agreed to.
 #[derive(Debug)]
-struct Agreed {
+pub(super) struct Agreed {
     /// The resume tick.
-    resume: Tick,
-    /// Every player's inputs of the ticks the rejoiner lacks, flattened.
-    gap: Vec<WireInput>,
-    /// Every player's inputs of the ticks the rejoiner logged past our last final tick.
-    ahead: Vec<WireInput>,
+    pub(super) resume: Tick,
+    /// Every player's inputs of the ticks the other side lacks, flattened.
+    pub(super) gap: Vec<WireInput>,
+    /// Every player's inputs of the ticks the other side has final past our last final tick.
+    pub(super) ahead: Vec<WireInput>,
 }
 
 /// The survivor's side of rejoins.
@@ -237,7 +237,7 @@ impl NetPeer {
             return;
         };
         self.rejoin.accepted = None;
-        match self.agree_resume(through, hash, recent) {
+        match self.agree_resume(through, hash, recent, true) {
             Ok(agreed) => {
                 if let Err(e) = self.start_epoch(from, slot, agreed) {
                     self.failure = Some(e);
@@ -254,12 +254,15 @@ impl NetPeer {
 
     /// The resume tick, the inputs the rejoiner lacks, and the inputs of the ticks it logged
     /// past ours (to step our state there); or why its log cannot go on from here. Nothing
-    /// changes here: a refused resume leaves the waiting session as it was.
-    fn agree_resume(
+    /// changes here: a refused resume leaves the waiting session as it was. `check_states`:
+    /// whether the other side's state at `through` must hash to `hash` (not in a resync,
+    /// where the states differ by definition).
+    pub(super) fn agree_resume(
         &self,
         through: Tick,
         hash: u64,
         recent: &[WireInput],
+        check_states: bool,
     ) -> Result<Agreed, String> {
         let players = usize::from(self.agreement.players);
         let ours = self.final_tick;
@@ -312,6 +315,7 @@ impl NetPeer {
             self.driver.hash_at(through)
         };
         match theirs {
+            Ok(_) if !check_states => {}
             Ok(h) if h.combined == hash => {}
             Ok(h) => {
                 return Err(format!(
@@ -384,17 +388,26 @@ impl NetPeer {
         agreement.spectators.clear();
         agreement.epoch = epoch;
         self.rejoin.resumed = Some((from, answer));
-        self.restart(agreement, tick, hash)
+        self.forget_resync_answer();
+        self.restart(agreement, tick)?;
+        self.epochs.push(EpochChange {
+            epoch,
+            tick,
+            hash,
+            peer: from,
+            cause: EpochCause::Rejoin,
+        });
+        self.events.push(NetEvent::Rejoined {
+            peer: from,
+            epoch,
+            tick,
+        });
+        Ok(())
     }
 
     /// Replaces the GGRS session by a new one on `agreement`, frame 0 at `tick` (the driver's
     /// world is there).
-    fn restart(
-        &mut self,
-        agreement: Agreement,
-        tick: Tick,
-        hash: engine::StateHash,
-    ) -> Result<(), Error> {
+    pub(super) fn restart(&mut self, agreement: Agreement, tick: Tick) -> Result<(), Error> {
         self.driver.start_frames_here();
         let (session, handle) = Self::session_for(&self.link, &agreement, &self.config)?;
         self.session = session;
@@ -405,18 +418,6 @@ impl NetPeer {
         self.silent.clear();
         self.gone.clear();
         self.finished_peers.clear();
-        let peer = agreement.remote_players[0].1;
-        self.epochs.push(EpochChange {
-            epoch: agreement.epoch,
-            tick,
-            hash,
-            peer,
-        });
-        self.events.push(NetEvent::Rejoined {
-            peer,
-            epoch: agreement.epoch,
-            tick,
-        });
         self.agreement = agreement;
         Ok(())
     }
@@ -541,6 +542,7 @@ impl NetPeer {
             tick,
             hash: ours,
             peer,
+            cause: EpochCause::Rejoin,
         });
         Ok(peer_after)
     }

@@ -279,14 +279,15 @@ mod tests {
     /// Rules under which both players keep firing: many projectiles in flight, so that a
     /// snapshot spans several parts.
     fn busy_rules() -> Rules {
-        let mut rules = Rules::default();
-        rules.magazine = 255;
-        rules.shot_cooldown = 1;
-        rules.projectile_life = 600;
-        // The largest maze: its grid alone spans two parts.
-        rules.maze_cells_w = 31;
-        rules.maze_cells_h = 31;
-        rules
+        Rules {
+            magazine: 255,
+            shot_cooldown: 1,
+            projectile_life: 600,
+            // The largest maze: its grid alone spans two parts.
+            maze_cells_w: 31,
+            maze_cells_h: 31,
+            ..Rules::default()
+        }
     }
 
     /// A world some way into a match, with projectiles in flight, and its bytes.

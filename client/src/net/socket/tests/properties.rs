@@ -117,7 +117,7 @@ fn control_msg() -> impl Strategy<Value = Control> {
             .prop_map(|(through, hash, recent)| Control::Resume { through, hash, recent }),
         1 => (any::<u32>(), any::<u32>(), any::<u64>(), wire_inputs())
             .prop_map(|(epoch, tick, hash, gap)| Control::ResumeAt { epoch, tick, hash, gap }),
-        1 => any::<u32>().prop_map(|tick| Control::Resync { tick }),
+        1 => any::<(u32, u64)>().prop_map(|(tick, hash)| Control::Resync { tick, hash }),
         1 => (any::<u32>(), any::<u32>(), wire_inputs(), any::<(u32, u32, u64, u64)>())
             .prop_map(|(epoch, tick, gap, (t, len, checksum, hash))| Control::ResyncAt {
                 epoch,

@@ -159,7 +159,9 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
                 gap: Vec::new(),
             })
         }),
-        ("clear Resync", |_| clear(&Control::Resync { tick: 3 })),
+        ("clear Resync", |_| {
+            clear(&Control::Resync { tick: 3, hash: 4 })
+        }),
         ("clear SnapshotChunk", |_| {
             clear(&Control::SnapshotChunk {
                 tick: 3,

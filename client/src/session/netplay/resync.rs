@@ -1,0 +1,516 @@
+//! Resync after a desync: the host's confirmed state is authoritative, the joiner loads it, and
+//! play goes on under a new epoch.
+//!
+//! A desync means the two sides simulated the same confirmed inputs to different states. The
+//! forensic dumps are written as before (the caller's, at [`NetEvent::DesyncDetected`]); then,
+//! unless [`super::NetConfig::resync`] is off:
+//!
+//! 1. Whoever detects it first says so, sealed ([`Control::Resync`]), and stops its session:
+//!    nothing of the old epoch goes out from then on. The host (slot 0) *leads*; the joiner
+//!    *follows*: it says where it stands with the rejoin's [`Control::Resume`] (its last final
+//!    tick and the inputs of its last ticks), repeated until answered.
+//! 2. The host takes the resume tick `R` as the later of both last final ticks (stepping its
+//!    own state through the joiner's inputs if the joiner was ahead, its own inputs there
+//!    checked as in a rejoin; the states are not compared, they differ), and answers
+//!    [`Control::ResyncAt`]: the new epoch, `R`, the inputs of the ticks the joiner lacks
+//!    (its log misses none), and the offer of its own snapshot at `R`, sent in
+//!    [`Control::SnapshotChunk`]s. Then it starts the new epoch's session.
+//! 3. The joiner asks again for what is missing ([`Control::SnapshotNeed`]), checks the whole
+//!    ([`super::transfer`]: checksum, `WorldSnapshot::from_bytes`, tick, rules, hash), steps
+//!    its own state through the gap, replaces its state at `R` by the host's and starts the
+//!    new epoch's session too. Its logs keep its own state up to `R` and record the resync
+//!    after it, with the host's snapshot, so `verify` goes straight through.
+//!
+//! The state is replaced only in [`NetPeer::advance`], never in `poll`: the caller has read
+//! the `DesyncDetected` event (and written its dumps from the joiner's own states) by then.
+
+use super::transfer::{self, Assembly};
+use super::{EpochCause, EpochChange, NetEvent, NetPeer};
+use crate::error::Error;
+use crate::wire::Control;
+use engine::{StateHash, Tick, WireInput, WorldSnapshot};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// Most resyncs one match goes through; a desync after that ends nothing but is no longer
+/// repaired (a build that diverges every few seconds is better shown than hidden).
+pub const MAX_RESYNCS: u32 = 8;
+/// How often a message of the resync is repeated while unanswered.
+const REPEAT: Duration = Duration::from_millis(150);
+
+/// What a resync replaced, kept with the epoch it began.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResyncDetail {
+    /// The tick the desync was detected at.
+    pub desync: Tick,
+    /// This side's own state hash at the resume tick, before it was replaced (the host's
+    /// equals the new one).
+    pub replaced: StateHash,
+    /// This side's own state at the resume tick, before it was replaced (what its logs hold
+    /// for that tick).
+    pub replaced_state: WorldSnapshot,
+    /// The authoritative snapshot at the resume tick, as sent (`WorldSnapshot::to_bytes`).
+    pub snapshot: Vec<u8>,
+    /// From the desync seen to the new epoch started, on this side.
+    pub took: Duration,
+}
+
+/// The joiner's side of a resync under way.
+#[derive(Debug)]
+struct Following {
+    desync: Tick,
+    since: Instant,
+    next: Instant,
+    /// Its `Resume`, repeated until the host answers.
+    resume: Control,
+    /// The host's answer, once it came: the new epoch, the resume tick, the gap's inputs and
+    /// the snapshot arriving.
+    answer: Option<(u32, Tick, Vec<WireInput>, Assembly)>,
+}
+
+/// The host's side of a resync under way: a desync at `desync` seen, the joiner's `Resume`
+/// awaited.
+#[derive(Debug)]
+struct Leading {
+    desync: Tick,
+    since: Instant,
+    next: Instant,
+}
+
+/// Both sides' resync state.
+#[derive(Debug, Default)]
+pub(super) struct Resyncs {
+    /// Resyncs started in this match.
+    started: u32,
+    leading: Option<Leading>,
+    following: Option<Following>,
+    /// The host's last answer and the snapshot it offers, to send again when asked.
+    answered: Option<(SocketAddr, Control, Vec<u8>)>,
+    /// Snapshot parts refused (of another tick, out of range, of the wrong length).
+    pub(super) refused_parts: u64,
+}
+
+impl NetPeer {
+    /// Whether a resync holds the old session still (it is not polled meanwhile).
+    pub(super) fn resync_holds(&self) -> bool {
+        self.resync.leading.is_some() || self.resync.following.is_some()
+    }
+
+    /// Snapshot parts refused so far (of another tick, out of range, of the wrong length).
+    #[must_use]
+    pub fn refused_snapshot_parts(&self) -> u64 {
+        self.resync.refused_parts
+    }
+
+    /// A desync detected at `tick` (by GGRS on this side, or said by the other player):
+    /// starts a resync if this match does them and has not done too many.
+    pub(super) fn begin_resync(&mut self, tick: Tick, said_by_other: bool) {
+        let now = Instant::now();
+        let Some(remote) = self.remote_player() else {
+            return;
+        };
+        if !self.config.resync || self.resync_holds() || self.resync.started >= MAX_RESYNCS {
+            return;
+        }
+        self.resync.started += 1;
+        if self.agreement.local_slot == Some(0) {
+            self.resync.leading = Some(Leading {
+                desync: tick,
+                since: now,
+                next: now + REPEAT,
+            });
+            let hash = self.own_checksum(tick);
+            self.link
+                .borrow_mut()
+                .send_control(&Control::Resync { tick, hash }, remote);
+            return;
+        }
+        let resume = self.own_resume();
+        let hash = self.own_checksum(tick);
+        let mut link = self.link.borrow_mut();
+        if !said_by_other {
+            link.send_control(&Control::Resync { tick, hash }, remote);
+        }
+        link.send_control(&resume, remote);
+        drop(link);
+        self.resync.following = Some(Following {
+            desync: tick,
+            since: now,
+            next: now + REPEAT,
+            resume,
+            answer: None,
+        });
+    }
+
+    /// The other player says the states differ at `tick` (its hash there: `hash`): the
+    /// desync is reported as if detected here (so this side dumps its states too, as it
+    /// would have at its own detection), and the resync starts.
+    pub(super) fn desync_said_by(&mut self, from: SocketAddr, tick: Tick, hash: u64) {
+        if !self.config.resync || self.resync_holds() || self.resync.started >= MAX_RESYNCS {
+            return;
+        }
+        self.events.push(NetEvent::DesyncDetected {
+            tick,
+            local: self.own_checksum(tick),
+            remote: hash,
+            peer: from,
+        });
+        self.begin_resync(tick, true);
+    }
+
+    /// This side's checksum at `tick` (0 if it is no longer kept).
+    fn own_checksum(&self, tick: Tick) -> u64 {
+        self.driver.hash_at(tick).map_or(0, |h| h.combined)
+    }
+
+    /// Whether a `Resume` from `from` belongs to a resync (led now, or answered already).
+    pub(super) fn resync_answers(&self, from: SocketAddr) -> bool {
+        self.resync.leading.is_some()
+            || (self.resync.answered.as_ref()).is_some_and(|(to, ..)| *to == from)
+    }
+
+    /// Whether `from` is the remote player of a two-player match.
+    pub(super) fn remote_player_is(&self, from: SocketAddr) -> bool {
+        self.remote_player() == Some(from)
+    }
+
+    /// Forgets the last resync's answer (a rejoin starts an epoch of its own).
+    pub(super) fn forget_resync_answer(&mut self) {
+        self.resync.answered = None;
+    }
+
+    /// The remote player of a two-player match (the only kind a resync repairs).
+    fn remote_player(&self) -> Option<SocketAddr> {
+        match (self.local_handle, self.agreement.remote_players.as_slice()) {
+            (Some(_), [(_, addr)]) => Some(*addr),
+            _ => None,
+        }
+    }
+
+    /// The joiner's `Resume`: its last final tick, its hash, and every player's inputs of its
+    /// last ticks (those the host may not have confirmed).
+    fn own_resume(&self) -> Control {
+        let through = self.final_tick;
+        // `MAX_RECENT_TICKS` ticks ending at `through`.
+        let first = (through + 1)
+            .saturating_sub(super::rejoin::MAX_RECENT_TICKS as Tick)
+            .max(1);
+        let mut recent = Vec::new();
+        // The inputs of the ticks the history still holds, oldest first, up to `through`.
+        let held = (first..=through).find(|&t| self.driver.inputs_at(t - 1).is_ok());
+        if let Some(from) = held {
+            for t in from..=through {
+                match self.driver.inputs_at(t - 1) {
+                    Ok(inputs) => recent.extend(inputs.iter().map(|i| i.to_wire())),
+                    Err(_) => {
+                        recent.clear();
+                        break;
+                    }
+                }
+            }
+        }
+        Control::Resume {
+            through,
+            hash: self.driver.hash_at(through).map_or(0, |h| h.combined),
+            recent,
+        }
+    }
+
+    /// Repeats what is unanswered, and gives up after the reconnect grace.
+    pub(super) fn drive_resync(&mut self) {
+        let now = Instant::now();
+        let Some(remote) = self.remote_player() else {
+            return;
+        };
+        let grace = self.config.disconnect_timeout;
+        if let Some(lead) = &mut self.resync.leading {
+            if now.saturating_duration_since(lead.since) > grace {
+                self.resync.leading = None;
+                self.failure = Some(resync_failed(format!(
+                    "the other player did not take part in the resync within {} s",
+                    crate::handshake::whole_seconds(grace)
+                )));
+            } else if now >= lead.next {
+                lead.next = now + REPEAT;
+                let tick = lead.desync;
+                let hash = self.own_checksum(tick);
+                self.link
+                    .borrow_mut()
+                    .send_control(&Control::Resync { tick, hash }, remote);
+            }
+        }
+        if let Some(follow) = &mut self.resync.following {
+            if now.saturating_duration_since(follow.since) > grace {
+                self.resync.following = None;
+                self.failure = Some(resync_failed(format!(
+                    "the host did not send its state within {} s",
+                    crate::handshake::whole_seconds(grace)
+                )));
+            } else if now >= follow.next {
+                follow.next = now + REPEAT;
+                let message = match &follow.answer {
+                    None => follow.resume.clone(),
+                    Some((_, _, _, assembly)) => Control::SnapshotNeed {
+                        tick: assembly.offer().tick,
+                        missing: assembly.missing(),
+                    },
+                };
+                self.link.borrow_mut().send_control(&message, remote);
+            }
+        }
+    }
+
+    /// The host's answer to the joiner's `Resume` during a resync (or the same answer again).
+    pub(super) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[WireInput]) {
+        if let Some((to, answer, bytes)) = &self.resync.answered {
+            if *to == from {
+                let (answer, bytes) = (answer.clone(), bytes.clone());
+                self.send_snapshot(from, &answer, &bytes, None);
+                return;
+            }
+        }
+        let Some(lead) = self.resync.leading.take() else {
+            return;
+        };
+        if self.remote_player() != Some(from) {
+            self.resync.leading = Some(lead);
+            return;
+        }
+        let agreed = match self.agree_resume(through, 0, recent, false) {
+            Ok(agreed) => agreed,
+            Err(reason) => {
+                let reason = format!("the resync cannot go on from the joiner's state: {reason}");
+                self.link.borrow_mut().send_control(
+                    &Control::Reject {
+                        reason: reason.clone(),
+                    },
+                    from,
+                );
+                self.failure = Some(resync_failed(reason));
+                return;
+            }
+        };
+        if let Err(e) = self.lead_epoch(from, agreed, lead) {
+            self.failure = Some(e);
+        }
+    }
+
+    /// The host's new epoch after a desync: steps to the resume tick, sends the answer and
+    /// its snapshot there, and starts the session.
+    fn lead_epoch(
+        &mut self,
+        to: SocketAddr,
+        agreed: super::rejoin::Agreed,
+        lead: Leading,
+    ) -> Result<(), Error> {
+        let super::rejoin::Agreed {
+            resume: tick,
+            gap,
+            ahead,
+        } = agreed;
+        self.driver.rewind_to(self.final_tick)?;
+        for inputs in ahead.chunks(usize::from(self.agreement.players)) {
+            self.driver.step_confirmed(inputs)?;
+        }
+        let hash = self.driver.hash_at(tick)?;
+        let state = self.driver.snapshot_at(tick)?.clone();
+        let bytes = state.to_bytes();
+        let epoch = self.agreement.epoch + 1;
+        let answer = Control::ResyncAt {
+            epoch,
+            tick,
+            gap,
+            snapshot: transfer::offer(tick, &bytes, hash.combined),
+        };
+        self.send_snapshot(to, &answer, &bytes, None);
+        self.resync.answered = Some((to, answer, bytes.clone()));
+        let detail = ResyncDetail {
+            desync: lead.desync,
+            replaced: hash,
+            replaced_state: state,
+            snapshot: bytes,
+            took: lead.since.elapsed(),
+        };
+        self.resync_epoch(epoch, tick, hash, detail)
+    }
+
+    /// Sends `answer` and then the snapshot's parts: all of them, or those in `only`.
+    fn send_snapshot(&self, to: SocketAddr, answer: &Control, bytes: &[u8], only: Option<&[u16]>) {
+        let Control::ResyncAt { tick, .. } = *answer else {
+            return;
+        };
+        let mut link = self.link.borrow_mut();
+        if only.is_none() {
+            link.send_control(answer, to);
+        }
+        let all: Vec<u16> = (0..transfer::parts(bytes.len() as u32) as u16).collect();
+        for &index in only.unwrap_or(&all).iter().take(transfer::MAX_NEEDED) {
+            if let Some(part) = transfer::chunk(bytes, index) {
+                let chunk = Control::SnapshotChunk {
+                    tick,
+                    index,
+                    bytes: part.to_vec(),
+                };
+                link.send_control(&chunk, to);
+            }
+        }
+    }
+
+    /// The joiner asks again for parts of the snapshot.
+    pub(super) fn resend_parts(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+        if let Some((to, answer, bytes)) = &self.resync.answered {
+            let asked_for_this = matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick);
+            if *to == from && asked_for_this {
+                let (answer, bytes) = (answer.clone(), bytes.clone());
+                self.send_snapshot(from, &answer, &bytes, Some(missing));
+            }
+        }
+    }
+
+    /// The host's `ResyncAt`, for a joiner following a resync.
+    pub(super) fn take_resync_answer(
+        &mut self,
+        from: SocketAddr,
+        epoch: u32,
+        tick: Tick,
+        gap: Vec<WireInput>,
+        offer: crate::wire::SnapshotOffer,
+    ) {
+        if self.remote_player() != Some(from) || self.agreement.local_slot == Some(0) {
+            return;
+        }
+        let players = usize::from(self.agreement.players);
+        let through = self.final_tick;
+        let waiting = matches!(&self.resync.following, Some(f) if f.answer.is_none());
+        if !waiting {
+            return;
+        }
+        let fits = epoch > self.agreement.epoch
+            && tick >= through
+            && offer.tick == tick
+            && gap.len() == (tick - through) as usize * players;
+        if !fits {
+            self.resync.following = None;
+            self.failure = Some(resync_failed(format!(
+                "the host's answer does not fit: epoch {epoch} from tick {tick} with {} inputs \
+                 and a snapshot of tick {}; this side is in epoch {} at tick {through}",
+                gap.len(),
+                offer.tick,
+                self.agreement.epoch
+            )));
+            return;
+        }
+        match Assembly::new(offer) {
+            Ok(assembly) => {
+                if let Some(follow) = &mut self.resync.following {
+                    follow.answer = Some((epoch, tick, gap, assembly));
+                }
+            }
+            Err(e) => {
+                self.resync.following = None;
+                self.failure = Some(resync_failed(e.to_string()));
+            }
+        }
+    }
+
+    /// A part of the host's snapshot.
+    pub(super) fn take_snapshot_part(
+        &mut self,
+        from: SocketAddr,
+        tick: Tick,
+        index: u16,
+        bytes: &[u8],
+    ) {
+        if self.remote_player() != Some(from) {
+            return;
+        }
+        let Some(Following {
+            answer: Some((_, _, _, assembly)),
+            ..
+        }) = &mut self.resync.following
+        else {
+            return;
+        };
+        if assembly.add(tick, index, bytes).is_err() {
+            self.resync.refused_parts += 1;
+        }
+    }
+
+    /// The joiner, once the whole snapshot is there: checks it, steps through the gap,
+    /// replaces its state and starts the new epoch. Called from `advance` only.
+    pub(super) fn finish_following(&mut self) -> Result<(), Error> {
+        let complete = matches!(
+            &self.resync.following,
+            Some(Following { answer: Some((_, _, _, a)), .. }) if a.missing().is_empty()
+        );
+        if !complete {
+            return Ok(());
+        }
+        let Some(Following {
+            desync,
+            since,
+            answer: Some((epoch, tick, gap, assembly)),
+            ..
+        }) = self.resync.following.take()
+        else {
+            return Ok(());
+        };
+        let (world, bytes) = assembly
+            .finish(self.driver.world().rules())
+            .map_err(|e| resync_failed(format!("the host's state was refused: {e}")))?;
+        self.driver.rewind_to(self.final_tick)?;
+        for inputs in gap.chunks(usize::from(self.agreement.players)) {
+            self.driver.step_confirmed(inputs)?;
+        }
+        let replaced_state = self.driver.snapshot_at(tick)?.clone();
+        let replaced = self.driver.adopt(&world)?;
+        let detail = ResyncDetail {
+            desync,
+            replaced,
+            replaced_state,
+            snapshot: bytes,
+            took: since.elapsed(),
+        };
+        self.resync_epoch(epoch, tick, world.state_hash(), detail)
+    }
+
+    /// Starts epoch `epoch` from `tick` with the same player on the same channel.
+    fn resync_epoch(
+        &mut self,
+        epoch: u32,
+        tick: Tick,
+        hash: StateHash,
+        detail: ResyncDetail,
+    ) -> Result<(), Error> {
+        let mut agreement = self.agreement.clone();
+        {
+            let mut link = self.link.borrow_mut();
+            // The spectators of the old session cannot follow a new one.
+            for &spectator in &agreement.spectators {
+                link.drop_peer(spectator);
+            }
+        }
+        agreement.spectators.clear();
+        agreement.epoch = epoch;
+        let peer = agreement.remote_players[0].1;
+        let desync = detail.desync;
+        self.restart(agreement, tick)?;
+        self.epochs.push(EpochChange {
+            epoch,
+            tick,
+            hash,
+            peer,
+            cause: EpochCause::Resync(Box::new(detail)),
+        });
+        self.events.push(NetEvent::Resynced {
+            epoch,
+            tick,
+            desync,
+        });
+        Ok(())
+    }
+}
+
+fn resync_failed(reason: String) -> Error {
+    Error::ResyncFailed { reason }
+}
