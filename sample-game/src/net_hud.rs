@@ -28,6 +28,10 @@ pub(crate) fn rows(view: &NetView) -> Vec<(&'static str, String, Color)> {
         DesyncStatus::Unchecked => ("—".to_string(), palette::TEXT_DIM),
         DesyncStatus::InSync { checked } => (format!("in sync @{checked}"), palette::GOOD),
         DesyncStatus::Desynced { tick } => (format!("DESYNC @{tick}"), palette::DANGER),
+        DesyncStatus::Resynced { desync, tick } => (
+            format!("resynced @{tick} (desync @{desync})"),
+            palette::ACCENT,
+        ),
     };
     let rate = |v: Option<u32>| v.map_or_else(|| "—".to_string(), |b| format!("{b}"));
     let mut rows = vec![

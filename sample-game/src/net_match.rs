@@ -16,6 +16,8 @@ use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Input delay bounds offered by F5/F6.
 const MAX_INPUT_DELAY: usize = 8;
+/// How long the window says a desync was repaired: three seconds of 60 Hz calls.
+const RESYNC_NOTICE_CALLS: u32 = 180;
 /// Every this many calls while we are ahead of the peer, one is skipped (about 10 % slower),
 /// so the two clocks converge without a visible stop.
 const SLOWDOWN_EVERY: u32 = 10;
@@ -38,6 +40,8 @@ pub struct NetMatch {
     view_delay: ViewDelay,
     skip_debt: u32,
     calls: u32,
+    /// The last desync repaired, and the call until which the window says so.
+    resynced: Option<(Tick, Tick, u32)>,
 }
 
 impl std::fmt::Debug for NetMatch {
@@ -81,6 +85,7 @@ impl NetMatch {
             view_delay: ViewDelay::default(),
             skip_debt: 0,
             calls: 0,
+            resynced: None,
         }
     }
 
@@ -122,6 +127,14 @@ impl NetMatch {
                     {
                         eprintln!("{notice}");
                     }
+                }
+                NetEvent::Resynced { tick, desync, .. } => {
+                    self.desync = DesyncStatus::Resynced { desync, tick };
+                    self.resynced = Some((desync, tick, self.calls + RESYNC_NOTICE_CALLS));
+                    eprintln!(
+                        "resynchronized: states differed at tick {desync}; the host's state at \
+                         tick {tick} is both sides' now"
+                    );
                 }
                 NetEvent::WaitRecommendation { frames } => {
                     self.skip_debt = self.skip_debt.max(frames)
@@ -247,6 +260,9 @@ impl MatchSource for NetMatch {
             input_delay: (!self.local.is_empty()).then_some(self.input_delay as u8),
             status: None,
             smoothed: None,
+            resynced: (self.resynced)
+                .filter(|&(.., until)| self.calls < until)
+                .map(|(desync, tick, _)| (desync, tick)),
             reconnecting: self.peer.reconnecting().map(|r| Waiting {
                 who: if r.host {
                     "the host"

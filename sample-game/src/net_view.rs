@@ -52,6 +52,14 @@ pub enum DesyncStatus {
         /// The first tick found to differ.
         tick: Tick,
     },
+    /// Hashes differed at `desync`, and the host's state at `tick` repaired it: the peers
+    /// agree again from there.
+    Resynced {
+        /// The tick found to differ.
+        desync: Tick,
+        /// The tick play went on from.
+        tick: Tick,
+    },
 }
 
 /// The netcode state shown by the overlay (Tab / H).
@@ -87,6 +95,9 @@ pub struct NetView {
     pub smoothed: Option<(u64, bool)>,
     /// The peer the match is waiting for, while one is silent (drawn over the arena).
     pub reconnecting: Option<Waiting>,
+    /// A desync just repaired, said over the arena for a few seconds: `(detected at, resumed
+    /// from)`.
+    pub resynced: Option<(Tick, Tick)>,
 }
 
 /// A silent peer the match waits for, as the window says it.
@@ -96,6 +107,17 @@ pub struct Waiting {
     pub who: &'static str,
     /// Whole seconds left before the match ends without it.
     pub seconds_left: u64,
+}
+
+/// The banner's lines after a desync was repaired at `tick` (detected at `desync`).
+#[must_use]
+pub fn resynced_lines(desync: Tick, tick: Tick) -> [String; 2] {
+    [
+        "RESYNCED".to_owned(),
+        format!(
+            "states differed at tick {desync}: the host's state at tick {tick} is both sides' now"
+        ),
+    ]
 }
 
 impl Waiting {
@@ -130,6 +152,7 @@ impl NetView {
             status: None,
             smoothed: None,
             reconnecting: None,
+            resynced: None,
         }
     }
 }

@@ -161,6 +161,22 @@ impl Renderer {
                 },
             ];
             draw_banner(canvas, &layout, font, &lines)?;
+        } else if let Some((desync, tick)) = (scene.net.or(scene.net_line)).and_then(|v| v.resynced)
+        {
+            let [title, detail] = crate::net_view::resynced_lines(desync, tick);
+            let lines = [
+                crate::banner::BannerLine {
+                    text: title,
+                    color: palette::ACCENT,
+                    size: 3,
+                },
+                crate::banner::BannerLine {
+                    text: detail,
+                    color: palette::TEXT,
+                    size: 1,
+                },
+            ];
+            draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;

@@ -430,6 +430,7 @@ fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left()
     assert!(frame.find_text(&font, "ROUND 1", palette::TEXT).is_none());
     let net = NetView {
         reconnecting: None,
+        resynced: None,
         ..net.clone()
     };
     let back = render(&Shot {

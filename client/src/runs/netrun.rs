@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{read_log, MatchLog, DEFAULT_CHECKPOINT_EVERY};
 use crate::netplay::rejoin::MAX_RECENT_TICKS;
-use crate::netplay::{NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
+use crate::netplay::{EpochCause, NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
 use crate::replay::{log_rules, reopen_for_resume, verify_logging};
@@ -201,9 +201,18 @@ pub fn run_with_logs(
                     desync,
                 } => {
                     resyncs.push((desync, tick));
+                    let transfer = peer.epochs().last().and_then(|e| match &e.cause {
+                        EpochCause::Resync(d) => Some(format!(
+                            " ({} ms from the desync seen, a {}-byte snapshot)",
+                            d.took.as_millis(),
+                            d.snapshot.len()
+                        )),
+                        EpochCause::Rejoin => None,
+                    });
                     eprintln!(
                         "resynchronized after the desync at tick {desync}: the host's state at \
-                         tick {tick} is both sides' now, epoch {epoch}"
+                         tick {tick} is both sides' now, epoch {epoch}{}",
+                        transfer.unwrap_or_default()
                     );
                 }
                 NetEvent::Rejoined { epoch, tick, .. } => {

@@ -63,6 +63,10 @@ pub(crate) struct NetArgs {
     /// waits for it and resumes where it stopped.
     #[arg(long, visible_alias = "reconnect-grace-ms", default_value_t = 30_000, value_parser = crate::ranges::parser::<u64>(crate::ranges::DISCONNECT_TIMEOUT_MS))]
     disconnect_timeout_ms: u64,
+    /// Only report a desync (dumps and all), never repair it: by default the host's state
+    /// replaces the joiner's and the match goes on in a new epoch.
+    #[arg(long)]
+    no_resync: bool,
     /// Where snapshots are dumped when a desync is detected (default: `<hash log>.dumps`, or
     /// `desync-dump` without a hash log).
     #[arg(long)]
@@ -132,6 +136,7 @@ impl NetArgs {
                 .min(Duration::from_millis(self.disconnect_timeout_ms)),
             spectators,
             conditioner: self.conditioner.unwrap_or_default(),
+            resync: !self.no_resync,
             ..NetConfig::default()
         })
     }
@@ -304,16 +309,21 @@ pub(crate) fn signal(bind: SocketAddr) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Exit status of a networked run: 0 clean, 2 desync detected, 3 a peer disconnected.
+/// Exit status of a networked run: 0 clean, 2 desync detected (repaired or not: it is a bug
+/// either way), 3 a peer disconnected.
 fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
     out!("{summary}");
     if summary.desyncs > 0 {
         let at = summary
             .first_desync
             .map_or(String::new(), |t| format!(" first at tick {t},"));
+        let repaired = match summary.resyncs.len() {
+            0 => String::new(),
+            n => format!(", {n} repaired by a resync (the match went on in sync)"),
+        };
         err_out!(
-            "duel-cli: desync detected{at} {} checks differed (the dumps and next command are \
-             printed above); exiting with status 2",
+            "duel-cli: desync detected{at} {} checks differed{repaired} (the dumps and next \
+             command are printed above); exiting with status 2",
             summary.desyncs
         );
         ExitCode::from(2)

@@ -627,3 +627,4 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
 }
 
 mod rejoin;
+mod resync;

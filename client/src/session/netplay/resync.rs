@@ -104,7 +104,7 @@ impl NetPeer {
 
     /// A desync detected at `tick` (by GGRS on this side, or said by the other player):
     /// starts a resync if this match does them and has not done too many.
-    pub(super) fn begin_resync(&mut self, tick: Tick, said_by_other: bool) {
+    pub(crate) fn begin_resync(&mut self, tick: Tick, said_by_other: bool) {
         let now = Instant::now();
         let Some(remote) = self.remote_player() else {
             return;
@@ -261,7 +261,7 @@ impl NetPeer {
     }
 
     /// The host's answer to the joiner's `Resume` during a resync (or the same answer again).
-    pub(super) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[WireInput]) {
+    pub(crate) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[WireInput]) {
         if let Some((to, answer, bytes)) = &self.resync.answered {
             if *to == from {
                 let (answer, bytes) = (answer.clone(), bytes.clone());
@@ -368,7 +368,7 @@ impl NetPeer {
     }
 
     /// The host's `ResyncAt`, for a joiner following a resync.
-    pub(super) fn take_resync_answer(
+    pub(crate) fn take_resync_answer(
         &mut self,
         from: SocketAddr,
         epoch: u32,
@@ -414,7 +414,7 @@ impl NetPeer {
     }
 
     /// A part of the host's snapshot.
-    pub(super) fn take_snapshot_part(
+    pub(crate) fn take_snapshot_part(
         &mut self,
         from: SocketAddr,
         tick: Tick,

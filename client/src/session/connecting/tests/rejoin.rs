@@ -346,7 +346,10 @@ fn a_rejoiner_that_vanishes_after_the_resume_is_given_up_after_the_grace() {
         std::thread::sleep(Duration::from_millis(5));
     };
     assert!(
-        matches!(err, Error::SyncTimeout { .. }) && err.to_string().contains("rejoined"),
+        matches!(err, Error::SyncTimeout { .. })
+            && err
+                .to_string()
+                .contains("the other player of the new epoch"),
         "{err}"
     );
 }

@@ -1,0 +1,196 @@
+//! The joiner's side of a resync fed by hand what a broken or hostile host (one holding the
+//! real keys) could send: snapshot parts of another tick, past the last, cut short or too
+//! long, a damaged whole, an answer that does not fit. Each is refused with its reason and the
+//! joiner's own state is left as it was; the real snapshot is taken whole and play goes on in
+//! the next epoch. And the host's side: a joiner whose resume does not fit is refused.
+
+use super::*;
+use crate::netplay::transfer;
+use crate::netplay::{Advance, EpochCause};
+use crate::wire::SnapshotOffer;
+use engine::{StateHash, Tick, WireInput};
+
+/// A match played to about `ticks` on the in-memory network, then the joiner following a
+/// resync (as if it had seen a desync); the host is not polled again.
+fn following(ticks: Tick) -> (NetPeer, NetPeer) {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    let host_input = WireInput {
+        move_x: 40,
+        ..WireInput::default()
+    };
+    while joined.final_tick() < ticks {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(host_input);
+    }
+    // The host, predicting, holds a state at the joiner's last final tick (any state of the
+    // host's will do here).
+    while hosted.world().tick() < joined.final_tick() {
+        assert!(Instant::now() < guard, "the host does not get there");
+        let _ = hosted.advance(host_input);
+    }
+    joined.begin_resync(joined.final_tick(), true);
+    (hosted, joined)
+}
+
+/// The host's state at `tick`, as a resync sends it.
+fn host_state(hosted: &NetPeer, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
+    let snapshot = hosted
+        .driver()
+        .snapshot_at(tick)
+        .expect("the host holds it");
+    let bytes = snapshot.to_bytes();
+    let hash = hosted.driver().hash_at(tick).expect("hash").combined;
+    let offer = transfer::offer(tick, &bytes, hash);
+    (bytes, offer)
+}
+
+fn host_of(joined: &NetPeer) -> SocketAddr {
+    joined.agreement().remote_players[0].1
+}
+
+/// What the joiner holds: its last final tick and the hash there.
+fn held(joined: &NetPeer) -> (Tick, StateHash) {
+    let tick = joined.final_tick();
+    (tick, joined.driver().hash_at(tick).expect("hash"))
+}
+
+#[test]
+fn parts_of_another_tick_past_the_last_cut_short_or_too_long_are_refused_and_nothing_changes() {
+    let (hosted, mut joined) = following(90);
+    let before = held(&joined);
+    let (tick, from) = (before.0, host_of(&joined));
+    let (bytes, offer) = host_state(&hosted, tick);
+    joined.take_resync_answer(from, 2, tick, Vec::new(), offer);
+    let part = transfer::chunk(&bytes, 0).expect("a part").to_vec();
+    let last = transfer::parts(offer.len) as u16;
+    let mut longer = part.clone();
+    longer.push(0);
+    for (claimed, index, bytes) in [
+        (tick + 1, 0, part.clone()),
+        (tick, last, part.clone()),
+        (tick, 0, part[..part.len() - 1].to_vec()),
+        (tick, 0, longer),
+    ] {
+        joined.take_snapshot_part(from, claimed, index, &bytes);
+    }
+    assert_eq!(joined.refused_snapshot_parts(), 4);
+    // Still waiting for the real part: the match stands, nothing replaced.
+    assert_eq!(
+        joined.advance(WireInput::default()).ok(),
+        Some(Advance::Stalled)
+    );
+    assert_eq!(held(&joined), before);
+    assert!(joined.epochs().is_empty());
+}
+
+#[test]
+fn a_damaged_whole_is_refused_by_its_checksum_and_the_own_state_is_kept() {
+    let (hosted, mut joined) = following(90);
+    let before = held(&joined);
+    let (tick, from) = (before.0, host_of(&joined));
+    let (mut bytes, offer) = host_state(&hosted, tick);
+    joined.take_resync_answer(from, 2, tick, Vec::new(), offer);
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    for i in 0..transfer::parts(offer.len) as u16 {
+        let part = transfer::chunk(&bytes, i).expect("part").to_vec();
+        joined.take_snapshot_part(from, tick, i, &part);
+    }
+    let e = joined.advance(WireInput::default()).expect_err("refused");
+    assert!(
+        matches!(&e, Error::ResyncFailed { reason } if reason.contains("not the offered")),
+        "{e}"
+    );
+    assert_eq!(held(&joined), before, "its own state is kept");
+    assert!(joined.epochs().is_empty());
+}
+
+#[test]
+fn an_answer_that_does_not_fit_ends_the_resync_saying_so() {
+    for (epoch, gap) in [(1, 0), (2, 2)] {
+        let (hosted, mut joined) = following(90);
+        let before = held(&joined);
+        let (tick, from) = (before.0, host_of(&joined));
+        let (_, offer) = host_state(&hosted, tick);
+        let gap = vec![WireInput::default(); gap];
+        joined.take_resync_answer(from, epoch, tick, gap, offer);
+        let e = joined.advance(WireInput::default()).expect_err("refused");
+        assert!(e.to_string().contains("does not fit"), "{e}");
+        assert_eq!(held(&joined), before);
+    }
+}
+
+#[test]
+fn an_answer_from_anyone_but_the_host_is_not_read() {
+    let (hosted, mut joined) = following(90);
+    let (tick, _) = held(&joined);
+    let (bytes, offer) = host_state(&hosted, tick);
+    let stranger = addr(77);
+    joined.take_resync_answer(stranger, 2, tick, Vec::new(), offer);
+    joined.take_snapshot_part(stranger, tick, 0, &bytes[..bytes.len().min(2048)]);
+    assert_eq!(
+        joined.advance(WireInput::default()).ok(),
+        Some(Advance::Stalled)
+    );
+    assert!(joined.epochs().is_empty());
+}
+
+#[test]
+fn the_host_state_taken_whole_replaces_the_own_and_the_next_epoch_begins_there() {
+    let (hosted, mut joined) = following(90);
+    let before = held(&joined);
+    let (tick, from) = (before.0, host_of(&joined));
+    let (bytes, offer) = host_state(&hosted, tick);
+    joined.take_resync_answer(from, 2, tick, Vec::new(), offer);
+    for i in 0..transfer::parts(offer.len) as u16 {
+        let part = transfer::chunk(&bytes, i).expect("part").to_vec();
+        joined.take_snapshot_part(from, tick, i, &part);
+    }
+    joined.advance(WireInput::default()).expect("taken");
+    let change = joined.epochs().last().expect("a new epoch");
+    assert_eq!((change.epoch, change.tick), (2, tick));
+    assert_eq!(change.hash.combined, offer.hash);
+    let EpochCause::Resync(detail) = &change.cause else {
+        panic!("a resync: {:?}", change.cause)
+    };
+    assert_eq!(
+        detail.replaced, before.1,
+        "what it replaced is kept for the logs"
+    );
+    assert_eq!(detail.snapshot, bytes);
+    assert_eq!(joined.agreement().epoch, 2);
+    assert_eq!(
+        joined.driver().hash_at(tick).expect("hash").combined,
+        offer.hash
+    );
+    assert_eq!(
+        joined.driver().frame_base(),
+        tick,
+        "frame 0 of the new session"
+    );
+}
+
+#[test]
+fn a_host_refuses_a_resume_whose_inputs_do_not_fit_and_says_why() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 60 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let joiner = hosted.agreement().remote_players[0].1;
+    hosted.begin_resync(hosted.final_tick(), false);
+    // Three inputs for two players.
+    hosted.answer_resync(joiner, hosted.final_tick(), &[WireInput::default(); 3]);
+    let e = hosted.advance(WireInput::default()).expect_err("refused");
+    assert!(
+        matches!(&e, Error::ResyncFailed { reason } if reason.contains("malformed")),
+        "{e}"
+    );
+    assert!(hosted.epochs().is_empty());
+}
