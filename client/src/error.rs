@@ -81,6 +81,13 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A spectator welcomed after the start could not catch up: the host's state was
+    /// refused, or the host gave it up (it fell too far behind).
+    #[error("cannot follow the match: {reason}")]
+    CatchUpFailed {
+        /// Why.
+        reason: String,
+    },
     /// A resync after a desync could not be finished: the other side's answer did not fit,
     /// its state was refused, or it did not take part within the reconnect grace.
     #[error("the desync could not be repaired: {reason}")]

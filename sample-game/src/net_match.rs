@@ -258,7 +258,9 @@ impl MatchSource for NetMatch {
             desync: self.desync,
             confirmed_hash: self.peer.driver().hash_at(confirmed).ok(),
             input_delay: (!self.local.is_empty()).then_some(self.input_delay as u8),
-            status: None,
+            // A spectator that joined late simulates faster until it follows live.
+            status: (self.peer.catching_up())
+                .map(|n| format!("CATCHING UP: {n} ticks behind the host")),
             smoothed: None,
             resynced: (self.resynced)
                 .filter(|&(.., until)| self.calls < until)

@@ -447,6 +447,37 @@ fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left()
     assert!(back.find_text(&font, "ROUND 1", palette::TEXT).is_some());
 }
 
+/// A repaired desync is said over the arena while the notice lasts, then the round's banner
+/// is back.
+#[test]
+fn a_repaired_desync_is_said_over_the_arena() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let font = BitmapFont::embedded();
+    let mut net = NetView::local(10, engine::StateHash::default());
+    net.resynced = Some((150, 153));
+    let shot = |net: &NetView| {
+        render(&Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 1.0,
+            net: Some(net),
+            overlay: Overlay::None,
+            size: (640, 400),
+        })
+    };
+    let frame = shot(&net);
+    assert!(frame
+        .find_text(&font, "RESYNCED", palette::ACCENT)
+        .is_some());
+    assert!(frame.find_text(&font, "ROUND 1", palette::TEXT).is_none());
+    net.resynced = None;
+    let after = shot(&net);
+    assert!(after
+        .find_text(&font, "RESYNCED", palette::ACCENT)
+        .is_none());
+    assert!(after.find_text(&font, "ROUND 1", palette::TEXT).is_some());
+}
+
 #[test]
 fn overlays_and_banners_read_right() {
     let (prev, cur) = scripted(&[10]).remove(0);

@@ -151,11 +151,27 @@ fn resimulate(
 ) -> Result<(VerifyReport, World), Error> {
     let rules = log_rules(log, rules)?;
     same_build(log)?;
-    let mut world = World::new(
-        rules,
-        log.header.match_seed,
-        usize::from(log.header.players),
-    )?;
+    // A log begins at its first checkpoint: tick 0 of the match, or the tick a spectator
+    // joined a running match at (the state it was sent); its origin, as the header is.
+    let mut world = match log.checkpoints.first() {
+        Some((tick, bytes)) if *tick > 0 => {
+            let world = restore(&rules, *tick, bytes)?;
+            if world.state().match_seed != log.header.match_seed {
+                return Err(Error::VerifyMismatch {
+                    tick: *tick,
+                    section: "checkpoint seed",
+                    logged: log.header.match_seed,
+                    got: world.state().match_seed,
+                });
+            }
+            world
+        }
+        _ => World::new(
+            rules,
+            log.header.match_seed,
+            usize::from(log.header.players),
+        )?,
+    };
     let mut checkpoints = log.checkpoints.iter().peekable();
     let mut compared = 0;
     let mut compare_checkpoint = |world: &World, compared: &mut usize| -> Result<(), Error> {

@@ -127,6 +127,9 @@ pub struct Link {
     /// Whether a `Rejoin` from any address reaches the control inbox (a player of a running
     /// match, whose peer may come back from a new process).
     accept_rejoins: bool,
+    /// Whether a spectator's `Hello` from any address reaches the control inbox (a host of a
+    /// running match that takes late spectators).
+    accept_late_spectators: bool,
 }
 
 /// Which strangers' `Hello`s a host answers with a `Reject` once its slots are taken.
@@ -186,6 +189,7 @@ impl Link {
             claims: Vec::new(),
             refuse_hellos: None,
             accept_rejoins: false,
+            accept_late_spectators: false,
         }))
     }
 
@@ -312,6 +316,12 @@ impl Link {
     /// Lets `Rejoin`s from any address through to the control inbox from now on (or not).
     pub fn accept_rejoins(&mut self, accept: bool) {
         self.accept_rejoins = accept;
+    }
+
+    /// Lets spectators' `Hello`s from any address through to the control inbox from now on
+    /// (or not): the host of a running match welcomes them itself.
+    pub fn accept_late_spectators(&mut self, accept: bool) {
+        self.accept_late_spectators = accept;
     }
 
     /// Peers that declared a player disconnected since the last call.
@@ -470,7 +480,10 @@ impl Link {
                     | Control::Resync { .. }
                     | Control::ResyncAt { .. }
                     | Control::SnapshotChunk { .. }
-                    | Control::SnapshotNeed { .. }),
+                    | Control::SnapshotNeed { .. }
+                    | Control::CatchUp { .. }
+                    | Control::Relay { .. }
+                    | Control::RelayAck { .. }),
                 ) => {
                     self.counters.bytes_received += datagram.len() as u64;
                     self.counters.datagrams_received += 1;
@@ -548,6 +561,14 @@ impl Link {
                 self.repeat_answer(from);
                 self.control.push((from, msg));
             }
+            Control::Hello {
+                role: Role::Spectator,
+                ..
+            } if self.accept_late_spectators => {
+                self.counters.bytes_received += datagram.len() as u64;
+                self.counters.datagrams_received += 1;
+                self.control.push((from, msg));
+            }
             Control::Hello { info, role, .. } if self.refuse_hellos.is_some() => {
                 self.refuse_late_hello(from, &info, role);
             }
@@ -564,6 +585,9 @@ impl Link {
             | Control::ResyncAt { .. }
             | Control::SnapshotChunk { .. }
             | Control::SnapshotNeed { .. }
+            | Control::CatchUp { .. }
+            | Control::Relay { .. }
+            | Control::RelayAck { .. }
                 if known =>
             {
                 self.counters.dropped_unauthenticated += 1;

@@ -290,6 +290,31 @@ pub enum Control {
         /// The missing parts.
         missing: Vec<u16>,
     },
+    /// Sealed only, host → a spectator welcomed after the start: the match is under way; it
+    /// starts from the host's final state at `snapshot.tick` (sent in `SnapshotChunk`s) and
+    /// follows the confirmed inputs relayed after it ([`Control::Relay`]).
+    CatchUp {
+        /// The host's epoch.
+        epoch: u32,
+        /// The snapshot that follows in chunks.
+        snapshot: SnapshotOffer,
+    },
+    /// Sealed only, host → late spectator: every player's confirmed inputs of ticks `from`,
+    /// `from + 1`, … (slot order, tick after tick; the inputs of tick `t` lead to the state at
+    /// `t`), and the host's combined state hash at the last of them.
+    Relay {
+        /// The first tick.
+        from: u32,
+        /// The inputs, flattened.
+        inputs: Vec<engine::WireInput>,
+        /// The host's hash at tick `from + inputs.len() / players - 1`.
+        hash: u64,
+    },
+    /// Sealed only, late spectator → host: it holds every tick through `through`.
+    RelayAck {
+        /// Its last tick held.
+        through: u32,
+    },
 }
 
 /// What a snapshot sent in chunks is ([`Control::ResyncAt`], then [`Control::SnapshotChunk`]s):

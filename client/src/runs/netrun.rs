@@ -162,6 +162,7 @@ pub fn run_with_logs(
     let mut desyncs = 0;
     let mut first_desync = None;
     let mut resyncs = Vec::new();
+    let mut catching_up = false;
     let mut disconnected = None;
     let mut disconnect_reason = None;
     let started = Instant::now();
@@ -245,6 +246,15 @@ pub fn run_with_logs(
             FrameDecision::NotYet(wait) => std::thread::sleep(wait.min(Duration::from_millis(1))),
         }
         logs.catch_up(&peer, plan.ticks)?;
+        // A spectator that joined late says when it starts and stops catching up.
+        let behind = peer.catching_up();
+        if behind.is_some() != catching_up {
+            catching_up = behind.is_some();
+            match behind {
+                Some(n) => eprintln!("catching up: {n} ticks behind the host"),
+                None => eprintln!("caught up at tick {}: following live", peer.final_tick()),
+            }
+        }
         peer.update_stats();
     }
     logs.close(disconnected.is_none())?;

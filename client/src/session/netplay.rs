@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 pub mod rejoin;
 pub mod resync;
 pub mod transfer;
+pub mod watch;
 pub use rejoin::RejoinPlan;
 pub use resync::ResyncDetail;
 
@@ -87,6 +88,9 @@ pub struct NetConfig {
     pub sync_timeout: Duration,
     /// Spectators the host waits for before starting.
     pub spectators: usize,
+    /// Spectators a running host welcomes after the start, caught up by snapshot and fed the
+    /// confirmed inputs (see [`watch`]); 0 refuses them. Default [`MAX_SPECTATORS`].
+    pub late_spectators: usize,
     /// A spectator further behind than this catches up...
     pub max_frames_behind: usize,
     /// ...at this many frames per frame.
@@ -143,6 +147,12 @@ impl NetConfig {
                 format!(
                     "{} spectators: a host takes at most {MAX_SPECTATORS}",
                     self.spectators
+                )
+            }),
+            (self.late_spectators > MAX_SPECTATORS).then(|| {
+                format!(
+                    "{} late spectators: a host takes at most {MAX_SPECTATORS}",
+                    self.late_spectators
                 )
             }),
             (self.handshake_timeout > MAX_HANDSHAKE_TIMEOUT).then(|| {
@@ -209,6 +219,7 @@ impl Default for NetConfig {
             invite: None,
             freeze_timeout: Duration::from_secs(10),
             resync: true,
+            late_spectators: MAX_SPECTATORS,
         }
     }
 }
@@ -342,6 +353,8 @@ fn peer_history(config: &NetConfig) -> usize {
 enum Session {
     P2P(Box<P2PSession<GgrsConfig>>),
     Spectator(Box<SpectatorSession<GgrsConfig>>),
+    /// A spectator welcomed after the start, following the host's relayed inputs.
+    Relay(Box<watch::Relayed>),
 }
 
 /// What one call to [`NetPeer::advance`] did.
@@ -450,6 +463,8 @@ pub struct NetPeer {
     resyncing_since: Option<Instant>,
     /// A resync after a desync (see `resync.rs`).
     resync: resync::Resyncs,
+    /// Spectators welcomed after the start (see `watch.rs`).
+    watch: watch::Watch,
 }
 
 /// Why a new epoch began.
@@ -610,9 +625,15 @@ impl NetPeer {
                 _ => {}
             }
         }
+        self.running()
+    }
+
+    /// Whether the session runs (a late spectator's relay always does).
+    pub(super) fn running(&self) -> bool {
         match &self.session {
             Session::P2P(s) => s.current_state() == SessionState::Running,
             Session::Spectator(s) => s.current_state() == SessionState::Running,
+            Session::Relay(_) => true,
         }
     }
 
@@ -678,6 +699,8 @@ impl NetPeer {
         let (session, local_handle) = Self::session_for(&link, &agreement, config)?;
         link.borrow_mut()
             .accept_rejoins(local_handle.is_some() && agreement.secret.is_some());
+        link.borrow_mut()
+            .accept_late_spectators(agreement.local_slot == Some(0) && config.late_spectators > 0);
         let final_tick = driver.world().tick();
         Ok(NetPeer {
             link,
@@ -705,6 +728,7 @@ impl NetPeer {
             rejoined: None,
             resyncing_since: (agreement_epoch > 1).then(Instant::now),
             resync: resync::Resyncs::default(),
+            watch: watch::Watch::default(),
         })
     }
 
@@ -778,19 +802,29 @@ impl NetPeer {
             drop(self.link.borrow_mut().pump(false));
             self.take_control_messages();
             self.drive_resync();
+            self.relay_to_watchers();
             return;
         }
         match &mut self.session {
             Session::P2P(s) => s.poll_remote_clients(),
             Session::Spectator(s) => s.poll_remote_clients(),
+            Session::Relay(_) => {
+                drop(self.link.borrow_mut().pump(false));
+                self.take_control_messages();
+                self.poll_relayed();
+                return;
+            }
         }
         self.collect_events();
+        self.finish_catch_up();
+        self.relay_to_watchers();
     }
 
     fn collect_events(&mut self) {
         let drained: Vec<GgrsEvent<GgrsConfig>> = match &mut self.session {
             Session::P2P(s) => s.events().collect(),
             Session::Spectator(s) => s.events().collect(),
+            Session::Relay(_) => Vec::new(),
         };
         for mut event in drained.into_iter().map(NetEvent::from) {
             if let NetEvent::DesyncDetected { tick, .. } = &mut event {
@@ -822,6 +856,7 @@ impl NetPeer {
         let frame = match &self.session {
             Session::P2P(s) => s.current_frame(),
             Session::Spectator(s) => s.current_frame(),
+            Session::Relay(_) => 0,
         };
         self.link.borrow_mut().set_local_frame(frame);
         self.take_control_messages();
@@ -838,6 +873,12 @@ impl NetPeer {
                 // Sealed, so from the host itself: it cannot resync from our state.
                 Control::Reject { reason } if self.resync_holds() => {
                     self.failure = Some(Error::ResyncFailed {
+                        reason: crate::wire::printable(&reason, 300),
+                    });
+                }
+                // Sealed, so from the host itself: it gave this late spectator up.
+                Control::Reject { reason } if matches!(self.session, Session::Relay(_)) => {
+                    self.failure = Some(Error::CatchUpFailed {
                         reason: crate::wire::printable(&reason, 300),
                     });
                 }
@@ -870,11 +911,29 @@ impl NetPeer {
                     snapshot,
                 } => self.take_resync_answer(from, epoch, tick, gap, snapshot),
                 Control::SnapshotChunk { tick, index, bytes } => {
-                    self.take_snapshot_part(from, tick, index, &bytes);
+                    let host = self.agreement.remote_players.first().map(|&(_, a)| a);
+                    if host != Some(from) || !self.take_catch_up_part(tick, index, &bytes) {
+                        self.take_snapshot_part(from, tick, index, &bytes);
+                    }
+                }
+                Control::SnapshotNeed { tick, missing } if self.is_watcher(from) => {
+                    self.resend_catch_up(from, tick, &missing);
                 }
                 Control::SnapshotNeed { tick, missing } => {
                     self.resend_parts(from, tick, &missing);
                 }
+                msg @ Control::Hello { .. } if self.local_handle == Some(0) => {
+                    self.answer_late_hello(from, &msg);
+                }
+                Control::CatchUp { epoch, snapshot } => self.take_catch_up(from, epoch, snapshot),
+                Control::Relay {
+                    from: first,
+                    inputs,
+                    hash,
+                } => {
+                    self.take_relay(from, first, &inputs, hash);
+                }
+                Control::RelayAck { through } => self.take_relay_ack(from, through),
                 _ => {}
             }
         }
@@ -987,6 +1046,15 @@ impl NetPeer {
         }
         self.watch_for_freeze()?;
         let before = self.driver.counters().new_frames;
+        if let Session::Relay(_) = self.session {
+            self.poll();
+            return if self.advance_relayed()? {
+                Ok(Advance::Advanced)
+            } else {
+                self.clock.stall();
+                Ok(Advance::Stalled)
+            };
+        }
         let requests = match &mut self.session {
             Session::P2P(s) => {
                 if s.current_state() != SessionState::Running {
@@ -1042,6 +1110,7 @@ impl NetPeer {
                 }
                 Err(e) => return Err(e.into()),
             },
+            Session::Relay(_) => return Ok(Advance::Stalled),
         };
         self.watch_for_silent_disconnects(&requests);
         self.driver.handle(requests)?;
@@ -1056,7 +1125,7 @@ impl NetPeer {
                 None => self.driver.frame_base(),
             },
             // A spectator only ever receives confirmed inputs.
-            Session::Spectator(_) => self.driver.world().tick(),
+            Session::Spectator(_) | Session::Relay(_) => self.driver.world().tick(),
         };
         self.collect_events();
         if self.driver.counters().new_frames > before {
@@ -1078,10 +1147,7 @@ impl NetPeer {
         if paused || !self.silent.is_empty() {
             self.progress.1 = now;
         }
-        let running = match &self.session {
-            Session::P2P(s) => s.current_state() == SessionState::Running,
-            Session::Spectator(s) => s.current_state() == SessionState::Running,
-        };
+        let running = self.running();
         if !running || self.final_tick > self.progress.0 {
             self.progress = (self.final_tick, now);
             return Ok(());
@@ -1191,7 +1257,7 @@ impl NetPeer {
     pub fn frames_ahead(&self) -> i32 {
         match &self.session {
             Session::P2P(s) => s.frames_ahead(),
-            Session::Spectator(_) => 0,
+            Session::Spectator(_) | Session::Relay(_) => 0,
         }
     }
 
@@ -1237,6 +1303,7 @@ impl NetPeer {
                 .first()
                 .and_then(|&h| s.network_stats(h).ok()),
             Session::Spectator(s) => s.network_stats().ok(),
+            Session::Relay(_) => None,
         };
         self.clock
             .tick(socket, self.driver.counters(), |st| {
@@ -1261,6 +1328,7 @@ impl NetPeer {
         match &self.session {
             Session::P2P(_) => None,
             Session::Spectator(s) => Some(s.frames_behind_host()),
+            Session::Relay(r) => Some(r.queued()),
         }
     }
 

@@ -13,6 +13,7 @@ mod garbage;
 mod handshake;
 mod hostile;
 mod journal;
+mod late_spectator;
 mod processes;
 mod rail_fairness;
 mod raw;

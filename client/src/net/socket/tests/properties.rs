@@ -129,6 +129,14 @@ fn control_msg() -> impl Strategy<Value = Control> {
             .prop_map(|(tick, index, bytes)| Control::SnapshotChunk { tick, index, bytes }),
         1 => (any::<u32>(), proptest::collection::vec(any::<u16>(), 0..8))
             .prop_map(|(tick, missing)| Control::SnapshotNeed { tick, missing }),
+        1 => (any::<u32>(), any::<(u32, u32, u64, u64)>())
+            .prop_map(|(epoch, (tick, len, checksum, hash))| Control::CatchUp {
+                epoch,
+                snapshot: wire::SnapshotOffer { tick, len, checksum, hash },
+            }),
+        1 => (any::<u32>(), wire_inputs(), any::<u64>())
+            .prop_map(|(from, inputs, hash)| Control::Relay { from, inputs, hash }),
+        1 => any::<u32>().prop_map(|through| Control::RelayAck { through }),
     ]
 }
 
@@ -422,7 +430,8 @@ proptest! {
                         match msg {
                             Control::Finish { .. } | Control::Joined | Control::Resume { .. } | Control::ResumeAt { .. }
                             | Control::Resync { .. } | Control::ResyncAt { .. } | Control::SnapshotChunk { .. }
-                            | Control::SnapshotNeed { .. } => {
+                            | Control::SnapshotNeed { .. } | Control::CatchUp { .. } | Control::Relay { .. }
+                            | Control::RelayAck { .. } => {
                                 prop_assert!(m.linked.contains_key(&port), "clear {msg:?} from {from}");
                                 prop_assert_eq!(m.may_prove.get(&port), Some(&true));
                             }

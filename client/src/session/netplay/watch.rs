@@ -1,0 +1,515 @@
+//! Spectators who arrive after the start: caught up by snapshot, then fed the confirmed inputs.
+//!
+//! A GGRS session takes its spectators when it is built, so a spectator welcomed later follows
+//! the match outside GGRS. The host answers its `Hello` as at the start (the same Noise
+//! handshake, the invite code if the match has one; never the match's secret), then sends its
+//! final state ([`Control::CatchUp`], in [`Control::SnapshotChunk`]s, checked as every
+//! snapshot from the network is: [`super::transfer`]) and from then on every confirmed tick's
+//! inputs ([`Control::Relay`]), with its state hash at the last tick of each batch. The
+//! spectator acknowledges what it holds ([`Control::RelayAck`]); what is unacknowledged is
+//! sent again, so a lost datagram delays the spectator and loses nothing. A spectator further
+//! behind than [`super::NetConfig::max_frames_behind`] simulates
+//! [`super::NetConfig::catchup_speed`] ticks per frame ([`NetPeer::catching_up`]) until it
+//! follows live. Its logs begin at the tick it joined, with a checkpoint of that state; a
+//! hash that differs from the host's is a desync, reported as any other. A spectator that
+//! drops and comes back (a new process, or the same after the host gave it up) simply joins
+//! again the same way.
+
+use super::transfer::{self, Assembly};
+use super::{NetEvent, NetPeer, Session};
+use crate::driver::Driver;
+use crate::error::Error;
+use crate::handshake::AnswerBudget;
+use crate::net::seal::Responder;
+use crate::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role, SnapshotOffer};
+use engine::{Tick, WireInput};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// Most ticks of inputs relayed in one datagram (2 players × 5 bytes each: 600 bytes).
+pub const MAX_RELAY_TICKS: usize = 60;
+/// Most relayed ticks a spectator holds ahead of its world.
+const MAX_QUEUED_TICKS: usize = 3600;
+/// How often what is unacknowledged is sent again.
+const REPEAT: Duration = Duration::from_millis(150);
+
+/// A spectator welcomed after the start, as the host keeps it.
+#[derive(Debug)]
+struct Watcher {
+    addr: SocketAddr,
+    /// The snapshot it starts from, and its bytes.
+    offer: SnapshotOffer,
+    bytes: Vec<u8>,
+    /// The last tick it said it holds (`None`: not even the snapshot yet).
+    acked: Option<Tick>,
+    /// The last tick sent to it.
+    sent_through: Tick,
+    next: Instant,
+    heard: Instant,
+}
+
+/// A late spectator's side: the snapshot arriving, then the relayed ticks.
+#[derive(Debug)]
+pub(super) struct Relayed {
+    /// Inputs of the ticks after the world's, oldest first.
+    queue: VecDeque<Vec<WireInput>>,
+    /// The host's hashes still to compare, `(tick, hash)`, oldest first.
+    expected: VecDeque<(Tick, u64)>,
+    heard: Instant,
+    next_ack: Instant,
+}
+
+impl Relayed {
+    /// Relayed ticks not yet simulated.
+    pub(super) fn queued(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Both sides' state of late spectators.
+#[derive(Debug, Default)]
+pub(super) struct Watch {
+    watchers: Vec<Watcher>,
+    budget: Option<AnswerBudget>,
+    /// The spectator's: the host's epoch and its snapshot arriving.
+    catch_up: Option<(u32, Assembly, Instant)>,
+    /// Late `Hello`s refused (other build or rules, no invite code, too many spectators).
+    pub(super) refused: u64,
+}
+
+impl NetPeer {
+    /// A spectator's `Hello` at a running host: welcomed as a late spectator, or refused.
+    pub(super) fn answer_late_hello(&mut self, from: SocketAddr, hello: &Control) {
+        let Control::Hello {
+            info,
+            role: Role::Spectator,
+            invite,
+            noise,
+        } = hello
+        else {
+            return;
+        };
+        // A peer already (a late spectator repeating its `Hello`, a spectator of the start):
+        // the link answered it again.
+        if self.link.borrow().peers().contains(&from) {
+            return;
+        }
+        let budget = self.watch.budget.get_or_insert_with(AnswerBudget::new);
+        if !budget.take(Instant::now()) {
+            self.link.borrow_mut().count_rate_limited();
+            return;
+        }
+        let refuse = |link: &crate::socket::SharedLink, reason: &str| {
+            let bytes = wire::encode(
+                Kind::Control,
+                0,
+                &Control::Reject {
+                    reason: reason.to_owned(),
+                },
+            );
+            link.borrow_mut().send_raw(&bytes, from);
+        };
+        if *invite != self.config.invite.is_some() {
+            self.watch.refused += 1;
+            return refuse(
+                &self.link,
+                if *invite {
+                    "this host takes no invite code: join with its address alone"
+                } else {
+                    "this match needs its invite code: ask the host for the whole invitation"
+                },
+            );
+        }
+        let prologue = wire::hello_prologue(info, Role::Spectator, *invite);
+        let Ok(responder) = Responder::read_hello(&prologue, self.config.invite.as_ref(), noise)
+        else {
+            self.watch.refused += 1;
+            return refuse(&self.link, "the invite code does not match the host's");
+        };
+        let ours = PeerInfo::local(&self.config.rules);
+        let answer = if let Some(diff) = ours.differences(info) {
+            HostAnswer::Reject {
+                reason: format!("peer {from} differs from host (host's value first): {diff}"),
+            }
+        } else if self.watch.watchers.len() >= self.config.late_spectators {
+            HostAnswer::Reject {
+                reason: format!(
+                    "spectator slots full: all {} are taken",
+                    self.config.late_spectators
+                ),
+            }
+        } else {
+            HostAnswer::Welcome {
+                info: ours,
+                match_seed: self.agreement.match_seed,
+                players: self.agreement.players,
+                slot: None,
+                secret: None,
+            }
+        };
+        let welcomed = matches!(answer, HostAnswer::Welcome { .. });
+        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
+            return;
+        };
+        let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise });
+        let mut link = self.link.borrow_mut();
+        link.send_raw(&datagram, from);
+        if !welcomed {
+            self.watch.refused += 1;
+            return;
+        }
+        link.add_channel(from, channel);
+        link.answer_hellos_with(from, datagram);
+        drop(link);
+        let tick = self.final_tick;
+        let (Ok(snapshot), Ok(hash)) = (self.driver.snapshot_at(tick), self.driver.hash_at(tick))
+        else {
+            return;
+        };
+        let bytes = snapshot.to_bytes();
+        let now = Instant::now();
+        self.watch.watchers.push(Watcher {
+            addr: from,
+            offer: transfer::offer(tick, &bytes, hash.combined),
+            bytes,
+            acked: None,
+            sent_through: tick,
+            next: now,
+            heard: now,
+        });
+    }
+
+    /// Whether `from` is a spectator welcomed after the start.
+    pub(super) fn is_watcher(&self, from: SocketAddr) -> bool {
+        self.watch.watchers.iter().any(|w| w.addr == from)
+    }
+
+    /// Spectators welcomed after the start, still followed.
+    #[must_use]
+    pub fn late_spectators(&self) -> usize {
+        self.watch.watchers.len()
+    }
+
+    /// Sends each late spectator what it lacks: the snapshot until it has it, then the ticks
+    /// it has not acknowledged; forgets one silent for the reconnect grace, or so far behind
+    /// that the history no longer holds its next tick.
+    pub(super) fn relay_to_watchers(&mut self) {
+        if self.watch.watchers.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let grace = self.config.disconnect_timeout;
+        let players = usize::from(self.agreement.players);
+        let (epoch, final_tick) = (self.agreement.epoch, self.final_tick);
+        let mut gone = Vec::new();
+        for w in &mut self.watch.watchers {
+            if now.saturating_duration_since(w.heard) > grace {
+                gone.push((w.addr, None));
+                continue;
+            }
+            let fresh = final_tick > w.sent_through;
+            if now < w.next && !fresh {
+                continue;
+            }
+            let mut link = self.link.borrow_mut();
+            let Some(acked) = w.acked else {
+                if now >= w.next {
+                    w.next = now + REPEAT;
+                    link.send_control(
+                        &Control::CatchUp {
+                            epoch,
+                            snapshot: w.offer,
+                        },
+                        w.addr,
+                    );
+                    for index in 0..transfer::parts(w.offer.len) as u16 {
+                        if let Some(part) = transfer::chunk(&w.bytes, index) {
+                            let tick = w.offer.tick;
+                            let bytes = part.to_vec();
+                            link.send_control(
+                                &Control::SnapshotChunk { tick, index, bytes },
+                                w.addr,
+                            );
+                        }
+                    }
+                }
+                continue;
+            };
+            // New ticks go at once; unacknowledged ones again after a while.
+            let from = if now >= w.next {
+                acked + 1
+            } else {
+                w.sent_through + 1
+            };
+            let through = final_tick.min(from + MAX_RELAY_TICKS as Tick - 1);
+            if through < from {
+                w.next = now + REPEAT;
+                continue;
+            }
+            let mut inputs = Vec::with_capacity((through - from + 1) as usize * players);
+            for t in from..=through {
+                match self.driver.inputs_at(t - 1) {
+                    Ok(i) => inputs.extend(i.iter().map(|i| i.to_wire())),
+                    Err(_) => break,
+                }
+            }
+            let (Ok(hash), true) = (
+                self.driver.hash_at(through),
+                inputs.len() == (through - from + 1) as usize * players,
+            ) else {
+                gone.push((w.addr, Some(from)));
+                continue;
+            };
+            let relay = Control::Relay {
+                from,
+                inputs,
+                hash: hash.combined,
+            };
+            link.send_control(&relay, w.addr);
+            w.sent_through = w.sent_through.max(through);
+            if now >= w.next {
+                w.next = now + REPEAT;
+            }
+        }
+        for (addr, behind) in gone {
+            let mut link = self.link.borrow_mut();
+            if let Some(from) = behind {
+                let reason = format!(
+                    "you fell too far behind: tick {from} is no longer held here; watch again"
+                );
+                link.send_control(&Control::Reject { reason }, addr);
+            }
+            link.drop_peer(addr);
+            self.watch.watchers.retain(|w| w.addr != addr);
+        }
+    }
+
+    /// A late spectator says it holds every tick through `through`.
+    pub(super) fn take_relay_ack(&mut self, from: SocketAddr, through: Tick) {
+        let final_tick = self.final_tick;
+        if let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) {
+            w.heard = Instant::now();
+            // Never past what it was sent: an ack of more is a lie and moves nothing.
+            if through >= w.offer.tick && through <= w.sent_through.min(final_tick) {
+                w.acked = Some(w.acked.map_or(through, |a| a.max(through)));
+            }
+        }
+    }
+
+    /// A late spectator asks again for parts of its snapshot.
+    pub(super) fn resend_catch_up(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+        let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) else {
+            return;
+        };
+        w.heard = Instant::now();
+        if w.offer.tick != tick {
+            return;
+        }
+        let mut link = self.link.borrow_mut();
+        for &index in missing.iter().take(transfer::MAX_NEEDED) {
+            if let Some(part) = transfer::chunk(&w.bytes, index) {
+                let bytes = part.to_vec();
+                link.send_control(&Control::SnapshotChunk { tick, index, bytes }, from);
+            }
+        }
+    }
+
+    // The spectator's side.
+
+    /// The host's `CatchUp`, for a spectator not yet following anything.
+    pub(super) fn take_catch_up(&mut self, from: SocketAddr, epoch: u32, offer: SnapshotOffer) {
+        let host = self.agreement.remote_players.first().map(|&(_, a)| a);
+        let waiting =
+            matches!(self.session, Session::Spectator(_)) && self.watch.catch_up.is_none();
+        if self.local_handle.is_some() || host != Some(from) || !waiting || self.running() {
+            return;
+        }
+        match Assembly::new(offer) {
+            Ok(assembly) => self.watch.catch_up = Some((epoch, assembly, Instant::now())),
+            Err(e) => {
+                self.failure = Some(Error::CatchUpFailed {
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+
+    /// A part of the host's snapshot for a late spectator; `false` if none is awaited.
+    pub(super) fn take_catch_up_part(&mut self, tick: Tick, index: u16, bytes: &[u8]) -> bool {
+        let Some((_, assembly, _)) = &mut self.watch.catch_up else {
+            return false;
+        };
+        if assembly.add(tick, index, bytes).is_err() {
+            self.resync.refused_parts += 1;
+        }
+        true
+    }
+
+    /// A late spectator whose snapshot is complete starts following from it: a driver at the
+    /// snapshot's tick, the relay instead of GGRS. Asks for missing parts meanwhile.
+    pub(super) fn finish_catch_up(&mut self) {
+        let Some((epoch, assembly, next)) = &mut self.watch.catch_up else {
+            return;
+        };
+        let host = self.agreement.remote_players[0].1;
+        let missing = assembly.missing();
+        if !missing.is_empty() {
+            if Instant::now() >= *next {
+                *next = Instant::now() + REPEAT;
+                let tick = assembly.offer().tick;
+                self.link
+                    .borrow_mut()
+                    .send_control(&Control::SnapshotNeed { tick, missing }, host);
+            }
+            return;
+        }
+        let epoch = *epoch;
+        let result = assembly.finish(self.driver.world().rules());
+        self.watch.catch_up = None;
+        let world = match result {
+            Ok((world, _)) => world,
+            Err(e) => {
+                self.failure = Some(Error::CatchUpFailed {
+                    reason: format!("the host's state was refused: {e}"),
+                });
+                return;
+            }
+        };
+        let tick = world.tick();
+        let mut driver = Driver::with_history(world, super::peer_history(&self.config));
+        driver.start_frames_here();
+        self.driver = driver;
+        self.final_tick = tick;
+        self.progress = (tick, Instant::now());
+        self.agreement.epoch = epoch;
+        let now = Instant::now();
+        self.session = Session::Relay(Box::new(Relayed {
+            queue: VecDeque::new(),
+            expected: VecDeque::new(),
+            heard: now,
+            next_ack: now,
+        }));
+        self.link
+            .borrow_mut()
+            .send_control(&Control::RelayAck { through: tick }, host);
+    }
+
+    /// Relayed ticks from the host: the part after what this spectator holds is queued.
+    pub(super) fn take_relay(
+        &mut self,
+        from: SocketAddr,
+        first: Tick,
+        inputs: &[WireInput],
+        hash: u64,
+    ) {
+        let players = usize::from(self.agreement.players);
+        let host = self.agreement.remote_players.first().map(|&(_, a)| a);
+        let world_tick = self.driver.world().tick();
+        let Session::Relay(relay) = &mut self.session else {
+            return;
+        };
+        if host != Some(from) || players == 0 || !inputs.len().is_multiple_of(players) {
+            return;
+        }
+        relay.heard = Instant::now();
+        let next = world_tick + 1 + relay.queue.len() as Tick;
+        let n = inputs.len() / players;
+        let Some(last) = (first + n as Tick).checked_sub(1) else {
+            return;
+        };
+        if first > next || last < next || n == 0 {
+            return; // a gap before it (sent again later), or nothing new
+        }
+        let skip = (next - first) as usize;
+        for tick in inputs.chunks(players).skip(skip) {
+            if relay.queue.len() >= MAX_QUEUED_TICKS {
+                break;
+            }
+            relay.queue.push_back(tick.to_vec());
+        }
+        if relay.expected.back().is_none_or(|&(t, _)| t < last) {
+            relay.expected.push_back((last, hash));
+        }
+        relay.next_ack = Instant::now();
+    }
+
+    /// Simulates relayed ticks: one per frame when following live, `catchup_speed` when
+    /// further behind than `max_frames_behind`; compares the host's hashes on the way.
+    pub(super) fn advance_relayed(&mut self) -> Result<bool, Error> {
+        let host = self.agreement.remote_players[0].1;
+        let (behind, catchup) = (self.config.max_frames_behind, self.config.catchup_speed);
+        let Session::Relay(relay) = &mut self.session else {
+            return Ok(false);
+        };
+        let steps = if relay.queue.len() > behind {
+            catchup
+        } else {
+            1
+        };
+        let mut stepped = false;
+        for _ in 0..steps {
+            let Some(inputs) = relay.queue.pop_front() else {
+                break;
+            };
+            self.driver.step_confirmed(&inputs)?;
+            stepped = true;
+            let tick = self.driver.world().tick();
+            while let Some(&(t, hash)) = relay.expected.front() {
+                if t > tick {
+                    break;
+                }
+                relay.expected.pop_front();
+                let ours = self.driver.hash_at(t).map_or(0, |h| h.combined);
+                if t == tick && ours != hash {
+                    self.events.push(NetEvent::DesyncDetected {
+                        tick: t,
+                        local: ours,
+                        remote: hash,
+                        peer: host,
+                    });
+                }
+            }
+        }
+        self.final_tick = self.driver.world().tick();
+        Ok(stepped)
+    }
+
+    /// A late spectator's housekeeping each poll: acknowledges what it holds, and gives the
+    /// host up after the reconnect grace of silence.
+    pub(super) fn poll_relayed(&mut self) {
+        let host = self.agreement.remote_players[0].1;
+        let held = self.final_tick;
+        let grace = self.config.disconnect_timeout;
+        let Session::Relay(relay) = &mut self.session else {
+            return;
+        };
+        let now = Instant::now();
+        if now.saturating_duration_since(relay.heard) > grace {
+            if !self.timed_out.contains(&host) {
+                self.timed_out.push(host);
+            }
+            self.report_gone(host);
+            return;
+        }
+        if now >= relay.next_ack {
+            relay.next_ack = now + REPEAT;
+            let through = held + relay.queue.len() as Tick;
+            self.link
+                .borrow_mut()
+                .send_control(&Control::RelayAck { through }, host);
+        }
+    }
+
+    /// How many relayed ticks a late spectator has yet to simulate, while it catches up
+    /// (more than `max_frames_behind`); `None` when following live, or not a late spectator.
+    #[must_use]
+    pub fn catching_up(&self) -> Option<usize> {
+        match &self.session {
+            Session::Relay(r) if r.queue.len() > self.config.max_frames_behind => {
+                Some(r.queue.len())
+            }
+            _ => None,
+        }
+    }
+}
