@@ -816,8 +816,6 @@ impl NetPeer {
             }
         }
         self.collect_events();
-        self.finish_catch_up();
-        self.relay_to_watchers();
     }
 
     fn collect_events(&mut self) {
@@ -860,6 +858,10 @@ impl NetPeer {
         };
         self.link.borrow_mut().set_local_frame(frame);
         self.take_control_messages();
+        // After every poll and every frame: a late spectator's snapshot may be complete, and
+        // the host's late spectators are owed the ticks confirmed since.
+        self.finish_catch_up();
+        self.relay_to_watchers();
     }
 
     /// Reads the control messages the link took in.

@@ -626,5 +626,6 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
     }
 }
 
+mod late;
 mod rejoin;
 mod resync;

@@ -396,7 +396,7 @@ impl NetPeer {
     }
 
     /// Relayed ticks from the host: the part after what this spectator holds is queued.
-    pub(super) fn take_relay(
+    pub(crate) fn take_relay(
         &mut self,
         from: SocketAddr,
         first: Tick,

@@ -1,0 +1,156 @@
+//! Spectators welcomed by a running host on the in-memory network: one is caught up and
+//! follows; relayed inputs that do not fit (not whole ticks, past a gap, from anyone but the
+//! host) are not taken; a late `Hello` with other rules, with an invite code the host does
+//! not take, or at a host that takes no late spectators is refused saying why.
+
+use super::*;
+use crate::net::seal::Initiator;
+use crate::wire::HostAnswer;
+use engine::WireInput;
+
+/// A running pair on `net` and a spectator at port 5 welcomed after `ticks`, caught up.
+fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer, NetPeer, NetPeer) {
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(net, &cfg);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < ticks {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let mut watching = joiner(net, 5, Role::Spectator, &cfg);
+    let spectator = loop {
+        assert!(Instant::now() < guard, "the spectator is never caught up");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        if let Some(peer) = watching.poll().expect("welcomed") {
+            break peer;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    (hosted, joined, spectator)
+}
+
+#[test]
+fn a_spectator_welcomed_mid_match_starts_from_the_host_state_and_follows() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let from = spectator.driver().frame_base();
+    assert!(from >= 60, "caught up at tick {from}");
+    assert_eq!(hosted.late_spectators(), 1);
+    assert_eq!(
+        spectator.world().state_hash(),
+        hosted.driver().hash_at(from).expect("the host's hash"),
+        "the state it was sent is the host's final state"
+    );
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.final_tick() < from + 120 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    let t = spectator.final_tick();
+    assert_eq!(
+        spectator.driver().hash_at(t).ok(),
+        hosted.driver().hash_at(t).ok()
+    );
+    assert!(spectator
+        .take_events()
+        .iter()
+        .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+}
+
+#[test]
+fn relayed_inputs_that_do_not_fit_are_not_taken() {
+    let net = MemoryNet::default();
+    let (hosted, _joined, mut spectator) = watched(&net, 60);
+    let host = addr(1);
+    let next = spectator.world().tick() + 1;
+    let held = || spectator_queue(&spectator);
+    let before = held();
+    let tick = vec![WireInput::default(); 2];
+    // Not whole ticks; past a gap; from a stranger; nothing new.
+    spectator.take_relay(host, next, &tick[..1], 0);
+    spectator.take_relay(host, next + 5, &tick, 0);
+    spectator.take_relay(addr(77), next, &tick, 0);
+    spectator.take_relay(host, next - 1, &tick, 0);
+    assert_eq!(spectator_queue(&spectator), before);
+    // What fits is taken.
+    spectator.take_relay(host, next, &tick, 0);
+    assert_eq!(spectator_queue(&spectator), before + 1);
+    drop(hosted);
+}
+
+fn spectator_queue(spectator: &NetPeer) -> usize {
+    spectator.frames_behind_host().expect("a spectator")
+}
+
+/// A late spectator's `Hello` with `info` (and an invite flag) at a running host: what it is
+/// answered, opened where it is sealed for it.
+fn late_hello(cfg: &NetConfig, info: PeerInfo, invite: bool) -> Vec<String> {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, cfg);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 30 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let mut at = net.endpoint(9);
+    let prologue = wire::hello_prologue(&info, Role::Spectator, invite);
+    let code = crate::net::seal::InviteCode::from_bytes([3; crate::net::seal::InviteCode::BYTES]);
+    let mut initiator = Initiator::new(&prologue, invite.then_some(&code)).expect("initiator");
+    let hello = Control::Hello {
+        info,
+        role: Role::Spectator,
+        invite,
+        noise: initiator.message().to_vec(),
+    };
+    at.send(&wire::encode(Kind::Control, 0, &hello), addr(1));
+    let _ = hosted.advance(WireInput::default());
+    control_at(&mut at)
+        .into_iter()
+        .map(|m| match m {
+            Control::Reject { reason } => reason,
+            Control::Answer { noise } => match initiator
+                .read_answer(&noise)
+                .map(|p| wire::decode::<HostAnswer>(&p))
+            {
+                Ok(Ok(HostAnswer::Reject { reason })) => reason,
+                Ok(Ok(HostAnswer::Welcome { .. })) => "welcome".into(),
+                other => format!("{other:?}"),
+            },
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_refused() {
+    let cfg = config(30_000, 5_000, 0);
+    let mut other = engine::Rules::default();
+    other.max_hp += 1;
+    let said = late_hello(&cfg, PeerInfo::local(&other), false);
+    assert!(
+        said.iter().any(|r| r.contains("differs from host")),
+        "{said:?}"
+    );
+    let said = late_hello(&cfg, PeerInfo::local(&engine::Rules::default()), true);
+    assert!(
+        said.iter().any(|r| r.contains("takes no invite code")),
+        "{said:?}"
+    );
+    let none = NetConfig {
+        late_spectators: 0,
+        ..cfg.clone()
+    };
+    let said = late_hello(&none, PeerInfo::local(&engine::Rules::default()), false);
+    assert!(said.iter().any(|r| r.contains("under way")), "{said:?}");
+    let said = late_hello(&cfg, PeerInfo::local(&engine::Rules::default()), false);
+    assert_eq!(
+        said,
+        vec!["welcome".to_string()],
+        "and the right one is welcomed"
+    );
+}
