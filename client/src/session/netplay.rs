@@ -699,8 +699,7 @@ impl NetPeer {
         let (session, local_handle) = Self::session_for(&link, &agreement, config)?;
         link.borrow_mut()
             .accept_rejoins(local_handle.is_some() && agreement.secret.is_some());
-        link.borrow_mut()
-            .accept_late_spectators(agreement.local_slot == Some(0) && config.late_spectators > 0);
+
         let final_tick = driver.world().tick();
         Ok(NetPeer {
             link,
@@ -858,6 +857,7 @@ impl NetPeer {
         };
         self.link.borrow_mut().set_local_frame(frame);
         self.take_control_messages();
+        self.open_to_late_spectators();
         // After every poll and every frame: a late spectator's snapshot may be complete, and
         // the host's late spectators are owed the ticks confirmed since.
         self.finish_catch_up();

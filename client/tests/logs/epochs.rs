@@ -1,14 +1,17 @@
-//! Outage and epoch records of networked matches: each must follow the tick it happened after,
-//! epochs must count up, and `verify` checks an epoch's state hash against the re-simulated
-//! state there; a forged one is refused naming the tick, and an honest one passes.
+//! Outage, epoch and resync records of networked matches: each must follow the tick it happened
+//! after, epochs must count up, and `verify` checks an epoch's state hash against the
+//! re-simulated state there; a forged one is refused naming the tick, and an honest one passes.
+//! A resync's snapshot must be the state it names, and `verify`, replays and recovery go on
+//! from it.
 
 use super::scratch;
 use client::matchlog::{
-    read_log, EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, TickRecord,
+    read_log, EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, ResyncRecord,
+    TickRecord,
 };
-use client::replay::verify;
+use client::replay::{recover, verify, Replay};
 use client::Error;
-use engine::{Bot, Rules, StateHash, World};
+use engine::{Bot, InputCmd, Rules, StateHash, World};
 use std::path::Path;
 
 /// A log of `ticks` bot ticks; returns the state hashes by tick (index = tick).
@@ -151,5 +154,152 @@ fn epoch_and_outage_records_out_of_place_are_refused_by_the_reader() {
         played(&path, 80, extra);
         let err = read_log(&path).expect_err(name);
         assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+}
+
+/// A log of a joiner whose state at `at` was replaced by a resync: its own bot-played ticks up
+/// to `at`, then a resync record holding another state of tick `at` (the same match played
+/// idle: the "host's"), then ticks played on from that state. `edit` may change the record.
+/// Returns the final state reached.
+fn resynced(path: &Path, at: u32, ticks: u32, edit: impl Fn(&mut ResyncRecord)) -> World {
+    resynced_with(path, at, ticks, edit, |_, _| Vec::new())
+}
+
+/// A networked player's log with one record of each networked kind: an outage after tick
+/// 100, epoch 2 from tick 150 (a rejoin), and a resync into epoch 3 after tick 250; 400 ticks.
+/// The fuzz tests damage and craft it as they do a bot match's.
+pub(super) fn networked_log(path: &Path) {
+    resynced_with(
+        path,
+        250,
+        400,
+        |r| r.epoch = 3,
+        |tick, world| match tick {
+            100 => vec![Record::Outage(OutageRecord {
+                tick,
+                silent_ms: 2500,
+            })],
+            150 => vec![epoch(2, tick, world.state_hash())],
+            _ => Vec::new(),
+        },
+    );
+}
+
+/// As [`resynced`], with `extra` records after each tick.
+fn resynced_with(
+    path: &Path,
+    at: u32,
+    ticks: u32,
+    edit: impl Fn(&mut ResyncRecord),
+    extra: impl Fn(u32, &World) -> Vec<Record>,
+) -> World {
+    let mut own = World::new(Rules::default(), 4, 2).expect("world");
+    let header = LogHeader::for_world(&own, "join", None);
+    let mut log = MatchLogWriter::create(path, &header, &own, u32::MAX).expect("create");
+    let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
+    let mut host = own.clone();
+    for _ in 0..at {
+        host.step(&[InputCmd::idle(host.tick()), InputCmd::idle(host.tick())])
+            .expect("step");
+    }
+    let mut step = |world: &mut World, log: &mut MatchLogWriter| {
+        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
+        world.step(&inputs).expect("step");
+        log.append(&Record::Tick(TickRecord {
+            tick: world.tick(),
+            inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+            hash: world.state_hash(),
+            shots: client::tick_logs::rail_shots(world.events()).collect(),
+        }))
+        .expect("append");
+        for record in extra(world.tick(), world) {
+            log.append(&record).expect("append");
+        }
+    };
+    for _ in 0..at {
+        step(&mut own, &mut log);
+    }
+    assert_ne!(
+        own.state_hash(),
+        host.state_hash(),
+        "two states of tick {at}"
+    );
+    let mut record = ResyncRecord {
+        epoch: 2,
+        tick: at,
+        desync: at,
+        replaced: own.state_hash(),
+        hash: host.state_hash(),
+        dumps: Some("join.log.dumps".into()),
+        snapshot: host.state().to_bytes(),
+    };
+    edit(&mut record);
+    log.append(&Record::Resync(record)).expect("append");
+    let mut world = host;
+    for _ in at..ticks {
+        step(&mut world, &mut log);
+    }
+    world
+}
+
+#[test]
+fn a_resync_reads_back_and_verify_replays_and_recovery_go_on_from_its_snapshot() {
+    let dir = scratch("resync-honest");
+    let path = dir.join("m.duel");
+    let end = resynced(&path, 200, 300, |_| {});
+    let log = read_log(&path).expect("reads");
+    assert_eq!(log.resyncs.len(), 1);
+    assert_eq!(log.resyncs[0].dumps.as_deref(), Some("join.log.dumps"));
+    assert_eq!(verify(&log, None).expect("verifies through it").ticks, 300);
+    let mut replay = Replay::new(log.clone()).expect("replay");
+    // Stepping across the resync, and seeking past it from before.
+    replay.seek(199).expect("seek");
+    while replay.step().expect("step") {}
+    assert_eq!(replay.world().state_hash(), end.state_hash());
+    replay.seek(250).expect("seek back and past");
+    replay.seek(300).expect("seek to the end");
+    assert_eq!(replay.world().state_hash(), end.state_hash());
+    assert_eq!(
+        recover(log).expect("recovers").state_hash(),
+        end.state_hash()
+    );
+}
+
+#[test]
+fn a_resync_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
+    let dir = scratch("resync-misplaced");
+    let cases: [(&str, fn(&mut ResyncRecord), &str); 4] = [
+        ("another tick", |r| r.tick -= 1, "resync from tick 149"),
+        ("epoch 1 again", |r| r.epoch = 1, "epoch 1 after epoch 1"),
+        (
+            "a hash that is not the snapshot's",
+            |r| r.hash.players ^= 1,
+            "holds a snapshot of tick 150 hashing",
+        ),
+        (
+            "a damaged snapshot",
+            |r| r.snapshot.truncate(r.snapshot.len() - 1),
+            "resync at tick 150",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let path = dir.join(format!("{}.duel", name.replace(' ', "-")));
+        resynced(&path, 150, 200, edit);
+        let err = read_log(&path).expect_err(name);
+        assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+}
+
+#[test]
+fn a_resync_that_claims_to_replace_another_state_than_the_log_holds_is_refused_by_verify() {
+    let dir = scratch("resync-forged");
+    let path = dir.join("m.duel");
+    resynced(&path, 150, 200, |r| r.replaced.maze ^= 1);
+    let log = read_log(&path).expect("the framing is fine");
+    match verify(&log, None) {
+        Err(Error::VerifyMismatch { tick, section, .. }) => {
+            assert_eq!((tick, section), (150, "resync"));
+        }
+        other => panic!("expected the resync refused, got {other:?}"),
     }
 }

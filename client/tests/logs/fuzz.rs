@@ -52,6 +52,26 @@ fn originals() -> &'static (Vec<u8>, Vec<u8>) {
     })
 }
 
+/// A networked player's match log with an outage, an epoch and a resync record (see
+/// `epochs::networked_log`), made once.
+fn networked() -> &'static Vec<u8> {
+    static LOG: OnceLock<Vec<u8>> = OnceLock::new();
+    LOG.get_or_init(|| {
+        let path = super::scratch("fuzz-networked").join("n.log");
+        super::epochs::networked_log(&path);
+        std::fs::read(&path).expect("read")
+    })
+}
+
+/// The bot match's match log, or the networked one.
+fn original(networked_one: bool) -> &'static Vec<u8> {
+    if networked_one {
+        networked()
+    } else {
+        &originals().0
+    }
+}
+
 /// A fresh file for one case.
 fn case_file(ext: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -199,8 +219,8 @@ proptest! {
 
     /// Random damage to a match log.
     #[test]
-    fn damaged_match_logs_never_pass_for_intact(damage in damage()) {
-        let original = &originals().0;
+    fn damaged_match_logs_never_pass_for_intact(damage in damage(), networked_one in any::<bool>()) {
+        let original = original(networked_one);
         let damaged = apply(original, &damage);
         let first_change = original
             .iter()
@@ -258,8 +278,9 @@ proptest! {
         at in any::<usize>(),
         value in prop_oneof![Just(u32::MAX), Just(0u32), any::<u32>()],
         seek in 0u32..800,
+        networked_one in any::<bool>(),
     ) {
-        let original = &originals().0;
+        let original = original(networked_one);
         let offsets = record_offsets(original);
         let k = record % offsets.len();
         let start = offsets[k];
@@ -414,6 +435,18 @@ fn the_fuzzed_logs_are_what_they_claim() {
         record_offsets(m).len() > 700,
         "header, checkpoints, ticks, end"
     );
+    // The networked log holds a record of each networked kind (outage 6, epoch 5, resync 7)
+    // for the properties to damage and craft, and verifies as it is.
+    let n = networked();
+    let kinds: Vec<u8> = record_offsets(n).iter().map(|&o| n[o + 20]).collect();
+    for kind in [5, 6, 7] {
+        assert_eq!(
+            kinds.iter().filter(|&&k| k == kind).count(),
+            1,
+            "kind {kind}"
+        );
+    }
+    assert!(read_all(n.clone()).is_ok());
     let first = format!("# duel hash log v{} ", client::hashlog::HASH_LOG_VERSION);
     assert!(h.starts_with(first.as_bytes()));
 }

@@ -76,6 +76,9 @@ pub(super) struct Watch {
     catch_up: Option<(u32, Assembly, Instant)>,
     /// Late `Hello`s refused (other build or rules, no invite code, too many spectators).
     pub(super) refused: u64,
+    /// Whether the host takes late spectators' `Hello`s (from the session's first running
+    /// frame: while GGRS synchronizes, a spectator is refused as before).
+    open: bool,
 }
 
 impl NetPeer {
@@ -178,6 +181,18 @@ impl NetPeer {
             next: now,
             heard: now,
         });
+    }
+
+    /// Once the host's session runs, spectators' `Hello`s reach it (if it takes late ones).
+    pub(super) fn open_to_late_spectators(&mut self) {
+        if !self.watch.open
+            && self.local_handle == Some(0)
+            && self.config.late_spectators > 0
+            && self.running()
+        {
+            self.watch.open = true;
+            self.link.borrow_mut().accept_late_spectators(true);
+        }
     }
 
     /// Whether `from` is a spectator welcomed after the start.
