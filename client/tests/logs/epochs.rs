@@ -265,10 +265,13 @@ fn a_resync_reads_back_and_verify_replays_and_recovery_go_on_from_its_snapshot()
     );
 }
 
+/// A change made to a resync record before it is written.
+type Edit = fn(&mut ResyncRecord);
+
 #[test]
 fn a_resync_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
     let dir = scratch("resync-misplaced");
-    let cases: [(&str, fn(&mut ResyncRecord), &str); 4] = [
+    let cases: [(&str, Edit, &str); 4] = [
         ("another tick", |r| r.tick -= 1, "resync from tick 149"),
         ("epoch 1 again", |r| r.epoch = 1, "epoch 1 after epoch 1"),
         (
