@@ -46,6 +46,6 @@ pub use rules_file::load_rules;
 pub use runs::{
     rejoin_from_log, rejoin_logged_match, rejoin_peer, resume_bot_match, resume_logged_bot_match,
     run_bot_match, run_net_peer, run_with_logs, BotMatch, BotMatchSummary, NetRun, NetRunSummary,
-    Resume, ResumeSummary, MAX_TICKS,
+    RejoinFromLog, Resume, ResumeSummary, MAX_TICKS,
 };
 pub use session::GgrsConfig;

@@ -48,6 +48,8 @@ pub struct FrontEnd {
 enum Phase {
     Menu,
     Connecting(Box<Connection>),
+    /// Taking the slot back in an unfinished match, from its log.
+    Rejoining(Box<client::RejoinFromLog>, PathBuf),
 }
 
 impl FrontEnd {
@@ -93,11 +95,12 @@ impl FrontEnd {
                             match self.carry_out(choice, app, menu)? {
                                 Next::Stay => {}
                                 Next::Connect(c) => phase = Phase::Connecting(c),
+                                Next::Rejoin(r, log) => phase = Phase::Rejoining(r, log),
                                 Next::Quit => return Ok(()),
                             }
                         }
                     }
-                    Phase::Connecting(_) => {
+                    Phase::Connecting(_) | Phase::Rejoining(..) => {
                         if menu_inputs(event, false, false).contains(&MenuInput::Back) {
                             // Dropping the connection closes its socket.
                             phase = Phase::Menu;
@@ -127,11 +130,35 @@ impl FrontEnd {
                     }
                 }
             }
+            if let Phase::Rejoining(rejoin, _) = &mut phase {
+                match rejoin.poll() {
+                    Ok(None) => {}
+                    Ok(Some((peer, logs))) => {
+                        phase = Phase::Menu;
+                        menu.to_main();
+                        let delay = usize::from(menu.config.input_delay);
+                        let mut m = NetMatch::with_logs(peer, delay, logs)
+                            .with_remote_view(menu.config.remote_view);
+                        if matches!(self.play(app, menu, &mut m)?, Next::Quit) {
+                            return Ok(());
+                        }
+                    }
+                    Err(e) => {
+                        menu.notice("REJOIN FAILED", e.to_string());
+                        phase = Phase::Menu;
+                    }
+                }
+            }
             match &phase {
                 Phase::Menu => draw_menu(&mut app.canvas, app.renderer.font(), menu),
                 Phase::Connecting(c) => {
                     draw_status(&mut app.canvas, app.renderer.font(), &status_of(c))
                 }
+                Phase::Rejoining(r, log) => draw_status(
+                    &mut app.canvas,
+                    app.renderer.font(),
+                    &rejoin_status(r.rejoining(), log),
+                ),
             }
             .map_err(|e| anyhow!("drawing the menu: {e}"))?;
             app.canvas.present();
@@ -228,10 +255,53 @@ impl FrontEnd {
                     Err(e) => menu.notice("CANNOT HOST", e.to_string()),
                 }
             }
+            Choice::RejoinLast => return Ok(self.rejoin_last(menu)),
             Choice::Join(address) => return Ok(self.connect(&address, Role::Player, menu)),
             Choice::Spectate(address) => return Ok(self.connect(&address, Role::Spectator, menu)),
         }
         Ok(Next::Stay)
+    }
+
+    /// Starts taking the slot back in the newest unfinished online match logged in the log
+    /// folder; a notice if there is none, or its log cannot be continued.
+    fn rejoin_last(&mut self, menu: &mut Menu) -> Next {
+        let Some(log) = self.log_dir.as_deref().and_then(last_unfinished_match) else {
+            let where_ = self
+                .log_dir
+                .as_deref()
+                .map_or("(no log folder)".to_string(), |d| d.display().to_string());
+            menu.notice(
+                "NOTHING TO REJOIN",
+                format!("no unfinished online match of a player is logged in {where_}"),
+            );
+            return Next::Stay;
+        };
+        let mut start = || -> Result<client::RejoinFromLog, client::Error> {
+            let read = client::matchlog::read_log(&log)?;
+            let peer = client::rejoin_peer(&read, &log)?;
+            let config = NetConfig {
+                handshake_timeout: JOIN_TIMEOUT,
+                ..self.net_config(&menu.config)
+            };
+            let bind = client::transport::default_bind_for(peer);
+            let link = client::netplay::open_link(bind, config.conditioner)?;
+            let paths = LogPaths {
+                hash_log: None,
+                match_log: Some(log.clone()),
+                dump_dir: None,
+            };
+            client::RejoinFromLog::start(link, &config, &paths, None)
+        };
+        match start() {
+            Ok(r) => {
+                println!("maze-duel: rejoining from {}", log.display());
+                Next::Rejoin(Box::new(r), log)
+            }
+            Err(e) => {
+                menu.notice("CANNOT REJOIN", e.to_string());
+                Next::Stay
+            }
+        }
     }
 
     /// Starts contacting the host at `address` as `role`; a bad address is noted under the
@@ -348,7 +418,44 @@ impl FrontEnd {
 enum Next {
     Stay,
     Connect(Box<Connection>),
+    Rejoin(Box<client::RejoinFromLog>, PathBuf),
     Quit,
+}
+
+/// The newest match log in `dir` of an online match this side played and that never ended
+/// (no end record: the game closed or crashed mid-match), if any.
+#[must_use]
+pub fn last_unfinished_match(dir: &std::path::Path) -> Option<PathBuf> {
+    list_replays(dir).into_iter().map(|e| e.path).find(|path| {
+        client::matchlog::read_log(path)
+            .is_ok_and(|log| log.header.rejoin.is_some() && log.end.is_none())
+    })
+}
+
+/// The status screen while a rejoin is under way.
+#[must_use]
+pub fn rejoin_status(
+    r: &client::netplay::rejoin::Rejoining,
+    log: &std::path::Path,
+) -> StatusScreen {
+    let name = log
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let mut lines = vec![
+        format!(
+            "Taking the slot back from {}",
+            r.peer()
+                .map_or("the other player".to_string(), |p| p.to_string())
+        ),
+        format!("with {name}"),
+        String::new(),
+        format!("{} ({} s)", r.stage_name(), r.waited().as_secs()),
+    ];
+    lines.push(format!(
+        "The other player waits {} s at most",
+        client::netplay::DEFAULT_RECONNECT_GRACE.as_secs()
+    ));
+    status_screen("REJOINING", lines, None)
 }
 
 /// The status screen for a connection under way.

@@ -71,7 +71,9 @@ pub use cli::Cli;
 pub use config::Config;
 pub use effects::Effects;
 pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W};
-pub use front_end::{menu_inputs, status_of, status_screen, FrontEnd};
+pub use front_end::{
+    last_unfinished_match, menu_inputs, rejoin_status, status_of, status_screen, FrontEnd,
+};
 pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;

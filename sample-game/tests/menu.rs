@@ -378,6 +378,7 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         key(Scancode::Down),
         key(Scancode::Down),
         key(Scancode::Down),
+        key(Scancode::Down),
         key(Scancode::Return), // Replays...
         key(Scancode::Return), // ...the corrupt log.
     ];
@@ -393,8 +394,24 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         text.contains("bad.duellog") && text.contains("not a match log"),
         "{text}"
     );
+    // Rejoin last match: the folder holds no unfinished online match of a player.
     let script = [
         pad(Button::B), // back to the title
+        key(Scancode::Up),
+        key(Scancode::Return), // Rejoin last match
+    ];
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    let Screen::Notice { title, text } = &menu.screen else {
+        panic!("expected the notice, got {:?}", menu.screen)
+    };
+    assert_eq!(title, "NOTHING TO REJOIN");
+    assert!(text.contains("no unfinished online match"), "{text}");
+    let script = [
+        pad(Button::B), // back to the title
+        pad(Button::DPadDown),
         pad(Button::DPadDown),
         pad(Button::A), // Options
         pad(Button::DPadDown),
@@ -600,4 +617,41 @@ fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
         titles.contains(&"WAITING FOR OPPONENT".to_string()),
         "{titles:?}"
     );
+}
+
+/// "Rejoin last match" takes the newest log of an online match this side played that never
+/// ended: not a finished one, not a bot match's.
+#[test]
+fn rejoin_last_match_finds_the_newest_unfinished_log_of_an_online_player() {
+    use client::matchlog::{LogHeader, MatchLogWriter, RejoinKey};
+    let dir = std::env::temp_dir().join(format!("maze-duel-rejoin-last-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    client::run_bot_match(&client::BotMatch {
+        rules: Rules::default(),
+        seed: 3,
+        bot_seed: 4,
+        players: 2,
+        ticks: 30,
+        stop_at_match_end: false,
+        hash_log: None,
+        match_log: Some(dir.join("bot.duellog")),
+    })
+    .expect("bot match");
+    assert_eq!(sample_game::last_unfinished_match(&dir), None);
+    let world = engine::World::new(Rules::default(), 3, 2).expect("world");
+    let header = LogHeader {
+        rejoin: Some(RejoinKey {
+            slot: 1,
+            peer: "127.0.0.1:7000".into(),
+            secret: client::net::seal::MatchSecret::from_bytes([7; 32]),
+        }),
+        ..LogHeader::for_world(&world, "join", None)
+    };
+    let cut = dir.join("join.duellog");
+    let mut writer = MatchLogWriter::create(&cut, &header, &world, 300).expect("create");
+    writer.sync().expect("sync");
+    drop(writer);
+    assert_eq!(sample_game::last_unfinished_match(&dir), Some(cut.clone()));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,5 +12,5 @@ pub use headless::{
 };
 pub use netrun::{
     rejoin_from_log, rejoin_logged_match, rejoin_peer, run_net_peer, run_with_logs, NetRun,
-    NetRunSummary,
+    NetRunSummary, RejoinFromLog,
 };

@@ -4,8 +4,8 @@
 use crate::driver::Injection;
 use crate::error::Error;
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{read_log, MatchLog, DEFAULT_CHECKPOINT_EVERY};
-use crate::netplay::rejoin::MAX_RECENT_TICKS;
+use crate::matchlog::{read_log, MatchLog, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use crate::netplay::rejoin::{Rejoining, MAX_RECENT_TICKS};
 use crate::netplay::{EpochCause, NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
 use crate::pacing::{FrameDecision, FramePacer};
 use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
@@ -340,6 +340,81 @@ pub fn rejoin_from_log(
     paths: &LogPaths,
     bot_seed: Option<u64>,
 ) -> Result<(NetPeer, PeerLogs), Error> {
+    let mut rejoin = RejoinFromLog::start(link, config, paths, bot_seed)?;
+    loop {
+        if let Some(done) = rejoin.poll()? {
+            return Ok(done);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// [`rejoin_from_log`] one poll at a time, for a window that keeps drawing while the other
+/// player answers.
+#[derive(Debug)]
+pub struct RejoinFromLog {
+    rejoining: Rejoining,
+    /// What continues the logs once back.
+    logs: Option<ContinuedLogs>,
+    paths: LogPaths,
+}
+
+impl RejoinFromLog {
+    /// Reads, replays and checks the log and starts rejoining (see [`rejoin_from_log`]).
+    ///
+    /// # Errors
+    /// As [`rejoin_from_log`], but for the other player's answer and the timeout, which
+    /// [`RejoinFromLog::poll`] returns.
+    pub fn start(
+        link: SharedLink,
+        config: &NetConfig,
+        paths: &LogPaths,
+        bot_seed: Option<u64>,
+    ) -> Result<RejoinFromLog, Error> {
+        let (plan, config, logs) = plan_rejoin(config, paths, bot_seed)?;
+        Ok(RejoinFromLog {
+            rejoining: Rejoining::start(link, plan, &config)?,
+            logs: Some(logs),
+            paths: paths.clone(),
+        })
+    }
+
+    /// The rejoin under way (who is asked, for how long, at what step).
+    #[must_use]
+    pub fn rejoining(&self) -> &Rejoining {
+        &self.rejoining
+    }
+
+    /// Sends what is due and reads the answers: the peer and its continued logs once back.
+    ///
+    /// # Errors
+    /// As [`rejoin_from_log`].
+    pub fn poll(&mut self) -> Result<Option<(NetPeer, PeerLogs)>, Error> {
+        let Some(peer) = self.rejoining.poll()? else {
+            return Ok(None);
+        };
+        let (hash_log, writer, logged) = self.logs.take().ok_or_else(|| Error::RejoinRefused {
+            reason: "this rejoin is over".into(),
+        })?;
+        if let Some(report) = peer.rejoin_report() {
+            eprintln!("{report}");
+        }
+        let logs = PeerLogs::rejoined(&peer, &self.paths, hash_log, writer, logged);
+        Ok(Some((peer, logs)))
+    }
+}
+
+/// What continues a rejoiner's logs: the hash log, the match log's writer, its last tick.
+type ContinuedLogs = (Option<HashLogWriter>, MatchLogWriter, Tick);
+
+/// What a rejoin from `paths.match_log` needs: the plan, the configuration under the log's
+/// rules, and the logs to continue (the hash log rewritten from tick 1, the match log
+/// reopened where it ends).
+fn plan_rejoin(
+    config: &NetConfig,
+    paths: &LogPaths,
+    bot_seed: Option<u64>,
+) -> Result<(RejoinPlan, NetConfig, ContinuedLogs), Error> {
     let refuse = |reason: String| Error::RejoinRefused { reason };
     let path = (paths.match_log.as_deref())
         .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
@@ -361,7 +436,11 @@ pub fn rejoin_from_log(
         }
         None => None,
     };
-    let last = log.epochs.last();
+    // The last epoch the log was in: a rejoin's or a resync's.
+    let epoch = (log.epochs.iter().map(|e| e.epoch))
+        .chain(log.resyncs.iter().map(|r| r.epoch))
+        .max()
+        .unwrap_or(1);
     let recent = (log.ticks.iter().rev().take(MAX_RECENT_TICKS).rev())
         .map(|t| t.inputs.clone())
         .collect();
@@ -372,18 +451,13 @@ pub fn rejoin_from_log(
         secret: key.secret,
         slot: key.slot,
         peer: peer_addr,
-        epoch: last.map_or(1, |e| e.epoch),
+        epoch,
     };
     let config = NetConfig {
         rules,
         ..config.clone()
     };
-    let peer = NetPeer::rejoin(link, rejoin, &config)?;
-    if let Some(report) = peer.rejoin_report() {
-        eprintln!("{report}");
-    }
-    let logs = PeerLogs::rejoined(&peer, paths, hash_log, writer, logged);
-    Ok((peer, logs))
+    Ok((rejoin, config, (hash_log, writer, logged)))
 }
 
 /// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the

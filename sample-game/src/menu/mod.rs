@@ -56,6 +56,9 @@ pub enum Choice {
     Join(String),
     /// Watch the match hosted at this address.
     Spectate(String),
+    /// Take the slot back in the newest online match whose log ends unfinished (the game was
+    /// closed or crashed mid-match), from that log.
+    RejoinLast,
     /// Play this match log.
     Replay(PathBuf),
     /// Fill the replay list ([`Menu::show_replays`]); asked when the replay screen opens.
@@ -99,12 +102,13 @@ pub enum Screen {
 }
 
 /// The main list, top to bottom.
-pub const MAIN_ITEMS: [&str; 8] = [
+pub const MAIN_ITEMS: [&str; 9] = [
     "Local: 2 players",
     "Vs bot",
     "Host online",
     "Join online",
     "Spectate",
+    "Rejoin last match",
     "Replays",
     "Options",
     "Quit",
@@ -296,8 +300,9 @@ impl Menu {
                     };
                     None
                 }
-                5 => Some(Choice::ListReplays),
-                6 => {
+                5 => Some(Choice::RejoinLast),
+                6 => Some(Choice::ListReplays),
+                7 => {
                     self.screen = Screen::Options;
                     self.changed = false;
                     None

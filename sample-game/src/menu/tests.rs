@@ -30,13 +30,15 @@ fn the_main_list_starts_each_mode() {
     assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::Host]);
     assert_eq!(
         press(&mut m, &[M::Down, M::Down, M::Down, M::Enter]),
-        [Choice::ListReplays]
+        [Choice::RejoinLast]
     );
+    assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::ListReplays]);
+    m.to_main();
     assert_eq!(
-        press(&mut m, &[M::Up, M::Up, M::Up, M::Up, M::Up, M::Up]),
+        press(&mut m, &[M::Up, M::Up, M::Up, M::Up, M::Up, M::Up, M::Up]),
         []
     );
-    assert_eq!(m.main_row, 7, "wraps from the top to Quit");
+    assert_eq!(m.main_row, 8, "wraps from the top to Quit");
     assert_eq!(press(&mut m, &[M::Enter]), [Choice::Quit]);
 }
 
@@ -111,7 +113,7 @@ fn address_problems() {
 #[test]
 fn options_change_and_ask_to_save() {
     let mut m = menu();
-    for _ in 0..6 {
+    for _ in 0..7 {
         m.handle(M::Down);
     }
     assert_eq!(press(&mut m, &[M::Enter]), []);
@@ -135,7 +137,7 @@ fn options_change_and_ask_to_save() {
 }
 
 fn to_keys(m: &mut Menu) {
-    m.main_row = 6;
+    m.main_row = 7;
     m.handle(M::Enter);
     m.options_row = 4;
     m.handle(M::Enter);

@@ -425,7 +425,7 @@ impl NetPeer {
     /// Takes the slot back after this player's process died: proves the match's secret to
     /// the other player (who waits through its reconnect grace), agrees on the resume tick,
     /// steps the plan's world through the ticks its log lacks, and starts the next epoch's
-    /// session there. `link` is freshly opened.
+    /// session there. `link` is freshly opened. [`Rejoining`] is the same, one poll at a time.
     ///
     /// # Errors
     /// [`Error::RejoinRefused`] with the other player's reason, or this side's if the answer
@@ -436,59 +436,263 @@ impl NetPeer {
         plan: RejoinPlan,
         config: &NetConfig,
     ) -> Result<NetPeer, Error> {
+        let mut rejoining = Rejoining::start(link, plan, config)?;
+        loop {
+            if let Some(peer) = rejoining.poll()? {
+                return Ok(peer);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// Where a rejoin stands.
+enum Stage {
+    /// Proving the match's secret: the Noise handshake under it.
+    Handshake {
+        /// Taken when the answer opens.
+        initiator: Option<Box<Initiator>>,
+        hello: Control,
+        /// A clear `Reject` and when it came: final once no real answer follows in time.
+        clear_reject: Option<(String, Instant)>,
+    },
+    /// Saying where the log ends until the other player answers with the resume tick.
+    Resume { channel_id: u32, resume: Control },
+    /// Done (or failed): polling again is an error.
+    Over,
+}
+
+/// A rejoin under way, polled (a window keeps drawing a status screen meanwhile):
+/// [`NetPeer::rejoin`] one step at a time.
+pub struct Rejoining {
+    link: SharedLink,
+    plan: Option<RejoinPlan>,
+    config: NetConfig,
+    started: Instant,
+    deadline: Instant,
+    next: Instant,
+    stage: Stage,
+}
+
+impl std::fmt::Debug for Rejoining {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rejoining")
+            .field("stage", &self.stage_name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rejoining {
+    /// Starts rejoining on a freshly opened `link` with what the log holds.
+    ///
+    /// # Errors
+    /// A configuration out of range; [`Error::RejoinRefused`] if the handshake cannot start.
+    pub fn start(
+        link: SharedLink,
+        plan: RejoinPlan,
+        config: &NetConfig,
+    ) -> Result<Rejoining, Error> {
         if let Err(info) = config.check() {
             return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest { info }));
         }
-        let started = Instant::now();
-        let deadline = started + config.handshake_timeout;
-        let peer = plan.peer;
-        let timeout = || Error::RejoinTimeout {
-            peer,
-            seconds: crate::handshake::whole_seconds(config.handshake_timeout),
+        let info = PeerInfo::local(&config.rules);
+        let prologue = wire::rejoin_prologue(&info, plan.slot);
+        let initiator =
+            Initiator::keyed(&prologue, Some(Psk::Secret(&plan.secret))).map_err(|e| {
+                Error::RejoinRefused {
+                    reason: format!("cannot start the handshake: {e}"),
+                }
+            })?;
+        let hello = Control::Rejoin {
+            info,
+            slot: plan.slot,
+            noise: initiator.message().to_vec(),
         };
-        let channel_id = rejoin_handshake(&link, &plan, config, deadline).ok_or_else(timeout)??;
-        let players = plan.world.player_count();
-        let through = plan.world.tick();
+        link.borrow_mut().add_peer(plan.peer);
+        let now = Instant::now();
+        Ok(Rejoining {
+            link,
+            plan: Some(plan),
+            config: config.clone(),
+            started: now,
+            deadline: now + config.handshake_timeout,
+            next: now,
+            stage: Stage::Handshake {
+                initiator: Some(Box::new(initiator)),
+                hello,
+                clear_reject: None,
+            },
+        })
+    }
+
+    /// The other player being asked.
+    #[must_use]
+    pub fn peer(&self) -> Option<SocketAddr> {
+        self.plan.as_ref().map(|p| p.peer)
+    }
+
+    /// How long since the first `Rejoin`.
+    #[must_use]
+    pub fn waited(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// What it is doing, in words (for a status screen).
+    #[must_use]
+    pub fn stage_name(&self) -> &'static str {
+        match self.stage {
+            Stage::Handshake { .. } => "proving this is the player who left",
+            Stage::Resume { .. } => "agreeing where the match goes on",
+            Stage::Over => "done",
+        }
+    }
+
+    /// Sends what is due and reads the answers: the peer once the new epoch's session starts.
+    ///
+    /// # Errors
+    /// As [`NetPeer::rejoin`]; once it has returned a peer or an error, every poll is an
+    /// error.
+    pub fn poll(&mut self) -> Result<Option<NetPeer>, Error> {
+        let result = self.step();
+        if result.as_ref().map_or(true, Option::is_some) {
+            self.stage = Stage::Over;
+        }
+        result
+    }
+
+    fn step(&mut self) -> Result<Option<NetPeer>, Error> {
+        let Some(peer) = self.peer() else {
+            return Err(Error::RejoinRefused {
+                reason: "this rejoin is over".into(),
+            });
+        };
+        let now = Instant::now();
+        if now >= self.deadline {
+            return Err(Error::RejoinTimeout {
+                peer,
+                seconds: crate::handshake::whole_seconds(self.config.handshake_timeout),
+            });
+        }
+        let due = now >= self.next;
+        if due {
+            self.next = now + REPEAT;
+        }
+        let link = self.link.clone();
+        link.borrow_mut().pump(false);
+        let inbox: Vec<Control> = (link.borrow_mut().take_control().into_iter())
+            .filter(|(from, _)| *from == peer)
+            .map(|(_, m)| m)
+            .collect();
+        match &mut self.stage {
+            Stage::Over => Err(Error::RejoinRefused {
+                reason: "this rejoin is over".into(),
+            }),
+            Stage::Handshake {
+                initiator,
+                hello,
+                clear_reject,
+            } => {
+                if due {
+                    link.borrow_mut().send_control(hello, peer);
+                }
+                for msg in inbox {
+                    match msg {
+                        Control::Answer { noise } => {
+                            let Some(mut opener) = initiator.take() else {
+                                continue;
+                            };
+                            let Ok(payload) = opener.read_answer(&noise) else {
+                                *initiator = Some(opener);
+                                continue;
+                            };
+                            let channel_id = accepted(&link, peer, *opener, &payload)?;
+                            let resume = self.resume_message();
+                            link.borrow_mut().send_control(&resume, peer);
+                            self.next = Instant::now() + REPEAT;
+                            self.stage = Stage::Resume { channel_id, resume };
+                            return Ok(None);
+                        }
+                        // Clear, so anyone could have sent it: final only if no real answer
+                        // follows.
+                        Control::Reject { reason } => {
+                            clear_reject
+                                .get_or_insert((wire::printable(&reason, 300), Instant::now()));
+                        }
+                        _ => {}
+                    }
+                }
+                match clear_reject {
+                    Some((reason, since))
+                        if since.elapsed() >= crate::handshake::CLEAR_REJECT_GRACE =>
+                    {
+                        Err(Error::RejoinRefused {
+                            reason: reason.clone(),
+                        })
+                    }
+                    _ => Ok(None),
+                }
+            }
+            Stage::Resume { channel_id, resume } => {
+                if due {
+                    link.borrow_mut().send_control(resume, peer);
+                }
+                let channel_id = *channel_id;
+                for msg in inbox {
+                    match msg {
+                        Control::ResumeAt {
+                            epoch,
+                            tick,
+                            hash,
+                            gap,
+                        } => return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some),
+                        Control::Reject { reason } => {
+                            return Err(Error::RejoinRefused {
+                                reason: wire::printable(&reason, 300),
+                            })
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// The `Resume`: where the log ends, its hash, the inputs of its last ticks.
+    fn resume_message(&self) -> Control {
+        let Some(plan) = &self.plan else {
+            return Control::Joined;
+        };
         let recent: Vec<WireInput> = (plan.recent.iter().rev().take(MAX_RECENT_TICKS).rev())
             .flatten()
             .copied()
             .collect();
-        let resume = Control::Resume {
-            through,
+        Control::Resume {
+            through: plan.world.tick(),
             hash: plan.world.state_hash().combined,
             recent,
-        };
-        let mut next = Instant::now();
-        let (epoch, tick, hash, gap) = loop {
-            if Instant::now() >= deadline {
-                return Err(timeout());
-            }
-            if Instant::now() >= next {
-                link.borrow_mut().send_control(&resume, peer);
-                next = Instant::now() + REPEAT;
-            }
-            link.borrow_mut().pump(false);
-            let inbox = link.borrow_mut().take_control();
-            let answer = inbox.into_iter().find_map(|(from, msg)| match msg {
-                _ if from != peer => None,
-                Control::ResumeAt {
-                    epoch,
-                    tick,
-                    hash,
-                    gap,
-                } => Some(Ok((epoch, tick, hash, gap))),
-                Control::Reject { reason } => Some(Err(Error::RejoinRefused {
-                    reason: wire::printable(&reason, 300),
-                })),
-                _ => None,
-            });
-            match answer {
-                Some(answer) => break answer?,
-                None => std::thread::sleep(Duration::from_millis(2)),
-            }
-        };
+        }
+    }
+
+    /// The other player's answer: checked against the log, the gap stepped through, the new
+    /// epoch's session started.
+    fn resume_at(
+        &mut self,
+        channel_id: u32,
+        epoch: u32,
+        tick: Tick,
+        hash: u64,
+        gap: Vec<WireInput>,
+    ) -> Result<NetPeer, Error> {
+        let plan = self.plan.take().ok_or_else(|| Error::RejoinRefused {
+            reason: "this rejoin is over".into(),
+        })?;
+        let config = &self.config;
+        let players = plan.world.player_count();
+        let through = plan.world.tick();
+        let peer = plan.peer;
         let report = RejoinReport {
-            took: started.elapsed(),
+            took: self.started.elapsed(),
             tick,
             gap_ticks: tick.saturating_sub(through),
             answer_bytes: wire::encode_payload(&Control::ResumeAt {
@@ -535,7 +739,7 @@ impl NetPeer {
             secret: Some(plan.secret),
             epoch,
         };
-        let mut peer_after = NetPeer::start_with(link, agreement, config, driver)?;
+        let mut peer_after = NetPeer::start_with(self.link.clone(), agreement, config, driver)?;
         peer_after.rejoined = Some(report);
         peer_after.epochs.push(EpochChange {
             epoch,
@@ -548,83 +752,31 @@ impl NetPeer {
     }
 }
 
-use crate::handshake::{Agreement, AnswerBudget};
-
-/// The rejoiner's Noise handshake under the match secret: the channel id once the other
-/// player accepted; `None` at the deadline.
-fn rejoin_handshake(
+/// The other player's answer to the handshake, opened: the channel id once it accepted.
+fn accepted(
     link: &SharedLink,
-    plan: &RejoinPlan,
-    config: &NetConfig,
-    deadline: Instant,
-) -> Option<Result<u32, Error>> {
-    let info = PeerInfo::local(&config.rules);
-    let prologue = wire::rejoin_prologue(&info, plan.slot);
-    let mut initiator = match Initiator::keyed(&prologue, Some(Psk::Secret(&plan.secret))) {
-        Ok(i) => i,
-        Err(e) => {
-            return Some(Err(Error::RejoinRefused {
-                reason: format!("cannot start the handshake: {e}"),
-            }))
-        }
-    };
-    let hello = Control::Rejoin {
-        info,
-        slot: plan.slot,
-        noise: initiator.message().to_vec(),
-    };
-    let peer = plan.peer;
-    link.borrow_mut().add_peer(peer);
-    let mut next = Instant::now();
-    let mut clear_reject: Option<(String, Instant)> = None;
-    while Instant::now() < deadline {
-        if Instant::now() >= next {
-            link.borrow_mut().send_control(&hello, peer);
-            next = Instant::now() + REPEAT;
-        }
-        link.borrow_mut().pump(false);
-        let inbox = link.borrow_mut().take_control();
-        for (from, msg) in inbox {
-            match msg {
-                _ if from != peer => {}
-                Control::Answer { noise } => {
-                    let Ok(payload) = initiator.read_answer(&noise) else {
-                        continue;
-                    };
-                    return Some(match wire::decode::<RejoinAnswer>(&payload) {
-                        Ok(RejoinAnswer::Accepted) => match initiator.into_channel() {
-                            Ok(channel) => {
-                                let id = channel.id();
-                                link.borrow_mut().add_channel(peer, channel);
-                                Ok(id)
-                            }
-                            Err(e) => Err(Error::RejoinRefused {
-                                reason: format!("the handshake did not finish: {e}"),
-                            }),
-                        },
-                        Ok(RejoinAnswer::Refused { reason }) => Err(Error::RejoinRefused {
-                            reason: wire::printable(&reason, 300),
-                        }),
-                        Err(_) => Err(Error::RejoinRefused {
-                            reason: "the other player sent an answer this build cannot read".into(),
-                        }),
-                    });
-                }
-                // Clear, so anyone could have sent it: final only if no real answer follows.
-                Control::Reject { reason } => {
-                    clear_reject.get_or_insert((wire::printable(&reason, 300), Instant::now()));
-                }
-                _ => {}
+    peer: SocketAddr,
+    initiator: Initiator,
+    payload: &[u8],
+) -> Result<u32, Error> {
+    match wire::decode::<RejoinAnswer>(payload) {
+        Ok(RejoinAnswer::Accepted) => match initiator.into_channel() {
+            Ok(channel) => {
+                let id = channel.id();
+                link.borrow_mut().add_channel(peer, channel);
+                Ok(id)
             }
-        }
-        if let Some((reason, since)) = &clear_reject {
-            if since.elapsed() >= crate::handshake::CLEAR_REJECT_GRACE {
-                return Some(Err(Error::RejoinRefused {
-                    reason: reason.clone(),
-                }));
-            }
-        }
-        std::thread::sleep(Duration::from_millis(2));
+            Err(e) => Err(Error::RejoinRefused {
+                reason: format!("the handshake did not finish: {e}"),
+            }),
+        },
+        Ok(RejoinAnswer::Refused { reason }) => Err(Error::RejoinRefused {
+            reason: wire::printable(&reason, 300),
+        }),
+        Err(_) => Err(Error::RejoinRefused {
+            reason: "the other player sent an answer this build cannot read".into(),
+        }),
     }
-    None
 }
+
+use crate::handshake::{Agreement, AnswerBudget};
