@@ -88,6 +88,8 @@ pub(super) struct Resyncs {
     answered: Option<(SocketAddr, Control, Vec<u8>)>,
     /// Snapshot parts refused (of another tick, out of range, of the wrong length).
     pub(super) refused_parts: u64,
+    /// When parts asked for may next be sent.
+    parts_due: Option<Instant>,
 }
 
 impl NetPeer {
@@ -262,10 +264,11 @@ impl NetPeer {
 
     /// The host's answer to the joiner's `Resume` during a resync (or the same answer again).
     pub(crate) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[WireInput]) {
-        if let Some((to, answer, bytes)) = &self.resync.answered {
+        if let Some((to, answer, _)) = &self.resync.answered {
+            // The answer again, not the parts: those go when asked for.
             if *to == from {
-                let (answer, bytes) = (answer.clone(), bytes.clone());
-                self.send_snapshot(from, &answer, &bytes, None);
+                let answer = answer.clone();
+                self.link.borrow_mut().send_control(&answer, from);
                 return;
             }
         }
@@ -356,8 +359,14 @@ impl NetPeer {
         }
     }
 
-    /// The joiner asks again for parts of the snapshot.
+    /// The joiner asks again for parts of the snapshot (answered once per [`REPEAT`]: asking
+    /// cannot multiply what the host sends).
     pub(super) fn resend_parts(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+        let now = Instant::now();
+        if self.resync.parts_due.is_some_and(|due| now < due) {
+            return;
+        }
+        self.resync.parts_due = Some(now + REPEAT);
         if let Some((to, answer, bytes)) = &self.resync.answered {
             let asked_for_this = matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick);
             if *to == from && asked_for_this {

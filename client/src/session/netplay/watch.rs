@@ -33,6 +33,10 @@ pub const MAX_RELAY_TICKS: usize = 60;
 const MAX_QUEUED_TICKS: usize = 3600;
 /// How often what is unacknowledged is sent again.
 const REPEAT: Duration = Duration::from_millis(150);
+/// How long a welcomed spectator may take to prove it holds its keys (a sealed datagram)
+/// before it is forgotten. Nothing but the handshake's answer goes to it before: a `Hello`
+/// from a spoofed address cannot make the host send a snapshot to someone else.
+const UNPROVEN_FOR: Duration = Duration::from_secs(5);
 
 /// A spectator welcomed after the start, as the host keeps it.
 #[derive(Debug)]
@@ -45,8 +49,14 @@ struct Watcher {
     acked: Option<Tick>,
     /// The last tick sent to it.
     sent_through: Tick,
+    /// When the snapshot's parts went out whole (once; then only on request).
+    parts_sent: bool,
+    /// When it may next be sent parts it asks for (a request is answered once per
+    /// [`REPEAT`]: asking cannot multiply what the host sends).
+    parts_due: Instant,
     next: Instant,
     heard: Instant,
+    welcomed: Instant,
 }
 
 /// A late spectator's side: the snapshot arriving, then the relayed ticks.
@@ -178,8 +188,11 @@ impl NetPeer {
             bytes,
             acked: None,
             sent_through: tick,
+            parts_sent: false,
+            parts_due: now,
             next: now,
             heard: now,
+            welcomed: now,
         });
     }
 
@@ -219,6 +232,13 @@ impl NetPeer {
         let (epoch, final_tick) = (self.agreement.epoch, self.final_tick);
         let mut gone = Vec::new();
         for w in &mut self.watch.watchers {
+            let proven = self.link.borrow().proven(w.addr);
+            if !proven {
+                if now.saturating_duration_since(w.welcomed) > UNPROVEN_FOR {
+                    gone.push((w.addr, None));
+                }
+                continue;
+            }
             if now.saturating_duration_since(w.heard) > grace {
                 gone.push((w.addr, None));
                 continue;
@@ -238,6 +258,11 @@ impl NetPeer {
                         },
                         w.addr,
                     );
+                    // The parts go whole once; after that, those asked for.
+                    if w.parts_sent {
+                        continue;
+                    }
+                    w.parts_sent = true;
                     for index in 0..transfer::parts(w.offer.len) as u16 {
                         if let Some(part) = transfer::chunk(&w.bytes, index) {
                             let tick = w.offer.tick;
@@ -317,10 +342,12 @@ impl NetPeer {
         let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) else {
             return;
         };
-        w.heard = Instant::now();
-        if w.offer.tick != tick {
+        let now = Instant::now();
+        w.heard = now;
+        if w.offer.tick != tick || now < w.parts_due {
             return;
         }
+        w.parts_due = now + REPEAT;
         let mut link = self.link.borrow_mut();
         for &index in missing.iter().take(transfer::MAX_NEEDED) {
             if let Some(part) = transfer::chunk(&w.bytes, index) {

@@ -154,3 +154,34 @@ fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_re
         "and the right one is welcomed"
     );
 }
+
+/// A `Hello` from an address that never proves it holds its keys (a spoofed source) gets the
+/// handshake's answer and nothing else: no snapshot, no relay; and it is forgotten.
+#[test]
+fn a_spectator_that_never_proves_its_keys_is_sent_nothing_but_the_answer_and_forgotten() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
+    let guard = Instant::now() + Duration::from_secs(30);
+    while hosted.final_tick() < 30 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let mut spoofed = stranger_hello(&net, 9, 1, Role::Spectator);
+    let _ = hosted.advance(WireInput::default());
+    assert_eq!(hosted.late_spectators(), 1, "welcomed");
+    while hosted.late_spectators() > 0 {
+        assert!(Instant::now() < guard, "never forgotten");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut buf = vec![0; MAX_DATAGRAM];
+    let (mut all, mut clear) = (0, 0);
+    while let Some((n, _)) = spoofed.recv(&mut buf) {
+        all += 1;
+        clear += usize::from(wire::open(&buf[..n]).is_ok());
+    }
+    assert_eq!((all, clear), (1, 1), "only the handshake's answer");
+}
