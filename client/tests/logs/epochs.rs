@@ -306,3 +306,57 @@ fn a_resync_that_claims_to_replace_another_state_than_the_log_holds_is_refused_b
         other => panic!("expected the resync refused, got {other:?}"),
     }
 }
+
+/// A log that begins mid-match (a spectator that joined late): its first checkpoint is of
+/// tick 100, and the ticks after it. `seed` is the header's seed.
+fn joined_late(path: &Path, seed: u64) {
+    let mut world = World::new(Rules::default(), 4, 2).expect("world");
+    let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
+    for _ in 0..100 {
+        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(&world)).collect();
+        world.step(&inputs).expect("step");
+    }
+    let header = LogHeader {
+        match_seed: seed,
+        ..LogHeader::for_world(&world, "spectate", None)
+    };
+    let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
+    for _ in 0..100 {
+        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(&world)).collect();
+        world.step(&inputs).expect("step");
+        log.append(&Record::Tick(TickRecord {
+            tick: world.tick(),
+            inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+            hash: world.state_hash(),
+            shots: client::tick_logs::rail_shots(world.events()).collect(),
+        }))
+        .expect("append");
+    }
+}
+
+#[test]
+fn a_log_that_begins_mid_match_verifies_from_its_first_checkpoint() {
+    let dir = scratch("joined-late");
+    let path = dir.join("m.duel");
+    joined_late(&path, 4);
+    let log = read_log(&path).expect("reads");
+    assert_eq!(log.checkpoints.first().map(|c| c.0), Some(100));
+    assert_eq!(verify(&log, None).expect("verifies").ticks, 200);
+}
+
+#[test]
+fn a_log_whose_first_checkpoint_is_of_another_match_than_its_header_is_refused() {
+    let dir = scratch("joined-late-other-seed");
+    let path = dir.join("m.duel");
+    joined_late(&path, 5);
+    let log = read_log(&path).expect("the framing is fine");
+    match verify(&log, None) {
+        Err(Error::VerifyMismatch {
+            tick,
+            section,
+            logged,
+            got,
+        }) => assert_eq!((tick, section, logged, got), (100, "checkpoint seed", 5, 4)),
+        other => panic!("expected the seed refused, got {other:?}"),
+    }
+}
