@@ -147,35 +147,10 @@ impl Renderer {
         if let Some(reason) = scene.ended {
             draw_banner(canvas, &layout, font, &ended_lines(reason, scene.from_menu))?;
         } else if let Some(waiting) = waiting {
-            let [title, detail] = waiting.lines();
-            let lines = [
-                crate::banner::BannerLine {
-                    text: title,
-                    color: palette::ACCENT,
-                    size: 3,
-                },
-                crate::banner::BannerLine {
-                    text: detail,
-                    color: palette::TEXT,
-                    size: 1,
-                },
-            ];
-            draw_banner(canvas, &layout, font, &lines)?;
+            draw_banner(canvas, &layout, font, &notice_lines(waiting.lines()))?;
         } else if let Some((desync, tick)) = (scene.net.or(scene.net_line)).and_then(|v| v.resynced)
         {
-            let [title, detail] = crate::net_view::resynced_lines(desync, tick);
-            let lines = [
-                crate::banner::BannerLine {
-                    text: title,
-                    color: palette::ACCENT,
-                    size: 3,
-                },
-                crate::banner::BannerLine {
-                    text: detail,
-                    color: palette::TEXT,
-                    size: 1,
-                },
-            ];
+            let lines = notice_lines(crate::net_view::resynced_lines(desync, tick));
             draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
@@ -231,6 +206,22 @@ impl Default for Renderer {
     fn default() -> Renderer {
         Renderer::new(BitmapFont::embedded())
     }
+}
+
+/// A notice over the arena (RECONNECTING, RESYNCED): a large title and a line of detail.
+fn notice_lines([title, detail]: [String; 2]) -> [crate::banner::BannerLine; 2] {
+    [
+        crate::banner::BannerLine {
+            text: title,
+            color: palette::ACCENT,
+            size: 3,
+        },
+        crate::banner::BannerLine {
+            text: detail,
+            color: palette::TEXT,
+            size: 1,
+        },
+    ]
 }
 
 #[cfg(test)]

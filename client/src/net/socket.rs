@@ -471,20 +471,13 @@ impl Link {
         match inner {
             Inner::Control => match wire::decode::<Control>(&payload) {
                 // A sealed `Reject` comes only from a host whose slot went to another peer.
-                Ok(
-                    msg @ (Control::Finish { .. }
-                    | Control::Joined
-                    | Control::Reject { .. }
-                    | Control::Resume { .. }
-                    | Control::ResumeAt { .. }
-                    | Control::Resync { .. }
-                    | Control::ResyncAt { .. }
-                    | Control::SnapshotChunk { .. }
-                    | Control::SnapshotNeed { .. }
-                    | Control::CatchUp { .. }
-                    | Control::Relay { .. }
-                    | Control::RelayAck { .. }),
-                ) => {
+                Ok(msg)
+                    if msg.sealed_only()
+                        || matches!(
+                            msg,
+                            Control::Finish { .. } | Control::Joined | Control::Reject { .. }
+                        ) =>
+                {
                     self.counters.bytes_received += datagram.len() as u64;
                     self.counters.datagrams_received += 1;
                     self.control.push((from, msg));
@@ -579,17 +572,7 @@ impl Link {
                 self.control.push((from, msg));
             }
             // Sealed only: a clear one is forged.
-            Control::Resume { .. }
-            | Control::ResumeAt { .. }
-            | Control::Resync { .. }
-            | Control::ResyncAt { .. }
-            | Control::SnapshotChunk { .. }
-            | Control::SnapshotNeed { .. }
-            | Control::CatchUp { .. }
-            | Control::Relay { .. }
-            | Control::RelayAck { .. }
-                if known =>
-            {
+            ref sealed if known && sealed.sealed_only() => {
                 self.counters.dropped_unauthenticated += 1;
             }
             // Handshake answers, for a joiner (the host is its peer); read by the handshake,

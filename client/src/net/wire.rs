@@ -332,6 +332,27 @@ pub struct SnapshotOffer {
     pub hash: u64,
 }
 
+impl Control {
+    /// Whether the message is only ever sent sealed, after a handshake (a clear one is
+    /// forged): everything of a rejoin after its handshake, of a resync and of a late
+    /// spectator's catching up.
+    #[must_use]
+    pub fn sealed_only(&self) -> bool {
+        matches!(
+            self,
+            Control::Resume { .. }
+                | Control::ResumeAt { .. }
+                | Control::Resync { .. }
+                | Control::ResyncAt { .. }
+                | Control::SnapshotChunk { .. }
+                | Control::SnapshotNeed { .. }
+                | Control::CatchUp { .. }
+                | Control::Relay { .. }
+                | Control::RelayAck { .. }
+        )
+    }
+}
+
 /// The waiting player's answer to a [`Control::Rejoin`], encrypted inside
 /// [`Control::Answer`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

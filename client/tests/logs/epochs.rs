@@ -14,6 +14,19 @@ use client::Error;
 use engine::{Bot, InputCmd, Rules, StateHash, World};
 use std::path::Path;
 
+/// One tick of the bots: `world` stepped with their inputs, and its tick record logged.
+fn bot_tick(world: &mut World, bots: &mut [Bot; 2], log: &mut MatchLogWriter) {
+    let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
+    world.step(&inputs).expect("step");
+    log.append(&Record::Tick(TickRecord {
+        tick: world.tick(),
+        inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+        hash: world.state_hash(),
+        shots: client::tick_logs::rail_shots(world.events()).collect(),
+    }))
+    .expect("append");
+}
+
 /// A log of `ticks` bot ticks; returns the state hashes by tick (index = tick).
 fn played(path: &Path, ticks: u32, extra: impl Fn(u32, &World) -> Vec<Record>) -> Vec<StateHash> {
     let mut world = World::new(Rules::default(), 4, 2).expect("world");
@@ -22,15 +35,7 @@ fn played(path: &Path, ticks: u32, extra: impl Fn(u32, &World) -> Vec<Record>) -
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     let mut hashes = vec![world.state_hash()];
     for _ in 0..ticks {
-        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(&world)).collect();
-        world.step(&inputs).expect("step");
-        log.append(&Record::Tick(TickRecord {
-            tick: world.tick(),
-            inputs: inputs.iter().map(|i| i.to_wire()).collect(),
-            hash: world.state_hash(),
-            shots: client::tick_logs::rail_shots(world.events()).collect(),
-        }))
-        .expect("append");
+        bot_tick(&mut world, &mut bots, &mut log);
         hashes.push(world.state_hash());
         for record in extra(world.tick(), &world) {
             log.append(&record).expect("append");
@@ -203,15 +208,7 @@ fn resynced_with(
             .expect("step");
     }
     let mut step = |world: &mut World, log: &mut MatchLogWriter| {
-        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
-        world.step(&inputs).expect("step");
-        log.append(&Record::Tick(TickRecord {
-            tick: world.tick(),
-            inputs: inputs.iter().map(|i| i.to_wire()).collect(),
-            hash: world.state_hash(),
-            shots: client::tick_logs::rail_shots(world.events()).collect(),
-        }))
-        .expect("append");
+        bot_tick(world, &mut bots, log);
         for record in extra(world.tick(), world) {
             log.append(&record).expect("append");
         }
@@ -322,15 +319,7 @@ fn joined_late(path: &Path, seed: u64) {
     };
     let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
     for _ in 0..100 {
-        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(&world)).collect();
-        world.step(&inputs).expect("step");
-        log.append(&Record::Tick(TickRecord {
-            tick: world.tick(),
-            inputs: inputs.iter().map(|i| i.to_wire()).collect(),
-            hash: world.state_hash(),
-            shots: client::tick_logs::rail_shots(world.events()).collect(),
-        }))
-        .expect("append");
+        bot_tick(&mut world, &mut bots, &mut log);
     }
 }
 

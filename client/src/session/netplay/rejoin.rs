@@ -354,13 +354,7 @@ impl NetPeer {
             gap,
             ahead,
         } = agreed;
-        // What was predicted past our last final tick goes; the ticks the rejoiner logged past
-        // it are final now.
-        self.driver.rewind_to(self.final_tick)?;
-        for inputs in ahead.chunks(usize::from(self.agreement.players)) {
-            self.driver.step_confirmed(inputs)?;
-        }
-        let hash = self.driver.hash_at(tick)?;
+        let hash = self.step_to_resume(&ahead, tick)?;
         let epoch = self.agreement.epoch + 1;
         let answer = Control::ResumeAt {
             epoch,
@@ -403,6 +397,20 @@ impl NetPeer {
             tick,
         });
         Ok(())
+    }
+
+    /// Drops what was predicted past our last final tick and steps through `ahead` (the ticks
+    /// the other side has final past it, final now too), to the resume tick `tick`; its hash.
+    pub(super) fn step_to_resume(
+        &mut self,
+        ahead: &[WireInput],
+        tick: Tick,
+    ) -> Result<engine::StateHash, Error> {
+        self.driver.rewind_to(self.final_tick)?;
+        for inputs in ahead.chunks(usize::from(self.agreement.players)) {
+            self.driver.step_confirmed(inputs)?;
+        }
+        self.driver.hash_at(tick)
     }
 
     /// Replaces the GGRS session by a new one on `agreement`, frame 0 at `tick` (the driver's

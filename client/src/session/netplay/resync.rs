@@ -311,11 +311,7 @@ impl NetPeer {
             gap,
             ahead,
         } = agreed;
-        self.driver.rewind_to(self.final_tick)?;
-        for inputs in ahead.chunks(usize::from(self.agreement.players)) {
-            self.driver.step_confirmed(inputs)?;
-        }
-        let hash = self.driver.hash_at(tick)?;
+        let hash = self.step_to_resume(&ahead, tick)?;
         let state = self.driver.snapshot_at(tick)?.clone();
         let bytes = state.to_bytes();
         let epoch = self.agreement.epoch + 1;
