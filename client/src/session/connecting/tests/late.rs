@@ -1,6 +1,6 @@
 //! Spectators welcomed by a running host on the in-memory network: one is caught up and
 //! follows; relayed inputs that do not fit (not whole ticks, past a gap, from anyone but the
-//! host) are not taken; a late `Hello` with other rules, with an invite code the host does
+//! host) are not taken, and a relayed hash that differs is a desync; a late `Hello` with other rules, with an invite code the host does
 //! not take, or at a host that takes no late spectators is refused saying why.
 
 use super::*;
@@ -76,10 +76,19 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
     spectator.take_relay(addr(77), next, &tick, 0);
     spectator.take_relay(host, next - 1, &tick, 0);
     assert_eq!(spectator_queue(&spectator), before);
-    // What fits is taken.
+    // What fits is taken; a hash that is not the state reached there is a desync.
     spectator.take_relay(host, next, &tick, 0);
     assert_eq!(spectator_queue(&spectator), before + 1);
     drop(hosted);
+    let _ = spectator.take_events();
+    spectator.advance(WireInput::default()).expect("steps");
+    let desyncs: Vec<_> = (spectator.take_events().into_iter())
+        .filter_map(|e| match e {
+            NetEvent::DesyncDetected { tick, remote, .. } => Some((tick, remote)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(desyncs, vec![(next, 0)]);
 }
 
 fn spectator_queue(spectator: &NetPeer) -> usize {
