@@ -256,6 +256,17 @@ fn a_resync_reads_back_and_verify_replays_and_recovery_go_on_from_its_snapshot()
     replay.seek(250).expect("seek back and past");
     replay.seek(300).expect("seek to the end");
     assert_eq!(replay.world().state_hash(), end.state_hash());
+    // Seeks back and forth land where they are asked, on the state the log names there (at the
+    // resync tick, the state that replaced the log's own).
+    for target in [250, 120, 299, 200, 10, 300, 150, 201, 199] {
+        replay.seek(target).expect("seek");
+        let expected = match log.resync_at(target) {
+            Some(r) => r.hash,
+            None => log.tick_record(target).expect("record").hash,
+        };
+        assert_eq!(replay.world().tick(), target);
+        assert_eq!(replay.world().state_hash(), expected, "tick {target}");
+    }
     assert_eq!(
         recover(log).expect("recovers").state_hash(),
         end.state_hash()
