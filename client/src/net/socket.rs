@@ -642,15 +642,14 @@ impl Link {
 
     /// Sends a GGRS message to a peer, sealed, noting the last frame of input it carries.
     fn send_ggrs(&mut self, msg: &Message, to: SocketAddr) {
-        let message = wire::encode_payload(msg);
-        if let Some(last) = ggrs_message::last_input_frame(&message) {
+        // The epoch, then the message.
+        let mut payload = self.epoch.to_le_bytes().to_vec();
+        wire::encode_payload_into(msg, &mut payload);
+        if let Some(last) = ggrs_message::last_input_frame(&payload[4..]) {
             if let Some(c) = self.channels.iter_mut().find(|c| c.addr == to) {
                 c.sent_through = c.sent_through.max(last);
             }
         }
-        let mut payload = Vec::with_capacity(4 + message.len());
-        payload.extend_from_slice(&self.epoch.to_le_bytes());
-        payload.extend_from_slice(&message);
         self.send_sealed(Inner::Ggrs, &payload, to);
     }
 

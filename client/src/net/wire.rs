@@ -424,6 +424,15 @@ pub fn encode_payload<T: Serialize>(value: &T) -> Vec<u8> {
         .expect("serializing to memory cannot fail")
 }
 
+/// As [`encode_payload`], appended to `out` (no second buffer on the send path).
+pub fn encode_payload_into<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .serialize_into(out, value)
+        .expect("serializing to memory cannot fail");
+}
+
 /// Decodes bytes made by [`encode_payload`] from a value we built ourselves (no size limit).
 pub(crate) fn decode_own<T: for<'de> Deserialize<'de>>(payload: &[u8]) -> Result<T, Reject> {
     bincode::DefaultOptions::new()

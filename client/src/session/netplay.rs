@@ -872,13 +872,17 @@ impl NetPeer {
                 Control::Finish { .. } if !self.finished_peers.contains(&from) => {
                     self.finished_peers.push(from);
                 }
-                // Sealed, so from the host itself: it cannot resync from our state.
-                Control::Reject { reason } if self.resync_holds() => {
+                // Sealed, so from the other player itself (a late spectator holds keys too, and
+                // is no party to a resync): it cannot resync from our state.
+                Control::Reject { reason }
+                    if self.resync_holds() && self.remote_player_is(from) =>
+                {
                     self.failure = Some(Error::ResyncFailed {
                         reason: crate::wire::printable(&reason, 300),
                     });
                 }
-                // Sealed, so from the host itself: it gave this late spectator up.
+                // Sealed, so from the host itself (its only channel): it gave this late
+                // spectator up.
                 Control::Reject { reason } if matches!(self.session, Session::Relay(_)) => {
                     self.failure = Some(Error::CatchUpFailed {
                         reason: crate::wire::printable(&reason, 300),
