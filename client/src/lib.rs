@@ -1,13 +1,15 @@
 //! What a playing peer needs around the deterministic core: GGRS sessions (sync test, two-peer
-//! P2P over UDP or WebRTC rooms, spectators) behind a handshake, a link conditioner, per-tick
-//! hash logs, headless runs, and rules files.
+//! P2P over UDP or WebRTC rooms, spectators) behind a handshake, matches that survive the
+//! internet (the reconnect grace, a rejoin from the match log, a resync after a desync,
+//! spectators who join late), a link conditioner, per-tick hash logs, headless runs, and rules
+//! files.
 //!
 //! The modules are grouped by concern:
 //!
 //! - [`net`]: transports (UDP, and WebRTC rooms with their signalling server), framing, the
 //!   handshake, the socket GGRS talks through, GGRS's messages and the link conditioner.
-//! - [`session`]: the GGRS configuration and driver, sync tests, networked peers, pacing and
-//!   statistics.
+//! - [`session`]: the GGRS configuration and driver, sync tests, networked peers (with their
+//!   rejoin, resync, snapshot transfer and late spectators), pacing and statistics.
 //! - [`logs`]: hash logs, match logs, a peer's logs of its final ticks, and replays.
 //! - [`forensics`]: what a peer leaves behind at a desync, and the tools' reading of it.
 //! - [`runs`]: headless bot matches, networked runs and the rail fairness measurement.
