@@ -371,6 +371,58 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_splits_into_whole_parts_and_a_shorter_last_one_and_no_more() {
+        let exact = vec![7u8; 2 * CHUNK_BYTES];
+        assert_eq!(parts(exact.len() as u32), 2);
+        assert_eq!(chunk(&exact, 1).map(<[u8]>::len), Some(CHUNK_BYTES));
+        assert_eq!(
+            chunk(&exact, 2),
+            None,
+            "no empty part past a whole last one"
+        );
+        let longer = vec![7u8; 2 * CHUNK_BYTES + 1];
+        assert_eq!(parts(longer.len() as u32), 3);
+        assert_eq!(chunk(&longer, 2).map(<[u8]>::len), Some(1));
+        assert_eq!(chunk(&longer, 3), None);
+        assert_eq!((parts(0), chunk(&[], 0)), (0, None));
+    }
+
+    #[test]
+    fn each_refusal_says_what_was_wrong_with_its_figures() {
+        let said = [
+            (TransferError::BadOffer { len: 0 }, "0 bytes"),
+            (TransferError::OtherTick { got: 5, offered: 4 }, "tick 5"),
+            (
+                TransferError::OutOfRange { index: 9, parts: 2 },
+                "part 9 is past",
+            ),
+            (
+                TransferError::WrongLength {
+                    index: 1,
+                    got: 3,
+                    expected: 4,
+                },
+                "holds 3 bytes; that part has 4",
+            ),
+            (TransferError::Incomplete { missing: 2 }, "2 snapshot parts"),
+            (
+                TransferError::Checksum { got: 1, offered: 2 },
+                "not the offered",
+            ),
+            (
+                TransferError::Snapshot {
+                    reason: "bad".into(),
+                },
+                "can be in: bad",
+            ),
+            (TransferError::Hash { got: 1, offered: 2 }, "state hash"),
+        ];
+        for (e, words) in said {
+            assert!(e.to_string().contains(words), "{e}");
+        }
+    }
+
+    #[test]
     fn offers_of_nothing_or_past_the_limit_are_refused() {
         let o = |len| SnapshotOffer {
             tick: 1,
