@@ -261,6 +261,7 @@ impl MatchSource for NetMatch {
             // A spectator that joined late simulates faster until it follows live.
             status: (self.peer.catching_up())
                 .map(|n| format!("CATCHING UP: {n} ticks behind the host")),
+            catching_up: self.peer.catching_up(),
             smoothed: None,
             resynced: (self.resynced)
                 .filter(|&(.., until)| self.calls < until)

@@ -98,6 +98,9 @@ pub struct NetView {
     /// A desync just repaired, said over the arena for a few seconds: `(detected at, resumed
     /// from)`.
     pub resynced: Option<(Tick, Tick)>,
+    /// A spectator that joined late and is simulating faster until it follows live: the
+    /// relayed ticks it has yet to simulate (drawn over the arena).
+    pub catching_up: Option<usize>,
 }
 
 /// A silent peer the match waits for, as the window says it.
@@ -107,6 +110,15 @@ pub struct Waiting {
     pub who: &'static str,
     /// Whole seconds left before the match ends without it.
     pub seconds_left: u64,
+}
+
+/// The banner's lines while a late spectator catches up, `behind` ticks from live.
+#[must_use]
+pub fn catching_up_lines(behind: usize) -> [String; 2] {
+    [
+        "CATCHING UP".to_owned(),
+        format!("{behind} ticks behind the host: playing faster until live"),
+    ]
 }
 
 /// The banner's lines after a desync was repaired at `tick` (detected at `desync`).
@@ -153,6 +165,7 @@ impl NetView {
             smoothed: None,
             reconnecting: None,
             resynced: None,
+            catching_up: None,
         }
     }
 }

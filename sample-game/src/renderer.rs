@@ -152,6 +152,9 @@ impl Renderer {
         {
             let lines = notice_lines(crate::net_view::resynced_lines(desync, tick));
             draw_banner(canvas, &layout, font, &lines)?;
+        } else if let Some(behind) = (scene.net.or(scene.net_line)).and_then(|v| v.catching_up) {
+            let lines = notice_lines(crate::net_view::catching_up_lines(behind));
+            draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;

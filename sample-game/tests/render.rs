@@ -431,6 +431,7 @@ fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left()
     let net = NetView {
         reconnecting: None,
         resynced: None,
+        catching_up: None,
         ..net.clone()
     };
     let back = render(&Shot {
@@ -448,7 +449,7 @@ fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left()
 }
 
 /// A repaired desync is said over the arena while the notice lasts, then the round's banner
-/// is back.
+/// is back; so is a late spectator catching up.
 #[test]
 fn a_repaired_desync_is_said_over_the_arena() {
     let (prev, cur) = scripted(&[10]).remove(0);
@@ -476,6 +477,15 @@ fn a_repaired_desync_is_said_over_the_arena() {
         .find_text(&font, "RESYNCED", palette::ACCENT)
         .is_none());
     assert!(after.find_text(&font, "ROUND 1", palette::TEXT).is_some());
+    // A spectator that joined late, catching up.
+    net.catching_up = Some(420);
+    let catching = shot(&net);
+    assert!(catching
+        .find_text(&font, "CATCHING UP", palette::ACCENT)
+        .is_some());
+    assert!(catching
+        .find_text(&font, "ROUND 1", palette::TEXT)
+        .is_none());
 }
 
 #[test]
