@@ -194,3 +194,42 @@ fn a_spectator_that_never_proves_its_keys_is_sent_nothing_but_the_answer_and_for
     }
     assert_eq!((all, clear), (1, 1), "only the handshake's answer");
 }
+
+/// A spectator that leaves (its process closed) watches again the same way, from a new
+/// process: welcomed beside the one the host still holds, caught up from the host's state of
+/// the moment, following.
+#[test]
+fn a_spectator_that_left_watches_again_and_follows() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, first) = watched(&net, 60);
+    let left_at = first.final_tick();
+    drop(first);
+    let cfg = config(30_000, 5_000, 0);
+    let mut again = joiner(&net, 6, Role::Spectator, &cfg);
+    let guard = Instant::now() + Duration::from_secs(20);
+    let mut back = loop {
+        assert!(Instant::now() < guard, "never caught up again");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        if let Some(peer) = again.poll().expect("welcomed again") {
+            break peer;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let from = back.driver().frame_base();
+    assert!(
+        from >= left_at,
+        "caught up from the host's state of the moment: {from}"
+    );
+    while back.final_tick() < from + 60 {
+        assert!(Instant::now() < guard, "does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = back.advance(WireInput::default());
+    }
+    let t = back.final_tick();
+    assert_eq!(
+        back.driver().hash_at(t).ok(),
+        hosted.driver().hash_at(t).ok()
+    );
+}
