@@ -342,16 +342,12 @@ impl NetPeer {
         if only.is_none() {
             link.send_control(answer, to);
         }
-        let all: Vec<u16> = (0..transfer::parts(bytes.len() as u32) as u16).collect();
-        for &index in only.unwrap_or(&all).iter().take(transfer::MAX_NEEDED) {
-            if let Some(part) = transfer::chunk(bytes, index) {
-                let chunk = Control::SnapshotChunk {
-                    tick,
-                    index,
-                    bytes: part.to_vec(),
-                };
-                link.send_control(&chunk, to);
-            }
+        let indexes: Vec<u16> = match only {
+            Some(asked) => asked.to_vec(),
+            None => transfer::all_parts(bytes.len() as u32).collect(),
+        };
+        for chunk in transfer::part_messages(tick, bytes, indexes) {
+            link.send_control(&chunk, to);
         }
     }
 

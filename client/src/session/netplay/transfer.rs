@@ -144,6 +144,27 @@ pub fn chunk(bytes: &[u8], index: u16) -> Option<&[u8]> {
     (start < bytes.len()).then(|| &bytes[start..bytes.len().min(start + CHUNK_BYTES)])
 }
 
+/// The [`crate::wire::Control::SnapshotChunk`]s of the snapshot `bytes` at `tick` for the
+/// parts `indexes` (at most [`MAX_NEEDED`]; an index past the last gives none).
+pub fn part_messages<'a>(
+    tick: u32,
+    bytes: &'a [u8],
+    indexes: impl IntoIterator<Item = u16> + 'a,
+) -> impl Iterator<Item = crate::wire::Control> + 'a {
+    (indexes.into_iter().take(MAX_NEEDED)).filter_map(move |index| {
+        chunk(bytes, index).map(|part| crate::wire::Control::SnapshotChunk {
+            tick,
+            index,
+            bytes: part.to_vec(),
+        })
+    })
+}
+
+/// Every part index of a snapshot of `len` bytes.
+pub fn all_parts(len: u32) -> std::ops::Range<u16> {
+    0..parts(len).min(usize::from(u16::MAX)) as u16
+}
+
 /// A snapshot being received: the offer and the parts so far.
 #[derive(Debug, Clone)]
 pub struct Assembly {

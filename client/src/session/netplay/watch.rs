@@ -263,15 +263,9 @@ impl NetPeer {
                         continue;
                     }
                     w.parts_sent = true;
-                    for index in 0..transfer::parts(w.offer.len) as u16 {
-                        if let Some(part) = transfer::chunk(&w.bytes, index) {
-                            let tick = w.offer.tick;
-                            let bytes = part.to_vec();
-                            link.send_control(
-                                &Control::SnapshotChunk { tick, index, bytes },
-                                w.addr,
-                            );
-                        }
+                    let all = transfer::all_parts(w.offer.len);
+                    for chunk in transfer::part_messages(w.offer.tick, &w.bytes, all) {
+                        link.send_control(&chunk, w.addr);
                     }
                 }
                 continue;
@@ -349,11 +343,8 @@ impl NetPeer {
         }
         w.parts_due = now + REPEAT;
         let mut link = self.link.borrow_mut();
-        for &index in missing.iter().take(transfer::MAX_NEEDED) {
-            if let Some(part) = transfer::chunk(&w.bytes, index) {
-                let bytes = part.to_vec();
-                link.send_control(&Control::SnapshotChunk { tick, index, bytes }, from);
-            }
+        for chunk in transfer::part_messages(tick, &w.bytes, missing.iter().copied()) {
+            link.send_control(&chunk, from);
         }
     }
 
