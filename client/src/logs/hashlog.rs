@@ -2,14 +2,16 @@
 //! history rest check` in hex (one hash column per [`Section`], in [`Section::ALL`] order),
 //! after two header lines:
 //!
-//! - `# duel hash log v4 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
+//! - `# duel hash log v5 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
 //!   the [`MatchIdentity`] (every field that decides the match's states: two logs are compared
 //!   only when all of them agree) and a free-text `source` (who wrote it: `host`, `replay`, …);
 //! - the column line [`COLUMNS`].
 //!
 //! A networked match that went on in a new epoch after a player rejoined has, right after the
 //! line of the tick it resumed from, the line `epoch N from TICK check` (the same on both
-//! players' logs).
+//! players' logs). A player whose log ended before the history the other side keeps was sent
+//! that side's state at `TICK` whole: its log lacks the ticks after its last one, `LAST`, and
+//! says so with `epoch N from TICK after LAST check` right after the line of `LAST`.
 //!
 //! Every line that is not the column line ends in `check`, 8 hex digits: the low half of xxh3
 //! over the previous line's check (little-endian; none for the first line) and the line's text
@@ -36,8 +38,8 @@ use std::time::{Duration, Instant};
 /// Column header line of every hash log.
 pub const COLUMNS: &str = "# tick combined players projectiles maze history rest check";
 /// Version of the hash log format, on its first line (2: the `history` column; 3: the match
-/// identity and the per-line check chain; 4: epoch lines).
-pub const HASH_LOG_VERSION: u32 = 4;
+/// identity and the per-line check chain; 4: epoch lines; 5: epoch lines after a transfer).
+pub const HASH_LOG_VERSION: u32 = 5;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
 /// Largest hash log read (a data line is 99 bytes: about two days of 60 Hz ticks).
@@ -236,6 +238,26 @@ impl HashLogWriter {
         self.check = line_check(Some(self.check), &self.line);
         writeln!(self.out, "{} {:08x}", self.line, self.check)
             .map_err(|e| Error::io(&self.path, e))?;
+        self.flush_if_due()
+    }
+
+    /// Appends the line saying the match went on in `epoch` from `tick`, from the other
+    /// player's state sent whole: the ticks after the last one written up to `tick` are in
+    /// no line of this log. The next tick written must come after `tick`.
+    ///
+    /// # Errors
+    /// [`Error::HashLogOrder`] if `tick` is not after the last tick written; [`Error::Io`].
+    pub fn mark_transfer(&mut self, epoch: u32, tick: Tick) -> Result<(), Error> {
+        let last = self.last.unwrap_or(0);
+        if tick <= last {
+            return Err(Error::HashLogOrder { last, got: tick });
+        }
+        self.line.clear();
+        let _ = write!(self.line, "epoch {epoch} from {tick} after {last}");
+        self.check = line_check(Some(self.check), &self.line);
+        writeln!(self.out, "{} {:08x}", self.line, self.check)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.last = Some(tick);
         self.flush_if_due()
     }
 
@@ -442,13 +464,15 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
             continue;
         }
         let entry = parse_entry(text).map_err(|reason| syntax(number, reason))?;
-        if let Some(last) = log.entries.last() {
-            if entry.tick <= last.tick {
+        // After the last line, or the tick a transfer went on from.
+        let floor = (log.entries.last().map(|e| e.tick)).max(log.epochs.last().map(|e| e.1));
+        if let Some(last) = floor {
+            if entry.tick <= last {
                 return Err(syntax(
                     number,
                     format!(
-                        "tick {} after tick {} (ticks must increase: a line out of order or twice)",
-                        entry.tick, last.tick
+                        "tick {} after tick {last} (ticks must increase: a line out of order or twice)",
+                        entry.tick
                     ),
                 ));
             }
@@ -467,25 +491,46 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     Ok(log)
 }
 
-/// An epoch line after `epoch `, exactly in the writer's form (`N from TICK`), right after the
-/// line of its tick, each epoch after the one before.
+/// An epoch line after `epoch `, exactly in the writer's form (`N from TICK`, right after the
+/// line of its tick; or `N from TICK after LAST`, right after the line of `LAST`, before
+/// `TICK`), each epoch after the one before.
 fn parse_epoch(rest: &str, log: &HashLog) -> Result<(u32, Tick), String> {
-    let (epoch, tick) = rest
+    let (epoch, ticks) = rest
         .split_once(" from ")
         .ok_or_else(|| format!("`epoch {rest}` is not `epoch N from TICK`"))?;
+    let (tick, after) = match ticks.split_once(" after ") {
+        Some((tick, after)) => (tick, Some(after)),
+        None => (ticks, None),
+    };
     let number = |t: &str| {
         t.parse::<u32>()
             .map_err(|e| format!("epoch line `{rest}`: {e}"))
     };
     let (epoch, tick) = (number(epoch)?, number(tick)?);
-    if format!("{epoch} from {tick}") != rest {
+    let after = after.map(number).transpose()?;
+    let form = match after {
+        Some(a) => format!("{epoch} from {tick} after {a}"),
+        None => format!("{epoch} from {tick}"),
+    };
+    if form != rest {
         return Err(format!("epoch line `{rest}` is not in the writer's form"));
     }
-    let last = log.entries.last().map_or(0, |e| e.tick);
-    if tick != last {
-        return Err(format!(
-            "epoch {epoch} from tick {tick} after the line of tick {last}"
-        ));
+    // The last tick written: a line's, or the tick of the last transfer.
+    let last = (log.entries.last().map(|e| e.tick))
+        .max(log.epochs.last().map(|e| e.1))
+        .unwrap_or(0);
+    match after {
+        None if tick != last => {
+            return Err(format!(
+                "epoch {epoch} from tick {tick} after the line of tick {last}"
+            ))
+        }
+        Some(a) if a != last || tick <= a => {
+            return Err(format!(
+                "epoch {epoch} from tick {tick} after {a}, but the last tick written is {last}"
+            ))
+        }
+        _ => {}
     }
     let previous = log.epochs.last().map_or(1, |e| e.0);
     if epoch <= previous {

@@ -6,7 +6,7 @@ use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{
     EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, RejoinKey, ResyncRecord,
-    DEFAULT_CHECKPOINT_EVERY,
+    StateTransfer, DEFAULT_CHECKPOINT_EVERY,
 };
 use crate::netplay::{EpochCause, NetPeer};
 use crate::tick_logs::TickLogs;
@@ -254,7 +254,12 @@ impl PeerLogs {
             self.outages_logged += 1;
         }
         while let Some(e) = peer.epochs().get(self.epochs_logged) {
-            if e.tick > logged {
+            // A transfer follows the log's last tick, and the log goes on from the epoch's.
+            let after = match &e.cause {
+                EpochCause::Transferred(t) => t.from,
+                _ => e.tick,
+            };
+            if after > self.logged {
                 break;
             }
             let record = match &e.cause {
@@ -263,7 +268,21 @@ impl PeerLogs {
                     tick: e.tick,
                     hash: e.hash,
                     peer: e.peer.to_string(),
+                    transfer: None,
                 }),
+                EpochCause::Transferred(t) => {
+                    self.logged = e.tick;
+                    Record::Epoch(EpochRecord {
+                        epoch: e.epoch,
+                        tick: e.tick,
+                        hash: e.hash,
+                        peer: e.peer.to_string(),
+                        transfer: Some(StateTransfer {
+                            from: t.from,
+                            snapshot: t.snapshot.clone(),
+                        }),
+                    })
+                }
                 EpochCause::Resync(detail) => Record::Resync(ResyncRecord {
                     epoch: e.epoch,
                     tick: e.tick,

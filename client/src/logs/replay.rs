@@ -199,7 +199,11 @@ fn resimulate(
     let mut check_epochs =
         |world: &World, out: Option<&mut crate::hashlog::HashLogWriter>| -> Result<(), Error> {
             let mut out = out;
+            // A transfer's epoch is applied where its `from` is reached (`apply_transfer`).
             while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
+                if epoch.transfer.is_some() {
+                    continue;
+                }
                 if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
                     return Err(Error::VerifyMismatch {
                         tick: epoch.tick,
@@ -221,6 +225,19 @@ fn resimulate(
         if until.is_some_and(|t| world.tick() >= t) {
             break;
         }
+        if record.tick != world.tick() + 1 {
+            // The reader lets ticks skip only across a transfer, which goes on from here.
+            apply_transfer(log, &mut world, hash_log.as_deref_mut())?;
+            compare_checkpoint(&world, &mut compared)?;
+            if record.tick != world.tick() + 1 {
+                return Err(Error::VerifyMismatch {
+                    tick: world.tick() + 1,
+                    section: "tick record",
+                    logged: u64::from(record.tick),
+                    got: u64::from(world.tick() + 1),
+                });
+            }
+        }
         world.step(&inputs_of(record))?;
         check(record, world.state_hash())?;
         check_shots(record, world.events())?;
@@ -230,6 +247,11 @@ fn resimulate(
         compare_checkpoint(&world, &mut compared)?;
         check_epochs(&world, hash_log.as_deref_mut())?;
         apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
+    }
+    // A log may end with a transfer (no tick recorded after it).
+    if until.is_none_or(|t| world.tick() < t) && log.transfer_from(world.tick()).is_some() {
+        apply_transfer(log, &mut world, hash_log)?;
+        compare_checkpoint(&world, &mut compared)?;
     }
     let report = VerifyReport {
         ticks: world.tick(),
@@ -273,6 +295,41 @@ fn apply_resyncs<'a>(
         if let Some(out) = out.as_deref_mut() {
             out.mark_epoch(r.epoch, r.tick)?;
         }
+    }
+    Ok(())
+}
+
+/// Replaces `world` by the state of the transfer that goes on from its tick, checked to be the
+/// state its epoch names (a hash log written from a replay marks the epoch there, after the
+/// ticks this log lacks).
+///
+/// # Errors
+/// [`Error::VerifyMismatch`] when no transfer goes on from here (ticks missing from the log)
+/// or its state is not the one named; snapshot errors.
+fn apply_transfer(
+    log: &MatchLog,
+    world: &mut World,
+    out: Option<&mut crate::hashlog::HashLogWriter>,
+) -> Result<(), Error> {
+    let Some((epoch, transfer)) = log.transfer_from(world.tick()) else {
+        return Err(Error::VerifyMismatch {
+            tick: world.tick() + 1,
+            section: "tick record",
+            logged: 0,
+            got: 0,
+        });
+    };
+    *world = restore(world.rules(), epoch.tick, &transfer.snapshot)?;
+    if world.state_hash() != epoch.hash {
+        return Err(Error::VerifyMismatch {
+            tick: epoch.tick,
+            section: "transfer snapshot",
+            logged: epoch.hash.combined,
+            got: world.state_hash().combined,
+        });
+    }
+    if let Some(out) = out {
+        out.mark_transfer(epoch.epoch, epoch.tick)?;
     }
     Ok(())
 }
@@ -350,11 +407,16 @@ impl Replay {
         Ok(())
     }
 
-    /// Advances one logged tick; returns false at the end of the log.
+    /// Advances one logged tick, or across the ticks a state transfer skipped (to its tick);
+    /// returns false at the end of the log.
     ///
     /// # Errors
     /// [`Error::VerifyMismatch`] if the state differs from the log.
     pub fn step(&mut self) -> Result<bool, Error> {
+        if self.log.transfer_from(self.world.tick()).is_some() {
+            apply_transfer(&self.log, &mut self.world, None)?;
+            return Ok(true);
+        }
         // A crafted log can hold a checkpoint at the last tick, which has no next one.
         let next = self.world.tick().checked_add(1);
         let Some(record) = next.and_then(|t| self.log.tick_record(t)) else {

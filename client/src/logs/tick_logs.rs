@@ -68,6 +68,9 @@ impl TickLogs {
     pub fn note(&mut self, record: &crate::matchlog::Record) -> Result<(), Error> {
         if let Some(log) = &mut self.hash_log {
             match record {
+                crate::matchlog::Record::Epoch(e) if e.transfer.is_some() => {
+                    log.mark_transfer(e.epoch, e.tick)?;
+                }
                 crate::matchlog::Record::Epoch(e) => log.mark_epoch(e.epoch, e.tick)?,
                 crate::matchlog::Record::Resync(r) => log.mark_epoch(r.epoch, r.tick)?,
                 _ => {}

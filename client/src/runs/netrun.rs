@@ -208,7 +208,7 @@ pub fn run_with_logs(
                             d.took.as_millis(),
                             d.snapshot.len()
                         )),
-                        EpochCause::Rejoin => None,
+                        EpochCause::Rejoin | EpochCause::Transferred(_) => None,
                     });
                     eprintln!(
                         "resynchronized after the desync at tick {desync}: the host's state at \

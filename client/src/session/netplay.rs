@@ -24,7 +24,7 @@ pub mod rejoin;
 pub mod resync;
 pub mod transfer;
 pub mod watch;
-pub use rejoin::RejoinPlan;
+pub use rejoin::{RejoinPlan, Transferred};
 pub use resync::ResyncDetail;
 
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
@@ -472,6 +472,9 @@ pub struct NetPeer {
 pub enum EpochCause {
     /// A player whose process died took its slot back.
     Rejoin,
+    /// This player took its slot back from a log that ended before the other side's history:
+    /// the other side's state was sent whole.
+    Transferred(Box<rejoin::Transferred>),
     /// A desync was repaired: the host's state replaced the joiner's.
     Resync(Box<ResyncDetail>),
 }

@@ -2,12 +2,13 @@
 //! after, epochs must count up, and `verify` checks an epoch's state hash against the
 //! re-simulated state there; a forged one is refused naming the tick, and an honest one passes.
 //! A resync's snapshot must be the state it names, and `verify`, replays and recovery go on
-//! from it.
+//! from it; so must a transfer's (a rejoin whose log ended before the other side's history),
+//! across the ticks it skipped.
 
 use super::scratch;
 use client::matchlog::{
     read_log, EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, ResyncRecord,
-    TickRecord,
+    StateTransfer, TickRecord,
 };
 use client::replay::{recover, verify, Replay};
 use client::Error;
@@ -53,6 +54,7 @@ fn epoch(epoch: u32, tick: u32, hash: StateHash) -> Record {
         tick,
         hash,
         peer: "127.0.0.1:7000".into(),
+        transfer: None,
     })
 }
 
@@ -171,10 +173,11 @@ fn resynced(path: &Path, at: u32, ticks: u32, edit: impl Fn(&mut ResyncRecord)) 
 }
 
 /// A networked player's log with one record of each networked kind: an outage after tick
-/// 100, epoch 2 from tick 150 (a rejoin), and a resync into epoch 3 after tick 250; 400 ticks.
-/// The fuzz tests damage and craft it as they do a bot match's.
+/// 100, epoch 2 from tick 150 (a rejoin), a resync into epoch 3 after tick 250, and epoch 4
+/// from the state of tick 450 sent whole after tick 400; 500 ticks. The fuzz tests damage and
+/// craft it as they do a bot match's.
 pub(super) fn networked_log(path: &Path) {
-    resynced_with(
+    let mut world = resynced_with(
         path,
         250,
         400,
@@ -188,6 +191,199 @@ pub(super) fn networked_log(path: &Path) {
             _ => Vec::new(),
         },
     );
+    let read = read_log(path).expect("reads");
+    let mut log = MatchLogWriter::resume(path, &read, u32::MAX).expect("resume");
+    while world.tick() < 450 {
+        let tick = world.tick();
+        world
+            .step(&[InputCmd::idle(tick), InputCmd::idle(tick)])
+            .expect("step");
+    }
+    log.append(&transfer(4, 400, &world)).expect("append");
+    let mut bots = [Bot::new(0, 5), Bot::new(1, 6)];
+    while world.tick() < 500 {
+        bot_tick(&mut world, &mut bots, &mut log);
+    }
+}
+
+/// Epoch `epoch` from `world`'s state, sent whole, after tick `from`.
+fn transfer(epoch: u32, from: u32, world: &World) -> Record {
+    Record::Epoch(EpochRecord {
+        epoch,
+        tick: world.tick(),
+        hash: world.state_hash(),
+        peer: "127.0.0.1:7000".into(),
+        transfer: Some(StateTransfer {
+            from,
+            snapshot: world.state().to_bytes(),
+        }),
+    })
+}
+
+/// A rejoiner's log whose own ticks end at `from`; the match went on without it to `to`,
+/// whose state was then sent whole (epoch 2), and it logged the ticks after that up to
+/// `ticks`. `edit` may change the epoch record. Returns the final state reached.
+fn transferred(
+    path: &Path,
+    (from, to, ticks): (u32, u32, u32),
+    edit: impl Fn(&mut EpochRecord),
+) -> World {
+    let mut world = World::new(Rules::default(), 4, 2).expect("world");
+    let header = LogHeader::for_world(&world, "join", None);
+    let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
+    let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
+    while world.tick() < from {
+        bot_tick(&mut world, &mut bots, &mut log);
+    }
+    while world.tick() < to {
+        let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(&world)).collect();
+        world.step(&inputs).expect("step");
+    }
+    let Record::Epoch(mut record) = transfer(2, from, &world) else {
+        unreachable!("an epoch record");
+    };
+    edit(&mut record);
+    log.append(&Record::Epoch(record)).expect("append");
+    while world.tick() < ticks {
+        bot_tick(&mut world, &mut bots, &mut log);
+    }
+    world
+}
+
+#[test]
+fn a_transfer_reads_back_and_verify_replays_and_recovery_go_across_the_ticks_it_skipped() {
+    let dir = scratch("transfer-honest");
+    let path = dir.join("m.duel");
+    let end = transferred(&path, (120, 260, 400), |_| {});
+    let log = read_log(&path).expect("reads");
+    let (epoch, t) = log.transfer_from(120).expect("the transfer");
+    assert_eq!((epoch.epoch, epoch.tick, t.from), (2, 260, 120));
+    assert_eq!(log.ticks.len(), 120 + 140, "no record of the ticks skipped");
+    assert!(log.tick_record(121).is_none() && log.tick_record(261).is_some());
+    assert_eq!(log.last_tick(), 400);
+    assert_eq!(log.checkpoint_before(270).map(|c| c.0), Some(260));
+    assert_eq!(log.checkpoint_before(259).map(|c| c.0), Some(0));
+    assert_eq!(verify(&log, None).expect("verifies across it").ticks, 400);
+    // A hash log written from the replay marks the transfer as the player's does.
+    let hashes = dir.join("m.hashes");
+    let identity = client::hashlog::MatchIdentity::of_world(
+        &World::new(Rules::default(), 4, 2).expect("world"),
+        client::hashlog::inputs_of("join", None),
+    );
+    let mut out =
+        client::hashlog::HashLogWriter::create(&hashes, &identity, "replay").expect("hash log");
+    client::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
+    out.sync().expect("sync");
+    let written = client::hashlog::read_hash_log_file(&hashes).expect("reads back");
+    assert_eq!(written.epochs, vec![(2, 260)]);
+    assert_eq!(written.entries.len(), 260);
+    assert!(written
+        .entries
+        .iter()
+        .all(|e| e.tick <= 120 || e.tick > 260));
+    // Stepping across it, and seeking past it from before and back.
+    let mut replay = Replay::new(log.clone()).expect("replay");
+    replay.seek(119).expect("seek");
+    while replay.step().expect("step") {}
+    assert_eq!(replay.world().state_hash(), end.state_hash());
+    for target in [300, 50, 260, 120, 400, 261, 10] {
+        replay.seek(target).expect("seek");
+        let expected = match log.transfer_from(target - 1) {
+            _ if target == 260 => log.epochs[0].hash,
+            _ => log.tick_record(target).expect("record").hash,
+        };
+        assert_eq!(replay.world().tick(), target);
+        assert_eq!(replay.world().state_hash(), expected, "tick {target}");
+    }
+    // A tick the log skipped lands where the match went on.
+    replay.seek(200).expect("seek into the skipped ticks");
+    assert_eq!(replay.world().tick(), 260);
+    assert_eq!(
+        recover(log).expect("recovers").state_hash(),
+        end.state_hash()
+    );
+}
+
+#[test]
+fn a_log_that_ends_with_a_transfer_recovers_to_the_state_sent() {
+    let dir = scratch("transfer-last");
+    let path = dir.join("m.duel");
+    let end = transferred(&path, (120, 260, 260), |_| {});
+    let log = read_log(&path).expect("reads");
+    assert_eq!(log.last_tick(), 260);
+    assert_eq!(verify(&log, None).expect("verifies").ticks, 260);
+    assert_eq!(
+        recover(log).expect("recovers").state_hash(),
+        end.state_hash()
+    );
+}
+
+/// A change made to a transfer's epoch record before it is written.
+type EpochEdit = fn(&mut EpochRecord);
+
+fn transfer_of(e: &mut EpochRecord) -> &mut StateTransfer {
+    e.transfer.as_mut().expect("a transfer")
+}
+
+#[test]
+fn a_transfer_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
+    let dir = scratch("transfer-misplaced");
+    let cases: [(&str, EpochEdit, &str); 6] = [
+        (
+            "from another tick",
+            |e| transfer_of(e).from -= 1,
+            "epoch 2 from tick 119, but the last tick recorded is Some(120)",
+        ),
+        (
+            "to the tick it skips from",
+            |e| e.tick = e.transfer.as_ref().map_or(0, |t| t.from),
+            "transfers the state of tick 120 after tick 120",
+        ),
+        (
+            "a snapshot of another tick",
+            |e| e.tick -= 1,
+            "epoch 2 from tick 259 transfers a snapshot of tick 260",
+        ),
+        (
+            "a hash that is not the snapshot's",
+            |e| e.hash.players ^= 1,
+            "transfers a snapshot of tick 260 hashing",
+        ),
+        (
+            "a damaged snapshot",
+            |e| transfer_of(e).snapshot.truncate(10),
+            "epoch 2 transfer",
+        ),
+        ("epoch 1 again", |e| e.epoch = 1, "epoch 1 after epoch 1"),
+    ];
+    for (name, edit, says) in cases {
+        let path = dir.join(format!("{}.duel", name.replace(' ', "-")));
+        transferred(&path, (120, 260, 300), edit);
+        let err = read_log(&path).expect_err(name);
+        assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+}
+
+#[test]
+fn a_transfer_of_another_state_than_the_log_goes_on_from_is_refused_by_verify() {
+    let dir = scratch("transfer-forged");
+    let path = dir.join("m.duel");
+    // Every check of the record recomputed: the state of tick 260 of an idle match.
+    transferred(&path, (120, 260, 300), |e| {
+        let mut idle = World::new(Rules::default(), 4, 2).expect("world");
+        while idle.tick() < 260 {
+            let tick = idle.tick();
+            idle.step(&[InputCmd::idle(tick), InputCmd::idle(tick)])
+                .expect("step");
+        }
+        e.hash = idle.state_hash();
+        transfer_of(e).snapshot = idle.state().to_bytes();
+    });
+    let log = read_log(&path).expect("the record itself is consistent");
+    match verify(&log, None) {
+        Err(Error::VerifyMismatch { tick, .. }) => assert_eq!(tick, 261),
+        other => panic!("expected the tick after the transfer refused, got {other:?}"),
+    }
 }
 
 /// As [`resynced`], with `extra` records after each tick.

@@ -435,18 +435,20 @@ fn the_fuzzed_logs_are_what_they_claim() {
         record_offsets(m).len() > 700,
         "header, checkpoints, ticks, end"
     );
-    // The networked log holds a record of each networked kind (outage 6, epoch 5, resync 7)
-    // for the properties to damage and craft, and verifies as it is.
+    // The networked log holds a record of each networked kind (outage 6, epochs 5 with and
+    // without a transfer, resync 7) for the properties to damage and craft, and verifies as
+    // it is.
     let n = networked();
     let kinds: Vec<u8> = record_offsets(n).iter().map(|&o| n[o + 20]).collect();
-    for kind in [5, 6, 7] {
+    for (kind, count) in [(5, 2), (6, 1), (7, 1)] {
         assert_eq!(
             kinds.iter().filter(|&&k| k == kind).count(),
-            1,
+            count,
             "kind {kind}"
         );
     }
-    assert!(read_all(n.clone()).is_ok());
+    let read = read_all(n.clone()).expect("reads");
+    assert_eq!(read.transfers().count(), 1);
     let first = format!("# duel hash log v{} ", client::hashlog::HASH_LOG_VERSION);
     assert!(h.starts_with(first.as_bytes()));
 }

@@ -588,3 +588,64 @@ fn epoch_lines_follow_their_tick_and_are_refused_out_of_place() {
         assert!(reason.contains(says), "{name}: line {line}: {reason}");
     }
 }
+
+/// Issue 19: a player sent the other side's state whole lacks the ticks between its last one
+/// and the epoch's; its epoch line says so (`after LAST`) right after the line of `LAST`, and
+/// the ticks after it come after the epoch's tick. Forged ones out of place are refused
+/// naming the line, and the writer refuses a transfer to a tick not after the last.
+#[test]
+fn transfer_epoch_lines_skip_the_ticks_they_say_and_are_refused_out_of_place() {
+    let dir = scratch("hashlog-transfers");
+    let plain = hash_log(&dir, "plain.hashlog", 3);
+    let log = read_hash_log_file(&plain).expect("reads");
+    let marked = dir.join("marked.hashlog");
+    let mut w = HashLogWriter::create(&marked, &log.identity, &log.source).expect("create");
+    for e in log.entries.iter().filter(|e| e.tick <= 100 || e.tick > 150) {
+        w.record(e.tick, &e.hash).expect("record");
+        if e.tick == 100 {
+            assert!(w.mark_transfer(2, 100).is_err(), "not to the last tick");
+            w.mark_transfer(2, 150).expect("to a later tick");
+            assert!(
+                w.record(150, &e.hash).is_err(),
+                "the epoch's tick is written"
+            );
+        }
+    }
+    drop(w);
+    let read = read_hash_log_file(&marked).expect("reads");
+    assert_eq!(read.epochs, vec![(2, 150)]);
+    assert_eq!(read.entries.len(), log.entries.len() - 50);
+    // Tick 100 is line 101, the epoch 102, tick 151 line 103.
+    type Edit = fn(&mut Vec<String>);
+    let cases: [(&str, Edit, &str); 4] = [
+        (
+            "after another tick",
+            |l| l[102] = "epoch 2 from 150 after 99 00000000".into(),
+            "but the last tick written is 100",
+        ),
+        (
+            "to a tick not after it",
+            |l| l[102] = "epoch 2 from 100 after 100 00000000".into(),
+            "epoch 2 from tick 100 after 100",
+        ),
+        (
+            "a tick before the epoch's after it",
+            |l| {
+                let before = l[101].clone();
+                l.insert(103, before);
+            },
+            "tick 100 after tick 150",
+        ),
+        (
+            "zero-padded",
+            |l| l[102] = "epoch 2 from 150 after 0100 00000000".into(),
+            "not in the writer's form",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let forged = dir.join(format!("{}.hashlog", name.replace(' ', "-")));
+        forge_lines(&marked, &forged, edit);
+        let (line, reason) = syntax_error(&forged);
+        assert!(reason.contains(says), "{name}: line {line}: {reason}");
+    }
+}

@@ -218,3 +218,100 @@ fn a_rejoin_from_a_log_that_is_no_players_is_refused_and_the_log_untouched() {
         );
     }
 }
+
+/// Issue 19: a rejoin from a log that ends long before the other player's last final tick
+/// (further back than the history it keeps: here the joiner stopped logging at tick 200 and
+/// played on to tick 900 before it died). The other player's state is sent whole instead,
+/// checked, and the match goes on from it and finishes: both hash logs agree on every tick
+/// both hold, the rejoiner's lacks exactly the ticks the transfer skipped (and says so), and
+/// its match log verifies across them.
+#[test]
+fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_state_sent_whole() {
+    use crate::common::{entries, loopback_link, plan, spawn_loopback_host, test_config};
+    use client::peer_logs::{LogPaths, PeerLogs};
+    use client::wire::Role;
+    use client::NetPeer;
+    use std::time::{Duration, Instant};
+
+    const LOGGED: u32 = 200;
+    let dir = scratch_dir("rejoin-transfer");
+    let config = test_config(Default::default());
+    let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
+    let mut host_plan = plan(1800, 1, &hh);
+    host_plan.match_log = Some(hm.clone());
+    let (addr, host) = spawn_loopback_host(config.clone(), host_plan);
+    let log = dir.join("join.duel");
+    let joiner_config = config.clone();
+    let joiner_log = log.clone();
+    let joiner = std::thread::spawn(move || {
+        let mut peer = NetPeer::join_on(
+            loopback_link(Default::default()),
+            addr,
+            Role::Player,
+            &joiner_config,
+        )
+        .expect("join");
+        let paths = LogPaths {
+            match_log: Some(joiner_log),
+            ..LogPaths::default()
+        };
+        let mut logs = PeerLogs::open(&peer, &paths, Some(3)).expect("logs");
+        let mut bot = engine::Bot::new(1, 3);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while peer.final_tick() < 900 && Instant::now() < deadline {
+            peer.poll();
+            let input = bot.think(peer.world()).to_wire();
+            peer.advance(input).expect("advance");
+            if logs.logged() < LOGGED {
+                logs.catch_up(&peer, LOGGED).expect("log");
+                if logs.logged() == LOGGED {
+                    logs.close(false).expect("close");
+                }
+            }
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        peer.final_tick()
+    });
+    let played = joiner.join().expect("joiner");
+    assert!(played >= 900, "the joiner played to {played}");
+    assert_eq!(read_log(&log).expect("reads").last_tick(), LOGGED);
+    let jh = dir.join("rejoin.hashes");
+    let mut again = plan(1800, 3, &jh);
+    again.match_log = Some(log.clone());
+    let rejoined = client::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
+        .expect("the rejoin goes on from the state sent");
+    let host = host.join().expect("host thread").expect("host ends");
+    println!("host: {host}\nrejoin: {rejoined}");
+    assert!(host.disconnected.is_none() && host.clean_finish, "{host}");
+    assert_eq!((host.desyncs, rejoined.desyncs), (0, 0));
+    let (h, j) = (read_log(&hm).expect("host"), read_log(&log).expect("join"));
+    assert_eq!(h.epochs.len(), 1);
+    let resume = h.epochs[0].tick;
+    assert!(h.epochs[0].transfer.is_none(), "the host's log is whole");
+    assert!(resume >= played.min(900), "resumed at {resume}");
+    let (epoch, transfer) = j.transfer_from(LOGGED).expect("the joiner's transfer");
+    assert_eq!(
+        (epoch.epoch, epoch.tick, epoch.hash),
+        (2, resume, h.epochs[0].hash)
+    );
+    assert_eq!(transfer.from, LOGGED);
+    let skipped = |t: u32| t > LOGGED && t <= resume;
+    let host_kept: Vec<_> = h.ticks.iter().filter(|t| !skipped(t.tick)).collect();
+    assert_eq!(host_kept, j.ticks.iter().collect::<Vec<_>>());
+    assert_eq!(
+        client::replay::verify(&j, None).expect("verifies").ticks,
+        1800
+    );
+    let host_lines: Vec<_> = entries(&hh)
+        .into_iter()
+        .filter(|e| !skipped(e.tick))
+        .collect();
+    assert_eq!(host_lines.len(), 1800 - (resume - LOGGED) as usize);
+    assert_eq!(entries(&jh), host_lines);
+    let marks = |p: &Path| {
+        client::hashlog::read_hash_log_file(p)
+            .expect("reads")
+            .epochs
+    };
+    assert_eq!(marks(&hh), marks(&jh));
+}

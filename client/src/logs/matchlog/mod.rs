@@ -70,8 +70,9 @@ use serde::{Deserialize, Serialize};
 
 /// Version of this log format; a log of another version is refused.
 ///
-/// 3: rejoin keys, epoch and outage records. 4: resync records.
-pub const LOG_FORMAT_VERSION: u32 = 4;
+/// 3: rejoin keys, epoch and outage records. 4: resync records. 5: an epoch record may carry
+/// the other player's state (a rejoin whose log ended before the other side's history).
+pub const LOG_FORMAT_VERSION: u32 = 5;
 /// The first bytes of every match log (since format version 2).
 pub const LOG_MAGIC: &[u8; 8] = b"DUELMLOG";
 /// Default distance between checkpoints, in ticks (5 s).
@@ -124,12 +125,26 @@ pub struct RejoinKey {
 pub struct EpochRecord {
     /// The new epoch (the first session is epoch 1).
     pub epoch: u32,
-    /// The resume tick: the last tick recorded before this record.
+    /// The resume tick: the last tick recorded before this record, unless a `transfer`
+    /// skipped to it.
     pub tick: Tick,
     /// The state hash at `tick`, agreed by both sides.
     pub hash: StateHash,
     /// Where the other player is heard from in the new epoch.
     pub peer: String,
+    /// The other player's state at `tick`, when this side's log ended before the history the
+    /// other side keeps (its process died long before it came back).
+    pub transfer: Option<StateTransfer>,
+}
+
+/// A state sent whole by the other player: this side's log ends at `from`, the ticks after it
+/// up to the epoch's tick are in no record of this log, and play went on from `snapshot`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateTransfer {
+    /// The last tick this side recorded before the transfer (before the epoch's tick).
+    pub from: Tick,
+    /// The state at the epoch's tick, as `WorldSnapshot::to_bytes`.
+    pub snapshot: Vec<u8>,
 }
 
 /// A desync repaired: after `tick` (recorded last, with this side's own state), the state is

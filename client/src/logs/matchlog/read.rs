@@ -6,8 +6,8 @@ use super::record::{
     SUFFIX_LEN,
 };
 use super::{
-    EpochRecord, LogHeader, OutageRecord, Record, ResyncRecord, TickRecord, LOG_FORMAT_VERSION,
-    LOG_MAGIC,
+    EpochRecord, LogHeader, OutageRecord, Record, ResyncRecord, StateTransfer, TickRecord,
+    LOG_FORMAT_VERSION, LOG_MAGIC,
 };
 use crate::error::Error;
 use engine::{Tick, WorldSnapshot};
@@ -21,7 +21,8 @@ const MAX_LOG_BYTES: u64 = 1 << 30;
 pub struct MatchLog {
     /// The header.
     pub header: LogHeader,
-    /// Every tick record, in order (ticks consecutive from the first checkpoint's tick + 1).
+    /// Every tick record, in order: ticks consecutive from the first checkpoint's tick + 1,
+    /// except across an epoch's state transfer (which skips from its `from` to its tick).
     pub ticks: Vec<TickRecord>,
     /// Every checkpoint: `(tick, snapshot bytes)`, in order; each snapshot decodes and is of
     /// its tick.
@@ -65,28 +66,43 @@ pub struct Hole {
 const HOLE_BLOCK: usize = 512;
 
 impl MatchLog {
-    /// The last tick recorded (the first checkpoint's tick if no tick records).
+    /// The last tick recorded (the first checkpoint's tick if no tick records): the last
+    /// tick record's, or the tick a later state transfer went on from.
     #[must_use]
     pub fn last_tick(&self) -> Tick {
-        self.ticks
-            .last()
+        let recorded = (self.ticks.last())
             .map(|t| t.tick)
-            .unwrap_or_else(|| self.checkpoints.first().map_or(0, |c| c.0))
+            .unwrap_or_else(|| self.checkpoints.first().map_or(0, |c| c.0));
+        let transferred = self.transfers().map(|(e, _)| e.tick).max();
+        transferred.map_or(recorded, |t| t.max(recorded))
     }
 
-    /// The latest state the log holds whole at or before `tick`: a checkpoint, or the
-    /// snapshot of a resync (which, at the same tick, is the later: it replaced the state the
-    /// checkpoint holds).
+    /// The latest state the log holds whole at or before `tick`: a checkpoint, the snapshot
+    /// of a resync (which, at the same tick, is the later: it replaced the state the
+    /// checkpoint holds), or the state of a transfer.
     #[must_use]
     pub fn checkpoint_before(&self, tick: Tick) -> Option<(Tick, &[u8])> {
-        let checkpoint = self.checkpoints.iter().rev().find(|c| c.0 <= tick);
-        let resync = self.resyncs.iter().rev().find(|r| r.tick <= tick);
-        match (checkpoint, resync) {
-            (Some(c), Some(r)) if c.0 > r.tick => Some((c.0, &c.1)),
-            (_, Some(r)) => Some((r.tick, &r.snapshot)),
-            (Some(c), None) => Some((c.0, &c.1)),
-            (None, None) => None,
-        }
+        // Ranked by tick, then by what replaced what at one tick.
+        let checkpoints = (self.checkpoints.iter()).map(|c| ((c.0, 0), c.1.as_slice()));
+        let transfers = self
+            .transfers()
+            .map(|(e, t)| ((e.tick, 1), t.snapshot.as_slice()));
+        let resyncs = (self.resyncs.iter()).map(|r| ((r.tick, 2), r.snapshot.as_slice()));
+        (checkpoints.chain(transfers).chain(resyncs))
+            .filter(|((at, _), _)| *at <= tick)
+            .max_by_key(|(rank, _)| *rank)
+            .map(|((at, _), bytes)| (at, bytes))
+    }
+
+    /// Every epoch that went on from a state sent whole, with that transfer.
+    pub fn transfers(&self) -> impl Iterator<Item = (&EpochRecord, &StateTransfer)> {
+        (self.epochs.iter()).filter_map(|e| e.transfer.as_ref().map(|t| (e, t)))
+    }
+
+    /// The epoch whose state transfer went on from `tick` (the last tick recorded before it).
+    #[must_use]
+    pub fn transfer_from(&self, tick: Tick) -> Option<(&EpochRecord, &StateTransfer)> {
+        self.transfers().find(|(_, t)| t.from == tick)
     }
 
     /// The resync after `tick`, if one replaced its state.
@@ -98,8 +114,9 @@ impl MatchLog {
     /// The tick record for `tick`.
     #[must_use]
     pub fn tick_record(&self, tick: Tick) -> Option<&TickRecord> {
-        let first = self.ticks.first()?.tick;
-        self.ticks.get(tick.checked_sub(first)? as usize)
+        // Ticks increase strictly (consecutive but for transfers, which skip).
+        let at = self.ticks.binary_search_by_key(&tick, |t| t.tick).ok()?;
+        self.ticks.get(at)
     }
 
     /// What was cut at the end, in words (`None` if nothing was).
@@ -433,14 +450,41 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 ticks.push(t);
             }
             (Record::Epoch(e), Some(_)) => {
-                if last_tick != Some(e.tick) {
+                // A transfer goes on from a later tick than the last one recorded; any other
+                // epoch from that very tick.
+                let from = e.transfer.as_ref().map_or(e.tick, |t| t.from);
+                if last_tick != Some(from) {
                     return bad(format!(
-                        "epoch {} from tick {}, but the last tick recorded is {last_tick:?}",
-                        e.epoch, e.tick
+                        "epoch {} from tick {from}, but the last tick recorded is {last_tick:?}",
+                        e.epoch
                     ));
                 }
                 if e.epoch <= last_epoch {
                     return bad(format!("epoch {} after epoch {last_epoch}", e.epoch));
+                }
+                if let Some(t) = &e.transfer {
+                    if t.from >= e.tick {
+                        return bad(format!(
+                            "epoch {} transfers the state of tick {} after tick {}",
+                            e.epoch, e.tick, t.from
+                        ));
+                    }
+                    // Replays and resumes go on from its snapshot, as from a resync's.
+                    let state = WorldSnapshot::from_bytes(&t.snapshot).map_err(|err| {
+                        corrupt(offset, lsn, format!("epoch {} transfer: {err}", e.epoch))
+                    })?;
+                    if state.tick != e.tick || state.hash() != e.hash {
+                        return bad(format!(
+                            "epoch {} from tick {} transfers a snapshot of tick {} hashing \
+                             {:016x}, not {:016x}",
+                            e.epoch,
+                            e.tick,
+                            state.tick,
+                            state.hash().combined,
+                            e.hash.combined
+                        ));
+                    }
+                    last_tick = Some(e.tick);
                 }
                 last_epoch = e.epoch;
                 epochs.push(e);

@@ -182,12 +182,23 @@ impl MatchLogWriter {
         })
     }
 
-    /// Appends one record.
+    /// Appends one record; an epoch that went on from a state transfer moves the log to its
+    /// tick (the next tick record follows it). Placement is the reader's to check, as for
+    /// every record appended here.
     ///
     /// # Errors
     /// [`Error::Io`].
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
-        self.append_ref(RecordRef::Record(record))
+        self.append_ref(RecordRef::Record(record))?;
+        if let Record::Epoch(super::EpochRecord {
+            tick,
+            transfer: Some(_),
+            ..
+        }) = record
+        {
+            self.last_tick = *tick;
+        }
+        Ok(())
     }
 
     fn append_ref(&mut self, record: RecordRef<'_>) -> Result<(), Error> {

@@ -13,7 +13,16 @@
 //! session, its keys and its datagrams are gone (an old-epoch datagram opens under no channel).
 //! Recovery never skips a record: every tick either side had final is kept, and both logs go
 //! on from the same `R` with the same state.
+//!
+//! A log that ends before the history the survivor keeps (or more than [`MAX_GAP_TICKS`]
+//! before its last final tick) cannot be stepped to `R`: the survivor then answers with
+//! [`Control::ResyncAt`], no inputs, and the offer of its state at `R`, sent in
+//! [`Control::SnapshotChunk`]s (the resync's transfer). The rejoiner asks again for what is
+//! missing, checks the whole as any untrusted snapshot ([`super::transfer`]) and goes on from
+//! it; its log records the ticks it never had as skipped by that transfer
+//! ([`crate::matchlog::StateTransfer`]).
 
+use super::transfer::Assembly;
 use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
 use crate::net::seal::{Initiator, MatchSecret, Psk, Responder};
@@ -62,23 +71,43 @@ pub struct RejoinReport {
     pub took: Duration,
     /// The resume tick.
     pub tick: Tick,
-    /// Ticks of inputs received for the gap the log lacked.
+    /// Ticks between the log's end and the resume tick: stepped through with the inputs
+    /// received, or skipped by the state sent whole.
     pub gap_ticks: u32,
-    /// Bytes of the answer that carried them (the whole state transfer: no snapshot needed).
+    /// Bytes of the answer (the resume tick and the gap's inputs, or the snapshot's offer).
     pub answer_bytes: usize,
+    /// Bytes of the other side's state sent whole (0 when the log reached its history).
+    pub snapshot_bytes: usize,
 }
 
 impl std::fmt::Display for RejoinReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "rejoined in {} ms: the match goes on from tick {}, {} ticks of inputs received ({} bytes)",
-            self.took.as_millis(),
-            self.tick,
-            self.gap_ticks,
-            self.answer_bytes
-        )
+        let took = self.took.as_millis();
+        match self.snapshot_bytes {
+            0 => write!(
+                f,
+                "rejoined in {took} ms: the match goes on from tick {}, {} ticks of inputs \
+                 received ({} bytes)",
+                self.tick, self.gap_ticks, self.answer_bytes
+            ),
+            n => write!(
+                f,
+                "rejoined in {took} ms: the match goes on from tick {} from the other player's \
+                 state sent whole ({n} bytes); the {} ticks before it are not in this log",
+                self.tick, self.gap_ticks
+            ),
+        }
     }
+}
+
+/// The other side's state a rejoiner went on from, its log having ended before that side's
+/// history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transferred {
+    /// The log's last tick (the ticks after it, up to the epoch's, were never this side's).
+    pub from: Tick,
+    /// The state at the epoch's tick, as sent (`WorldSnapshot::to_bytes`).
+    pub snapshot: Vec<u8>,
 }
 
 /// A resume the survivor (or the host of a resync) agreed to.
@@ -90,6 +119,21 @@ pub(super) struct Agreed {
     pub(super) gap: Vec<WireInput>,
     /// Every player's inputs of the ticks the other side has final past our last final tick.
     pub(super) ahead: Vec<WireInput>,
+    /// Whether our state at the resume tick goes whole instead of `gap` (the other side's
+    /// log ends before the history this side keeps).
+    pub(super) transfer: bool,
+}
+
+impl Agreed {
+    /// A resume at `resume` from our state there, sent whole.
+    fn transfer(resume: Tick) -> Agreed {
+        Agreed {
+            resume,
+            gap: Vec::new(),
+            ahead: Vec::new(),
+            transfer: true,
+        }
+    }
 }
 
 /// The survivor's side of rejoins.
@@ -323,6 +367,8 @@ impl NetPeer {
                     h.combined
                 ))
             }
+            // A rejoin from a log that ends before our history: our state goes whole.
+            Err(_) if check_states => return Ok(Agreed::transfer(ours)),
             Err(_) => {
                 return Err(format!(
                     "your log ends at tick {through}, {} before ours: further back than the \
@@ -334,6 +380,9 @@ impl NetPeer {
         let resume = ours.max(through);
         let missing = (resume - through) as usize;
         if missing > MAX_GAP_TICKS {
+            if check_states {
+                return Ok(Agreed::transfer(ours));
+            }
             return Err(format!(
                 "your log ends {missing} ticks before ours, more than the {MAX_GAP_TICKS} a rejoin carries"
             ));
@@ -343,7 +392,12 @@ impl NetPeer {
             let inputs = self.driver.inputs_at(tick).map_err(failed)?;
             gap.extend(inputs.iter().map(|i| i.to_wire()));
         }
-        Ok(Agreed { resume, gap, ahead })
+        Ok(Agreed {
+            resume,
+            gap,
+            ahead,
+            transfer: false,
+        })
     }
 
     /// Starts epoch `epoch + 1` from `tick` with the rejoiner at `from` in `slot`: a new GGRS
@@ -353,19 +407,35 @@ impl NetPeer {
             resume: tick,
             gap,
             ahead,
+            transfer,
         } = agreed;
         let hash = self.step_to_resume(&ahead, tick)?;
         let epoch = self.agreement.epoch + 1;
-        let answer = Control::ResumeAt {
-            epoch,
-            tick,
-            hash: hash.combined,
-            gap,
+        let mut offered = None;
+        let answer = if transfer {
+            let bytes = self.driver.snapshot_at(tick)?.to_bytes();
+            let answer = Control::ResyncAt {
+                epoch,
+                tick,
+                gap: Vec::new(),
+                snapshot: super::transfer::offer(tick, &bytes, hash.combined),
+            };
+            offered = Some(bytes);
+            answer
+        } else {
+            Control::ResumeAt {
+                epoch,
+                tick,
+                hash: hash.combined,
+                gap,
+            }
         };
         let mut agreement = self.agreement.clone();
         {
             let mut link = self.link.borrow_mut();
-            link.send_control(&answer, from);
+            if offered.is_none() {
+                link.send_control(&answer, from);
+            }
             // The old epoch's peers: the player that left (if it came back elsewhere) and the
             // spectators of the old session (they cannot follow a new one).
             for &(_, old) in &agreement.remote_players {
@@ -381,8 +451,12 @@ impl NetPeer {
         agreement.remote_players = vec![(slot, from)];
         agreement.spectators.clear();
         agreement.epoch = epoch;
-        self.rejoin.resumed = Some((from, answer));
         self.forget_resync_answer();
+        if let Some(bytes) = offered {
+            // Sent, and sent again when asked for, as a resync's snapshot is.
+            self.offer_snapshot(from, answer.clone(), bytes);
+        }
+        self.rejoin.resumed = Some((from, answer));
         self.restart(agreement, tick)?;
         self.epochs.push(EpochChange {
             epoch,
@@ -466,6 +540,12 @@ enum Stage {
     },
     /// Saying where the log ends until the other player answers with the resume tick.
     Resume { channel_id: u32, resume: Control },
+    /// Receiving the other player's state whole (the log ended before its history).
+    Transfer {
+        channel_id: u32,
+        epoch: u32,
+        assembly: Box<Assembly>,
+    },
     /// Done (or failed): polling again is an error.
     Over,
 }
@@ -551,6 +631,7 @@ impl Rejoining {
         match self.stage {
             Stage::Handshake { .. } => "proving this is the player who left",
             Stage::Resume { .. } => "agreeing where the match goes on",
+            Stage::Transfer { .. } => "receiving the other player's state",
             Stage::Over => "done",
         }
     }
@@ -653,6 +734,20 @@ impl Rejoining {
                             hash,
                             gap,
                         } => return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some),
+                        Control::ResyncAt {
+                            epoch,
+                            tick,
+                            gap,
+                            snapshot,
+                        } => {
+                            let assembly = self.transfer_offered(epoch, tick, &gap, snapshot)?;
+                            self.stage = Stage::Transfer {
+                                channel_id,
+                                epoch,
+                                assembly: Box::new(assembly),
+                            };
+                            return Ok(None);
+                        }
                         Control::Reject { reason } => {
                             return Err(Error::RejoinRefused {
                                 reason: wire::printable(&reason, 300),
@@ -663,7 +758,109 @@ impl Rejoining {
                 }
                 Ok(None)
             }
+            Stage::Transfer { assembly, .. } => {
+                let tick = assembly.offer().tick;
+                for msg in inbox {
+                    match msg {
+                        // A part that does not fit the offer is dropped (and asked for again).
+                        Control::SnapshotChunk { tick, index, bytes } => {
+                            let _ = assembly.add(tick, index, &bytes);
+                        }
+                        Control::Reject { reason } => {
+                            return Err(Error::RejoinRefused {
+                                reason: wire::printable(&reason, 300),
+                            })
+                        }
+                        _ => {}
+                    }
+                }
+                let missing = assembly.missing();
+                if missing.is_empty() {
+                    let Stage::Transfer {
+                        channel_id,
+                        epoch,
+                        assembly,
+                    } = std::mem::replace(&mut self.stage, Stage::Over)
+                    else {
+                        unreachable!("matched as a transfer above");
+                    };
+                    return self.transferred(channel_id, epoch, &assembly).map(Some);
+                }
+                if due {
+                    link.borrow_mut()
+                        .send_control(&Control::SnapshotNeed { tick, missing }, peer);
+                }
+                Ok(None)
+            }
         }
+    }
+
+    /// The other player's offer of its state whole: it must go on from after this log's end
+    /// in a later epoch, with no inputs.
+    fn transfer_offered(
+        &self,
+        epoch: u32,
+        tick: Tick,
+        gap: &[WireInput],
+        offer: wire::SnapshotOffer,
+    ) -> Result<Assembly, Error> {
+        let refuse = |reason: String| Error::RejoinRefused { reason };
+        let (through, last_epoch) = (self.plan.as_ref())
+            .map(|p| (p.world.tick(), p.epoch))
+            .ok_or_else(|| refuse("this rejoin is over".into()))?;
+        if epoch <= last_epoch || tick <= through || offer.tick != tick || !gap.is_empty() {
+            return Err(refuse(format!(
+                "the other player offers its state of tick {} to go on from tick {tick} in \
+                 epoch {epoch} with {} inputs; this log ends at tick {through} in epoch \
+                 {last_epoch}",
+                offer.tick,
+                gap.len()
+            )));
+        }
+        Assembly::new(offer)
+            .map_err(|e| refuse(format!("the other player's state was refused: {e}")))
+    }
+
+    /// The other player's state, whole: checked as any untrusted snapshot, and the new
+    /// epoch's session started from it.
+    fn transferred(
+        &mut self,
+        channel_id: u32,
+        epoch: u32,
+        assembly: &Assembly,
+    ) -> Result<NetPeer, Error> {
+        let plan = self.plan.take().ok_or_else(|| Error::RejoinRefused {
+            reason: "this rejoin is over".into(),
+        })?;
+        let offer = *assembly.offer();
+        let (world, snapshot) =
+            assembly
+                .finish(plan.world.rules())
+                .map_err(|e| Error::RejoinRefused {
+                    reason: format!("the other player's state was refused: {e}"),
+                })?;
+        let through = plan.world.tick();
+        let tick = world.tick();
+        let report = RejoinReport {
+            took: self.started.elapsed(),
+            tick,
+            gap_ticks: tick - through,
+            answer_bytes: wire::encode_payload(&Control::ResyncAt {
+                epoch,
+                tick,
+                gap: Vec::new(),
+                snapshot: offer,
+            })
+            .len(),
+            snapshot_bytes: snapshot.len(),
+        };
+        let hash = world.state_hash();
+        let driver = Driver::with_history(world, super::peer_history(&self.config));
+        let cause = EpochCause::Transferred(Box::new(Transferred {
+            from: through,
+            snapshot,
+        }));
+        self.start_epoch_peer(plan, channel_id, epoch, driver, hash, report, cause)
     }
 
     /// The `Resume`: where the log ends, its hash, the inputs of its last ticks.
@@ -698,7 +895,6 @@ impl Rejoining {
         let config = &self.config;
         let players = plan.world.player_count();
         let through = plan.world.tick();
-        let peer = plan.peer;
         let report = RejoinReport {
             took: self.started.elapsed(),
             tick,
@@ -710,6 +906,7 @@ impl Rejoining {
                 gap: gap.clone(),
             })
             .len(),
+            snapshot_bytes: 0,
         };
         let refuse = |reason: String| Error::RejoinRefused { reason };
         if tick < through || epoch <= plan.epoch {
@@ -726,7 +923,7 @@ impl Rejoining {
                 tick - through
             )));
         }
-        let mut driver = Driver::with_history(plan.world, super::peer_history(config));
+        let mut driver = Driver::with_history(plan.world.clone(), super::peer_history(config));
         for inputs in gap.chunks(players) {
             driver.step_confirmed(inputs)?;
         }
@@ -737,26 +934,43 @@ impl Rejoining {
                 ours.combined
             )));
         }
+        let cause = EpochCause::Rejoin;
+        self.start_epoch_peer(plan, channel_id, epoch, driver, ours, report, cause)
+    }
+
+    /// The new epoch's session from `driver` (at the resume tick, whose state hashes `hash`).
+    #[allow(clippy::too_many_arguments)] // one call per way of coming back, each naming all
+    fn start_epoch_peer(
+        &self,
+        plan: RejoinPlan,
+        channel_id: u32,
+        epoch: u32,
+        driver: Driver,
+        hash: engine::StateHash,
+        report: RejoinReport,
+        cause: EpochCause,
+    ) -> Result<NetPeer, Error> {
         let agreement = Agreement {
             match_seed: driver.world().state().match_seed,
-            players: players as u8,
+            players: plan.world.player_count() as u8,
             local_slot: Some(plan.slot),
-            remote_players: vec![(1 - plan.slot.min(1), peer)],
+            remote_players: vec![(1 - plan.slot.min(1), plan.peer)],
             spectators: Vec::new(),
             session: channel_id,
             secret: Some(plan.secret),
             epoch,
         };
-        let mut peer_after = NetPeer::start_with(self.link.clone(), agreement, config, driver)?;
-        peer_after.rejoined = Some(report);
-        peer_after.epochs.push(EpochChange {
+        let tick = driver.world().tick();
+        let mut peer = NetPeer::start_with(self.link.clone(), agreement, &self.config, driver)?;
+        peer.rejoined = Some(report);
+        peer.epochs.push(EpochChange {
             epoch,
             tick,
-            hash: ours,
-            peer,
-            cause: EpochCause::Rejoin,
+            hash,
+            peer: plan.peer,
+            cause,
         });
-        Ok(peer_after)
+        Ok(peer)
     }
 }
 

@@ -310,6 +310,7 @@ impl NetPeer {
             resume: tick,
             gap,
             ahead,
+            ..
         } = agreed;
         let hash = self.step_to_resume(&ahead, tick)?;
         let state = self.driver.snapshot_at(tick)?.clone();
@@ -321,8 +322,7 @@ impl NetPeer {
             gap,
             snapshot: transfer::offer(tick, &bytes, hash.combined),
         };
-        self.send_snapshot(to, &answer, &bytes, None);
-        self.resync.answered = Some((to, answer, bytes.clone()));
+        self.offer_snapshot(to, answer, bytes.clone());
         let detail = ResyncDetail {
             desync: lead.desync,
             replaced: hash,
@@ -331,6 +331,14 @@ impl NetPeer {
             took: lead.since.elapsed(),
         };
         self.resync_epoch(epoch, tick, hash, detail)
+    }
+
+    /// Sends `answer` (a `ResyncAt`: a resync's, or a rejoin's whose log ended too early) and
+    /// every part of the snapshot `bytes` it offers to `to`, and keeps both to send again when
+    /// asked for.
+    pub(super) fn offer_snapshot(&mut self, to: SocketAddr, answer: Control, bytes: Vec<u8>) {
+        self.send_snapshot(to, &answer, &bytes, None);
+        self.resync.answered = Some((to, answer, bytes));
     }
 
     /// Sends `answer` and then the snapshot's parts: all of them, or those in `only`.

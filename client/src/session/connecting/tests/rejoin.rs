@@ -269,18 +269,83 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
     );
 }
 
+/// The survivor's answers after `resume`, all of them.
+fn ask_all(o: &mut Orphaned, link: &SharedLink, resume: &Control) -> Vec<Control> {
+    link.borrow_mut().send_control(resume, addr(1));
+    let _ = o.host.advance(WireInput::default());
+    link.borrow_mut().pump(false);
+    let answers = link.borrow_mut().take_control();
+    answers.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The survivor's state sent whole after `answers`' `ResyncAt`: the offer, and the world its
+/// parts make (checked as the rejoiner checks them).
+fn assembled(answers: Vec<Control>) -> (Tick, Vec<WireInput>, engine::World) {
+    use crate::netplay::transfer::Assembly;
+    let mut answers = answers.into_iter();
+    let Some(Control::ResyncAt {
+        epoch,
+        tick,
+        gap,
+        snapshot,
+    }) = answers.next()
+    else {
+        panic!("expected the state offered first");
+    };
+    assert_eq!((epoch, snapshot.tick), (2, tick));
+    let mut assembly = Assembly::new(snapshot).expect("a fitting offer");
+    for part in answers {
+        if let Control::SnapshotChunk { tick, index, bytes } = part {
+            assembly.add(tick, index, &bytes).expect("a fitting part");
+        }
+    }
+    assert_eq!(assembly.missing(), Vec::<u16>::new(), "every part sent");
+    let (world, _) = assembly.finish(&Rules::default()).expect("checks out");
+    (tick, gap, world)
+}
+
 /// A log cut further back than the survivor's history (past what a killed process can lose):
-/// refused saying so, not resumed from a state nobody can check.
+/// nothing there can be checked or stepped, so the survivor's state at its last final tick
+/// goes whole, in parts that check out, and the new epoch starts there; a part asked for
+/// again comes again.
 #[test]
-fn a_log_cut_further_back_than_the_history_is_refused_saying_so() {
+fn a_log_cut_further_back_than_the_history_is_sent_the_survivors_state_whole() {
     let mut o = orphaned(600);
     let secret = o.secret.clone();
+    let ours = o.host.final_tick();
+    let held = o.host.driver().hash_at(ours).expect("kept");
     let (tick, hash) = o.hashes[0];
+    assert!(
+        o.host.driver().hash_at(tick).is_err(),
+        "outside the history"
+    );
     let link = handshake(&mut o, 20, &secret).expect("accepted");
-    let reason = refusal(ask(&mut o, &link, &resume(tick, hash.combined, Vec::new())));
-    assert!(reason.contains("further back than the history"), "{reason}");
-    // Within the history, the same log end would be taken (a killed process loses its last
-    // second at most).
+    let answers = ask_all(&mut o, &link, &resume(tick, hash.combined, Vec::new()));
+    let (resumed, gap, world) = assembled(answers);
+    assert_eq!((resumed, gap.len()), (ours, 0));
+    assert_eq!(world.state_hash(), held, "the survivor's own state");
+    assert_eq!(o.host.epochs().len(), 1);
+    assert_eq!(o.host.epochs()[0].tick, ours);
+    let again = ask_all(
+        &mut o,
+        &link,
+        &Control::SnapshotNeed {
+            tick: ours,
+            missing: vec![0],
+        },
+    );
+    assert!(
+        matches!(again.as_slice(), [Control::SnapshotChunk { index: 0, tick, .. }] if *tick == ours),
+        "{again:?}"
+    );
+}
+
+/// Within the history, a log end is resumed from as it is (a killed process loses its last
+/// second at most): the gap's inputs, no state sent.
+#[test]
+fn a_log_cut_within_the_history_is_resumed_with_the_gap() {
+    let mut o = orphaned(600);
+    let secret = o.secret.clone();
     let (tick, hash) = o.hashes[o.hashes.len() - 120];
     let link = handshake(&mut o, 21, &secret).expect("accepted");
     let answer = ask(&mut o, &link, &resume(tick, hash.combined, Vec::new()));
@@ -375,18 +440,6 @@ fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
         &resume(tick, hash, inputs(MAX_RECENT_TICKS + 1)),
     ));
     assert!(reason.contains("malformed"), "{reason}");
-    // As many recent ticks as the log has ticks is no malformation (this one is only too old).
-    let link = handshake(&mut o, 63, &secret).expect("accepted");
-    let reason = refusal(ask(&mut o, &link, &resume(5, 0, inputs(5))));
-    assert!(reason.contains("further back than the history"), "{reason}");
-    let back = MAX_GAP_TICKS as u32 + 1;
-    let (tick, hash) = at(&o, back);
-    let link = handshake(&mut o, 61, &secret).expect("accepted");
-    let reason = refusal(ask(&mut o, &link, &resume(tick, hash, Vec::new())));
-    assert!(
-        reason.contains(&format!("{back} ticks before ours")),
-        "{reason}"
-    );
     // Exactly at both limits: taken, the gap sent whole.
     let (tick, hash) = at(&o, MAX_GAP_TICKS as u32);
     let link = handshake(&mut o, 62, &secret).expect("accepted");
@@ -398,6 +451,27 @@ fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
         panic!("expected the resume, got {answer:?}");
     };
     assert_eq!((resumed, gap.len()), (ours, MAX_GAP_TICKS * 2));
+}
+
+/// One tick past the gap a resume carries, the survivor's state goes whole instead; so it
+/// does for a log of as many recent ticks as it has ticks (no malformation), far back.
+#[test]
+fn one_tick_past_the_gap_limit_is_sent_the_state_whole() {
+    use crate::netplay::rejoin::MAX_GAP_TICKS;
+    let mut o = orphaned(600);
+    let secret = o.secret.clone();
+    let ours = o.host.final_tick();
+    let tick = ours - (MAX_GAP_TICKS as u32 + 1);
+    let hash = o.host.driver().hash_at(tick).expect("kept").combined;
+    let link = handshake(&mut o, 61, &secret).expect("accepted");
+    let (resumed, gap, _) = assembled(ask_all(&mut o, &link, &resume(tick, hash, Vec::new())));
+    assert_eq!((resumed, gap.len()), (ours, 0));
+    let mut o = orphaned(600);
+    let secret = o.secret.clone();
+    let link = handshake(&mut o, 63, &secret).expect("accepted");
+    let five = vec![WireInput::default(); 10];
+    let (resumed, ..) = assembled(ask_all(&mut o, &link, &resume(5, 0, five)));
+    assert_eq!(resumed, o.host.final_tick());
 }
 
 /// A rejoin for a slot whose player is still heard gets no answer at all, even under the
@@ -600,6 +674,14 @@ proptest::proptest! {
                 proptest::prop_assert_eq!(gap.len(), (tick - through) as usize * 2);
                 proptest::prop_assert_eq!(o.host.final_tick(), tick);
             }
+            // A log end the survivor cannot step from: its own state, whole.
+            Control::ResyncAt { epoch, tick, gap, snapshot } => {
+                proptest::prop_assert_eq!(epoch, 2);
+                proptest::prop_assert!(tick > through);
+                proptest::prop_assert!(gap.is_empty());
+                proptest::prop_assert_eq!(snapshot.tick, tick);
+                proptest::prop_assert_eq!(o.host.final_tick(), tick);
+            }
             Control::Reject { reason } => {
                 proptest::prop_assert!(!reason.is_empty());
                 proptest::prop_assert!(o.host.epochs().is_empty());
@@ -607,6 +689,207 @@ proptest::proptest! {
                 proptest::prop_assert!(o.host.advance(WireInput::default()).is_ok());
             }
             other => proptest::prop_assert!(false, "{:?}", other),
+        }
+    }
+}
+
+/// What a fake survivor sends after the rejoiner's `Resume`: a `ResyncAt` and parts.
+type Offer = fn(&engine::World) -> Vec<Control>;
+
+/// The rejoiner's side against a survivor driven by hand (a broken build, or a stolen log's
+/// holder): a rejoin from a log ending at tick 50, the survivor's handshake accepted, then
+/// `offer` answers its `Resume` (and its every `SnapshotNeed`) with what it returns, the
+/// survivor's state being the same match at tick 80. The rejoin's outcome.
+fn rejoin_against(offer: Offer) -> Result<NetPeer, crate::Error> {
+    use crate::net::seal::Responder;
+    use crate::netplay::rejoin::{RejoinPlan, Rejoining};
+    let net = MemoryNet::default();
+    let secret = MatchSecret::from_bytes([7; 32]);
+    let mut world = engine::World::new(Rules::default(), 11, 2).expect("world");
+    let idle = |w: &mut engine::World| {
+        let t = w.tick();
+        w.step(&[engine::InputCmd::idle(t), engine::InputCmd::idle(t)])
+            .expect("step");
+    };
+    while world.tick() < 50 {
+        idle(&mut world);
+    }
+    let mut theirs = world.clone();
+    while theirs.tick() < 80 {
+        idle(&mut theirs);
+    }
+    let plan = RejoinPlan {
+        world,
+        recent: Vec::new(),
+        secret: secret.clone(),
+        slot: 1,
+        peer: addr(1),
+        epoch: 1,
+    };
+    let survivor = Link::new(net.endpoint(1));
+    survivor.borrow_mut().accept_rejoins(true);
+    let cfg = config(5_000, 5_000, 0);
+    let mut rejoining = Rejoining::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the rejoin neither ends nor fails"
+        );
+        if let Some(peer) = rejoining.poll()? {
+            return Ok(peer);
+        }
+        survivor.borrow_mut().pump(false);
+        let inbox = survivor.borrow_mut().take_control();
+        for (from, msg) in inbox {
+            match msg {
+                Control::Rejoin { info, slot, noise } => {
+                    let prologue = wire::rejoin_prologue(&info, slot);
+                    let responder =
+                        Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), &noise)
+                            .expect("under the secret");
+                    let (noise, channel) = responder
+                        .answer(&wire::encode_payload(&RejoinAnswer::Accepted))
+                        .expect("answer");
+                    let mut link = survivor.borrow_mut();
+                    link.add_channel(from, channel);
+                    link.send_raw(
+                        &wire::encode(Kind::Control, 0, &Control::Answer { noise }),
+                        from,
+                    );
+                }
+                Control::Resume { .. } | Control::SnapshotNeed { .. } => {
+                    for m in offer(&theirs) {
+                        survivor.borrow_mut().send_control(&m, from);
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The honest offer of `world`'s state: the `ResyncAt` and its parts.
+fn honest(world: &engine::World) -> Vec<Control> {
+    use crate::netplay::transfer;
+    let bytes = world.state().to_bytes();
+    let tick = world.tick();
+    let mut out = vec![Control::ResyncAt {
+        epoch: 2,
+        tick,
+        gap: Vec::new(),
+        snapshot: transfer::offer(tick, &bytes, world.state_hash().combined),
+    }];
+    out.extend(transfer::part_messages(
+        tick,
+        &bytes,
+        transfer::all_parts(bytes.len() as u32),
+    ));
+    out
+}
+
+/// A survivor's state sent whole is taken only when it fits the log and checks out whole;
+/// each misfit is refused naming what did not fit, and the honest one starts the new epoch
+/// from that state, its log told which ticks it skipped.
+#[test]
+fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
+    let peer = rejoin_against(honest).expect("the honest offer");
+    assert_eq!(peer.world().tick(), 80);
+    let report = peer.rejoin_report().expect("a report");
+    assert_eq!(report.gap_ticks, 30);
+    assert!(report.snapshot_bytes > 0);
+    assert!(report.to_string().contains("state sent whole"), "{report}");
+    match &peer.epochs()[0].cause {
+        crate::netplay::EpochCause::Transferred(t) => assert_eq!(t.from, 50),
+        other => panic!("expected a transfer, got {other:?}"),
+    }
+    // A part lost on the way is asked for again, and the state still taken once it comes.
+    let losing_the_first_part_once: Offer = |w| {
+        static LOST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let mut m = honest(w);
+        if !LOST.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            m.remove(1);
+        }
+        m
+    };
+    let peer = rejoin_against(losing_the_first_part_once).expect("asked for again");
+    assert_eq!(peer.world().tick(), 80);
+    let cases: [(&str, Offer, &str); 6] = [
+        (
+            "an epoch not after the log's",
+            |w| {
+                let mut m = honest(w);
+                if let Control::ResyncAt { epoch, .. } = &mut m[0] {
+                    *epoch = 1;
+                }
+                m
+            },
+            "in epoch 1",
+        ),
+        (
+            "a tick not after the log's end",
+            |w| {
+                let mut m = honest(w);
+                if let Control::ResyncAt { tick, snapshot, .. } = &mut m[0] {
+                    (*tick, snapshot.tick) = (50, 50);
+                }
+                m
+            },
+            "to go on from tick 50",
+        ),
+        (
+            "inputs with the state",
+            |w| {
+                let mut m = honest(w);
+                if let Control::ResyncAt { gap, .. } = &mut m[0] {
+                    gap.push(WireInput::default());
+                }
+                m
+            },
+            "with 1 inputs",
+        ),
+        (
+            "a snapshot of another tick",
+            |w| {
+                let mut m = honest(w);
+                if let Control::ResyncAt { snapshot, .. } = &mut m[0] {
+                    snapshot.tick += 1;
+                }
+                m
+            },
+            "offers its state of tick 81",
+        ),
+        (
+            "an oversized offer",
+            |w| {
+                let mut m = honest(w);
+                if let Control::ResyncAt { snapshot, .. } = &mut m[0] {
+                    snapshot.len = u32::MAX;
+                }
+                m
+            },
+            "the other player's state was refused",
+        ),
+        (
+            "a part whose bytes are not the offer's",
+            |w| {
+                let mut m = honest(w);
+                if let Some(Control::SnapshotChunk { bytes, .. }) = m.get_mut(1) {
+                    bytes[0] ^= 1;
+                }
+                m
+            },
+            "the other player's state was refused",
+        ),
+    ];
+    for (name, offer, says) in cases {
+        match rejoin_against(offer) {
+            Err(crate::Error::RejoinRefused { reason }) => {
+                assert!(reason.contains(says), "{name}: {reason}");
+            }
+            Err(e) => panic!("{name}: expected a refusal, got {e}"),
+            Ok(_) => panic!("{name}: taken"),
         }
     }
 }
