@@ -263,7 +263,7 @@ impl PeerLogs {
                 break;
             }
             let record = match &e.cause {
-                EpochCause::Rejoin => Record::Epoch(EpochRecord {
+                EpochCause::Rejoin | EpochCause::Followed => Record::Epoch(EpochRecord {
                     epoch: e.epoch,
                     tick: e.tick,
                     hash: e.hash,

@@ -208,7 +208,9 @@ pub fn run_with_logs(
                             d.took.as_millis(),
                             d.snapshot.len()
                         )),
-                        EpochCause::Rejoin | EpochCause::Transferred(_) => None,
+                        EpochCause::Rejoin | EpochCause::Transferred(_) | EpochCause::Followed => {
+                            None
+                        }
                     });
                     eprintln!(
                         "resynchronized after the desync at tick {desync}: the host's state at \

@@ -475,6 +475,9 @@ pub enum EpochCause {
     /// This player took its slot back from a log that ended before the other side's history:
     /// the other side's state was sent whole.
     Transferred(Box<rejoin::Transferred>),
+    /// This spectator followed the players into their new epoch (a rejoin's or a resync's),
+    /// its own state at the epoch's tick the host's.
+    Followed,
     /// A desync was repaired: the host's state replaced the joiner's.
     Resync(Box<ResyncDetail>),
 }

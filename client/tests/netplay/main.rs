@@ -21,6 +21,7 @@ mod reconnect;
 mod rejoin;
 mod resync;
 mod session;
+mod spectators_across_epochs;
 mod synctest;
 mod vanish;
 mod webrtc;

@@ -224,10 +224,13 @@ fn a_rejoin_from_a_log_that_is_no_players_is_refused_and_the_log_untouched() {
 /// played on to tick 900 before it died). The other player's state is sent whole instead,
 /// checked, and the match goes on from it and finishes: both hash logs agree on every tick
 /// both hold, the rejoiner's lacks exactly the ticks the transfer skipped (and says so), and
-/// its match log verifies across them.
+/// its match log verifies across them. The spectator of the start watches throughout: its
+/// hash log is the host's, the new epoch marked where the host marks it.
 #[test]
 fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_state_sent_whole() {
-    use crate::common::{entries, loopback_link, plan, spawn_loopback_host, test_config};
+    use crate::common::{
+        entries, loopback_link, plan, spawn_loopback_host, spawn_loopback_joiner, test_config,
+    };
     use client::peer_logs::{LogPaths, PeerLogs};
     use client::wire::Role;
     use client::NetPeer;
@@ -239,7 +242,15 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
     let mut host_plan = plan(1800, 1, &hh);
     host_plan.match_log = Some(hm.clone());
-    let (addr, host) = spawn_loopback_host(config.clone(), host_plan);
+    let host_config = client::NetConfig {
+        spectators: 1,
+        ..config.clone()
+    };
+    let (addr, host) = spawn_loopback_host(host_config, host_plan);
+    let sh = dir.join("spectator.hashes");
+    let mut watch_plan = plan(1800, 4, &sh);
+    watch_plan.match_log = Some(dir.join("spectator.duel"));
+    let spectator = spawn_loopback_joiner(addr, Role::Spectator, config.clone(), watch_plan);
     let log = dir.join("join.duel");
     let joiner_config = config.clone();
     let joiner_log = log.clone();
@@ -314,4 +325,23 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
             .epochs
     };
     assert_eq!(marks(&hh), marks(&jh));
+    let watched = spectator
+        .join()
+        .expect("spectator thread")
+        .expect("spectator run");
+    println!("spectator: {watched}");
+    assert_eq!((watched.ticks, watched.final_hash), (1800, host.final_hash));
+    assert_eq!(
+        entries(&sh),
+        entries(&hh),
+        "the spectator saw every tick the host did"
+    );
+    assert_eq!(marks(&sh), marks(&hh));
+    let spectator_log = read_log(&dir.join("spectator.duel")).expect("reads");
+    assert_eq!(
+        client::replay::verify(&spectator_log, None)
+            .expect("verifies")
+            .ticks,
+        1800
+    );
 }

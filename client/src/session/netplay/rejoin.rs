@@ -436,20 +436,17 @@ impl NetPeer {
             if offered.is_none() {
                 link.send_control(&answer, from);
             }
-            // The old epoch's peers: the player that left (if it came back elsewhere) and the
-            // spectators of the old session (they cannot follow a new one).
+            // The player that left, if it came back elsewhere: of the old epoch only.
             for &(_, old) in &agreement.remote_players {
                 if old != from {
                     link.drop_peer(old);
                 }
             }
-            for &spectator in &agreement.spectators {
-                link.drop_peer(spectator);
-            }
             agreement.session = link.channel_id(from).unwrap_or(0);
         }
         agreement.remote_players = vec![(slot, from)];
-        agreement.spectators.clear();
+        // The spectators of the old session follow the new one outside GGRS (below).
+        let spectators = std::mem::take(&mut agreement.spectators);
         agreement.epoch = epoch;
         self.forget_resync_answer();
         if let Some(bytes) = offered {
@@ -458,6 +455,7 @@ impl NetPeer {
         }
         self.rejoin.resumed = Some((from, answer));
         self.restart(agreement, tick)?;
+        self.carry_spectators(&spectators, epoch, tick)?;
         self.epochs.push(EpochChange {
             epoch,
             tick,

@@ -492,18 +492,13 @@ impl NetPeer {
         detail: ResyncDetail,
     ) -> Result<(), Error> {
         let mut agreement = self.agreement.clone();
-        {
-            let mut link = self.link.borrow_mut();
-            // The spectators of the old session cannot follow a new one.
-            for &spectator in &agreement.spectators {
-                link.drop_peer(spectator);
-            }
-        }
-        agreement.spectators.clear();
+        // The spectators of the old session follow the new one outside GGRS.
+        let spectators = std::mem::take(&mut agreement.spectators);
         agreement.epoch = epoch;
         let peer = agreement.remote_players[0].1;
         let desync = detail.desync;
         self.restart(agreement, tick)?;
+        self.carry_spectators(&spectators, epoch, tick)?;
         self.epochs.push(EpochChange {
             epoch,
             tick,

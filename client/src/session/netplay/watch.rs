@@ -14,6 +14,13 @@
 //! hash that differs from the host's is a desync, reported as any other. A spectator that
 //! drops and comes back (a new process, or the same after the host gave it up) simply joins
 //! again the same way.
+//!
+//! When the players go on in a new epoch (a rejoin, a resync), the host's new GGRS session
+//! has no spectators: those of the old one are carried over as late spectators that go on
+//! from their own last tick (they say which in their first [`Control::RelayAck`]; what they
+//! lack is in the host's history), and every spectator is told the new epoch and its tick
+//! ([`Control::CatchUp`] again, repeated until it holds that tick). A spectator marks the
+//! epoch where the players do, after comparing its state there with the host's.
 
 use super::transfer::{self, Assembly};
 use super::{NetEvent, NetPeer, Session};
@@ -57,6 +64,12 @@ struct Watcher {
     next: Instant,
     heard: Instant,
     welcomed: Instant,
+    /// A spectator of the old GGRS session, carried into a new epoch: its first ack may say
+    /// any tick it holds (it goes on from its own state, not from `offer`).
+    carried: bool,
+    /// A new epoch to tell it of (its epoch and its state at its first tick), repeated until
+    /// it holds that tick.
+    announce: Option<(u32, SnapshotOffer)>,
 }
 
 /// A late spectator's side: the snapshot arriving, then the relayed ticks.
@@ -71,6 +84,16 @@ pub(super) struct Relayed {
 }
 
 impl Relayed {
+    fn new() -> Relayed {
+        let now = Instant::now();
+        Relayed {
+            queue: VecDeque::new(),
+            expected: VecDeque::new(),
+            heard: now,
+            next_ack: now,
+        }
+    }
+
     /// Relayed ticks not yet simulated.
     pub(super) fn queued(&self) -> usize {
         self.queue.len()
@@ -89,6 +112,9 @@ pub(super) struct Watch {
     /// Whether the host takes late spectators' `Hello`s (from the session's first running
     /// frame: while GGRS synchronizes, a spectator is refused as before).
     open: bool,
+    /// The spectator's: a new epoch of the players to mark where it begins, `(epoch, tick,
+    /// the host's hash there)`.
+    mark: Option<(u32, Tick, u64)>,
 }
 
 impl NetPeer {
@@ -193,7 +219,55 @@ impl NetPeer {
             next: now,
             heard: now,
             welcomed: now,
+            carried: false,
+            announce: None,
         });
+    }
+
+    /// The players went on in `epoch` from `tick`: the spectators of the old GGRS session
+    /// (`old`) are followed outside GGRS from their own last tick, and every spectator is
+    /// told the new epoch.
+    ///
+    /// # Errors
+    /// [`Error::Ggrs`] if the state at `tick` is no longer held (cannot happen: it was just
+    /// reached).
+    pub(super) fn carry_spectators(
+        &mut self,
+        old: &[SocketAddr],
+        epoch: u32,
+        tick: Tick,
+    ) -> Result<(), Error> {
+        if old.is_empty() && self.watch.watchers.is_empty() {
+            return Ok(());
+        }
+        let bytes = self.driver.snapshot_at(tick)?.to_bytes();
+        let offer = transfer::offer(tick, &bytes, self.driver.hash_at(tick)?.combined);
+        let now = Instant::now();
+        for w in &mut self.watch.watchers {
+            w.announce = Some((epoch, offer));
+            w.next = now;
+        }
+        for &addr in old {
+            if self.is_watcher(addr) {
+                continue;
+            }
+            self.watch.watchers.push(Watcher {
+                addr,
+                offer,
+                bytes: bytes.clone(),
+                acked: None,
+                sent_through: tick,
+                // It has its own state: the parts go only if it asks for them.
+                parts_sent: true,
+                parts_due: now,
+                next: now,
+                heard: now,
+                welcomed: now,
+                carried: true,
+                announce: None,
+            });
+        }
+        Ok(())
     }
 
     /// Once the host's session runs, spectators' `Hello`s reach it (if it takes late ones).
@@ -270,6 +344,14 @@ impl NetPeer {
                 }
                 continue;
             };
+            // A new epoch, told until it holds the epoch's first tick.
+            match w.announce {
+                Some((_, offer)) if acked >= offer.tick => w.announce = None,
+                Some((epoch, snapshot)) if now >= w.next => {
+                    link.send_control(&Control::CatchUp { epoch, snapshot }, w.addr);
+                }
+                _ => {}
+            }
             // New ticks go at once; unacknowledged ones again after a while.
             let from = if now >= w.next {
                 acked + 1
@@ -324,8 +406,10 @@ impl NetPeer {
         let final_tick = self.final_tick;
         if let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) {
             w.heard = Instant::now();
-            // Never past what it was sent: an ack of more is a lie and moves nothing.
-            if through >= w.offer.tick && through <= w.sent_through.min(final_tick) {
+            // Never past what it was sent: an ack of more is a lie and moves nothing. A carried
+            // spectator's first says where its own state is.
+            let own_state = w.carried && w.acked.is_none();
+            if (through >= w.offer.tick || own_state) && through <= w.sent_through.min(final_tick) {
                 w.acked = Some(w.acked.map_or(through, |a| a.max(through)));
             }
         }
@@ -350,12 +434,23 @@ impl NetPeer {
 
     // The spectator's side.
 
-    /// The host's `CatchUp`, for a spectator not yet following anything.
-    pub(super) fn take_catch_up(&mut self, from: SocketAddr, epoch: u32, offer: SnapshotOffer) {
+    /// The host's `CatchUp`: for a spectator not yet following anything, the state to start
+    /// from; for one following already, the players' new epoch.
+    pub(crate) fn take_catch_up(&mut self, from: SocketAddr, epoch: u32, offer: SnapshotOffer) {
         let host = self.agreement.remote_players.first().map(|&(_, a)| a);
+        if self.local_handle.is_some() || host != Some(from) {
+            return;
+        }
+        let following = self.running() || matches!(self.session, Session::Relay(_));
+        if following {
+            if epoch > self.agreement.epoch {
+                self.follow_epoch(from, epoch, offer);
+            }
+            return;
+        }
         let waiting =
             matches!(self.session, Session::Spectator(_)) && self.watch.catch_up.is_none();
-        if self.local_handle.is_some() || host != Some(from) || !waiting || self.running() {
+        if !waiting {
             return;
         }
         match Assembly::new(offer) {
@@ -416,16 +511,78 @@ impl NetPeer {
         self.final_tick = tick;
         self.progress = (tick, Instant::now());
         self.agreement.epoch = epoch;
-        let now = Instant::now();
-        self.session = Session::Relay(Box::new(Relayed {
-            queue: VecDeque::new(),
-            expected: VecDeque::new(),
-            heard: now,
-            next_ack: now,
-        }));
+        self.session = Session::Relay(Box::new(Relayed::new()));
         self.link
             .borrow_mut()
             .send_control(&Control::RelayAck { through: tick }, host);
+    }
+
+    /// The players went on in `epoch` from `offer.tick`: a spectator of the old GGRS session
+    /// follows the host's relay from its own last tick; every spectator marks the epoch once
+    /// it reaches that tick (comparing its state there with the host's).
+    fn follow_epoch(&mut self, host: SocketAddr, epoch: u32, offer: SnapshotOffer) {
+        let tick = self.driver.world().tick();
+        if tick > offer.tick {
+            self.failure = Some(Error::CatchUpFailed {
+                reason: format!(
+                    "the players went on in epoch {epoch} from tick {}, before this \
+                     spectator's tick {tick}",
+                    offer.tick
+                ),
+            });
+            return;
+        }
+        self.agreement.epoch = epoch;
+        self.watch.mark = Some((epoch, offer.tick, offer.hash));
+        if let Session::Spectator(_) = self.session {
+            // The old epoch's GGRS session sends nothing more: the relay goes on from here.
+            self.driver.start_frames_here();
+            self.final_tick = tick;
+            self.progress = (tick, Instant::now());
+            self.session = Session::Relay(Box::new(Relayed::new()));
+        }
+        let queued = match &self.session {
+            Session::Relay(r) => r.queue.len() as Tick,
+            _ => 0,
+        };
+        self.link.borrow_mut().send_control(
+            &Control::RelayAck {
+                through: tick + queued,
+            },
+            host,
+        );
+        self.mark_epoch_if_there();
+    }
+
+    /// Marks the players' new epoch once this spectator's world has reached its first tick
+    /// (its logs record it after that tick's line, as the players' do).
+    fn mark_epoch_if_there(&mut self) {
+        let Some((epoch, tick, hash)) = self.watch.mark else {
+            return;
+        };
+        if self.driver.world().tick() < tick {
+            return;
+        }
+        self.watch.mark = None;
+        let Ok(ours) = self.driver.hash_at(tick) else {
+            return;
+        };
+        let host = self.agreement.remote_players[0].1;
+        if ours.combined != hash {
+            self.events.push(NetEvent::DesyncDetected {
+                tick,
+                local: ours.combined,
+                remote: hash,
+                peer: host,
+            });
+        }
+        self.epochs.push(super::EpochChange {
+            epoch,
+            tick,
+            hash: ours,
+            peer: host,
+            cause: super::EpochCause::Followed,
+        });
     }
 
     /// Relayed ticks from the host: the part after what this spectator holds is queued.
@@ -509,6 +666,7 @@ impl NetPeer {
             }
         }
         self.final_tick = self.driver.world().tick();
+        self.mark_epoch_if_there();
         Ok(stepped)
     }
 

@@ -233,3 +233,67 @@ fn a_spectator_that_left_watches_again_and_follows() {
         hosted.driver().hash_at(t).ok()
     );
 }
+
+/// A new epoch told to a spectator already following: only the host's notice of a later
+/// epoch counts (a stranger's, or one of the epoch it is in, moves nothing); an epoch that
+/// would begin before the spectator's own tick is refused saying so; one ahead is marked
+/// once the spectator's world reaches it, after comparing its state there with the host's.
+#[test]
+fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
+    use crate::wire::SnapshotOffer;
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.final_tick() < 100 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    let own = spectator.world().tick();
+    let offer = |tick: u32, hash: u64| SnapshotOffer {
+        tick,
+        len: 1,
+        checksum: 0,
+        hash,
+    };
+    let epoch = spectator.agreement().epoch;
+    // A stranger's notice, and the host's of the epoch it is in: nothing.
+    spectator.take_catch_up(addr(77), epoch + 1, offer(own + 5, 0));
+    spectator.take_catch_up(addr(1), epoch, offer(own + 5, 0));
+    assert_eq!(spectator.agreement().epoch, epoch);
+    // The host's of a later epoch from a tick ahead: marked there, with the host's hash.
+    let at = own + 20;
+    while hosted.final_tick() < at {
+        assert!(Instant::now() < guard, "the host does not get there");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let hash = hosted.driver().hash_at(at).expect("held").combined;
+    spectator.take_catch_up(addr(1), epoch + 1, offer(at, hash));
+    assert_eq!(spectator.agreement().epoch, epoch + 1);
+    assert!(spectator.epochs().is_empty(), "not there yet");
+    while spectator.world().tick() < at + 5 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    let marked: Vec<_> = spectator
+        .epochs()
+        .iter()
+        .map(|e| (e.epoch, e.tick))
+        .collect();
+    assert_eq!(marked, vec![(epoch + 1, at)]);
+    assert!(spectator
+        .take_events()
+        .iter()
+        .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+    // One before its own tick cannot be followed: said, not ignored.
+    spectator.take_catch_up(addr(1), epoch + 2, offer(at, hash));
+    let err = spectator.advance(WireInput::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("before this spectator's tick"),
+        "{err}"
+    );
+}
