@@ -345,3 +345,84 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
         1800
     );
 }
+
+/// Both players' processes killed at once (a shared power cut): nobody is left waiting, so
+/// both rejoins, started together, are told that nobody took them and that the match may be
+/// over, each within its handshake timeout, and both logs keep every record and still
+/// verify.
+#[test]
+fn both_players_killed_at_once_are_each_told_nobody_waits_and_keep_their_logs() {
+    let dir = scratch_dir("rejoin-both-killed");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let (hm, jm) = (dir.join("host.duel"), dir.join("join.duel"));
+    let mut host = KillOnDrop(
+        Command::new(exe)
+            .args(["host", "--bind", "127.0.0.1:0", "--ticks", TICKS])
+            .arg("--match-log")
+            .arg(&hm)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn host"),
+    );
+    let lines = stdout_lines(&mut host);
+    let first = lines
+        .recv_timeout(CHILD_LIMIT)
+        .expect("host prints its address");
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .to_owned();
+    let mut joiner = KillOnDrop(
+        Command::new(exe)
+            .args(["join", &addr, "--ticks", TICKS, "--bot-seed", "9"])
+            .arg("--match-log")
+            .arg(&jm)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn joiner"),
+    );
+    wait_until(&mut joiner, CHILD_LIMIT, "joiner", || logged(&jm) >= 300);
+    host.kill().expect("kill the host");
+    joiner.kill().expect("kill the joiner");
+    host.wait().expect("reap the host");
+    joiner.wait().expect("reap the joiner");
+    let before = [
+        read_log(&hm).expect("host log"),
+        read_log(&jm).expect("join log"),
+    ];
+    let rejoin = |log: &Path| {
+        Command::new(exe)
+            .arg("rejoin")
+            .arg(log)
+            .args(["--ticks", TICKS, "--handshake-timeout", "3"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn rejoin")
+    };
+    let (a, b) = (KillOnDrop(rejoin(&hm)), KillOnDrop(rejoin(&jm)));
+    for (mut child, log) in [(a, &hm), (b, &jm)] {
+        let status = wait_within(&mut child, CHILD_LIMIT, "rejoin");
+        let mut err = String::new();
+        use std::io::Read;
+        child
+            .0
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut err)
+            .expect("read");
+        println!("{}: {status}\n{err}", log.display());
+        assert!(!status.success(), "{}: nobody took it", log.display());
+        assert!(err.contains("the match may be over"), "{err}");
+    }
+    for (log, was) in [&hm, &jm].into_iter().zip(&before) {
+        let read = read_log(log).expect("reads");
+        // (A rejoin writes the checkpoint a cut left missing before it asks anyone.)
+        assert_eq!(read.ticks, was.ticks, "{} keeps every tick", log.display());
+        assert!(read.checkpoints.starts_with(&was.checkpoints));
+        client::replay::verify(&read, None).expect("still verifies");
+    }
+}

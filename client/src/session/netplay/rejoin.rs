@@ -257,8 +257,14 @@ impl NetPeer {
         if answer == RejoinAnswer::Accepted {
             link.add_channel(from, channel);
             self.rejoin.accepted = Some((from, slot, Instant::now()));
+            // An earlier rejoin's answers are not this one's, even from the same address.
+            self.rejoin.resumed = None;
         }
         self.rejoin.answered = Some((from, noise.to_vec(), datagram));
+        drop(link);
+        if answer == RejoinAnswer::Accepted {
+            self.forget_resync_answer();
+        }
     }
 
     /// Answers a rejoiner's `Resume`: agrees on the resume tick and starts the next epoch, or

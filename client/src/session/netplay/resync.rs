@@ -115,6 +115,9 @@ impl NetPeer {
             return;
         }
         self.resync.started += 1;
+        // The answer to an earlier resync (or a rejoin's state sent whole) is obsolete: the
+        // joiner's `Resume` now asks for this one.
+        self.resync.answered = None;
         if self.agreement.local_slot == Some(0) {
             self.resync.leading = Some(Leading {
                 desync: tick,

@@ -194,3 +194,44 @@ fn a_host_refuses_a_resume_whose_inputs_do_not_fit_and_says_why() {
     );
     assert!(hosted.epochs().is_empty());
 }
+
+/// Plays `hosted` and `joined` until both are in `epoch` and running again.
+fn play_into_epoch(hosted: &mut NetPeer, joined: &mut NetPeer, epoch: u32) {
+    let guard = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < guard, "epoch {epoch} never runs on both");
+        let _ = hosted.take_events();
+        let _ = joined.take_events();
+        hosted.advance(WireInput::default()).expect("host advances");
+        joined
+            .advance(WireInput::default())
+            .expect("joiner advances");
+        let there = |p: &NetPeer| p.agreement().epoch == epoch && p.running();
+        if there(hosted) && there(joined) {
+            return;
+        }
+    }
+}
+
+/// A second desync is repaired like the first (a match takes up to `MAX_RESYNCS`): the host
+/// leads it afresh, not with its answer to the first, and both go on in epoch 3.
+#[test]
+fn a_second_desync_is_resynchronized_like_the_first() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    play_into_epoch(&mut hosted, &mut joined, 1);
+    for epoch in [2, 3] {
+        let guard = Instant::now() + Duration::from_secs(20);
+        while joined.final_tick() < joined.driver().frame_base() + 30 {
+            assert!(Instant::now() < guard, "the match does not go on");
+            let _ = hosted.advance(WireInput::default());
+            let _ = joined.advance(WireInput::default());
+        }
+        let tick = joined.final_tick();
+        joined.begin_resync(tick, false);
+        play_into_epoch(&mut hosted, &mut joined, epoch);
+    }
+    let epochs = |p: &NetPeer| p.epochs().iter().map(|e| e.epoch).collect::<Vec<_>>();
+    assert_eq!(epochs(&hosted), vec![2, 3]);
+    assert_eq!(epochs(&joined), vec![2, 3]);
+}
