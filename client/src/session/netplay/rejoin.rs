@@ -730,7 +730,8 @@ impl Rejoining {
                     link.borrow_mut().send_control(resume, peer);
                 }
                 let channel_id = *channel_id;
-                for msg in inbox {
+                let mut inbox = inbox.into_iter();
+                while let Some(msg) = inbox.next() {
                     match msg {
                         Control::ResumeAt {
                             epoch,
@@ -744,7 +745,14 @@ impl Rejoining {
                             gap,
                             snapshot,
                         } => {
-                            let assembly = self.transfer_offered(epoch, tick, &gap, snapshot)?;
+                            let mut assembly =
+                                self.transfer_offered(epoch, tick, &gap, snapshot)?;
+                            // Its parts came with it, most likely.
+                            for part in inbox.by_ref() {
+                                if let Control::SnapshotChunk { tick, index, bytes } = part {
+                                    let _ = assembly.add(tick, index, &bytes);
+                                }
+                            }
                             self.stage = Stage::Transfer {
                                 channel_id,
                                 epoch,
