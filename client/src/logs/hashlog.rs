@@ -215,8 +215,13 @@ impl HashLogWriter {
             }
         }
         self.last = Some(tick);
+        self.append_line(format_args!("{tick} {hash}"))
+    }
+
+    /// Appends `text` as a line with its check, chained to the line before.
+    fn append_line(&mut self, text: std::fmt::Arguments<'_>) -> Result<(), Error> {
         self.line.clear();
-        let _ = write!(self.line, "{tick} {hash}"); // writing to a String cannot fail
+        let _ = self.line.write_fmt(text); // writing to a String cannot fail
         self.check = line_check(Some(self.check), &self.line);
         writeln!(self.out, "{} {:08x}", self.line, self.check)
             .map_err(|e| Error::io(&self.path, e))?;
@@ -233,12 +238,7 @@ impl HashLogWriter {
         if tick != last {
             return Err(Error::HashLogOrder { last, got: tick });
         }
-        self.line.clear();
-        let _ = write!(self.line, "epoch {epoch} from {tick}");
-        self.check = line_check(Some(self.check), &self.line);
-        writeln!(self.out, "{} {:08x}", self.line, self.check)
-            .map_err(|e| Error::io(&self.path, e))?;
-        self.flush_if_due()
+        self.append_line(format_args!("epoch {epoch} from {tick}"))
     }
 
     /// Appends the line saying the match went on in `epoch` from `tick`, from the other
@@ -252,13 +252,8 @@ impl HashLogWriter {
         if tick <= last {
             return Err(Error::HashLogOrder { last, got: tick });
         }
-        self.line.clear();
-        let _ = write!(self.line, "epoch {epoch} from {tick} after {last}");
-        self.check = line_check(Some(self.check), &self.line);
-        writeln!(self.out, "{} {:08x}", self.line, self.check)
-            .map_err(|e| Error::io(&self.path, e))?;
         self.last = Some(tick);
-        self.flush_if_due()
+        self.append_line(format_args!("epoch {epoch} from {tick} after {last}"))
     }
 
     /// Flushes if the last flush is a second old or more (call it regularly when no ticks are

@@ -17,25 +17,25 @@ fn logged(path: &Path) -> usize {
     read_log(path).map_or(0, |log| log.ticks.len())
 }
 
-#[test]
-fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
-    let dir = scratch_dir("rejoin");
+/// A `duel-cli host` and `join` of [`TICKS`] ticks on loopback, each writing the logs named
+/// (`(option, path)`): the host, its stdout lines after the address, and the joiner.
+fn host_and_joiner<const H: usize, const J: usize>(
+    host_logs: [(&str, &Path); H],
+    join_logs: [(&str, &Path); J],
+) -> (KillOnDrop, std::sync::mpsc::Receiver<String>, KillOnDrop) {
     let exe = env!("CARGO_BIN_EXE_duel-cli");
-    let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
-    let (jh, jm, jh2) = (
-        dir.join("join.hashes"),
-        dir.join("join.duel"),
-        dir.join("rejoin.hashes"),
-    );
+    let with_logs = |command: &mut Command, logs: &[(&str, &Path)]| {
+        for (option, path) in logs {
+            command.arg(option).arg(path);
+        }
+    };
+    let mut command = Command::new(exe);
+    command.args(["host", "--bind", "127.0.0.1:0", "--ticks", TICKS]);
+    with_logs(&mut command, &host_logs);
     let mut host = KillOnDrop(
-        Command::new(exe)
-            .args(["host", "--bind", "127.0.0.1:0", "--ticks", TICKS])
-            .arg("--hash-log")
-            .arg(&hh)
-            .arg("--match-log")
-            .arg(&hm)
+        command
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("spawn host"),
     );
@@ -47,17 +47,32 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
         .strip_prefix("listening on ")
         .expect("listening line")
         .to_owned();
-    let mut joiner = KillOnDrop(
-        Command::new(exe)
-            .args(["join", &addr, "--ticks", TICKS, "--bot-seed", "9"])
-            .arg("--hash-log")
-            .arg(&jh)
-            .arg("--match-log")
-            .arg(&jm)
+    let mut command = Command::new(exe);
+    command.args(["join", &addr, "--ticks", TICKS, "--bot-seed", "9"]);
+    with_logs(&mut command, &join_logs);
+    let joiner = KillOnDrop(
+        command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn joiner"),
+    );
+    (host, lines, joiner)
+}
+
+#[test]
+fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
+    let dir = scratch_dir("rejoin");
+    let exe = env!("CARGO_BIN_EXE_duel-cli");
+    let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
+    let (jh, jm, jh2) = (
+        dir.join("join.hashes"),
+        dir.join("join.duel"),
+        dir.join("rejoin.hashes"),
+    );
+    let (mut host, lines, mut joiner) = host_and_joiner(
+        [("--hash-log", &hh), ("--match-log", &hm)],
+        [("--hash-log", &jh), ("--match-log", &jm)],
     );
     // Mid-match, without a word to anyone: as a crash or a closed laptop would.
     wait_until(&mut joiner, CHILD_LIMIT, "joiner", || logged(&jm) >= 600);
@@ -355,34 +370,8 @@ fn both_players_killed_at_once_are_each_told_nobody_waits_and_keep_their_logs() 
     let dir = scratch_dir("rejoin-both-killed");
     let exe = env!("CARGO_BIN_EXE_duel-cli");
     let (hm, jm) = (dir.join("host.duel"), dir.join("join.duel"));
-    let mut host = KillOnDrop(
-        Command::new(exe)
-            .args(["host", "--bind", "127.0.0.1:0", "--ticks", TICKS])
-            .arg("--match-log")
-            .arg(&hm)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn host"),
-    );
-    let lines = stdout_lines(&mut host);
-    let first = lines
-        .recv_timeout(CHILD_LIMIT)
-        .expect("host prints its address");
-    let addr = first
-        .strip_prefix("listening on ")
-        .expect("listening line")
-        .to_owned();
-    let mut joiner = KillOnDrop(
-        Command::new(exe)
-            .args(["join", &addr, "--ticks", TICKS, "--bot-seed", "9"])
-            .arg("--match-log")
-            .arg(&jm)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn joiner"),
-    );
+    let (mut host, _lines, mut joiner) =
+        host_and_joiner([("--match-log", &hm)], [("--match-log", &jm)]);
     wait_until(&mut joiner, CHILD_LIMIT, "joiner", || logged(&jm) >= 300);
     host.kill().expect("kill the host");
     joiner.kill().expect("kill the joiner");
