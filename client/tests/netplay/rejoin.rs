@@ -60,6 +60,47 @@ fn host_and_joiner<const H: usize, const J: usize>(
     (host, lines, joiner)
 }
 
+/// A joiner of the host at `addr` in a thread that logs its final ticks to `log` up to
+/// `logged` (then closes the log, as if the rest never reached the disk), plays on to tick
+/// `played`, and "dies": everything dropped, no word sent. Its last final tick and the last
+/// tick it logged.
+fn dying_joiner(
+    addr: std::net::SocketAddr,
+    config: &client::NetConfig,
+    log: &Path,
+    logged: u32,
+    played: u32,
+) -> std::thread::JoinHandle<(u32, u32)> {
+    use client::peer_logs::{LogPaths, PeerLogs};
+    use std::time::{Duration, Instant};
+    let (config, log) = (config.clone(), log.to_owned());
+    std::thread::spawn(move || {
+        let link = crate::common::loopback_link(Default::default());
+        let mut peer = client::NetPeer::join_on(link, addr, client::wire::Role::Player, &config)
+            .expect("join");
+        let paths = LogPaths {
+            match_log: Some(log),
+            ..LogPaths::default()
+        };
+        let mut logs = PeerLogs::open(&peer, &paths, Some(3)).expect("logs");
+        let mut bot = engine::Bot::new(1, 3);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while (peer.final_tick() < played || logs.logged() < logged) && Instant::now() < deadline {
+            peer.poll();
+            let input = bot.think(peer.world()).to_wire();
+            peer.advance(input).expect("advance");
+            if logs.logged() < logged {
+                logs.catch_up(&peer, logged).expect("log");
+                if logs.logged() == logged {
+                    logs.close(false).expect("close");
+                }
+            }
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        (peer.final_tick(), logs.logged())
+    })
+}
+
 #[test]
 fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
     let dir = scratch_dir("rejoin");
@@ -138,10 +179,8 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
 #[test]
 fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
     use crate::common::{loopback_link, plan, spawn_loopback_host, test_config};
-    use client::peer_logs::{LogPaths, PeerLogs};
-    use client::wire::Role;
-    use client::{Error, NetPeer};
-    use std::time::{Duration, Instant};
+    use client::Error;
+    use std::time::Duration;
 
     let dir = scratch_dir("rejoin-late");
     let mut config = test_config(Default::default());
@@ -149,32 +188,9 @@ fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
     config.disconnect_notify = Duration::from_millis(300);
     let (addr, host) = spawn_loopback_host(config.clone(), plan(3600, 1, &dir.join("host.log")));
     let log = dir.join("join.duel");
-    let joiner_config = config.clone();
-    let joiner_log = log.clone();
     // The joiner plays a while, then its process "dies": everything dropped, no word sent.
-    let joiner = std::thread::spawn(move || {
-        let mut peer = NetPeer::join_on(
-            loopback_link(Default::default()),
-            addr,
-            Role::Player,
-            &joiner_config,
-        )
-        .expect("join");
-        let paths = LogPaths {
-            match_log: Some(joiner_log),
-            ..LogPaths::default()
-        };
-        let mut logs = PeerLogs::open(&peer, &paths, Some(3)).expect("logs");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while logs.logged() < 200 && Instant::now() < deadline {
-            peer.poll();
-            peer.advance(engine::WireInput::default()).expect("advance");
-            logs.catch_up(&peer, u32::MAX).expect("log");
-            std::thread::sleep(Duration::from_millis(16));
-        }
-        logs.logged()
-    });
-    let logged = joiner.join().expect("joiner");
+    let joiner = dying_joiner(addr, &config, &log, 200, 200);
+    let (_, logged) = joiner.join().expect("joiner");
     let host = host
         .join()
         .expect("host thread")
@@ -246,10 +262,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     use crate::common::{
         entries, loopback_link, plan, spawn_loopback_host, spawn_loopback_joiner, test_config,
     };
-    use client::peer_logs::{LogPaths, PeerLogs};
     use client::wire::Role;
-    use client::NetPeer;
-    use std::time::{Duration, Instant};
 
     const LOGGED: u32 = 200;
     let dir = scratch_dir("rejoin-transfer");
@@ -267,38 +280,8 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     watch_plan.match_log = Some(dir.join("spectator.duel"));
     let spectator = spawn_loopback_joiner(addr, Role::Spectator, config.clone(), watch_plan);
     let log = dir.join("join.duel");
-    let joiner_config = config.clone();
-    let joiner_log = log.clone();
-    let joiner = std::thread::spawn(move || {
-        let mut peer = NetPeer::join_on(
-            loopback_link(Default::default()),
-            addr,
-            Role::Player,
-            &joiner_config,
-        )
-        .expect("join");
-        let paths = LogPaths {
-            match_log: Some(joiner_log),
-            ..LogPaths::default()
-        };
-        let mut logs = PeerLogs::open(&peer, &paths, Some(3)).expect("logs");
-        let mut bot = engine::Bot::new(1, 3);
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while peer.final_tick() < 900 && Instant::now() < deadline {
-            peer.poll();
-            let input = bot.think(peer.world()).to_wire();
-            peer.advance(input).expect("advance");
-            if logs.logged() < LOGGED {
-                logs.catch_up(&peer, LOGGED).expect("log");
-                if logs.logged() == LOGGED {
-                    logs.close(false).expect("close");
-                }
-            }
-            std::thread::sleep(Duration::from_millis(4));
-        }
-        peer.final_tick()
-    });
-    let played = joiner.join().expect("joiner");
+    let joiner = dying_joiner(addr, &config, &log, LOGGED, 900);
+    let (played, _) = joiner.join().expect("joiner");
     assert!(played >= 900, "the joiner played to {played}");
     assert_eq!(read_log(&log).expect("reads").last_tick(), LOGGED);
     let jh = dir.join("rejoin.hashes");
