@@ -312,6 +312,13 @@ fn a_log_that_ends_with_a_transfer_recovers_to_the_state_sent() {
     let log = read_log(&path).expect("reads");
     assert_eq!(log.last_tick(), 260);
     assert_eq!(verify(&log, None).expect("verifies").ticks, 260);
+    // The state at either end of the gap, as a resume takes it.
+    let at = |tick| client::replay::verified_state_at(&log, tick).expect("a state");
+    assert_eq!(at(260).state_hash(), end.state_hash());
+    assert_eq!(
+        at(120).state_hash(),
+        log.tick_record(120).expect("logged").hash
+    );
     assert_eq!(
         recover(log).expect("recovers").state_hash(),
         end.state_hash()
@@ -554,5 +561,23 @@ fn a_log_whose_first_checkpoint_is_of_another_match_than_its_header_is_refused()
             got,
         }) => assert_eq!((tick, section, logged, got), (100, "checkpoint seed", 5, 4)),
         other => panic!("expected the seed refused, got {other:?}"),
+    }
+}
+
+/// A log whose ticks skip where no transfer goes on from (a `MatchLog` built by hand, past
+/// the reader's checks): `verify` refuses it naming the first tick missing, rather than
+/// stepping on from a state the log never had.
+#[test]
+fn ticks_that_skip_where_no_transfer_goes_on_from_are_refused_by_verify() {
+    let dir = scratch("transfer-unmoored");
+    let path = dir.join("m.duel");
+    transferred(&path, (120, 260, 300), |_| {});
+    let mut log = read_log(&path).expect("reads");
+    log.epochs[0].transfer.as_mut().expect("a transfer").from = 119;
+    match verify(&log, None) {
+        Err(Error::VerifyMismatch { tick, section, .. }) => {
+            assert_eq!((tick, section), (121, "tick record"));
+        }
+        other => panic!("expected the gap refused, got {other:?}"),
     }
 }
