@@ -749,8 +749,16 @@ impl Rejoining {
                                 self.transfer_offered(epoch, tick, &gap, snapshot)?;
                             // Its parts came with it, most likely.
                             for part in inbox.by_ref() {
-                                if let Control::SnapshotChunk { tick, index, bytes } = part {
-                                    let _ = assembly.add(tick, index, &bytes);
+                                match part {
+                                    Control::SnapshotChunk { tick, index, bytes } => {
+                                        let _ = assembly.add(tick, index, &bytes);
+                                    }
+                                    Control::Reject { reason } => {
+                                        return Err(Error::RejoinRefused {
+                                            reason: wire::printable(&reason, 300),
+                                        })
+                                    }
+                                    _ => {}
                                 }
                             }
                             self.stage = Stage::Transfer {

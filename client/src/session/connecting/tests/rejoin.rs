@@ -699,8 +699,9 @@ type Offer = fn(&engine::World) -> Vec<Control>;
 /// The rejoiner's side against a survivor driven by hand (a broken build, or a stolen log's
 /// holder): a rejoin from a log ending at tick 50, the survivor's handshake accepted, then
 /// `offer` answers its `Resume` (and its every `SnapshotNeed`) with what it returns, the
-/// survivor's state being the same match at tick 80. The rejoin's outcome.
-fn rejoin_against(offer: Offer) -> Result<NetPeer, crate::Error> {
+/// survivor's state being the same match at tick 80. The rejoin's outcome, and the stages
+/// it said it was at, in order.
+fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static str>) {
     use crate::net::seal::Responder;
     use crate::netplay::rejoin::{RejoinPlan, Rejoining};
     let net = MemoryNet::default();
@@ -731,13 +732,19 @@ fn rejoin_against(offer: Offer) -> Result<NetPeer, crate::Error> {
     let cfg = config(5_000, 5_000, 0);
     let mut rejoining = Rejoining::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
     let deadline = Instant::now() + Duration::from_secs(10);
+    let mut stages = vec![rejoining.stage_name()];
     loop {
         assert!(
             Instant::now() < deadline,
             "the rejoin neither ends nor fails"
         );
-        if let Some(peer) = rejoining.poll()? {
-            return Ok(peer);
+        match rejoining.poll() {
+            Ok(Some(peer)) => return (Ok(peer), stages),
+            Err(e) => return (Err(e), stages),
+            Ok(None) => {}
+        }
+        if stages.last() != Some(&rejoining.stage_name()) {
+            stages.push(rejoining.stage_name());
         }
         survivor.borrow_mut().pump(false);
         let inbox = survivor.borrow_mut().take_control();
@@ -794,8 +801,17 @@ fn honest(world: &engine::World) -> Vec<Control> {
 /// from that state, its log told which ticks it skipped.
 #[test]
 fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
-    let peer = rejoin_against(honest).expect("the honest offer");
+    let (peer, stages) = rejoin_against(honest);
+    let peer = peer.expect("the honest offer");
     assert_eq!(peer.world().tick(), 80);
+    assert_eq!(
+        stages,
+        [
+            "proving this is the player who left",
+            "agreeing where the match goes on",
+            "receiving the other player's state",
+        ]
+    );
     let report = peer.rejoin_report().expect("a report");
     assert_eq!(report.gap_ticks, 30);
     assert!(report.snapshot_bytes > 0);
@@ -813,9 +829,37 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
         }
         m
     };
-    let peer = rejoin_against(losing_the_first_part_once).expect("asked for again");
-    assert_eq!(peer.world().tick(), 80);
-    let cases: [(&str, Offer, &str); 6] = [
+    let (peer, _) = rejoin_against(losing_the_first_part_once);
+    assert_eq!(peer.expect("asked for again").world().tick(), 80);
+    let cases: [(&str, Offer, &str); 8] = [
+        (
+            "a refusal with the offer",
+            |w| {
+                let mut m = honest(w);
+                m.truncate(1);
+                m.push(Control::Reject {
+                    reason: "the survivor gave up".into(),
+                });
+                m
+            },
+            "the survivor gave up",
+        ),
+        (
+            "a refusal while the parts are asked for",
+            |w| {
+                static OFFERED: std::sync::atomic::AtomicBool =
+                    std::sync::atomic::AtomicBool::new(false);
+                if OFFERED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    return vec![Control::Reject {
+                        reason: "the survivor gave up later".into(),
+                    }];
+                }
+                let mut m = honest(w);
+                m.truncate(1);
+                m
+            },
+            "the survivor gave up later",
+        ),
         (
             "an epoch not after the log's",
             |w| {
@@ -884,7 +928,7 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
         ),
     ];
     for (name, offer, says) in cases {
-        match rejoin_against(offer) {
+        match rejoin_against(offer).0 {
             Err(crate::Error::RejoinRefused { reason }) => {
                 assert!(reason.contains(says), "{name}: {reason}");
             }

@@ -195,6 +195,33 @@ fn a_host_refuses_a_resume_whose_inputs_do_not_fit_and_says_why() {
     assert!(hosted.epochs().is_empty());
 }
 
+/// A joiner's resume from further back than the host's history (which a live joiner never
+/// is): refused saying so; a resync, unlike a rejoin, sends no state to skip to.
+#[test]
+fn a_host_refuses_a_resync_resume_from_before_its_history() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 500 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let joiner = hosted.agreement().remote_players[0].1;
+    assert!(
+        hosted.driver().hash_at(1).is_err(),
+        "tick 1 is out of the history"
+    );
+    hosted.begin_resync(hosted.final_tick(), false);
+    hosted.answer_resync(joiner, 1, &[]);
+    let e = hosted.advance(WireInput::default()).expect_err("refused");
+    assert!(
+        matches!(&e, Error::ResyncFailed { reason } if reason.contains("further back")),
+        "{e}"
+    );
+    assert!(hosted.epochs().is_empty());
+}
+
 /// Plays `hosted` and `joined` until both are in `epoch` and running again.
 fn play_into_epoch(hosted: &mut NetPeer, joined: &mut NetPeer, epoch: u32) {
     let guard = Instant::now() + Duration::from_secs(20);
