@@ -262,6 +262,18 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
     spectator.take_catch_up(addr(77), epoch + 1, offer(own + 5, 0));
     spectator.take_catch_up(addr(1), epoch, offer(own + 5, 0));
     assert_eq!(spectator.agreement().epoch, epoch);
+    while spectator.world().tick() < own + 10 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    assert!(spectator.epochs().is_empty(), "nothing marked");
+    assert!(spectator
+        .take_events()
+        .iter()
+        .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+    let own = spectator.world().tick();
     // The host's of a later epoch from a tick ahead: marked there, with the host's hash.
     let at = own + 20;
     while hosted.final_tick() < at {
