@@ -535,22 +535,16 @@ impl NetPeer {
         self.agreement.epoch = epoch;
         self.watch.mark = Some((epoch, offer.tick, offer.hash));
         if let Session::Spectator(_) = self.session {
-            // The old epoch's GGRS session sends nothing more: the relay goes on from here.
+            // The old epoch's GGRS session sends nothing more: the relay goes on from here,
+            // once the host hears where (a relayed spectator acknowledges as it always does).
             self.driver.start_frames_here();
             self.final_tick = tick;
             self.progress = (tick, Instant::now());
             self.session = Session::Relay(Box::new(Relayed::new()));
+            self.link
+                .borrow_mut()
+                .send_control(&Control::RelayAck { through: tick }, host);
         }
-        let queued = match &self.session {
-            Session::Relay(r) => r.queue.len() as Tick,
-            _ => 0,
-        };
-        self.link.borrow_mut().send_control(
-            &Control::RelayAck {
-                through: tick + queued,
-            },
-            host,
-        );
         self.mark_epoch_if_there();
     }
 

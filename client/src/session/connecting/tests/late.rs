@@ -285,6 +285,18 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
     spectator.take_catch_up(addr(1), epoch + 1, offer(at, hash));
     assert_eq!(spectator.agreement().epoch, epoch + 1);
     assert!(spectator.epochs().is_empty(), "not there yet");
+    while spectator.world().tick() < at {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    assert_eq!(
+        spectator.world().tick(),
+        at,
+        "one tick a frame, following live"
+    );
+    assert_eq!(spectator.epochs().len(), 1, "marked at its tick");
     while spectator.world().tick() < at + 5 {
         assert!(Instant::now() < guard, "the spectator does not follow");
         let _ = joined.advance(WireInput::default());
@@ -301,8 +313,14 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
         .take_events()
         .iter()
         .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+    // One from its own tick is marked at once.
+    let now = spectator.world().tick();
+    let here = spectator.driver().hash_at(now).expect("held").combined;
+    spectator.take_catch_up(addr(1), epoch + 2, offer(now, here));
+    let last = spectator.epochs().last().map(|e| (e.epoch, e.tick));
+    assert_eq!(last, Some((epoch + 2, now)));
     // One before its own tick cannot be followed: said, not ignored.
-    spectator.take_catch_up(addr(1), epoch + 2, offer(at, hash));
+    spectator.take_catch_up(addr(1), epoch + 3, offer(at, hash));
     let err = spectator.advance(WireInput::default()).unwrap_err();
     assert!(
         err.to_string().contains("before this spectator's tick"),
