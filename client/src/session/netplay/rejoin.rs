@@ -748,19 +748,7 @@ impl Rejoining {
                             let mut assembly =
                                 self.transfer_offered(epoch, tick, &gap, snapshot)?;
                             // Its parts came with it, most likely.
-                            for part in inbox.by_ref() {
-                                match part {
-                                    Control::SnapshotChunk { tick, index, bytes } => {
-                                        let _ = assembly.add(tick, index, &bytes);
-                                    }
-                                    Control::Reject { reason } => {
-                                        return Err(Error::RejoinRefused {
-                                            reason: wire::printable(&reason, 300),
-                                        })
-                                    }
-                                    _ => {}
-                                }
-                            }
+                            take_parts(&mut assembly, inbox.by_ref())?;
                             self.stage = Stage::Transfer {
                                 channel_id,
                                 epoch,
@@ -780,20 +768,7 @@ impl Rejoining {
             }
             Stage::Transfer { assembly, .. } => {
                 let tick = assembly.offer().tick;
-                for msg in inbox {
-                    match msg {
-                        // A part that does not fit the offer is dropped (and asked for again).
-                        Control::SnapshotChunk { tick, index, bytes } => {
-                            let _ = assembly.add(tick, index, &bytes);
-                        }
-                        Control::Reject { reason } => {
-                            return Err(Error::RejoinRefused {
-                                reason: wire::printable(&reason, 300),
-                            })
-                        }
-                        _ => {}
-                    }
-                }
+                take_parts(assembly, inbox.into_iter())?;
                 let missing = assembly.missing();
                 if missing.is_empty() {
                     let Stage::Transfer {
@@ -992,6 +967,28 @@ impl Rejoining {
         });
         Ok(peer)
     }
+}
+
+/// Adds the snapshot parts among `messages` to `assembly` (a part that does not fit the offer
+/// is dropped, and asked for again); a refusal among them ends the rejoin with its reason.
+fn take_parts(
+    assembly: &mut Assembly,
+    messages: impl Iterator<Item = Control>,
+) -> Result<(), Error> {
+    for msg in messages {
+        match msg {
+            Control::SnapshotChunk { tick, index, bytes } => {
+                let _ = assembly.add(tick, index, &bytes);
+            }
+            Control::Reject { reason } => {
+                return Err(Error::RejoinRefused {
+                    reason: wire::printable(&reason, 300),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The other player's answer to the handshake, opened: the channel id once it accepted.
