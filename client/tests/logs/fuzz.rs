@@ -63,6 +63,28 @@ fn networked() -> &'static Vec<u8> {
     })
 }
 
+/// The hash log a replay of the networked match log writes: its epoch lines of a rejoin, a
+/// resync and a transfer (`epoch 4 from 450 after 400`) among the ticks, made once.
+fn networked_hashes() -> &'static Vec<u8> {
+    static LOG: OnceLock<Vec<u8>> = OnceLock::new();
+    LOG.get_or_init(|| {
+        let dir = super::scratch("fuzz-networked-hashes");
+        let (m, h) = (dir.join("n.log"), dir.join("n.hashlog"));
+        std::fs::write(&m, networked()).expect("write");
+        let log = read_log(&m).expect("reads");
+        let world = engine::World::new(Rules::default(), 4, 2).expect("world");
+        let identity = client::hashlog::MatchIdentity::of_world(
+            &world,
+            client::hashlog::inputs_of("join", None),
+        );
+        let mut out =
+            client::hashlog::HashLogWriter::create(&h, &identity, "replay").expect("create");
+        client::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
+        out.sync().expect("sync");
+        std::fs::read(&h).expect("read")
+    })
+}
+
 /// The bot match's match log, or the networked one.
 fn original(networked_one: bool) -> &'static Vec<u8> {
     if networked_one {
@@ -357,8 +379,9 @@ proptest! {
         at in any::<usize>(),
         other in any::<usize>(),
         bytes in proptest::collection::vec(any::<u8>(), 1..20),
+        networked_one in any::<bool>(),
     ) {
-        let original = &originals().1;
+        let original = if networked_one { networked_hashes() } else { &originals().1 };
         let n = original.len();
         let mut damaged = original.clone();
         let lines: Vec<&[u8]> = original.split_inclusive(|&b| b == b'\n').collect();
@@ -449,6 +472,11 @@ fn the_fuzzed_logs_are_what_they_claim() {
     }
     let read = read_all(n.clone()).expect("reads");
     assert_eq!(read.transfers().count(), 1);
+    let hashes = String::from_utf8(networked_hashes().clone()).expect("text");
+    assert!(
+        hashes.contains("\nepoch 4 from 450 after 400 "),
+        "a transfer line"
+    );
     let first = format!("# duel hash log v{} ", client::hashlog::HASH_LOG_VERSION);
     assert!(h.starts_with(first.as_bytes()));
 }
