@@ -119,6 +119,18 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// Nobody to play with (for a spectator: no host) could be connected to in an online room
+    /// within the time given, or it became clear nobody would be: the stage that failed (nobody
+    /// came, no network path, the encrypted channel never opened) and the fix.
+    #[error("no connection in room {url} (waited {seconds} s): {failure}")]
+    RoomNotConnected {
+        /// The room URL.
+        url: String,
+        /// How long we waited, in whole seconds.
+        seconds: u64,
+        /// What failed.
+        failure: crate::net::webrtc::RoomFailure,
+    },
     /// The room was lost before it settled who hosts: the signalling server went away, or the
     /// WebRTC stack failed.
     #[error("lost the room {url} before it was settled: {reason}")]

@@ -6,6 +6,8 @@
 pub mod conditioner;
 pub mod ggrs_message;
 pub mod handshake;
+pub(crate) mod ice_probe;
+pub(crate) mod negotiation;
 pub mod room;
 pub mod room_secret;
 pub mod seal;

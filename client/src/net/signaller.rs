@@ -11,14 +11,20 @@
 //!   included. Every event is parsed here first and every signal checked with
 //!   [`crate::net::signal_check`]; what fails is dropped and counted (that peer's handshake then
 //!   never completes, which ends nothing else). Messages are bounded in size.
+//! - **What passed is noted.** Who was introduced or left, and the kinds of ICE candidates each
+//!   side sent, go to the transport ([`SignalNote`]), which follows each negotiation with them
+//!   (`net::negotiation`): whether to try again, and why a room connected nobody.
 
+use crate::net::negotiation::{CandidateKinds, SignalNote};
 use crate::net::signal_check::{check_signal, MAX_MESSAGE_BYTES};
 use async_tungstenite::smol::{connect_async_with_config, ConnectStream};
 use async_tungstenite::tungstenite::{self, protocol::WebSocketConfig, Message};
 use async_tungstenite::WebSocketStream;
 use futures::StreamExt;
 use matchbox_socket::async_trait::async_trait;
-use matchbox_socket::{PeerEvent, PeerRequest, SignalingError, Signaller, SignallerBuilder};
+use matchbox_socket::{
+    PeerEvent, PeerRequest, PeerSignal, SignalingError, Signaller, SignallerBuilder,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -27,6 +33,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 const MAX_EVENT_BYTES: usize = MAX_MESSAGE_BYTES + 1024;
 /// The most bytes of a refusal's body kept for the message.
 const MAX_REASON_BYTES: usize = 200;
+/// The most notes kept between two reads by the transport (a hostile server could send events
+/// without end; the first ones are what a diagnosis needs).
+const MAX_NOTES: usize = 4096;
 
 /// What the signaller tells the transport, from matchbox's thread.
 #[derive(Debug, Default, Clone)]
@@ -35,6 +44,8 @@ pub(crate) struct SignalReport {
     refusal: Arc<Mutex<Option<String>>>,
     /// Events dropped: not JSON events, or signals that failed the checks.
     dropped: Arc<AtomicU64>,
+    /// What passed, not yet taken by the transport.
+    notes: Arc<Mutex<Vec<SignalNote>>>,
 }
 
 impl SignalReport {
@@ -53,6 +64,27 @@ impl SignalReport {
 
     fn refuse(&self, reason: String) {
         *self.refusal.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason);
+    }
+
+    /// What passed since the last call, in order.
+    pub(crate) fn take_notes(&self) -> Vec<SignalNote> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn note(&self, note: SignalNote) {
+        let mut notes = self.notes.lock().unwrap_or_else(PoisonError::into_inner);
+        if notes.len() < MAX_NOTES {
+            notes.push(note);
+        }
+    }
+}
+
+/// The kinds of ICE candidates a signal carries.
+fn candidates_in(signal: &PeerSignal) -> CandidateKinds {
+    match signal {
+        PeerSignal::IceCandidate(text) | PeerSignal::Offer(text) | PeerSignal::Answer(text) => {
+            CandidateKinds::in_text(text)
+        }
     }
 }
 
@@ -117,6 +149,10 @@ struct GuardedSignaller {
 #[async_trait]
 impl Signaller for GuardedSignaller {
     async fn send(&mut self, request: PeerRequest) -> Result<(), SignalingError> {
+        if let PeerRequest::Signal { receiver, data } = &request {
+            self.report
+                .note(SignalNote::To(*receiver, candidates_in(data)));
+        }
         let text = serde_json::to_string(&request)
             .map_err(|e| SignalingError::UserImplementationError(e.to_string()))?;
         self.websocket
@@ -146,7 +182,17 @@ impl Signaller for GuardedSignaller {
                 _ => true,
             });
             match checked {
-                Some(event) => return Ok(event),
+                Some(event) => {
+                    match &event {
+                        PeerEvent::NewPeer(id) => self.report.note(SignalNote::NewPeer(*id)),
+                        PeerEvent::PeerLeft(id) => self.report.note(SignalNote::PeerLeft(*id)),
+                        PeerEvent::Signal { sender, data } => self
+                            .report
+                            .note(SignalNote::From(*sender, candidates_in(data))),
+                        PeerEvent::IdAssigned(_) => {}
+                    }
+                    return Ok(event);
+                }
                 None => {
                     self.report.dropped.fetch_add(1, Ordering::Relaxed);
                 }

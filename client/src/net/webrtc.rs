@@ -26,6 +26,9 @@
 //! [`Error::RoomRefused`]), and a panic of its loop that still happens becomes an error.
 
 use crate::error::Error;
+use crate::net::ice_probe::{probe_turn, turn_udp_server, TurnProbe};
+use crate::net::negotiation::{IceGiven, Negotiations, Stall, TurnAnswer};
+pub use crate::net::negotiation::{NoPathCause, RoomFailure};
 use crate::net::signaller::{GuardedSignallerBuilder, SignalReport};
 use crate::room::{self, RoomIntro, RoomPart, RoomState};
 use crate::room_secret::{self, RoomSecret, SECRET_PARAM};
@@ -117,6 +120,21 @@ impl IceServers {
             );
         }
         Ok(())
+    }
+
+    /// Which kinds of server were given.
+    pub(crate) fn given(&self) -> IceGiven {
+        let scheme = |url: &String| url.split(':').next().unwrap_or_default().to_owned();
+        IceGiven {
+            stun: self
+                .urls
+                .iter()
+                .any(|u| matches!(scheme(u).as_str(), "stun" | "stuns")),
+            turn: self
+                .urls
+                .iter()
+                .any(|u| matches!(scheme(u).as_str(), "turn" | "turns")),
+        }
     }
 }
 
@@ -220,23 +238,141 @@ impl RoomConfig {
 /// What matchbox's message loop ended with, sent by its thread.
 type LoopEnd = Result<(), String>;
 
-/// A WebRTC room as a datagram [`Transport`].
-pub struct WebRtcTransport {
-    /// `None` only once dropped (handed to the linger thread).
+/// The name of the threads matchbox's message loops run on; a panic there is caught and
+/// becomes an error (or a dropped negotiation), so it is not printed as a crash.
+const WEBRTC_THREAD: &str = "webrtc";
+
+/// One entry into the room: a matchbox socket, the thread running its message loop, and what
+/// its signaller reports. The room is entered again, with a new entry, when a negotiation
+/// stalls (`net::negotiation`).
+struct Entry {
+    /// `None` only once closed or handed to the linger thread.
     socket: Option<WebRtcSocket>,
-    url: String,
-    local: SocketAddr,
+    /// Our peer id in the room for this entry.
     me: PeerId,
+    loop_end: mpsc::Receiver<LoopEnd>,
+    /// What the signaller reports: the server's reason for closing, signals dropped, what passed.
+    signals: SignalReport,
+}
+
+impl Entry {
+    /// Enters the room at `link` and waits (until `deadline`) for the server to assign us an id.
+    fn open(room: &RoomConfig, url: &str, link: &str, deadline: Instant) -> Result<Entry, Error> {
+        let signals = SignalReport::default();
+        let ice = RtcIceServerConfig {
+            urls: room.ice.urls.clone(),
+            username: room.ice.username.clone(),
+            credential: room.ice.credential.clone(),
+        };
+        let (mut socket, message_loop) = WebRtcSocket::builder(link)
+            .signaller_builder(Arc::new(GuardedSignallerBuilder(signals.clone())))
+            .ice_server(ice)
+            // One attempt: an unreachable server is reported at once, not after retries.
+            .reconnect_attempts(Some(1))
+            .add_channel(ChannelConfig::reliable())
+            .add_channel(ChannelConfig::unreliable())
+            .build();
+        let (end_tx, loop_end) = mpsc::channel();
+        let unreachable = |reason: String| Error::SignalUnreachable {
+            url: url.to_owned(),
+            reason,
+        };
+        std::thread::Builder::new()
+            .name(WEBRTC_THREAD.into())
+            .spawn(move || {
+                // matchbox unwraps some WebRTC errors inside its loop (e.g. no usable network
+                // interface); that panic ends this thread, and becomes an error for the peer.
+                let run =
+                    std::panic::AssertUnwindSafe(|| futures::executor::block_on(message_loop));
+                let end = match std::panic::catch_unwind(run) {
+                    Ok(Ok(())) => Ok(()),
+                    // matchbox's error does not chain its cause; say it (e.g. "connection
+                    // refused"; the cause's text already holds its own causes).
+                    Ok(Err(
+                        matchbox_socket::Error::ConnectionFailed(cause)
+                        | matchbox_socket::Error::Disconnected(cause),
+                    )) => Err(cause.to_string()),
+                    Err(panic) => Err(format!(
+                        "the WebRTC stack failed: {}",
+                        panic
+                            .downcast_ref::<String>()
+                            .map(String::as_str)
+                            .or_else(|| panic.downcast_ref::<&str>().copied())
+                            .unwrap_or("panic")
+                    )),
+                };
+                let _ = end_tx.send(end);
+            })
+            .map_err(|e| unreachable(format!("cannot start the WebRTC thread: {e}")))?;
+        let me = loop {
+            if let Some(id) = socket.id() {
+                break id;
+            }
+            match loop_end.try_recv() {
+                Ok(end) => {
+                    if let Some(reason) = signals.refusal() {
+                        return Err(Error::RoomRefused {
+                            url: url.to_owned(),
+                            reason,
+                        });
+                    }
+                    return Err(unreachable(
+                        end.err().unwrap_or_else(|| "the socket closed".into()),
+                    ));
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Err(unreachable("the WebRTC thread stopped".into()))
+                }
+                Err(mpsc::TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= deadline {
+                return Err(unreachable("no peer id assigned in time".into()));
+            }
+            std::thread::sleep(POLL);
+        };
+        Ok(Entry {
+            socket: Some(socket),
+            me,
+            loop_end,
+            signals,
+        })
+    }
+
+    fn socket_mut(&mut self) -> &mut WebRtcSocket {
+        self.socket
+            .as_mut()
+            .expect("the socket is only taken when the entry ends")
+    }
+}
+
+/// A WebRTC room as a datagram [`Transport`].
+///
+/// Until the room settles who hosts ([`WebRtcTransport::settle`]), a negotiation with a peer
+/// that stalls (a datagram of its handshake lost for good, ICE finding no path) is abandoned
+/// and the room entered again with a fresh connection, within the time given — so a lost
+/// datagram costs seconds, not the match (`net::negotiation`). When nobody could be connected
+/// to, the error names the stage that failed and the fix ([`RoomFailure`]).
+pub struct WebRtcTransport {
+    room: RoomConfig,
+    /// The room's link (with its secret): what each entry connects to.
+    link: String,
+    url: String,
+    entry: Entry,
+    /// Our synthetic address (from the current entry's peer id).
+    local: SocketAddr,
     role: Role,
     state: RoomState,
     /// Connected peers, their synthetic addresses, and their latest intro.
     peers: Vec<(PeerId, SocketAddr, Option<RoomIntro>)>,
     inbox: VecDeque<(SocketAddr, Vec<u8>)>,
-    loop_end: mpsc::Receiver<LoopEnd>,
     /// Set once the message loop has ended (signalling lost, socket closed).
     ended: Option<String>,
-    /// What the signaller reports: the server's reason for closing, signals dropped.
-    signals: SignalReport,
+    /// How the negotiations went, over every entry.
+    negotiations: Negotiations,
+    /// When the room was first entered.
+    entered: Instant,
+    /// Signals dropped by the signallers of earlier entries.
+    earlier_signals_dropped: u64,
     /// Datagrams matchbox refused to send, or sent to an address that is no connected peer.
     pub send_errors: u64,
     /// Room messages that did not parse, and datagrams dropped because the inbox was full or
@@ -252,6 +388,7 @@ impl std::fmt::Debug for WebRtcTransport {
             .field("role", &self.role)
             .field("state", &self.state)
             .field("peers", &self.peers.len())
+            .field("entries", &self.negotiations.entries())
             .finish_non_exhaustive()
     }
 }
@@ -280,11 +417,30 @@ fn check_network() -> Result<(), String> {
         })
 }
 
+/// Keeps the panics that matchbox and webrtc-rs raise on our WebRTC threads from being printed
+/// as crashes: each is caught (a negotiation's by our matchbox patch, which drops that peer;
+/// the loop's by [`Entry::open`]'s thread, which reports it as an error), and the user is told
+/// what failed in words instead. Panics anywhere else go to the hook that was there before.
+fn quiet_webrtc_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().name() != Some(WEBRTC_THREAD) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// The synthetic address of a peer: its id as an IPv6 address, port 0.
 #[must_use]
 pub fn peer_addr(id: PeerId) -> SocketAddr {
     SocketAddr::new(IpAddr::V6(Ipv6Addr::from(id.0.as_u128())), 0)
 }
+
+/// How long a TURN server is given to answer the probe that tells why no relay came.
+const TURN_PROBE: Duration = Duration::from_secs(3);
 
 impl WebRtcTransport {
     /// Enters `room` as `role`: connects to the signalling server and waits (up to `timeout`)
@@ -301,107 +457,30 @@ impl WebRtcTransport {
         role: Role,
         timeout: Duration,
     ) -> Result<WebRtcTransport, Error> {
+        let entered = Instant::now();
         let url = room.room_url()?;
         let link = room.link()?;
         room.ice.check().map_err(Error::Address)?;
         check_network().map_err(Error::WebRtcUnavailable)?;
-        let signals = SignalReport::default();
-        let ice = RtcIceServerConfig {
-            urls: room.ice.urls.clone(),
-            username: room.ice.username.clone(),
-            credential: room.ice.credential.clone(),
-        };
-        let (mut socket, message_loop) = WebRtcSocket::builder(link)
-            .signaller_builder(Arc::new(GuardedSignallerBuilder(signals.clone())))
-            .ice_server(ice)
-            // One attempt: an unreachable server is reported at once, not after retries.
-            .reconnect_attempts(Some(1))
-            .add_channel(ChannelConfig::reliable())
-            .add_channel(ChannelConfig::unreliable())
-            .build();
-        let (end_tx, loop_end) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("webrtc".into())
-            .spawn(move || {
-                // matchbox unwraps some WebRTC errors inside its loop (e.g. no usable network
-                // interface); that panic ends this thread, and becomes an error for the peer.
-                let run =
-                    std::panic::AssertUnwindSafe(|| futures::executor::block_on(message_loop));
-                let end = match std::panic::catch_unwind(run) {
-                    Ok(Ok(())) => Ok(()),
-                    // matchbox's error does not chain its cause; say it (e.g. "connection
-                    // refused"; the cause's text already holds its own causes).
-                    Ok(Err(
-                        matchbox_socket::Error::ConnectionFailed(cause)
-                        | matchbox_socket::Error::Disconnected(cause),
-                    )) => Err(cause.to_string()),
-                    Err(panic) => Err(format!(
-                        "the WebRTC stack failed: {}",
-                        panic
-                            .downcast_ref::<String>()
-                            .map(String::as_str)
-                            .or_else(|| panic.downcast_ref::<&str>().copied())
-                            .unwrap_or("panic")
-                    )),
-                };
-                let _ = end_tx.send(end);
-            })
-            .map_err(|e| Error::SignalUnreachable {
-                url: url.clone(),
-                reason: format!("cannot start the WebRTC thread: {e}"),
-            })?;
-        let deadline = Instant::now() + timeout;
-        let me = loop {
-            if let Some(id) = socket.id() {
-                break id;
-            }
-            match loop_end.try_recv() {
-                Ok(end) => {
-                    if let Some(reason) = signals.refusal() {
-                        return Err(Error::RoomRefused { url, reason });
-                    }
-                    return Err(Error::SignalUnreachable {
-                        url,
-                        reason: end.err().unwrap_or_else(|| "the socket closed".into()),
-                    });
-                }
-                Err(mpsc::TryRecvError::Disconnected) => {
-                    return Err(Error::SignalUnreachable {
-                        url,
-                        reason: "the WebRTC thread stopped".into(),
-                    })
-                }
-                Err(mpsc::TryRecvError::Empty) => {}
-            }
-            if Instant::now() >= deadline {
-                return Err(Error::SignalUnreachable {
-                    url,
-                    reason: format!("no peer id assigned within {} s", timeout.as_secs()),
-                });
-            }
-            std::thread::sleep(POLL);
-        };
+        quiet_webrtc_panics();
+        let entry = Entry::open(room, &url, &link, entered + timeout)?;
         Ok(WebRtcTransport {
-            socket: Some(socket),
+            room: room.clone(),
+            link,
             url,
-            local: peer_addr(me),
-            me,
+            local: peer_addr(entry.me),
+            entry,
             role,
             state: RoomState::Open,
             peers: Vec::new(),
             inbox: VecDeque::new(),
-            loop_end,
             ended: None,
-            signals,
+            negotiations: Negotiations::new(),
+            entered,
+            earlier_signals_dropped: 0,
             send_errors: 0,
             dropped: 0,
         })
-    }
-
-    fn socket_mut(&mut self) -> &mut WebRtcSocket {
-        self.socket
-            .as_mut()
-            .expect("the socket is only taken when the transport is dropped")
     }
 
     /// The room URL this transport entered.
@@ -414,7 +493,14 @@ impl WebRtcTransport {
     /// not parse, and SDP or ICE candidates that fail `net::signal_check`.
     #[must_use]
     pub fn signals_dropped(&self) -> u64 {
-        self.signals.dropped()
+        self.earlier_signals_dropped + self.entry.signals.dropped()
+    }
+
+    /// How many times the room was entered: 1, plus one for every negotiation that stalled
+    /// before the room settled.
+    #[must_use]
+    pub fn entries(&self) -> u32 {
+        self.negotiations.entries()
     }
 
     /// Peers with an open data channel, by synthetic address.
@@ -424,12 +510,14 @@ impl WebRtcTransport {
     }
 
     /// Waits until the room settles what this peer does (see [`crate::room`]): host, join the
-    /// host, or watch it. Datagrams that arrive meanwhile are kept for the handshake.
+    /// host, or watch it. Datagrams that arrive meanwhile are kept for the handshake. A
+    /// negotiation that stalls meanwhile is tried again with a fresh entry into the room.
     ///
     /// # Errors
-    /// [`Error::HandshakeTimeout`] when nobody to play with (or, for a spectator, no host)
-    /// shows up within `timeout`; [`Error::RoomLost`] when the signalling server goes away
-    /// first (or the WebRTC stack fails).
+    /// [`Error::RoomNotConnected`] when nobody to play with (or, for a spectator, no host) is
+    /// connected within `timeout`, or sooner once the entries show no path will be found, with
+    /// the stage that failed and the fix; [`Error::RoomLost`] when the signalling server goes
+    /// away first (or the WebRTC stack fails).
     pub fn settle(&mut self, timeout: Duration) -> Result<RoomPart<SocketAddr>, Error> {
         let deadline = Instant::now() + timeout;
         loop {
@@ -445,7 +533,7 @@ impl WebRtcTransport {
                 .iter()
                 .filter_map(|&(id, _, intro)| intro.map(|i| (id, i)))
                 .collect();
-            if let Some(part) = room::decide(self.me, self.role, &heard) {
+            if let Some(part) = room::decide(self.entry.me, self.role, &heard) {
                 self.announce(match part {
                     RoomPart::Host => RoomState::Hosting,
                     RoomPart::Join(_) | RoomPart::Spectate(_) => RoomState::Settled,
@@ -456,16 +544,71 @@ impl WebRtcTransport {
                     RoomPart::Spectate(id) => RoomPart::Spectate(peer_addr(id)),
                 });
             }
-            if Instant::now() >= deadline {
-                return Err(Error::HandshakeTimeout {
-                    peer: match self.role {
-                        Role::Player => format!("another player in room {}", self.url),
-                        Role::Spectator => format!("a host in room {}", self.url),
-                    },
-                    seconds: timeout.as_secs(),
-                });
+            let now = Instant::now();
+            if now >= deadline || self.negotiations.hopeless() {
+                return Err(self.not_connected());
+            }
+            // Only before anyone is connected: an entry again would cut a working connection.
+            if let Some(stall) = self
+                .negotiations
+                .stalled(now)
+                .filter(|_| self.peers.is_empty())
+            {
+                self.reenter(stall, deadline)?;
             }
             std::thread::sleep(POLL);
+        }
+    }
+
+    /// Leaves the room and enters it again after `stall`: the other peers, told we left, offer
+    /// to our new self.
+    fn reenter(&mut self, stall: Stall, deadline: Instant) -> Result<(), Error> {
+        self.negotiations.reenter(stall);
+        let entry = Entry::open(&self.room, &self.url, &self.link, deadline).map_err(|e| {
+            Error::RoomLost {
+                url: self.url.clone(),
+                reason: format!("entering it again after a stalled negotiation failed: {e}"),
+            }
+        })?;
+        let mut old = std::mem::replace(&mut self.entry, entry);
+        if let Some(mut socket) = old.socket.take() {
+            // At once, not lingering: the other side must learn we left to offer again.
+            socket.close();
+        }
+        self.earlier_signals_dropped += old.signals.dropped();
+        self.local = peer_addr(self.entry.me);
+        self.peers.clear();
+        self.inbox.clear();
+        Ok(())
+    }
+
+    /// The error for a room that connected nobody to play with: what failed, asking the TURN
+    /// server why no relay came when that is the question.
+    fn not_connected(&self) -> Error {
+        let ice = self.room.ice.given();
+        let turn = self
+            .negotiations
+            .needs_turn_probe(ice)
+            .then(|| self.probe_turn())
+            .flatten();
+        let waited = self.entered.elapsed();
+        Error::RoomNotConnected {
+            url: self.url.clone(),
+            seconds: u64::try_from((waited.as_millis() + 500) / 1000).unwrap_or(u64::MAX),
+            failure: self.negotiations.failure(ice, turn),
+        }
+    }
+
+    /// What the first TURN server we can ask over UDP says to our credentials.
+    fn probe_turn(&self) -> Option<TurnAnswer> {
+        let server = self.room.ice.urls.iter().find_map(|u| turn_udp_server(u))?;
+        let user = self.room.ice.username.as_deref().unwrap_or_default();
+        let password = self.room.ice.credential.as_deref().unwrap_or_default();
+        match probe_turn(&server, user, password, TURN_PROBE) {
+            TurnProbe::Allocated => Some(TurnAnswer::Allocated),
+            TurnProbe::Refused(reason) => Some(TurnAnswer::Refused(reason)),
+            TurnProbe::Silent => Some(TurnAnswer::Silent),
+            TurnProbe::NotProbed(_) => None,
         }
     }
 
@@ -482,6 +625,7 @@ impl WebRtcTransport {
     /// Sends this peer's intro to `id` on the reliable room channel.
     fn send_intro(&mut self, intro: [u8; RoomIntro::LEN], id: PeerId) {
         if self
+            .entry
             .socket_mut()
             .channel_mut(ROOM_CHANNEL)
             .try_send(intro.to_vec().into(), id)
@@ -500,13 +644,13 @@ impl WebRtcTransport {
     }
 
     /// Takes in what matchbox has: peers that came and went (newcomers are told who we are),
-    /// room messages, datagrams, and the end of the message loop.
+    /// how the negotiations got on, room messages, datagrams, and the end of the message loop.
     fn pump(&mut self) {
         if self.ended.is_none() {
-            match self.loop_end.try_recv() {
+            match self.entry.loop_end.try_recv() {
                 Ok(end) => {
                     let reason = end.err().unwrap_or_else(|| "the socket closed".into());
-                    self.ended = Some(match self.signals.refusal() {
+                    self.ended = Some(match self.entry.signals.refusal() {
                         Some(said) => format!("the signalling server closed: {said}"),
                         None => reason,
                     });
@@ -517,13 +661,21 @@ impl WebRtcTransport {
                 Err(mpsc::TryRecvError::Empty) => {}
             }
         }
+        let now = Instant::now();
+        for note in self.entry.signals.take_notes() {
+            self.negotiations.note_signal(note, now);
+        }
+        for (id, event) in self.entry.socket_mut().negotiation_events() {
+            self.negotiations.note_progress(id, event, now);
+        }
         // Once the loop has ended its channels are closed: nothing more will come.
-        let Ok(changes) = self.socket_mut().try_update_peers() else {
+        let Ok(changes) = self.entry.socket_mut().try_update_peers() else {
             return;
         };
         for (id, state) in changes {
             match state {
                 PeerState::Connected => {
+                    self.negotiations.note_open(id, now);
                     if !self.peers.iter().any(|&(p, _, _)| p == id) {
                         self.peers.push((id, peer_addr(id), None));
                     }
@@ -534,7 +686,7 @@ impl WebRtcTransport {
                 PeerState::Disconnected => self.peers.retain(|&(p, _, _)| p != id),
             }
         }
-        for (id, packet) in self.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
+        for (id, packet) in self.entry.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
             match (
                 RoomIntro::parse(&packet),
                 self.peers.iter_mut().find(|(p, _, _)| *p == id),
@@ -543,7 +695,7 @@ impl WebRtcTransport {
                 _ => self.dropped += 1,
             }
         }
-        for (id, packet) in self.socket_mut().channel_mut(GAME_CHANNEL).receive() {
+        for (id, packet) in self.entry.socket_mut().channel_mut(GAME_CHANNEL).receive() {
             if self.inbox.len() >= MAX_INBOX {
                 self.dropped += 1;
             } else {
@@ -560,6 +712,7 @@ impl Transport for WebRtcTransport {
             return;
         };
         if self
+            .entry
             .socket_mut()
             .channel_mut(GAME_CHANNEL)
             .try_send(bytes.to_vec().into(), id)
@@ -601,7 +754,7 @@ impl Drop for WebRtcTransport {
         // may still be negotiated with by the others, so its socket is kept open a few
         // seconds, off this thread, before it is closed. Closing the channels ends the message
         // loop, which closes the peer connections.
-        if let Some(mut socket) = self.socket.take() {
+        if let Some(mut socket) = self.entry.socket.take() {
             let lingered = std::thread::Builder::new()
                 .name("webrtc-linger".into())
                 .spawn(move || {

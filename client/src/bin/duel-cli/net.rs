@@ -297,7 +297,12 @@ pub(crate) fn online(
     } else {
         out!("the room has no secret: anyone who knows its name can enter it");
     }
+    let entered = std::time::Instant::now();
     let peer = NetPeer::online(room, role, &config).with_context(|| format!("room {url}"))?;
+    out!(
+        "connected: tick 0 after {:.2} s in the room",
+        entered.elapsed().as_secs_f64()
+    );
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 

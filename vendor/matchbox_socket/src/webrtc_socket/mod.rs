@@ -25,7 +25,7 @@ use matchbox_protocol::PeerId;
 pub use messages::*;
 pub(crate) use socket::MessageLoopChannels;
 pub use socket::{
-    CandidatePair, CandidateType, ChannelConfig, PeerState, RtcIceServerConfig, WebRtcChannel,
+    CandidatePair, CandidateType, ChannelConfig, NegotiationEvent, PeerState, RtcIceServerConfig, WebRtcChannel,
     WebRtcSocket, WebRtcSocketBuilder,
 };
 use std::{collections::HashMap, pin::Pin, time::Duration};
@@ -205,6 +205,7 @@ async fn message_loop<M: Messenger>(
         messages_from_peers_tx,
         peer_state_tx,
         candidate_pair_tx,
+        negotiation_tx,
     } = channels;
 
     let mut handshakes = FuturesUnordered::new();
@@ -260,7 +261,7 @@ async fn message_loop<M: Messenger>(
                             PeerEvent::NewPeer(peer_uuid) => {
                                 let (signal_tx, signal_rx) = futures_channel::mpsc::unbounded();
                                 handshake_signals.insert(peer_uuid, signal_tx);
-                                let signal_peer = SignalPeer::new(peer_uuid, requests_sender.clone());
+                                let signal_peer = SignalPeer::new(peer_uuid, requests_sender.clone(), negotiation_tx.clone());
                                 handshakes.push(contained(peer_uuid, M::offer_handshake(signal_peer, signal_rx, messages_from_peers_tx.clone(), ice_server_config, channel_configs)))
                             },
                             PeerEvent::PeerLeft(peer_uuid) => {
@@ -272,7 +273,7 @@ async fn message_loop<M: Messenger>(
                             PeerEvent::Signal { sender, data } => {
                                 let signal_tx = handshake_signals.entry(sender).or_insert_with(|| {
                                     let (from_peer_tx, peer_signal_rx) = futures_channel::mpsc::unbounded();
-                                    let signal_peer = SignalPeer::new(sender, requests_sender.clone());
+                                    let signal_peer = SignalPeer::new(sender, requests_sender.clone(), negotiation_tx.clone());
                                     handshakes.push(contained(sender, M::accept_handshake(signal_peer, peer_signal_rx, messages_from_peers_tx.clone(), ice_server_config, channel_configs)));
                                     from_peer_tx
                                 });

@@ -3,7 +3,7 @@ use super::{
     messages::{PeerEvent, PeerRequest},
 };
 use crate::{
-    CandidatePair, CandidateType, RtcIceServerConfig,
+    CandidatePair, CandidateType, NegotiationEvent, RtcIceServerConfig,
     webrtc_socket::{
         ChannelConfig, Messenger, Packet, Signaller,
         error::SignalingError,
@@ -41,8 +41,8 @@ use webrtc::{
     data_channel::{DataChannel, DataChannelEvent, RTCDataChannelInit},
     peer_connection::{
         PeerConnection, PeerConnectionBuilder, PeerConnectionEventHandler, RTCConfigurationBuilder,
-        RTCIceCandidateInit, RTCIceCandidateType, RTCIceServer, RTCPeerConnectionIceEvent,
-        RTCPeerConnectionState, RTCSessionDescription,
+        RTCIceCandidateInit, RTCIceCandidateType, RTCIceConnectionState, RTCIceServer,
+        RTCPeerConnectionIceEvent, RTCPeerConnectionState, RTCSessionDescription,
     },
     runtime::{Runtime, SmolRuntime},
 };
@@ -475,7 +475,30 @@ impl PeerConnectionEventHandler for ConnectionEventHandler {
     /// connected forever whenever the signaling server cannot report it gone (e.g. after the
     /// signaling connection is lost). ICE declares the connection failed about 30 seconds after
     /// the peer stops answering.
+    /// PATCHED (vendor/README.md): reports whether ICE found a path.
+    async fn on_ice_connection_state_change(&self, state: RTCIceConnectionState) {
+        match state {
+            RTCIceConnectionState::Connected | RTCIceConnectionState::Completed => {
+                self.trickle.signal_peer.report(NegotiationEvent::IceConnected)
+            }
+            RTCIceConnectionState::Failed => {
+                self.trickle.signal_peer.report(NegotiationEvent::IceFailed)
+            }
+            _ => {}
+        }
+    }
+
     async fn on_connection_state_change(&self, state: RTCPeerConnectionState) {
+        // PATCHED (vendor/README.md): reports the connection's progress.
+        match state {
+            RTCPeerConnectionState::Connected => {
+                self.trickle.signal_peer.report(NegotiationEvent::Connected)
+            }
+            RTCPeerConnectionState::Failed => {
+                self.trickle.signal_peer.report(NegotiationEvent::Failed)
+            }
+            _ => {}
+        }
         if matches!(
             state,
             RTCPeerConnectionState::Failed | RTCPeerConnectionState::Closed

@@ -1,4 +1,4 @@
-use crate::webrtc_socket::{PeerId, PeerRequest, PeerSignal};
+use crate::webrtc_socket::{NegotiationEvent, PeerId, PeerRequest, PeerSignal};
 use futures_channel::mpsc::UnboundedSender;
 use log::warn;
 
@@ -6,6 +6,8 @@ use log::warn;
 pub struct SignalPeer {
     pub id: PeerId,
     pub sender: UnboundedSender<PeerRequest>,
+    /// PATCHED (vendor/README.md): where the negotiation's progress is reported.
+    pub progress: UnboundedSender<(PeerId, NegotiationEvent)>,
 }
 
 impl SignalPeer {
@@ -23,7 +25,21 @@ impl SignalPeer {
         }
     }
 
-    pub fn new(id: PeerId, sender: UnboundedSender<PeerRequest>) -> Self {
-        Self { id, sender }
+    pub fn new(
+        id: PeerId,
+        sender: UnboundedSender<PeerRequest>,
+        progress: UnboundedSender<(PeerId, NegotiationEvent)>,
+    ) -> Self {
+        Self {
+            id,
+            sender,
+            progress,
+        }
+    }
+
+    /// PATCHED (vendor/README.md): reports how the negotiation with this peer got on (nobody
+    /// listening is fine: the socket was dropped).
+    pub fn report(&self, event: NegotiationEvent) {
+        let _ = self.progress.unbounded_send((self.id, event));
     }
 }

@@ -208,6 +208,7 @@ impl WebRtcSocketBuilder {
 
         let (peer_state_tx, peer_state_rx) = futures_channel::mpsc::unbounded();
         let (candidate_pair_tx, candidate_pair_rx) = futures_channel::mpsc::unbounded();
+        let (negotiation_tx, negotiation_rx) = futures_channel::mpsc::unbounded();
 
         let mut peer_messages_out_rx = Vec::with_capacity(self.config.channels.len());
         let mut messages_from_peers_tx = Vec::with_capacity(self.config.channels.len());
@@ -238,6 +239,7 @@ impl WebRtcSocketBuilder {
             peer_messages_out_rx,
             peer_state_tx,
             candidate_pair_tx,
+            negotiation_tx,
             messages_from_peers_tx,
         )
         // Transform the source into a user-error.
@@ -261,6 +263,7 @@ impl WebRtcSocketBuilder {
                 peers: Default::default(),
                 candidate_pair_rx,
                 candidate_pairs: Default::default(),
+                negotiation_rx,
                 channels,
             },
             Box::pin(socket_fut),
@@ -300,6 +303,22 @@ pub enum CandidateType {
     PeerReflexive,
     /// An address on a TURN server, which relays the traffic
     Relay,
+}
+
+/// PATCHED (vendor/README.md): how far a negotiation with a peer got, reported while it runs
+/// (see [`WebRtcSocket::negotiation_events`]), so an application can tell a connection that
+/// found no path from one whose encrypted channel never opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NegotiationEvent {
+    /// ICE found a path to the peer (its connection state became connected or completed).
+    IceConnected,
+    /// ICE gave up: no candidate pair worked.
+    IceFailed,
+    /// The peer connection is connected: ICE and DTLS are up (the data channels open next).
+    Connected,
+    /// The peer connection failed.
+    Failed,
 }
 
 /// The candidates a peer connection currently runs over, see [`WebRtcSocket::candidate_pair`].
@@ -493,6 +512,8 @@ pub struct WebRtcSocket {
     peers: HashMap<PeerId, PeerState>,
     candidate_pair_rx: futures_channel::mpsc::UnboundedReceiver<(PeerId, CandidatePair)>,
     candidate_pairs: HashMap<PeerId, CandidatePair>,
+    /// PATCHED (vendor/README.md): negotiation progress not yet taken.
+    negotiation_rx: futures_channel::mpsc::UnboundedReceiver<(PeerId, NegotiationEvent)>,
     /// The channels, in the order specified by the builder.
     /// These are [`Some`] even before any connection is made: the only transition to [`None`] when
     /// [`ChannelError::Taken`].
@@ -633,6 +654,16 @@ impl WebRtcSocket {
     /// second and refreshed by [`WebRtcSocket::update_peers`].
     pub fn candidate_pair(&self, peer: PeerId) -> Option<CandidatePair> {
         self.candidate_pairs.get(&peer).copied()
+    }
+
+    /// PATCHED (vendor/README.md): how the negotiations under way got on since the last call, in
+    /// the order it happened (see [`NegotiationEvent`]).
+    pub fn negotiation_events(&mut self) -> Vec<(PeerId, NegotiationEvent)> {
+        let mut events = Vec::new();
+        while let Ok(event) = self.negotiation_rx.try_recv() {
+            events.push(event);
+        }
+        events
     }
 
     /// Returns an iterator of the ids of the connected peers.
@@ -837,6 +868,7 @@ pub struct MessageLoopChannels {
     pub peer_messages_out_rx: Vec<futures_channel::mpsc::UnboundedReceiver<(PeerId, Packet)>>,
     pub peer_state_tx: futures_channel::mpsc::UnboundedSender<(PeerId, PeerState)>,
     pub candidate_pair_tx: futures_channel::mpsc::UnboundedSender<(PeerId, CandidatePair)>,
+    pub negotiation_tx: futures_channel::mpsc::UnboundedSender<(PeerId, NegotiationEvent)>,
     pub messages_from_peers_tx: Vec<futures_channel::mpsc::UnboundedSender<(PeerId, Packet)>>,
 }
 
@@ -847,6 +879,7 @@ async fn run_socket(
     peer_messages_out_rx: Vec<futures_channel::mpsc::UnboundedReceiver<(PeerId, Packet)>>,
     peer_state_tx: futures_channel::mpsc::UnboundedSender<(PeerId, PeerState)>,
     candidate_pair_tx: futures_channel::mpsc::UnboundedSender<(PeerId, CandidatePair)>,
+    negotiation_tx: futures_channel::mpsc::UnboundedSender<(PeerId, NegotiationEvent)>,
     messages_from_peers_tx: Vec<futures_channel::mpsc::UnboundedSender<(PeerId, Packet)>>,
 ) -> Result<(), SignalingError> {
     debug!("Starting WebRtcSocket");
@@ -870,6 +903,7 @@ async fn run_socket(
         peer_messages_out_rx,
         peer_state_tx,
         candidate_pair_tx,
+        negotiation_tx,
         messages_from_peers_tx,
     };
     let message_loop_fut = message_loop::<UseMessenger>(
@@ -1002,6 +1036,7 @@ mod test {
         let (_peer_messages_out_tx, peer_messages_out_rx) = mpsc::unbounded::<(PeerId, Packet)>();
         let (peer_state_tx, _peer_state_rx) = mpsc::unbounded();
         let (candidate_pair_tx, _candidate_pair_rx) = mpsc::unbounded();
+        let (negotiation_tx, _negotiation_rx) = mpsc::unbounded();
         let (messages_from_peers_tx, _messages_from_peers_rx) = mpsc::unbounded();
 
         let config = SocketConfig {
@@ -1019,6 +1054,7 @@ mod test {
             vec![peer_messages_out_rx],
             peer_state_tx,
             candidate_pair_tx,
+            negotiation_tx,
             vec![messages_from_peers_tx],
         )
         .await;
