@@ -104,12 +104,15 @@ pub enum Error {
         seconds: u64,
     },
     /// Nobody answered the handshake in time.
-    #[error("no answer from {peer} within {seconds} s (is the host running and reachable?)")]
+    #[error("no answer from {peer} within {seconds} s{hint}")]
     HandshakeTimeout {
         /// Who was expected to answer (or "any joiner" for a host).
         peer: String,
         /// How long we waited.
         seconds: u64,
+        /// What may be wrong and what to do, for the transport used (over UDP: the port
+        /// forward a host behind a router needs); empty or starting with a separator.
+        hint: String,
     },
     /// The signalling server of an online room did not answer (not running, wrong address).
     #[error("cannot reach the signalling server at {url}: {reason} (is it running? start one with `./run signal`, or give another with --signal)")]

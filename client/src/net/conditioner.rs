@@ -256,6 +256,10 @@ impl<T: Transport> Transport for LinkConditioner<T> {
     fn local_addr(&self) -> SocketAddr {
         self.inner.local_addr()
     }
+
+    fn is_plain_udp(&self) -> bool {
+        self.inner.is_plain_udp()
+    }
 }
 
 #[cfg(test)]

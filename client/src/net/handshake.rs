@@ -385,6 +385,7 @@ pub fn host(
             return Err(Error::HandshakeTimeout {
                 peer: handshake.missing().into(),
                 seconds: whole_seconds(timeout),
+                hint: unanswered_hint(link, None),
             });
         }
         if let Some(agreement) = handshake.poll(link) {
@@ -589,6 +590,7 @@ pub fn join(
             return Err(Error::HandshakeTimeout {
                 peer: host_addr.to_string(),
                 seconds: whole_seconds(timeout),
+                hint: unanswered_hint(link, Some(host_addr)),
             });
         }
         if let Some(agreement) = handshake.poll(link)? {
@@ -600,6 +602,29 @@ pub fn join(
 
 /// `timeout` in whole seconds, rounded up: a host that waited 2.999 s of a 3 s handshake (the
 /// rest went to an earlier attempt) says 3, as it was told.
+/// What to tell a player whose handshake went unanswered ([`Error::HandshakeTimeout`]'s hint):
+/// over plain UDP, the port forward a host behind a router needs (for a joiner, `host` is the
+/// host it tried); over a room, that the other peer may have left.
+pub(crate) fn unanswered_hint(link: &SharedLink, host: Option<SocketAddr>) -> String {
+    if !link.borrow().is_plain_udp() {
+        return " (did the other player leave the room?)".into();
+    }
+    const ROOM: &str = "or play through an online room instead (`--room`)";
+    match host {
+        Some(host) => format!(
+            ": the host is not running, or not reachable from here — a host behind a router \
+             must have it forward UDP port {} to the host's machine (README: port forwarding), \
+             {ROOM}",
+            host.port()
+        ),
+        None => format!(
+            ": players behind another router reach this machine only if its router forwards \
+             UDP port {} to it (README: port forwarding), {ROOM}",
+            link.borrow().local_addr().port()
+        ),
+    }
+}
+
 pub(crate) fn whole_seconds(timeout: Duration) -> u64 {
     timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0)
 }

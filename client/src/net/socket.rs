@@ -199,6 +199,12 @@ impl Link {
         self.transport.local_addr()
     }
 
+    /// Whether the transport is plain UDP ([`Transport::is_plain_udp`]).
+    #[must_use]
+    pub fn is_plain_udp(&self) -> bool {
+        self.transport.is_plain_udp()
+    }
+
     /// Accepts (clear handshake) datagrams from `peer` from now on.
     pub fn add_peer(&mut self, peer: SocketAddr) {
         if !self.peers.contains(&peer) {

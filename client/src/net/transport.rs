@@ -14,6 +14,12 @@ pub trait Transport {
     fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)>;
     /// The address datagrams are received on.
     fn local_addr(&self) -> SocketAddr;
+    /// Whether datagrams go straight over UDP between the peers' addresses (a host behind a
+    /// router is then reached only through a port forward); `false` for transports that find
+    /// their own way (a WebRTC room).
+    fn is_plain_udp(&self) -> bool {
+        false
+    }
 }
 
 /// A non-blocking UDP socket bound to exactly the address it was given (GGRS's own binds
@@ -44,6 +50,10 @@ impl UdpTransport {
 }
 
 impl Transport for UdpTransport {
+    fn is_plain_udp(&self) -> bool {
+        true
+    }
+
     fn send(&mut self, bytes: &[u8], to: SocketAddr) {
         if self.socket.send_to(bytes, to).is_err() {
             self.send_errors += 1;

@@ -54,17 +54,28 @@ const MAX_INBOX: usize = 4096;
 /// Pause between polls while waiting.
 const POLL: Duration = Duration::from_millis(2);
 
+/// The public STUN servers the game and `duel-cli` use unless told otherwise (`--ice` replaces
+/// them, `--no-ice` turns them off): Google's and Cloudflare's, free and without credentials.
+/// A STUN server only tells a peer its public address; no game traffic goes through it.
+pub const DEFAULT_STUN: [&str; 2] = [
+    "stun:stun.l.google.com:19302",
+    "stun:stun.cloudflare.com:3478",
+];
+
 /// STUN and TURN servers ICE uses to find a path between peers behind NATs.
 ///
-/// Empty (the default) means host candidates only: peers on one machine or one LAN connect,
-/// peers behind different routers usually do not. A STUN server lets most home routers be
-/// crossed; a TURN server relays the traffic when nothing else works (it needs credentials).
+/// Empty (`IceServers::default()`, what the library's tests use) means host candidates only:
+/// peers on one machine or one LAN connect, peers behind different routers usually do not. A
+/// STUN server lets most home routers be crossed ([`IceServers::public_stun`] is the binaries'
+/// default); a TURN server relays the traffic when nothing else works (it needs credentials).
 ///
-/// Both binaries take it as command-line options (`--ice`, `--ice-user`, `--ice-password`).
+/// Both binaries take it as command-line options (`--ice`, `--ice-user`, `--ice-password`, and
+/// their own `--no-ice`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct IceServers {
-    /// A STUN or TURN server for crossing NATs (`stun:stun.l.google.com:19302`,
-    /// `turn:turn.example.org:3478`); repeat for several. None: host candidates only (LAN).
+    /// A STUN or TURN server for crossing NATs (`stun:stun.example.org:3478`,
+    /// `turn:turn.example.org:3478`); repeat for several. Default: the public STUN servers
+    /// stun.l.google.com:19302 and stun.cloudflare.com:3478 (`--no-ice`: none, LAN only).
     #[arg(long = "ice", value_name = "URL")]
     pub urls: Vec<String>,
     /// User name for the TURN server.
@@ -76,6 +87,33 @@ pub struct IceServers {
 }
 
 impl IceServers {
+    /// The public STUN servers of [`DEFAULT_STUN`].
+    #[must_use]
+    pub fn public_stun() -> IceServers {
+        IceServers {
+            urls: DEFAULT_STUN.iter().map(|u| (*u).to_owned()).collect(),
+            ..IceServers::default()
+        }
+    }
+
+    /// What a command line's ICE options mean: these servers if any were given, none with
+    /// `off` (`--no-ice`: same machine or LAN only), otherwise [`IceServers::public_stun`]
+    /// (keeping a TURN user and password given without a server, for [`IceServers::check`] to
+    /// refuse).
+    #[must_use]
+    pub fn or_public_stun(self, off: bool) -> IceServers {
+        if off {
+            IceServers::default()
+        } else if self.urls.is_empty() {
+            IceServers {
+                urls: IceServers::public_stun().urls,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// Checks the servers before anything connects (matchbox 0.15 `unwrap`s what it cannot
     /// use, in the middle of a handshake): every URL is `stun:`, `stuns:`, `turn:` or `turns:`
     /// with a host, and a TURN server comes with a user name and a password.
@@ -113,6 +151,13 @@ impl IceServers {
             }
         }
         let given = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+        if !turn && (given(&self.username) || given(&self.credential)) {
+            return Err(
+                "--ice-user and --ice-password are for a TURN server: give one with --ice \
+                 turn:HOST:PORT"
+                    .into(),
+            );
+        }
         if turn && !(given(&self.username) && given(&self.credential)) {
             return Err(
                 "a TURN server needs a user name and a password (--ice-user, --ice-password)"

@@ -177,7 +177,7 @@ impl Connecting {
             Stage::Host(handshake) => {
                 if handshake_over {
                     let missing = handshake.missing().to_string();
-                    return Err(self.handshake_timeout(missing));
+                    return Err(self.handshake_timeout(missing, None));
                 }
                 if let Some(agreement) = handshake.poll(&self.link) {
                     let peer = NetPeer::start_agreed(self.link.clone(), agreement, &self.config)?;
@@ -194,8 +194,8 @@ impl Connecting {
             }
             Stage::Join(handshake) => {
                 if handshake_over {
-                    let host = handshake.host().to_string();
-                    return Err(self.handshake_timeout(host));
+                    let host = handshake.host();
+                    return Err(self.handshake_timeout(host.to_string(), Some(host)));
                 }
                 if let Some(agreement) = handshake.poll(&self.link)? {
                     let peer = NetPeer::start_agreed(self.link.clone(), agreement, &self.config)?;
@@ -295,10 +295,12 @@ impl Connecting {
         };
     }
 
-    fn handshake_timeout(&self, peer: String) -> Error {
+    /// `host`: the host a joiner waited for; `None` for a host.
+    fn handshake_timeout(&self, peer: String, host: Option<std::net::SocketAddr>) -> Error {
         Error::HandshakeTimeout {
             peer,
             seconds: crate::handshake::whole_seconds(self.config.handshake_timeout),
+            hint: crate::handshake::unanswered_hint(&self.link, host),
         }
     }
 }

@@ -15,29 +15,43 @@ use crate::wire::Role;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-/// Enters `room` as `role` and waits until the room settles what this peer does; returns the
-/// link (wrapped in the conditioner when `config` has one) and its part. The signalling server
-/// gets `config.handshake_timeout` to answer, and the room the rest of it to settle.
+/// A room entered and settled: the link to play over and this peer's part.
+#[derive(Debug)]
+pub struct OpenRoom {
+    /// The room's transport (wrapped in the conditioner when the config has one).
+    pub link: SharedLink,
+    /// Host, join the host, or watch it.
+    pub part: RoomPart<SocketAddr>,
+    /// How many times the room was entered before it settled (1, plus one per negotiation
+    /// that stalled: see [`WebRtcTransport::settle`]).
+    pub entries: u32,
+}
+
+/// Enters `room` as `role` and waits until the room settles what this peer does. The
+/// signalling server gets `config.handshake_timeout` to answer, and the room the rest of it to
+/// settle.
 ///
 /// This is what a menu calls to open a room; [`NetPeer::online_on`] then plays it.
 ///
 /// # Errors
 /// [`Error::Address`] (malformed URL or room name), [`Error::SignalUnreachable`],
-/// [`Error::RoomLost`], [`Error::HandshakeTimeout`] (nobody to play with showed up).
-pub fn open_room(
-    room: &RoomConfig,
-    role: Role,
-    config: &NetConfig,
-) -> Result<(SharedLink, RoomPart<SocketAddr>), Error> {
+/// [`Error::RoomLost`], [`Error::RoomNotConnected`] (nobody to play with could be connected
+/// to, with the stage that failed).
+pub fn open_room(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<OpenRoom, Error> {
     let deadline = Instant::now() + config.handshake_timeout;
     let mut transport = WebRtcTransport::connect(room, role, config.handshake_timeout)?;
     let part = transport.settle(deadline.saturating_duration_since(Instant::now()))?;
+    let entries = transport.entries();
     let link = if config.conditioner.is_active() {
         Link::new(LinkConditioner::new(transport, config.conditioner))
     } else {
         Link::new(transport)
     };
-    Ok((link, part))
+    Ok(OpenRoom {
+        link,
+        part,
+        entries,
+    })
 }
 
 impl NetPeer {
@@ -47,8 +61,8 @@ impl NetPeer {
     /// # Errors
     /// As [`open_room`] and [`NetPeer::host`].
     pub fn online(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<NetPeer, Error> {
-        let (link, part) = open_room(room, role, config)?;
-        Self::online_on(link, part, config)
+        let open = open_room(room, role, config)?;
+        Self::online_on(open.link, open.part, config)
     }
 
     /// Runs the handshake for the part the room gave this peer: hosts, joins the host, or

@@ -245,6 +245,9 @@ enum Command {
         seed: u64,
         #[command(flatten)]
         ice: client::webrtc::IceServers,
+        /// No STUN or TURN server at all: only peers on one machine or one LAN connect.
+        #[arg(long, conflicts_with = "urls")]
+        no_ice: bool,
         #[command(flatten)]
         net: NetArgs,
     },
@@ -505,6 +508,7 @@ fn run() -> Result<ExitCode> {
             spectators,
             seed,
             ice,
+            no_ice,
             net,
         } => {
             let role = if spectate {
@@ -517,7 +521,8 @@ fn run() -> Result<ExitCode> {
                 (None, true) => net::RoomSecretArg::None,
                 (None, false) => net::RoomSecretArg::LinkOrNew,
             };
-            let room = net::room_config(&room, secret, signal.as_deref(), ice)?;
+            let room =
+                net::room_config(&room, secret, signal.as_deref(), ice.or_public_stun(no_ice))?;
             return net::online(&room, role, spectators, seed, &net);
         }
         Command::Signal { bind } => return net::signal(bind),

@@ -298,10 +298,17 @@ pub(crate) fn online(
         out!("the room has no secret: anyone who knows its name can enter it");
     }
     let entered = std::time::Instant::now();
-    let peer = NetPeer::online(room, role, &config).with_context(|| format!("room {url}"))?;
+    let open = client::online::open_room(room, role, &config)
+        .and_then(|open| {
+            let entries = open.entries;
+            NetPeer::online_on(open.link, open.part, &config).map(|peer| (peer, entries))
+        })
+        .with_context(|| format!("room {url}"));
+    let (peer, entries) = open?;
     out!(
-        "connected: tick 0 after {:.2} s in the room",
-        entered.elapsed().as_secs_f64()
+        "connected: tick 0 after {:.2} s in the room (entered {entries} time{})",
+        entered.elapsed().as_secs_f64(),
+        if entries == 1 { "" } else { "s" }
     );
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }

@@ -515,7 +515,7 @@ fn a_blocking_join_times_out_naming_the_host_and_whole_seconds() {
     )
     .expect_err("nobody answers");
     assert!(
-        matches!(&err, Error::HandshakeTimeout { peer, seconds: 1 } if peer == "127.0.0.1:1"),
+        matches!(&err, Error::HandshakeTimeout { peer, seconds: 1, .. } if peer == "127.0.0.1:1"),
         "{err:?}"
     );
     let link = Link::new(MemoryNet::default().endpoint(1));
@@ -572,4 +572,42 @@ fn after_the_handshake_control_messages_are_sealed_and_clear_ones_refused() {
         (1, 1),
         "{c:?}"
     );
+}
+
+/// Over plain UDP an unanswered handshake says what a player behind a router needs: the
+/// joiner, that the host must forward the port it tried; the host, that its router must
+/// forward its own port. Over any other transport, no port forward is suggested.
+#[test]
+fn an_unanswered_handshake_over_udp_names_the_port_to_forward() {
+    use crate::transport::UdpTransport;
+    let udp =
+        || Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("a socket"));
+    // Nobody listens there: the port of a socket we bound and closed.
+    let closed = UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("a socket")
+        .local_addr();
+    let limit = Duration::from_millis(30);
+    let joined = super::join(&udp(), &info(3), closed, Role::Player, None, limit)
+        .expect_err("nobody answers");
+    let text = joined.to_string();
+    assert!(
+        text.contains(&format!(
+            "forward UDP port {} to the host's machine",
+            closed.port()
+        )) && text.contains("--room"),
+        "{text}"
+    );
+    let host_link = udp();
+    let port = host_link.borrow().local_addr().port();
+    let hosted = super::host(&host_link, &info(3), SEED, 0, None, limit).expect_err("nobody");
+    let text = hosted.to_string();
+    assert!(
+        text.contains(&format!("forwards UDP port {port} to it")) && text.contains("--room"),
+        "{text}"
+    );
+    let memory = Link::new(MemoryNet::default().endpoint(1));
+    let text = super::host(&memory, &info(3), SEED, 0, None, limit)
+        .expect_err("nobody")
+        .to_string();
+    assert!(!text.contains("forward"), "{text}");
 }

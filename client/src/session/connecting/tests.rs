@@ -228,7 +228,9 @@ fn a_handshake_out_of_time_names_who_is_missing_unless_the_host_waits_indefinite
     let mut patient_joiner = joiner(&net, 6, Role::Player, &cfg).waiting_indefinitely();
     std::thread::sleep(Duration::from_millis(2));
     match h.poll() {
-        Err(Error::HandshakeTimeout { peer, seconds: 0 }) => assert_eq!(peer, "a joining player"),
+        Err(Error::HandshakeTimeout {
+            peer, seconds: 0, ..
+        }) => assert_eq!(peer, "a joining player"),
         other => panic!("{other:?}"),
     }
     assert!(over(h.poll()), "an error ends the connection");
