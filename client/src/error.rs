@@ -313,10 +313,6 @@ pub enum Error {
         /// The server's reason.
         reason: String,
     },
-    /// WebRTC cannot run on this machine (no IPv4 default route: webrtc-rs cannot join the
-    /// mDNS group), found before anything connects.
-    #[error("{0}")]
-    WebRtcUnavailable(String),
     /// A match log written by another engine version or state format: it would not
     /// re-simulate the same, so it is not verified as if it did.
     #[error("the log was written by another build: {what} {logged}, this build's is {ours}")]

@@ -163,9 +163,13 @@ pub enum Mode {
         /// Spectators to wait for before starting, should this player host (at most 8).
         #[arg(long, default_value_t = 0, value_parser = spectators())]
         spectators: usize,
-        /// STUN and TURN servers.
+        /// STUN and TURN servers (default: the options screen's choice, public STUN unless
+        /// changed).
         #[command(flatten)]
         ice: client::webrtc::IceServers,
+        /// No STUN or TURN server at all: only players on one machine or one LAN meet.
+        #[arg(long, conflicts_with = "urls")]
+        no_ice: bool,
         /// Online options.
         #[command(flatten)]
         net: NetOptions,

@@ -10,6 +10,7 @@
 
 use crate::key_bindings::{KeyBindings, PlayerKeys};
 use client::remote_view::RemoteView;
+use client::webrtc::IceServers;
 use engine::Difficulty;
 use sdl2::keyboard::Scancode;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,33 @@ pub struct Config {
     pub bot_difficulty: Difficulty,
     /// The keys.
     pub bindings: KeyBindings,
+    /// Which STUN/TURN servers online rooms use.
+    pub ice: IceChoice,
+    /// The servers of [`IceChoice::Custom`] (kept while another choice is in force).
+    pub ice_custom: IceServers,
+}
+
+/// Which STUN/TURN servers online rooms use (the options screen cycles through them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IceChoice {
+    /// The public STUN servers (`client::webrtc::DEFAULT_STUN`): most home routers are crossed.
+    PublicStun,
+    /// None: only players on one machine or one LAN meet.
+    Off,
+    /// The servers of the file's `ice_servers` (with `ice_user`/`ice_password` for TURN).
+    Custom,
+}
+
+impl IceChoice {
+    /// The name the file and the options screen use.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            IceChoice::PublicStun => "public-stun",
+            IceChoice::Off => "off",
+            IceChoice::Custom => "custom",
+        }
+    }
 }
 
 impl Default for Config {
@@ -45,6 +73,8 @@ impl Default for Config {
             fullscreen: false,
             bot_difficulty: Difficulty::Normal,
             bindings: KeyBindings::default(),
+            ice: IceChoice::PublicStun,
+            ice_custom: IceServers::default(),
         }
     }
 }
@@ -144,11 +174,44 @@ impl Config {
                     parse_keys(value, &mut config.bindings, &mut problems);
                     Ok(())
                 }
+                "ice" => text_of(value).and_then(|s| match s {
+                    "public-stun" => Ok(config.ice = IceChoice::PublicStun),
+                    "off" => Ok(config.ice = IceChoice::Off),
+                    "custom" => Ok(config.ice = IceChoice::Custom),
+                    _ => Err("expected \"public-stun\", \"off\" or \"custom\"".to_string()),
+                }),
+                "ice_servers" => value
+                    .as_array()
+                    .and_then(|urls| {
+                        urls.iter()
+                            .map(|u| u.as_str().map(str::to_owned))
+                            .collect::<Option<Vec<String>>>()
+                    })
+                    .map(|urls| config.ice_custom.urls = urls)
+                    .ok_or_else(|| "expected a list of quoted URLs".to_string()),
+                "ice_user" => {
+                    text_of(value).map(|s| config.ice_custom.username = Some(s.to_owned()))
+                }
+                "ice_password" => {
+                    text_of(value).map(|s| config.ice_custom.credential = Some(s.to_owned()))
+                }
                 _ => Err("unknown setting, ignored".to_string()),
             };
             if let Err(e) = result {
                 problems.push(format!("`{key}`: {e}"));
             }
+        }
+        if let Err(e) = config.ice_custom.check() {
+            problems.push(format!("ice_servers: {e}; using the public STUN servers"));
+            config.ice_custom = IceServers::default();
+            config.ice = IceChoice::PublicStun;
+        }
+        if config.ice == IceChoice::Custom && config.ice_custom.urls.is_empty() {
+            problems.push(
+                "ice = \"custom\" but no ice_servers are given; using the public STUN servers"
+                    .into(),
+            );
+            config.ice = IceChoice::PublicStun;
         }
         if let Some(clash) = conflict(&config.bindings) {
             problems.push(format!("keys: {clash}; using the default keys"));
@@ -173,6 +236,19 @@ impl Config {
             "bot_difficulty = \"{}\"\n",
             difficulty_name(self.bot_difficulty)
         );
+        out += "# STUN/TURN servers for online rooms: \"public-stun\", \"off\" (LAN only) or \"custom\"\n";
+        out += &format!("ice = \"{}\"\n", self.ice.name());
+        let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
+        if !self.ice_custom.urls.is_empty() {
+            let urls: Vec<String> = self.ice_custom.urls.iter().map(|u| quoted(u)).collect();
+            out += &format!("ice_servers = [{}]\n", urls.join(", "));
+        }
+        if let Some(user) = &self.ice_custom.username {
+            out += &format!("ice_user = {}\n", quoted(user));
+        }
+        if let Some(password) = &self.ice_custom.credential {
+            out += &format!("ice_password = {}\n", quoted(password));
+        }
         for (i, keys) in self.bindings.players.iter().enumerate() {
             out += &format!("\n[keys.player{}]\n", i + 1);
             for (action, bound) in ACTIONS.iter().zip(actions(keys)) {
@@ -180,6 +256,31 @@ impl Config {
             }
         }
         out
+    }
+
+    /// The STUN/TURN servers online rooms use.
+    #[must_use]
+    pub fn ice_servers(&self) -> IceServers {
+        match self.ice {
+            IceChoice::PublicStun => IceServers::public_stun(),
+            IceChoice::Off => IceServers::default(),
+            IceChoice::Custom => self.ice_custom.clone(),
+        }
+    }
+
+    /// The next ICE choice on the options screen (custom only when the file gives servers).
+    pub fn cycle_ice(&mut self, forward: bool) {
+        let mut choices = vec![IceChoice::PublicStun, IceChoice::Off];
+        if !self.ice_custom.urls.is_empty() {
+            choices.push(IceChoice::Custom);
+        }
+        let at = choices.iter().position(|c| *c == self.ice).unwrap_or(0);
+        let n = choices.len();
+        self.ice = choices[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
     }
 
     /// Writes the settings to `path` (creating its folder). When `set_aside_bad` is true the
@@ -399,6 +500,65 @@ pub fn scancode_named(name: &str) -> Option<Scancode> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The ICE choice and custom servers round-trip (quotes and backslashes included); a bad
+    /// server list or a custom choice without servers falls back to the public STUN servers,
+    /// saying why.
+    #[test]
+    fn ice_servers_round_trip_and_bad_ones_fall_back() {
+        let config = Config {
+            ice: IceChoice::Custom,
+            ice_custom: IceServers {
+                urls: vec!["turn:relay.example.org:3478".into(), "stun:h".into()],
+                username: Some("us\"er".into()),
+                credential: Some("p\\w = [x]".into()),
+            },
+            ..Config::default()
+        };
+        let loaded = Config::parse(&config.to_toml());
+        assert_eq!(loaded.problems, Vec::<String>::new());
+        assert_eq!(loaded.config, config);
+        assert_eq!(loaded.config.ice_servers(), config.ice_custom);
+        assert_eq!(Config::default().ice_servers(), IceServers::public_stun());
+        let off = Config::parse("ice = \"off\"").config;
+        assert_eq!(off.ice_servers(), IceServers::default());
+        for (text, says) in [
+            ("ice = \"custom\"", "no ice_servers"),
+            (
+                "ice = \"custom\"\nice_servers = [\"http://x\"]",
+                "ice_servers",
+            ),
+            ("ice_servers = [\"turn:x\"]", "user name and a password"),
+            ("ice_servers = \"stun:x\"", "list of quoted URLs"),
+            ("ice_servers = [1]", "list of quoted URLs"),
+            ("ice = \"sometimes\"", "public-stun"),
+        ] {
+            let loaded = Config::parse(text);
+            assert_eq!(loaded.config.ice, IceChoice::PublicStun, "{text}");
+            assert!(
+                loaded.problems.iter().any(|p| p.contains(says)),
+                "{text}: {:?}",
+                loaded.problems
+            );
+        }
+    }
+
+    /// The options screen cycles public STUN, off, and custom only when servers are given.
+    #[test]
+    fn the_ice_choice_cycles_through_what_exists() {
+        let mut config = Config::default();
+        config.cycle_ice(true);
+        assert_eq!(config.ice, IceChoice::Off);
+        config.cycle_ice(true);
+        assert_eq!(config.ice, IceChoice::PublicStun);
+        config.cycle_ice(false);
+        assert_eq!(config.ice, IceChoice::Off);
+        config.ice_custom.urls = vec!["stun:h".into()];
+        config.cycle_ice(true);
+        assert_eq!(config.ice, IceChoice::Custom);
+        config.cycle_ice(true);
+        assert_eq!(config.ice, IceChoice::PublicStun);
+    }
 
     #[test]
     fn the_defaults_round_trip_through_the_file() {

@@ -309,7 +309,8 @@ impl FrontEnd {
     fn connect(&mut self, address: &str, role: Role, menu: &mut Menu) -> Next {
         if crate::menu::is_room_link(address) {
             let config = self.net_config(&menu.config);
-            match Connection::room(address, role, config, JOIN_TIMEOUT) {
+            let ice = menu.config.ice_servers();
+            match Connection::room(address, role, ice, config, JOIN_TIMEOUT) {
                 Ok(c) => return Next::Connect(Box::new(c)),
                 Err(e) => menu.note = Some(e.to_string()),
             }

@@ -7,7 +7,7 @@ use client::net::seal::InviteCode;
 use client::netplay::open_link;
 use client::peer_logs::LogPaths;
 use client::transport::{default_bind_for, resolve};
-use client::webrtc::RoomConfig;
+use client::webrtc::{IceServers, RoomConfig};
 use client::wire::Role;
 use client::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
@@ -109,7 +109,7 @@ fn run() -> anyhow::Result<()> {
         (None, true) => &[1],
         (None, false) => &[],
     };
-    let mut source = match_source(&cli, rules, seed, bots)?;
+    let mut source = match_source(&cli, rules, seed, bots, &config.ice_servers())?;
     let options = AppOptions {
         window_size: cli.size,
         software: cli.software,
@@ -163,11 +163,13 @@ fn load_config(cli: &Cli) -> (Config, Option<PathBuf>, Option<String>) {
 
 /// The match to play: local (optionally under a sync test), online, a replay or a resumed
 /// local match.
+/// `ice` is the settings' STUN/TURN servers, used online unless the command line gives others.
 fn match_source(
     cli: &Cli,
     rules: Rules,
     seed: u64,
     bots: &[PlayerId],
+    ice: &IceServers,
 ) -> anyhow::Result<Box<dyn MatchSource>> {
     let log_for = |mode: &str, seed: u64| -> anyhow::Result<Option<PathBuf>> {
         if cli.no_match_log {
@@ -335,7 +337,8 @@ fn match_source(
             signal,
             spectate,
             spectators,
-            ice,
+            ice: given,
+            no_ice,
             net,
         }) => {
             let role = if *spectate {
@@ -352,7 +355,16 @@ fn match_source(
                     client::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
                 RoomConfig::new(signal.as_str(), room.as_str()).with_secret(secret)
             }
-            .with_ice(ice.clone());
+            .with_ice(match (given.urls.is_empty(), *no_ice) {
+                (_, true) => IceServers::default(),
+                (true, false) if *given == IceServers::default() => ice.clone(),
+                // A user and password alone go with the settings' servers.
+                (true, false) => IceServers {
+                    urls: ice.urls.clone(),
+                    ..given.clone()
+                },
+                (false, false) => given.clone(),
+            });
             let url = room.room_url()?;
             println!(
                 "maze-duel: room link (give it to the other player and any spectators): {}",

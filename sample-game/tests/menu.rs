@@ -105,6 +105,7 @@ fn options_keys_and_the_address_field_show_their_values() {
     let frame = menu_frame(&menu, "options");
     assert!(frame.has("Input delay: < 3 frames >", palette::ACCENT));
     assert!(frame.has("Fullscreen: < off >", palette::TEXT));
+    assert!(frame.has("ICE servers: < public STUN >", palette::TEXT));
     menu.screen = Screen::Keys;
     menu.keys_row = 4;
     let frame = menu_frame(&menu, "keys");
@@ -589,8 +590,11 @@ fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
     assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/").is_some());
     assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/r?secret=short").is_some());
     let timeout = Duration::from_secs(60);
-    let open =
-        || Connection::room(&link, Role::Player, NetConfig::default(), timeout).expect("room link");
+    let open = || {
+        let ice = client::webrtc::IceServers::default();
+        Connection::room(&link, Role::Player, ice, NetConfig::default(), timeout)
+            .expect("room link")
+    };
     let (mut a, mut b) = (open(), open());
     assert_eq!(status_of(&a).title, "ENTERING ROOM");
     let (mut peer_a, mut peer_b) = (None, None);

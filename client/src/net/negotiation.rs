@@ -182,23 +182,19 @@ impl Negotiations {
         }
     }
 
-    /// The negotiation with `peer`, begun now if it is new (`we_offer`: we were introduced).
-    fn meet(&mut self, peer: PeerId, we_offer: bool, now: Instant) -> &mut Negotiation {
+    /// Begins the negotiation with `peer` now, unless it is under way (`we_offer`: we were
+    /// introduced).
+    fn meet(&mut self, peer: PeerId, we_offer: bool, now: Instant) {
         self.best = self.best.max(Some(Stage::Met));
-        let at = match self.current.iter().position(|n| n.peer == peer) {
-            Some(at) => at,
-            None => {
-                self.current.push(Negotiation {
-                    peer,
-                    we_offer,
-                    stage: Stage::Met,
-                    since: now,
-                    failed: false,
-                });
-                self.current.len() - 1
-            }
-        };
-        &mut self.current[at]
+        if !self.current.iter().any(|n| n.peer == peer) {
+            self.current.push(Negotiation {
+                peer,
+                we_offer,
+                stage: Stage::Met,
+                since: now,
+                failed: false,
+            });
+        }
     }
 
     /// Takes what the WebRTC stack reported of the negotiation with `peer`.
@@ -218,10 +214,30 @@ impl Negotiations {
     /// The data channels with `peer` are open.
     pub(crate) fn note_open(&mut self, peer: PeerId, now: Instant) {
         self.reach(peer, Stage::Open, now);
+        if let Some(n) = self.current.iter_mut().find(|n| n.peer == peer) {
+            n.failed = false;
+        }
     }
 
+    /// The connection with `peer` closed (its channels or its peer connection ended) while it
+    /// is still in the room: a negotiation to do again, so it counts as stalled.
+    pub(crate) fn note_closed(&mut self, peer: PeerId, now: Instant) {
+        if let Some(n) = self.current.iter_mut().find(|n| n.peer == peer) {
+            n.failed = true;
+            if n.stage == Stage::Open {
+                n.stage = Stage::Secure;
+                n.since = now;
+            }
+        }
+    }
+
+    /// Only negotiations the signalling server began are followed: the WebRTC stack reports on
+    /// a peer that left, or an entry we left, a moment after (a negotiation already forgotten
+    /// is not begun again by its late news).
     fn reach(&mut self, peer: PeerId, stage: Stage, now: Instant) {
-        let n = self.meet(peer, false, now);
+        let Some(n) = self.current.iter_mut().find(|n| n.peer == peer) else {
+            return;
+        };
         if stage > n.stage {
             n.stage = stage;
             n.since = now;

@@ -20,10 +20,14 @@
 //! matchbox 0.15 `unwrap`s much of what goes wrong, which would end every connection of this
 //! peer, its match included. So what can be known before is checked before anything connects
 //! (the room link with its secret, [`crate::room_secret`]; the ICE servers,
-//! [`IceServers::check`]; whether webrtc-rs can join the mDNS group on this machine), matchbox
-//! talks to the server through our own signaller (`net::signaller`: signals that would not
-//! parse are dropped before matchbox sees them, and a refusal's reason is kept for
-//! [`Error::RoomRefused`]), and a panic of its loop that still happens becomes an error.
+//! [`IceServers::check`]), matchbox talks to the server through our own signaller
+//! (`net::signaller`: signals that would not parse are dropped before matchbox sees them, and a
+//! refusal's reason is kept for [`Error::RoomRefused`]), our build of matchbox does without
+//! mDNS (which needs an IPv4 default route) and ends only the negotiation that panics, and a
+//! panic of its loop that still happens becomes an error.
+//!
+//! Until the room settles, a negotiation that stalls is abandoned and the room entered again
+//! (`net::negotiation`); a room that connects nobody says which stage failed ([`RoomFailure`]).
 
 use crate::error::Error;
 use crate::net::ice_probe::{probe_turn, turn_udp_server, TurnProbe};
@@ -53,6 +57,10 @@ const GAME_CHANNEL: usize = 1;
 const MAX_INBOX: usize = 4096;
 /// Pause between polls while waiting.
 const POLL: Duration = Duration::from_millis(2);
+/// How often our intro is said again, while the room settles, to connected peers not heard.
+const INTRO_AGAIN: Duration = Duration::from_millis(500);
+/// Intros kept from peers not yet reported connected (a room holds at most 16 peers).
+const MAX_EARLY_INTROS: usize = 64;
 
 /// The public STUN servers the game and `duel-cli` use unless told otherwise (`--ice` replaces
 /// them, `--no-ice` turns them off): Google's and Cloudflare's, free and without credentials.
@@ -122,6 +130,24 @@ impl IceServers {
     /// A message naming the URL and what is wrong with it.
     pub fn check(&self) -> Result<(), String> {
         const MAX_URL: usize = 512;
+        const MAX_SERVERS: usize = 8;
+        const MAX_CREDENTIAL: usize = 256;
+        if self.urls.len() > MAX_SERVERS {
+            return Err(format!(
+                "{} ICE servers; at most {MAX_SERVERS}",
+                self.urls.len()
+            ));
+        }
+        for (what, value) in [
+            ("user name", &self.username),
+            ("password", &self.credential),
+        ] {
+            if value.as_deref().is_some_and(|v| v.len() > MAX_CREDENTIAL) {
+                return Err(format!(
+                    "the TURN {what} is longer than {MAX_CREDENTIAL} bytes"
+                ));
+            }
+        }
         let mut turn = false;
         for url in &self.urls {
             let shown = url.escape_debug();
@@ -409,6 +435,11 @@ pub struct WebRtcTransport {
     state: RoomState,
     /// Connected peers, their synthetic addresses, and their latest intro.
     peers: Vec<(PeerId, SocketAddr, Option<RoomIntro>)>,
+    /// Intros that came before matchbox reported their sender connected (its channel can
+    /// deliver before the negotiation is done on our side), taken when it is.
+    early_intros: Vec<(PeerId, RoomIntro)>,
+    /// When our intro was last sent again to the connected peers not heard from.
+    intro_resent: Instant,
     inbox: VecDeque<(SocketAddr, Vec<u8>)>,
     /// Set once the message loop has ended (signalling lost, socket closed).
     ended: Option<String>,
@@ -436,30 +467,6 @@ impl std::fmt::Debug for WebRtcTransport {
             .field("entries", &self.negotiations.entries())
             .finish_non_exhaustive()
     }
-}
-
-/// The mDNS group webrtc-rs joins for every peer connection.
-const MDNS_GROUP: std::net::Ipv4Addr = std::net::Ipv4Addr::new(224, 0, 0, 251);
-
-/// Checks, before anything connects, that this machine can do what webrtc-rs does for every
-/// peer connection: join the IPv4 mDNS group on the default interface. Without an IPv4
-/// default route (a fresh network namespace, a machine with IPv6 only) that fails with "No
-/// such device", which matchbox 0.15 `unwrap`s in its message loop at the first handshake —
-/// so it is refused here, saying why, instead.
-///
-/// # Errors
-/// A message naming the cause.
-fn check_network() -> Result<(), String> {
-    let socket = std::net::UdpSocket::bind((std::net::Ipv4Addr::UNSPECIFIED, 0))
-        .map_err(|e| format!("cannot open a UDP socket for WebRTC: {e}"))?;
-    socket
-        .join_multicast_v4(&MDNS_GROUP, &std::net::Ipv4Addr::UNSPECIFIED)
-        .map_err(|e| {
-            format!(
-                "WebRTC cannot start on this machine: joining the mDNS group failed ({e}); \
-                 webrtc-rs needs an IPv4 default route (check `ip route`)"
-            )
-        })
 }
 
 /// Keeps the panics that matchbox and webrtc-rs raise on our WebRTC threads from being printed
@@ -492,9 +499,8 @@ impl WebRtcTransport {
     /// for it to assign this peer an id.
     ///
     /// # Errors
-    /// [`Error::Address`] for a malformed URL, room name or ICE server, and
-    /// [`Error::WebRtcUnavailable`] on a machine without an IPv4 default route (both checked
-    /// before anything connects); [`Error::RoomRefused`] when the server refuses this peer the room
+    /// [`Error::Address`] for a malformed URL, room name or ICE server (checked before anything
+    /// connects); [`Error::RoomRefused`] when the server refuses this peer the room
     /// (another secret holds it); [`Error::SignalUnreachable`] when the signalling server does
     /// not answer (not running, wrong address) within `timeout`.
     pub fn connect(
@@ -506,7 +512,6 @@ impl WebRtcTransport {
         let url = room.room_url()?;
         let link = room.link()?;
         room.ice.check().map_err(Error::Address)?;
-        check_network().map_err(Error::WebRtcUnavailable)?;
         quiet_webrtc_panics();
         let entry = Entry::open(room, &url, &link, entered + timeout)?;
         Ok(WebRtcTransport {
@@ -518,6 +523,8 @@ impl WebRtcTransport {
             role,
             state: RoomState::Open,
             peers: Vec::new(),
+            early_intros: Vec::new(),
+            intro_resent: entered,
             inbox: VecDeque::new(),
             ended: None,
             negotiations: Negotiations::new(),
@@ -593,6 +600,22 @@ impl WebRtcTransport {
             if now >= deadline || self.negotiations.hopeless() {
                 return Err(self.not_connected());
             }
+            // The room channel is reliable, but an intro can still be missed (one that came
+            // before its sender counted as connected, from an older build); saying ours again
+            // to whoever has not spoken costs a few bytes.
+            if now.saturating_duration_since(self.intro_resent) >= INTRO_AGAIN {
+                self.intro_resent = now;
+                let intro = self.intro();
+                let silent: Vec<PeerId> = self
+                    .peers
+                    .iter()
+                    .filter(|&&(_, _, heard)| heard.is_none())
+                    .map(|&(id, _, _)| id)
+                    .collect();
+                for id in silent {
+                    self.send_intro(intro, id);
+                }
+            }
             // Only before anyone is connected: an entry again would cut a working connection.
             if let Some(stall) = self
                 .negotiations
@@ -623,6 +646,7 @@ impl WebRtcTransport {
         self.earlier_signals_dropped += old.signals.dropped();
         self.local = peer_addr(self.entry.me);
         self.peers.clear();
+        self.early_intros.clear();
         self.inbox.clear();
         Ok(())
     }
@@ -722,22 +746,32 @@ impl WebRtcTransport {
                 PeerState::Connected => {
                     self.negotiations.note_open(id, now);
                     if !self.peers.iter().any(|&(p, _, _)| p == id) {
-                        self.peers.push((id, peer_addr(id), None));
+                        let early = self.early_intros.iter().rposition(|&(p, _)| p == id);
+                        let heard = early.map(|at| self.early_intros[at].1);
+                        self.early_intros.retain(|&(p, _)| p != id);
+                        self.peers.push((id, peer_addr(id), heard));
                     }
                     let intro = self.intro();
                     self.send_intro(intro, id);
                 }
                 // GGRS notices the silence and reports the disconnect, as over UDP.
-                PeerState::Disconnected => self.peers.retain(|&(p, _, _)| p != id),
+                PeerState::Disconnected => {
+                    self.negotiations.note_closed(id, now);
+                    self.peers.retain(|&(p, _, _)| p != id);
+                }
             }
         }
         for (id, packet) in self.entry.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
-            match (
-                RoomIntro::parse(&packet),
-                self.peers.iter_mut().find(|(p, _, _)| *p == id),
-            ) {
-                (Some(intro), Some(peer)) => peer.2 = Some(intro),
-                _ => self.dropped += 1,
+            let Some(intro) = RoomIntro::parse(&packet) else {
+                self.dropped += 1;
+                continue;
+            };
+            match self.peers.iter_mut().find(|(p, _, _)| *p == id) {
+                Some(peer) => peer.2 = Some(intro),
+                None if self.early_intros.len() < MAX_EARLY_INTROS => {
+                    self.early_intros.push((id, intro));
+                }
+                None => self.dropped += 1,
             }
         }
         for (id, packet) in self.entry.socket_mut().channel_mut(GAME_CHANNEL).receive() {
@@ -911,6 +945,15 @@ mod tests {
                 ice(&["turns:t"], Some(""), Some("p")),
                 "user name and a password",
             ),
+            (
+                ice(&["stun:h"], Some("u"), Some("p")),
+                "are for a TURN server",
+            ),
+            (ice(&["stun:h"; 9], None, None), "at most 8"),
+            (
+                ice(&["turn:h"], Some(&"u".repeat(257)), Some("p")),
+                "longer than 256",
+            ),
         ] {
             let e = bad.check().expect_err(why);
             assert!(e.contains(why), "{bad:?}: {e}");
@@ -921,6 +964,43 @@ mod tests {
             Err(Error::Address(e)) => assert!(e.contains("TURN"), "{e}"),
             other => panic!("expected the ICE servers refused, got {other:?}"),
         }
+    }
+
+    /// The command line's ICE options: given servers stay, `--no-ice` means none, nothing
+    /// given means the public STUN servers; which kinds were given is read off the schemes.
+    #[test]
+    fn the_public_stun_servers_are_the_default_unless_replaced_or_turned_off() {
+        let given = IceServers {
+            urls: vec!["turn:t:1".into()],
+            username: Some("u".into()),
+            credential: Some("p".into()),
+        };
+        assert_eq!(given.clone().or_public_stun(false), given);
+        assert_eq!(given.clone().or_public_stun(true), IceServers::default());
+        let default = IceServers::default().or_public_stun(false);
+        assert_eq!(default.urls, DEFAULT_STUN.map(str::to_owned).to_vec());
+        assert_eq!(default.check(), Ok(()));
+        assert_eq!(
+            default.given(),
+            IceGiven {
+                stun: true,
+                turn: false
+            }
+        );
+        assert_eq!(
+            given.given(),
+            IceGiven {
+                stun: false,
+                turn: true
+            }
+        );
+        assert_eq!(IceServers::default().given(), IceGiven::default());
+        // A user name with no TURN server still reaches the check, which refuses it.
+        let stray = IceServers {
+            username: Some("u".into()),
+            ..IceServers::default()
+        };
+        assert!(stray.or_public_stun(false).check().is_err());
     }
 
     proptest! {

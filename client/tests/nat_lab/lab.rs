@@ -20,7 +20,7 @@
 //! Everything stays inside the namespaces; they are deleted (and their processes killed) when
 //! the lab is dropped. Root is needed: without it the lab is skipped, saying so loudly.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -111,7 +111,12 @@ pub struct Lab {
     prefix: String,
     servers: Vec<Child>,
     dir: PathBuf,
+    /// Where its signalling server listens.
+    signal: &'static str,
 }
+
+/// The signalling server of a flat LAN, on home A.
+const LAN_SIGNAL: &str = "10.9.0.1:3536";
 
 static LABS: AtomicU32 = AtomicU32::new(0);
 
@@ -119,19 +124,55 @@ impl Lab {
     /// Builds the namespaces and routers, starts the signalling server and coturn, and waits
     /// until both listen.
     pub fn new(name: &str, a: Nat, b: Nat) -> Lab {
+        let mut lab = Lab::empty(name, SIGNAL);
+        lab.build(a, b);
+        lab.start_servers();
+        lab
+    }
+
+    /// Two homes on one LAN (10.9.0.1 and .2) with no router at all: no default route, the
+    /// signalling server on home A.
+    pub fn flat_lan(name: &str) -> Lab {
+        let mut lab = Lab::empty(name, LAN_SIGNAL);
+        for ns in ["ha", "hb"] {
+            lab.sh(None, &format!("ip netns add {}", lab.ns(ns)));
+            lab.sh(Some(ns), "ip link set lo up");
+        }
+        lab.sh(
+            None,
+            &format!(
+                "ip -n {} link add eth0 type veth peer name eth0 netns {}",
+                lab.ns("ha"),
+                lab.ns("hb")
+            ),
+        );
+        for (ns, addr) in [("ha", "10.9.0.1/24"), ("hb", "10.9.0.2/24")] {
+            lab.sh(Some(ns), &format!("ip addr add {addr} dev eth0"));
+            lab.sh(Some(ns), "ip link set eth0 up");
+        }
+        let signal = lab.spawn_in(
+            "ha",
+            env!("CARGO_BIN_EXE_duel-cli"),
+            &["signal", "--bind", LAN_SIGNAL],
+            "signal",
+        );
+        lab.servers.push(signal);
+        lab.wait_listening("ha", "-t", "3536");
+        lab
+    }
+
+    fn empty(name: &str, signal: &'static str) -> Lab {
         let n = LABS.fetch_add(1, Ordering::Relaxed);
         let prefix = format!("nl{}x{n}", std::process::id());
         let dir = std::env::temp_dir().join(format!("nat-lab-{prefix}-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("the lab's folder");
-        let mut lab = Lab {
+        Lab {
             prefix,
             servers: Vec::new(),
             dir,
-        };
-        lab.build(a, b);
-        lab.start_servers();
-        lab
+            signal,
+        }
     }
 
     fn ns(&self, which: &str) -> String {
@@ -288,33 +329,29 @@ impl Lab {
             "turn",
         );
         self.servers.push(turn);
+        self.wait_listening("pub", "-t", "3536");
+        self.wait_listening("pub", "-u", "3478");
+    }
+
+    /// Waits until something in namespace `which` listens on `port` (`proto`: `-t` TCP, `-u`
+    /// UDP).
+    fn wait_listening(&self, which: &str, proto: &str, port: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        for (proto, port) in [("-t", "3536"), ("-u", "3478")] {
-            loop {
-                let listening = run_output(
-                    "ip",
-                    &[
-                        "netns",
-                        "exec",
-                        &self.ns("pub"),
-                        "ss",
-                        proto,
-                        "-lnH",
-                        "sport",
-                        "=",
-                        &format!(":{port}"),
-                    ],
-                )
-                .is_some_and(|out| !out.trim().is_empty());
-                if listening {
-                    break;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "the lab's server on port {port} did not start (logs in {dir})"
-                );
-                std::thread::sleep(Duration::from_millis(50));
+        let sport = format!(":{port}");
+        loop {
+            let ns = self.ns(which);
+            let args = [
+                "netns", "exec", &ns, "ss", proto, "-lnH", "sport", "=", &sport,
+            ];
+            if run_output("ip", &args).is_some_and(|out| !out.trim().is_empty()) {
+                return;
             }
+            assert!(
+                Instant::now() < deadline,
+                "the lab's server on port {port} did not start (logs in {})",
+                self.dir.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -413,7 +450,10 @@ impl Lab {
 
     /// A room link of this lab's signalling server.
     pub fn room(&self, name: &str) -> String {
-        format!("ws://{SIGNAL}/{name}?secret=labsecretlabsecretlab000")
+        format!(
+            "ws://{}/{name}?secret=labsecretlabsecretlab000",
+            self.signal
+        )
     }
 
     /// Starts `duel-cli ARGS` in `home`; `name` names its output file.
@@ -518,23 +558,5 @@ impl Peer {
             let _ = BufReader::new(file).read_to_string(&mut output);
         }
         Ended { code, output }
-    }
-
-    /// The first line of its output containing `text`, waiting for it up to `limit`.
-    pub fn wait_for_line(&self, text: &str, limit: Duration) -> Option<String> {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if let Ok(file) = std::fs::File::open(&self.out) {
-                if let Some(line) = BufReader::new(file)
-                    .lines()
-                    .map_while(Result::ok)
-                    .find(|l| l.contains(text))
-                {
-                    return Some(line);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
     }
 }

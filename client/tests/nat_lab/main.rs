@@ -156,6 +156,19 @@ fn without_any_ice_server_the_fix_is_named() {
     );
 }
 
+/// A LAN with no router (no default route anywhere): webrtc-rs's mDNS could not start there
+/// and matchbox panicked; our build does without mDNS, and the room connects.
+#[test]
+fn a_room_on_a_lan_without_a_default_route_connects() {
+    if let Some(why) = lab::unavailable() {
+        eprintln!("\n*** NAT LAB SKIPPED (flat LAN): {why} ***\n");
+        return;
+    }
+    let lab = lab::Lab::flat_lan("flat-lan");
+    let (a, b) = online_match(&lab, "lan", &["--no-ice".into()]);
+    assert_played(&lab, &a, &b);
+}
+
 #[test]
 fn nobody_in_the_room_is_named() {
     let lab = lab_or_skip!("alone", Nat::Cone, Nat::Cone);

@@ -8,7 +8,7 @@ pub mod online;
 pub mod replays;
 pub mod view;
 
-use crate::config::{self, Config, ACTIONS, MAX_INPUT_DELAY};
+use crate::config::{self, Config, IceChoice, ACTIONS, MAX_INPUT_DELAY};
 use client::remote_view::RemoteView;
 use engine::Difficulty;
 use sdl2::keyboard::Scancode;
@@ -115,14 +115,32 @@ pub const MAIN_ITEMS: [&str; 9] = [
 ];
 
 /// The options list, top to bottom.
-pub const OPTION_ITEMS: [&str; 6] = [
+pub const OPTION_ITEMS: [&str; 7] = [
     "Input delay",
     "Remote view",
     "Volume",
     "Fullscreen",
+    "ICE servers",
     "Key bindings",
     "Back",
 ];
+
+/// What the ICE servers row shows: which servers online rooms use.
+fn ice_label(config: &Config) -> String {
+    match config.ice {
+        IceChoice::PublicStun => "public STUN".into(),
+        IceChoice::Off => "off (LAN only)".into(),
+        IceChoice::Custom => {
+            let urls = &config.ice_custom.urls;
+            let first = urls.first().map_or("", String::as_str);
+            let first: String = first.chars().take(24).collect();
+            match urls.len() {
+                0 | 1 => format!("custom: {first}"),
+                n => format!("custom: {first} +{}", n - 1),
+            }
+        }
+    }
+}
 
 /// Rows of the key screen after the 2 × 8 actions.
 const KEY_EXTRA: [&str; 2] = ["Reset to defaults", "Back"];
@@ -224,8 +242,9 @@ impl Menu {
             format!("Remote view: < {} >", c.remote_view),
             format!("Volume: < {} >", c.volume),
             format!("Fullscreen: < {} >", on(c.fullscreen)),
-            OPTION_ITEMS[4].to_string(),
+            format!("ICE servers: < {} >", ice_label(c)),
             OPTION_ITEMS[5].to_string(),
+            OPTION_ITEMS[6].to_string(),
         ]
     }
 
@@ -413,11 +432,14 @@ impl Menu {
             (MenuInput::Left | MenuInput::Right | MenuInput::Enter, 3) => {
                 c.fullscreen = !c.fullscreen;
             }
-            (MenuInput::Enter, 4) => {
+            (MenuInput::Left | MenuInput::Right | MenuInput::Enter, 4) => {
+                c.cycle_ice(input != MenuInput::Left);
+            }
+            (MenuInput::Enter, 5) => {
                 self.screen = Screen::Keys;
                 self.keys_row = 0;
             }
-            (MenuInput::Enter, 5) | (MenuInput::Back, _) => {
+            (MenuInput::Enter, 6) | (MenuInput::Back, _) => {
                 self.screen = Screen::Main;
             }
             _ => {}

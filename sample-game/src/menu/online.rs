@@ -10,7 +10,7 @@ use client::netplay::open_link;
 use client::room::RoomPart;
 use client::socket::{Link, SharedLink};
 use client::transport::default_bind_for;
-use client::webrtc::{RoomConfig, WebRtcTransport};
+use client::webrtc::{IceServers, RoomConfig, WebRtcTransport};
 use client::wire::Role;
 use client::{Error, NetConfig, NetPeer};
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
@@ -140,18 +140,20 @@ impl Connection {
         ))
     }
 
-    /// Enters the WebRTC room of `link` (`ws://HOST:PORT/ROOM`) as `role`; the signalling
-    /// server and the room together get `timeout` to find someone to play with.
+    /// Enters the WebRTC room of `link` (`ws://HOST:PORT/ROOM`) as `role`, with the STUN/TURN
+    /// servers `ice`; the signalling server and the room together get `timeout` to find
+    /// someone to play with.
     ///
     /// # Errors
-    /// A malformed link.
+    /// A malformed link or ICE server.
     pub fn room(
         link: &str,
         role: Role,
+        ice: IceServers,
         config: NetConfig,
         timeout: Duration,
     ) -> Result<Connection, Error> {
-        let room = RoomConfig::from_link(link)?;
+        let room = RoomConfig::from_link(link)?.with_ice(ice);
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let deadline = Instant::now() + timeout;

@@ -132,6 +132,15 @@ fn options_change_and_ask_to_save() {
     assert_eq!(press(&mut m, &[M::Down, M::Right]), [Choice::SaveConfig]);
     assert!(m.config.fullscreen);
     assert!(m.option_labels()[3].contains("on"));
+    // ICE servers: public STUN by default, off (LAN only) a press away, saved like the rest.
+    assert!(m.option_labels()[4].contains("public STUN"));
+    assert_eq!(press(&mut m, &[M::Down, M::Right]), [Choice::SaveConfig]);
+    assert_eq!(m.config.ice, crate::config::IceChoice::Off);
+    assert!(m.option_labels()[4].contains("off (LAN only)"));
+    assert_eq!(
+        m.config.ice_servers(),
+        client::webrtc::IceServers::default()
+    );
     assert_eq!(press(&mut m, &[M::Back]), []);
     assert_eq!(m.screen, Screen::Main);
 }
@@ -139,7 +148,7 @@ fn options_change_and_ask_to_save() {
 fn to_keys(m: &mut Menu) {
     m.main_row = 7;
     m.handle(M::Enter);
-    m.options_row = 4;
+    m.options_row = 5;
     m.handle(M::Enter);
     assert_eq!(m.screen, Screen::Keys);
 }

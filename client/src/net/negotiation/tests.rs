@@ -96,6 +96,67 @@ fn the_wait_counts_from_the_last_progress() {
     assert_eq!(failed.stalled(t0).map(|s| s.peer), Some(peer(B)));
 }
 
+/// A connection that closes while its peer stays in the room is a negotiation to do again:
+/// it stalls at once on the accepting side (after the grace on the offering side), though the
+/// room did reach open channels once; opening again clears it.
+#[test]
+fn a_connection_that_closes_before_the_room_settles_stalls() {
+    let t0 = Instant::now();
+    let mut n = Negotiations::new();
+    n.note_signal(SignalNote::From(peer(A), CandidateKinds::default()), t0);
+    n.note_open(peer(A), t0);
+    assert_eq!(n.stalled(t0 + Duration::from_secs(3600)), None);
+    let closed = t0 + Duration::from_secs(2);
+    n.note_closed(peer(A), closed);
+    assert_eq!(
+        n.stalled(closed),
+        Some(Stall {
+            peer: peer(A),
+            stage: Stage::Secure
+        })
+    );
+    n.note_open(peer(A), closed);
+    assert_eq!(n.stalled(closed + Duration::from_secs(3600)), None);
+
+    let mut offering = Negotiations::new();
+    offering.note_signal(SignalNote::NewPeer(peer(B)), t0);
+    offering.note_open(peer(B), t0);
+    offering.note_closed(peer(B), closed);
+    assert_eq!(
+        offering.stalled(closed + OFFERER_GRACE - Duration::from_millis(1)),
+        None
+    );
+    assert!(offering.stalled(closed + OFFERER_GRACE).is_some());
+    // Closing what was never met changes nothing.
+    offering.note_closed(peer(A), closed);
+    assert_eq!(offering.failure(STUN, None), RoomFailure::NobodyToPlayWith);
+}
+
+/// The WebRTC stack reports on a peer a moment after the signalling server said it left (its
+/// DTLS finishing as it closes, its channels closing): that late news neither begins the
+/// negotiation again nor makes it stall (in the lab it made the side that offered enter the
+/// room again too, and both sides kept missing each other).
+#[test]
+fn late_news_of_a_peer_that_left_is_ignored() {
+    let t0 = Instant::now();
+    let mut n = Negotiations::new();
+    n.note_signal(SignalNote::NewPeer(peer(A)), t0);
+    n.note_progress(peer(A), NegotiationEvent::IceConnected, t0);
+    n.note_signal(SignalNote::PeerLeft(peer(A)), t0);
+    n.note_progress(peer(A), NegotiationEvent::Connected, t0);
+    n.note_open(peer(A), t0);
+    n.note_closed(peer(A), t0);
+    assert_eq!(n.stalled(t0 + Duration::from_secs(3600)), None);
+    assert_eq!(
+        n.failure(STUN, None),
+        RoomFailure::ChannelNeverOpened { tries: 1 }
+    );
+    // News of a peer never introduced at all is ignored the same way.
+    n.note_progress(peer(B), NegotiationEvent::IceFailed, t0);
+    n.note_open(peer(B), t0);
+    assert_eq!(n.stalled(t0 + Duration::from_secs(3600)), None);
+}
+
 /// A peer that left is no negotiation to wait for (the other side entering again is not our
 /// stall); an entry again starts with none.
 #[test]
@@ -271,6 +332,7 @@ enum Step {
     Signal(u8, u8),
     Progress(u8, u8),
     Open(u8),
+    Closed(u8),
     Wait(u16),
     Reenter,
 }
@@ -280,6 +342,7 @@ fn step() -> impl Strategy<Value = Step> {
         (0u8..4, 0u8..3).prop_map(|(k, p)| Step::Signal(k, p)),
         (0u8..4, 0u8..3).prop_map(|(e, p)| Step::Progress(e, p)),
         (0u8..3).prop_map(Step::Open),
+        (0u8..3).prop_map(Step::Closed),
         (0u16..20_000).prop_map(Step::Wait),
         Just(Step::Reenter),
     ]
@@ -316,6 +379,7 @@ proptest! {
                     n.note_progress(peer(u128::from(p)), event, now);
                 }
                 Step::Open(p) => n.note_open(peer(u128::from(p)), now),
+                Step::Closed(p) => n.note_closed(peer(u128::from(p)), now),
                 Step::Wait(ms) => now += Duration::from_millis(u64::from(ms)),
                 Step::Reenter => {
                     if let Some(stall) = n.stalled(now) {

@@ -43,6 +43,7 @@ use webrtc::{
         PeerConnection, PeerConnectionBuilder, PeerConnectionEventHandler, RTCConfigurationBuilder,
         RTCIceCandidateInit, RTCIceCandidateType, RTCIceConnectionState, RTCIceServer,
         RTCPeerConnectionIceEvent, RTCPeerConnectionState, RTCSessionDescription,
+        SettingEngineBuilder,
     },
     runtime::{Runtime, SmolRuntime},
 };
@@ -659,8 +660,16 @@ async fn create_rtc_peer_connection(
         peer_disconnected_tx,
     };
 
+    // PATCHED (vendor/README.md): no mDNS. Host candidates carry plain IPs either way (the
+    // default only *resolves* remote `.local` names, which native peers never send), and
+    // joining the mDNS group fails without an IPv4 default route ("No such device", unwrapped
+    // below), so a room on a LAN without one could not connect.
+    let settings = SettingEngineBuilder::new()
+        .with_multicast_dns_mode(rtc_ice::mdns::MulticastDnsMode::Disabled)
+        .build();
     let connection = PeerConnectionBuilder::new()
         .with_configuration(config)
+        .with_setting_engine(settings)
         .with_runtime(runtime())
         .with_handler(Arc::new(handler))
         // One socket per local interface. A family the host doesn't have is skipped.
