@@ -139,6 +139,9 @@ pub(crate) struct Negotiations {
     remote: CandidateKinds,
     /// Entries into the room so far.
     entries: u32,
+    /// Negotiations begun so far (every entry's, with every peer: ours and the other side's
+    /// entries again alike).
+    begun: u32,
     /// Entries abandoned with no path found (ours, and the other peers' seen leaving after
     /// trying for a while), and after a path (the channel never opened).
     no_path: u32,
@@ -187,6 +190,7 @@ impl Negotiations {
     fn meet(&mut self, peer: PeerId, we_offer: bool, now: Instant) {
         self.best = self.best.max(Some(Stage::Met));
         if !self.current.iter().any(|n| n.peer == peer) {
+            self.begun = self.begun.saturating_add(1);
             self.current.push(Negotiation {
                 peer,
                 we_offer,
@@ -297,9 +301,9 @@ impl Negotiations {
         match self.best {
             None => RoomFailure::NoPeer,
             Some(Stage::Met) => RoomFailure::NoPath(self.no_path_cause(ice, turn)),
-            Some(Stage::Path | Stage::Secure) => RoomFailure::ChannelNeverOpened {
-                tries: self.entries,
-            },
+            Some(Stage::Path | Stage::Secure) => {
+                RoomFailure::ChannelNeverOpened { tries: self.begun }
+            }
             Some(Stage::Open) => RoomFailure::NobodyToPlayWith,
         }
     }
@@ -363,9 +367,9 @@ pub enum RoomFailure {
     /// The peers met through the signalling server, but ICE found no network path between them.
     NoPath(NoPathCause),
     /// ICE found a path, but the encrypted channel (DTLS) and the data channels over it never
-    /// opened, after this many entries into the room.
+    /// opened, in this many negotiations.
     ChannelNeverOpened {
-        /// Entries into the room (the first and every retry).
+        /// Negotiations tried (the first, and one per entry again, ours or the other side's).
         tries: u32,
     },
 }

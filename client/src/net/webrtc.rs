@@ -57,7 +57,7 @@ const GAME_CHANNEL: usize = 1;
 const MAX_INBOX: usize = 4096;
 /// Pause between polls while waiting.
 const POLL: Duration = Duration::from_millis(2);
-/// How often our intro is said again, while the room settles, to connected peers not heard.
+/// How often our intro is said again to every connected peer while the room settles.
 const INTRO_AGAIN: Duration = Duration::from_millis(500);
 /// Intros kept from peers not yet reported connected (a room holds at most 16 peers).
 const MAX_EARLY_INTROS: usize = 64;
@@ -438,7 +438,7 @@ pub struct WebRtcTransport {
     /// Intros that came before matchbox reported their sender connected (its channel can
     /// deliver before the negotiation is done on our side), taken when it is.
     early_intros: Vec<(PeerId, RoomIntro)>,
-    /// When our intro was last sent again to the connected peers not heard from.
+    /// When our intro was last said again to the connected peers.
     intro_resent: Instant,
     inbox: VecDeque<(SocketAddr, Vec<u8>)>,
     /// Set once the message loop has ended (signalling lost, socket closed).
@@ -600,21 +600,14 @@ impl WebRtcTransport {
             if now >= deadline || self.negotiations.hopeless() {
                 return Err(self.not_connected());
             }
-            // The room channel is reliable, but an intro can still be missed (one that came
-            // before its sender counted as connected, from an older build); saying ours again
-            // to whoever has not spoken costs a few bytes.
+            // The room channel is reliable, but an intro sent as soon as our side of a
+            // connection opened is dropped by a peer whose side is not open yet (webrtc-rs
+            // delivers nothing before that; seen in the NAT lab when the peer's SCTP handshake
+            // lost a packet), and nothing else would make us say it again: until the room
+            // settles, ours is said again to every connected peer (7 bytes).
             if now.saturating_duration_since(self.intro_resent) >= INTRO_AGAIN {
                 self.intro_resent = now;
-                let intro = self.intro();
-                let silent: Vec<PeerId> = self
-                    .peers
-                    .iter()
-                    .filter(|&&(_, _, heard)| heard.is_none())
-                    .map(|&(id, _, _)| id)
-                    .collect();
-                for id in silent {
-                    self.send_intro(intro, id);
-                }
+                self.announce(self.state);
             }
             // Only before anyone is connected: an entry again would cut a working connection.
             if let Some(stall) = self
