@@ -174,12 +174,14 @@ impl Config {
                     parse_keys(value, &mut config.bindings, &mut problems);
                     Ok(())
                 }
-                "ice" => text_of(value).and_then(|s| match s {
-                    "public-stun" => Ok(config.ice = IceChoice::PublicStun),
-                    "off" => Ok(config.ice = IceChoice::Off),
-                    "custom" => Ok(config.ice = IceChoice::Custom),
-                    _ => Err("expected \"public-stun\", \"off\" or \"custom\"".to_string()),
-                }),
+                "ice" => text_of(value)
+                    .and_then(|s| match s {
+                        "public-stun" => Ok(IceChoice::PublicStun),
+                        "off" => Ok(IceChoice::Off),
+                        "custom" => Ok(IceChoice::Custom),
+                        _ => Err("expected \"public-stun\", \"off\" or \"custom\"".to_string()),
+                    })
+                    .map(|choice| config.ice = choice),
                 "ice_servers" => value
                     .as_array()
                     .and_then(|urls| {

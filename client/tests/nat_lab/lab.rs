@@ -150,15 +150,21 @@ impl Lab {
             lab.sh(Some(ns), &format!("ip addr add {addr} dev eth0"));
             lab.sh(Some(ns), "ip link set eth0 up");
         }
-        let signal = lab.spawn_in(
-            "ha",
+        lab.start_signal("ha");
+        lab
+    }
+
+    /// Starts our signalling server in namespace `which`, on the lab's address, and waits
+    /// until it listens.
+    fn start_signal(&mut self, which: &str) {
+        let signal = self.spawn_in(
+            which,
             env!("CARGO_BIN_EXE_duel-cli"),
-            &["signal", "--bind", LAN_SIGNAL],
+            &["signal", "--bind", self.signal],
             "signal",
         );
-        lab.servers.push(signal);
-        lab.wait_listening("ha", "-t", "3536");
-        lab
+        self.servers.push(signal);
+        self.wait_listening(which, "-t", "3536");
     }
 
     fn empty(name: &str, signal: &'static str) -> Lab {
@@ -288,13 +294,7 @@ impl Lab {
     }
 
     fn start_servers(&mut self) {
-        let signal = self.spawn_in(
-            "pub",
-            env!("CARGO_BIN_EXE_duel-cli"),
-            &["signal", "--bind", SIGNAL],
-            "signal",
-        );
-        self.servers.push(signal);
+        self.start_signal("pub");
         let dir = self.dir.display().to_string();
         let turn = self.spawn_in(
             "pub",
@@ -329,7 +329,6 @@ impl Lab {
             "turn",
         );
         self.servers.push(turn);
-        self.wait_listening("pub", "-t", "3536");
         self.wait_listening("pub", "-u", "3478");
     }
 
