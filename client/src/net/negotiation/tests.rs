@@ -283,10 +283,18 @@ fn the_failure_names_the_stage_and_the_cause() {
 
     let mut secure = met(public, public);
     secure.note_progress(peer(A), NegotiationEvent::IceConnected, t0);
-    secure.reenter(secure.stalled(t0 + OPEN_WAIT).expect("stalled"));
     assert_eq!(
         secure.failure(STUN, None),
-        RoomFailure::ChannelNeverOpened { tries: 2 }
+        RoomFailure::ChannelNeverOpened { tries: 1 }
+    );
+    secure.reenter(secure.stalled(t0 + OPEN_WAIT).expect("stalled"));
+    // Our entry again, and the other side's (a new id offering to us): each a negotiation.
+    secure.note_signal(SignalNote::From(peer(B), public), t0);
+    secure.note_signal(SignalNote::PeerLeft(peer(B)), t0);
+    secure.note_signal(SignalNote::From(peer(3), public), t0);
+    assert_eq!(
+        secure.failure(STUN, None),
+        RoomFailure::ChannelNeverOpened { tries: 3 }
     );
     let mut open = met(public, public);
     open.note_open(peer(A), t0);
