@@ -78,20 +78,41 @@ impl Transport for UdpTransport {
     }
 }
 
+/// The port of `host:port`, checked: a host before it, and a number from 1 to 65535.
+///
+/// # Errors
+/// A message saying what is wrong: no port at all (with an example), a port out of range, or
+/// port 0.
+pub fn port_of(addr: &str) -> Result<u16, String> {
+    let no_port = || {
+        format!(
+            "`{addr}` has no port: write HOST:PORT, e.g. {}:7000",
+            addr.trim_end_matches(':')
+        )
+    };
+    let Some((host, port)) = addr.rsplit_once(':').filter(|(host, _)| !host.is_empty()) else {
+        return Err(no_port());
+    };
+    if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(no_port());
+    }
+    match port.parse::<u16>() {
+        Ok(0) => Err(format!("`{addr}`: port 0 is not a port to reach")),
+        Ok(port) => Ok(port),
+        Err(_) => Err(format!(
+            "`{addr}`: port {} is out of range (a port is 1 to 65535), e.g. {host}:7000",
+            port.trim_start_matches('0')
+        )),
+    }
+}
+
 /// Resolves `host:port` to one socket address, preferring IPv4.
 ///
 /// # Errors
-/// A message saying the address did not resolve.
+/// A message saying the port is missing or out of range ([`port_of`]), or the address did not
+/// resolve.
 pub fn resolve(addr: &str) -> Result<SocketAddr, String> {
-    let has_port = addr
-        .rsplit_once(':')
-        .is_some_and(|(_, port)| port.parse::<u16>().is_ok());
-    if !has_port {
-        return Err(format!(
-            "`{addr}` has no port: write HOST:PORT, e.g. {}:7000",
-            addr.trim_end_matches(':')
-        ));
-    }
+    port_of(addr)?;
     let all: Vec<SocketAddr> = addr
         .to_socket_addrs()
         .map_err(|e| format!("`{addr}` does not resolve: {e}"))?
@@ -181,10 +202,33 @@ mod tests {
 
     #[test]
     fn an_address_without_a_port_says_so() {
-        for addr in ["192.168.1.20", "localhost", "myhost.lan:", "host:http"] {
+        for addr in [
+            "192.168.1.20",
+            "localhost",
+            "myhost.lan:",
+            "host:http",
+            ":7000",
+            "h:+7",
+        ] {
             let err = resolve(addr).unwrap_err();
             assert!(err.contains("has no port"), "{addr}: {err}");
         }
+        for (addr, says) in [
+            (
+                "127.0.0.1:99999",
+                "port 99999 is out of range (a port is 1 to 65535), e.g. 127.0.0.1:7000",
+            ),
+            ("h:65536", "port 65536 is out of range"),
+            ("h:000070000", "port 70000 is out of range"),
+            ("h:0", "port 0 is not a port"),
+            ("h:00", "port 0 is not a port"),
+        ] {
+            let err = resolve(addr).unwrap_err();
+            assert!(err.contains(says), "{addr}: {err}");
+            assert!(!err.contains("has no port"), "{addr}: {err}");
+        }
+        assert_eq!(port_of("h:65535"), Ok(65535));
+        assert_eq!(port_of("[::1]:1"), Ok(1));
         assert_eq!(
             resolve("127.0.0.1:7000"),
             Ok("127.0.0.1:7000".parse().expect("addr"))

@@ -491,6 +491,13 @@ pub fn peer_addr(id: PeerId) -> SocketAddr {
     SocketAddr::new(IpAddr::V6(Ipv6Addr::from(id.0.as_u128())), 0)
 }
 
+/// Whether `addr` is a room peer's synthetic address ([`peer_addr`]: IPv6, port 0), which
+/// means nothing to a player, rather than a real one (a UDP peer always has a port).
+#[must_use]
+pub fn is_room_peer(addr: SocketAddr) -> bool {
+    addr.is_ipv6() && addr.port() == 0
+}
+
 /// How long a TURN server is given to answer the probe that tells why no relay came.
 const TURN_PROBE: Duration = Duration::from_secs(3);
 
@@ -956,6 +963,18 @@ mod tests {
         match WebRtcTransport::connect(&room, Role::Player, Duration::from_secs(5)) {
             Err(Error::Address(e)) => assert!(e.contains("TURN"), "{e}"),
             other => panic!("expected the ICE servers refused, got {other:?}"),
+        }
+    }
+
+    /// A room peer's synthetic address is told apart from a real one, so messages can say
+    /// "the other peer in the room" instead of a made-up IPv6 address.
+    #[test]
+    fn a_room_peer_address_is_not_a_real_one() {
+        let id: PeerId =
+            serde_json::from_str("\"4ca6084a-0000-4000-8000-000000000001\"").expect("a uuid");
+        assert!(is_room_peer(peer_addr(id)));
+        for real in ["127.0.0.1:7000", "[::1]:7000", "203.0.113.2:1"] {
+            assert!(!is_room_peer(real.parse().expect("addr")), "{real}");
         }
     }
 

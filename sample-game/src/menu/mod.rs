@@ -539,18 +539,7 @@ pub fn address_problem(address: &str) -> Option<String> {
         Ok((address, _)) => address,
         Err(e) => return Some(e),
     };
-    let port = address
-        .rsplit_once(':')
-        .and_then(|(host, port)| (!host.is_empty()).then_some(port))
-        .and_then(|port| port.parse::<u16>().ok());
-    match port {
-        Some(0) => Some(format!("`{address}`: port 0 is not a port to join")),
-        Some(_) => None,
-        None => Some(format!(
-            "`{address}` has no port: write HOST:PORT, e.g. {}:7000",
-            address.trim_end_matches(':')
-        )),
-    }
+    client::transport::port_of(address).err()
 }
 
 /// Gives `player`'s action `action` the single key `key`.

@@ -106,7 +106,9 @@ fn address_problems() {
         .unwrap()
         .contains("has no port"));
     assert!(address_problem(":7000").unwrap().contains("has no port"));
-    assert!(address_problem("h:99999").unwrap().contains("has no port"));
+    assert!(address_problem("h:99999")
+        .unwrap()
+        .contains("port 99999 is out of range (a port is 1 to 65535)"));
     assert!(address_problem("h:0").unwrap().contains("port 0"));
 }
 

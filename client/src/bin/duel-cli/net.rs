@@ -340,8 +340,14 @@ fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
         );
         ExitCode::from(2)
     } else if let Some(peer) = summary.disconnected {
+        // A room's peers have synthetic addresses (`webrtc::peer_addr`): no use to a reader.
+        let who = if client::webrtc::is_room_peer(peer) {
+            "the other peer in the room".to_owned()
+        } else {
+            format!("the peer at {peer}")
+        };
         err_out!(
-            "duel-cli: peer {peer} disconnected after {} final ticks; the match ended early (exit status 3)",
+            "duel-cli: {who} disconnected after {} final ticks; the match ended early (exit status 3)",
             summary.ticks
         );
         ExitCode::from(3)
