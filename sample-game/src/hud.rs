@@ -34,16 +34,26 @@ pub(crate) fn draw_hud<T: RenderTarget>(
         RoundPhase::Fighting => {
             let left = rules.round_time_limit.saturating_sub(r.phase_timer);
             let secs = left.div_ceil(TICKS_PER_SECOND);
-            format!("  {}:{:02}", secs / 60, secs % 60)
+            Some(format!("{}:{:02}", secs / 60, secs % 60))
         }
-        _ => String::new(),
+        _ => None,
     };
-    let title = format!("ROUND {}{clock}", r.round);
+    let fit = hud_fit(layout.width, s, r.round, clock.as_deref());
+    let title = fit.title;
     let w = BitmapFont::text_width(&title, s) as i32;
     // Each side's panel stops short of the title, however narrow the window.
-    let side_room = centre - w / 2 - (2 * s) as i32;
+    let side_room = centre - w / 2 - (TITLE_GAP * s) as i32;
     for (side, p) in state.players.iter().take(2).enumerate() {
-        draw_player_panel(canvas, layout, font, rules, p, side == 1, side_room)?;
+        draw_player_panel(
+            canvas,
+            layout,
+            font,
+            rules,
+            p,
+            side == 1,
+            side_room,
+            fit.numbers,
+        )?;
     }
     font.draw(canvas, &title, (centre - w / 2, row1), s, palette::ACCENT)?;
     let parts = [
@@ -60,6 +70,59 @@ pub(crate) fn draw_hud<T: RenderTarget>(
     Ok(())
 }
 
+/// The narrowest health bar worth drawing, in font pixels.
+const MIN_BAR: u32 = 8;
+/// The space kept between a side panel and the middle title, in font pixels: two characters,
+/// so that a health number never reads as part of the title.
+const TITLE_GAP: u32 = 2 * CELL_W;
+
+/// What of the HUD fits a window `width` pixels wide at text scale `s`.
+#[derive(Debug, PartialEq, Eq)]
+struct HudFit {
+    /// The middle title: `ROUND 1  0:38`, or `R1 0:38` when the side panels would not fit.
+    title: String,
+    /// Whether the side panels show the health number next to the bar.
+    numbers: bool,
+}
+
+/// The widest title and side panels that leave each side's name, bar (at least [`MIN_BAR`])
+/// and number [`TITLE_GAP`] clear of the title; the number goes last (regression: at 200 px
+/// the HUD read "100ROUND 1 0:38100", a number a pixel from the title).
+fn hud_fit(width: u32, s: u32, round: u8, clock: Option<&str>) -> HudFit {
+    let long = match clock {
+        Some(clock) => format!("ROUND {round}  {clock}"),
+        None => format!("ROUND {round}"),
+    };
+    let short = match clock {
+        Some(clock) => format!("R{round} {clock}"),
+        None => format!("R{round}"),
+    };
+    let fits = |title: &str, numbers: bool| {
+        let room =
+            width as i32 / 2 - BitmapFont::text_width(title, s) as i32 / 2 - (TITLE_GAP * s) as i32;
+        let (pad, gap) = ((4 * s) as i32, (2 * s) as i32);
+        let name = BitmapFont::text_width("P1", s) as i32;
+        let number = if numbers {
+            gap + BitmapFont::text_width("100", s) as i32
+        } else {
+            0
+        };
+        pad + name + gap + (MIN_BAR * s) as i32 + number <= room
+    };
+    for (title, numbers) in [(&long, true), (&short, true), (&short, false)] {
+        if fits(title, numbers) {
+            return HudFit {
+                title: title.clone(),
+                numbers,
+            };
+        }
+    }
+    HudFit {
+        title: short,
+        numbers: false,
+    }
+}
+
 /// The health bar's width: 27 % of the window, but never so wide that name, bar and number
 /// reach into `room` (the pixels from the window's edge to the middle title); at least 1.
 fn panel_bar_width(width: u32, room: i32, pad: i32, name_w: i32, hp_w: i32, gap: i32) -> u32 {
@@ -67,8 +130,9 @@ fn panel_bar_width(width: u32, room: i32, pad: i32, name_w: i32, hp_w: i32, gap:
     (width * 27 / 100).min(fits.max(1) as u32).max(1)
 }
 
-/// One player's panel: `P1`, a health bar with the number, and ammo pips or reload progress.
-/// `right` mirrors it against the right edge.
+/// One player's panel: `P1`, a health bar with the number (unless `numbers` is false: too
+/// narrow), and ammo pips or reload progress. `right` mirrors it against the right edge.
+#[allow(clippy::too_many_arguments)]
 fn draw_player_panel<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     layout: &Layout,
@@ -77,6 +141,7 @@ fn draw_player_panel<T: RenderTarget>(
     p: &Player,
     right: bool,
     room: i32,
+    numbers: bool,
 ) -> Result<(), String> {
     let s = layout.text_scale;
     let (w, pad) = (layout.width as i32, (4 * s) as i32);
@@ -84,7 +149,11 @@ fn draw_player_panel<T: RenderTarget>(
     let row2 = row1 + ((CELL_H + 3) * s) as i32;
     let name = format!("P{}", p.id + 1);
     let name_w = BitmapFont::text_width(&name, s) as i32;
-    let hp_text = format!("{:>3}", p.hp);
+    let hp_text = if numbers {
+        format!("{:>3}", p.hp)
+    } else {
+        String::new()
+    };
     let hp_w = BitmapFont::text_width(&hp_text, s) as i32;
     let gap = (2 * s) as i32;
     let bar_w = panel_bar_width(layout.width, room, pad, name_w, hp_w, gap);
@@ -162,6 +231,43 @@ fn draw_player_panel<T: RenderTarget>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// At every window width from 160 px up, every round and every clock, what the HUD draws
+    /// fits with two characters to spare: the left panel (name, a bar of at least MIN_BAR, the
+    /// number if shown) ends TITLE_GAP before the title begins; from 200 px the numbers stay;
+    /// wide windows keep the long title (regression: at 200 px it read "100ROUND 1 0:38100").
+    #[test]
+    fn the_hud_fits_every_width() {
+        for width in 160..=2000u32 {
+            let s = Layout::new((width, width * 2 / 3), (21, 15)).text_scale;
+            for (round, clock) in [(1, None), (9, Some("9:59")), (255, Some("59:59"))] {
+                let fit = hud_fit(width, s, round, clock);
+                let title_starts =
+                    width as i32 / 2 - BitmapFont::text_width(&fit.title, s) as i32 / 2;
+                let (pad, gap) = ((4 * s) as i32, (2 * s) as i32);
+                let number = if fit.numbers {
+                    gap + BitmapFont::text_width("100", s) as i32
+                } else {
+                    0
+                };
+                let panel = pad
+                    + BitmapFont::text_width("P1", s) as i32
+                    + gap
+                    + (MIN_BAR * s) as i32
+                    + number;
+                assert!(
+                    panel + (TITLE_GAP * s) as i32 <= title_starts,
+                    "{width} px, {fit:?}: the panel needs {panel} px, the title starts at {title_starts}"
+                );
+                if width >= 200 && round < 100 {
+                    assert!(fit.numbers, "{width}: {fit:?}");
+                }
+                if width >= 480 {
+                    assert!(fit.title.starts_with("ROUND"), "{width}: {fit:?}");
+                }
+            }
+        }
+    }
 
     /// At every window width from 320 px up, the left panel's number ends before the middle
     /// title begins (regression: below 640 px they ran together).
