@@ -30,16 +30,25 @@ fn line(text: impl Into<String>, color: Color, size: u32) -> BannerLine {
     }
 }
 
-/// The banner for this state, if any. `can_rematch` adds the rematch hint to the match result
-/// (its way out says "menu" when `from_menu`).
+/// The banner for this state, if any. `me` is the one local player when there is exactly one
+/// (online, against the bot): results are then said from its side, YOU WIN / YOU LOSE.
+/// `can_rematch` adds the rematch hint to the match result (its way out says "menu" when
+/// `from_menu`).
 pub(crate) fn banner_lines(
     state: &WorldSnapshot,
     rules: &Rules,
+    me: Option<u8>,
     can_rematch: bool,
     from_menu: bool,
 ) -> Vec<BannerLine> {
     let r = &state.round;
     let name = |id: u8| format!("PLAYER {}", id + 1);
+    // Who won, as the one who reads it: from its side when it plays, by name otherwise.
+    let result = |w: u8, what: &str| match me {
+        Some(me) if me == w => (format!("YOU WIN{what}"), palette::player(w)),
+        Some(_) => (format!("YOU LOSE{what}"), palette::DANGER),
+        None => (format!("{} WINS{what}", name(w)), palette::player(w)),
+    };
     match r.phase {
         RoundPhase::Countdown => {
             let total = u32::from(rules.round_start_ticks.max(1));
@@ -59,21 +68,30 @@ pub(crate) fn banner_lines(
             let mut lines = vec![line(how, palette::DANGER, 5)];
             if r.phase == RoundPhase::MatchOver {
                 if let Some(w) = r.last_winner {
-                    lines.push(line(
-                        format!("{} WINS THE MATCH", name(w)),
-                        palette::player(w),
-                        3,
-                    ));
-                    let score: Vec<String> = state
-                        .players
-                        .iter()
-                        .map(|p| r.wins[usize::from(p.id)].to_string())
-                        .collect();
-                    lines.push(line(
-                        format!("final score {}", score.join(" - ")),
-                        palette::TEXT_DIM,
-                        1,
-                    ));
+                    let (text, color) = match me {
+                        Some(_) => result(w, ""),
+                        None => result(w, " THE MATCH"),
+                    };
+                    lines.push(line(text, color, 3));
+                    let score = match me.map(usize::from) {
+                        // Yours first.
+                        Some(me) if me < r.wins.len() => {
+                            let theirs: u32 = (0..r.wins.len())
+                                .filter(|&i| i != me)
+                                .map(|i| u32::from(r.wins[i]))
+                                .sum();
+                            format!("final score {} - {theirs} (you first)", r.wins[me])
+                        }
+                        _ => {
+                            let score: Vec<String> = state
+                                .players
+                                .iter()
+                                .map(|p| r.wins[usize::from(p.id)].to_string())
+                                .collect();
+                            format!("final score {}", score.join(" - "))
+                        }
+                    };
+                    lines.push(line(score, palette::TEXT_DIM, 1));
                 }
                 if can_rematch {
                     let text = if from_menu {
@@ -87,11 +105,10 @@ pub(crate) fn banner_lines(
                 }
             } else {
                 lines.push(match r.last_winner {
-                    Some(w) => line(
-                        format!("{} WINS ROUND {}", name(w), r.round),
-                        palette::player(w),
-                        2,
-                    ),
+                    Some(w) => {
+                        let (text, color) = result(w, &format!(" ROUND {}", r.round));
+                        line(text, color, 2)
+                    }
                     None => line(format!("ROUND {} IS A DRAW", r.round), palette::TEXT, 2),
                 });
             }
@@ -146,7 +163,7 @@ mod tests {
         let mut world = World::new(rules.clone(), 1, 2).unwrap();
         let mut seen = Vec::new();
         for tick in 0..120 {
-            let lines = banner_lines(world.state(), &rules, true, false);
+            let lines = banner_lines(world.state(), &rules, None, true, false);
             let last = texts(&lines)
                 .last()
                 .map(|s| s.to_string())
@@ -157,5 +174,41 @@ mod tests {
             world.step(&[InputCmd::idle(tick); 2]).unwrap();
         }
         assert_eq!(seen, ["3", "2", "1", "FIGHT!", ""]);
+    }
+
+    /// With one local player the result is said from its side (YOU WIN / YOU LOSE, its score
+    /// first); with both players local (or none), by name.
+    #[test]
+    fn results_are_said_from_the_local_players_side() {
+        let rules = Rules::default();
+        let world = World::new(rules.clone(), 1, 2).unwrap();
+        let mut state = world.state().clone();
+        state.round.phase = RoundPhase::MatchOver;
+        state.round.last_winner = Some(1);
+        state.round.wins = [1, 2, 0, 0];
+        let said = |state: &WorldSnapshot, me| {
+            let lines = banner_lines(state, &rules, me, false, false);
+            texts(&lines)
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            said(&state, Some(1))[1..],
+            ["YOU WIN", "final score 2 - 1 (you first)"]
+        );
+        assert_eq!(
+            said(&state, Some(0))[1..],
+            ["YOU LOSE", "final score 1 - 2 (you first)"]
+        );
+        assert_eq!(
+            said(&state, None)[1..],
+            ["PLAYER 2 WINS THE MATCH", "final score 1 - 2"]
+        );
+        state.round.phase = RoundPhase::RoundOver;
+        state.round.round = 2;
+        assert_eq!(said(&state, Some(1))[1], "YOU WIN ROUND 2");
+        assert_eq!(said(&state, Some(0))[1], "YOU LOSE ROUND 2");
+        assert_eq!(said(&state, None)[1], "PLAYER 2 WINS ROUND 2");
     }
 }

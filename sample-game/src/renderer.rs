@@ -156,7 +156,11 @@ impl Renderer {
             let lines = notice_lines(crate::net_view::catching_up_lines(behind));
             draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
-            let lines = banner_lines(state, scene.rules, scene.can_rematch, scene.from_menu);
+            let me = match scene.local_players {
+                [me] => Some(*me),
+                _ => None,
+            };
+            let lines = banner_lines(state, scene.rules, me, scene.can_rematch, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;
         }
         draw_hud(canvas, &layout, font, scene.rules, state)?;

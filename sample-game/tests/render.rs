@@ -520,6 +520,55 @@ fn overlays_and_banners_read_right() {
         .is_some());
 }
 
+/// With one local player (online, against the bot) the match result reads YOU WIN or YOU LOSE
+/// on that player's screen, and by name where both players are local.
+#[test]
+fn the_result_is_said_from_the_local_players_side() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let mut over = cur.clone();
+    over.round.phase = engine::RoundPhase::MatchOver;
+    over.round.last_winner = Some(0);
+    over.round.wins = [2, 1, 0, 0];
+    let font = BitmapFont::embedded();
+    let shot = Shot {
+        current: &over,
+        previous: &prev,
+        alpha: 1.0,
+        net: None,
+        overlay: Overlay::None,
+        // Text scale 1: the result's size-3 line is within what find_text looks for.
+        size: (640, 400),
+    };
+    let effects = Effects::new();
+    let seen_by = |local: &'static [PlayerId]| {
+        render_with(
+            &shot,
+            &Extras {
+                local_players: local,
+                ..Extras::effects(&effects)
+            },
+        )
+    };
+    let winner = seen_by(&[0]);
+    assert!(winner
+        .find_text(&font, "YOU WIN", palette::player(0))
+        .is_some());
+    assert!(winner
+        .find_text(&font, "YOU LOSE", palette::DANGER)
+        .is_none());
+    let loser = seen_by(&[1]);
+    assert!(loser
+        .find_text(&font, "YOU LOSE", palette::DANGER)
+        .is_some());
+    assert!(loser
+        .find_text(&font, "YOU WIN", palette::player(0))
+        .is_none());
+    let both = seen_by(&[0, 1]);
+    assert!(both
+        .find_text(&font, "PLAYER 1 WINS THE MATCH", palette::player(0))
+        .is_some());
+}
+
 #[test]
 fn blocks_show_their_damage() {
     let (prev, mut cur) = scripted(&[5]).remove(0);
