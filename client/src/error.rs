@@ -114,6 +114,13 @@ pub enum Error {
         /// forward a host behind a router needs); empty or starting with a separator.
         hint: String,
     },
+    /// Nothing listens on the host's UDP port: the OS said so (an ICMP "port unreachable"), so
+    /// the joiner gives up at once instead of waiting out its handshake.
+    #[error("nothing listens on UDP port {} at {} (the host is not running, or it listens on another port)", host.port(), host.ip())]
+    PortClosed {
+        /// The host tried.
+        host: std::net::SocketAddr,
+    },
     /// The signalling server of an online room did not answer (not running, wrong address).
     #[error("cannot reach the signalling server at {url}: {reason} (is it running? start one with `./run signal`, or give another with --signal)")]
     SignalUnreachable {

@@ -284,6 +284,17 @@ mod tests {
         }
     }
 
+    /// The conditioner is as plain UDP as what it wraps (the port-forward hint of an
+    /// unanswered handshake depends on it).
+    #[test]
+    fn the_conditioner_is_plain_udp_when_what_it_wraps_is() {
+        let udp = crate::transport::UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
+            .expect("a socket");
+        let config = ConditionerConfig::default();
+        assert!(LinkConditioner::new(udp, config).is_plain_udp());
+        assert!(!LinkConditioner::new(Wire::default(), config).is_plain_udp());
+    }
+
     fn run(config: ConditionerConfig, n: u32) -> (Vec<Vec<u8>>, ConditionerStats) {
         let mut link = LinkConditioner::new(Wire::default(), config);
         let to = "127.0.0.1:2".parse().expect("addr");

@@ -78,6 +78,58 @@ impl Transport for UdpTransport {
     }
 }
 
+/// Asks the OS whether anything listens at a UDP address, for a joiner to give up at once on a
+/// host that is not running there instead of waiting out its handshake. A socket of its own,
+/// *connected* to the host (the OS reports an ICMP "port unreachable" only to a connected
+/// socket), sends an empty datagram now and then; the refusal comes back as an error on it.
+/// A listening host reads the empty datagram as garbage and drops it; routers across the
+/// internet usually send no such answer, so this helps on a LAN and on one machine.
+#[derive(Debug)]
+pub struct PortProbe {
+    socket: UdpSocket,
+    /// When the empty datagram was last sent.
+    sent: Option<std::time::Instant>,
+}
+
+/// How often a [`PortProbe`] asks again.
+const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl PortProbe {
+    /// A probe of `host`; `None` when no socket could be made for it (no probe, no harm).
+    #[must_use]
+    pub fn new(host: SocketAddr) -> Option<PortProbe> {
+        let socket = UdpSocket::bind(default_bind_for(host)).ok()?;
+        socket.connect(host).ok()?;
+        socket.set_nonblocking(true).ok()?;
+        Some(PortProbe { socket, sent: None })
+    }
+
+    /// Whether the OS has said nothing listens there (sends the next probe when due).
+    pub fn refused(&mut self) -> bool {
+        let mut buf = [0u8; 64];
+        loop {
+            match self.socket.recv(&mut buf) {
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => return true,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // Whatever the host answers to an empty datagram is no refusal.
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        let now = std::time::Instant::now();
+        if self
+            .sent
+            .is_none_or(|t| now.saturating_duration_since(t) >= PROBE_EVERY)
+        {
+            self.sent = Some(now);
+            if let Err(e) = self.socket.send(&[]) {
+                return e.kind() == ErrorKind::ConnectionRefused;
+            }
+        }
+        false
+    }
+}
+
 /// The port of `host:port`, checked: a host before it, and a number from 1 to 65535.
 ///
 /// # Errors

@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::handshake::{HostHandshake, JoinHandshake};
 use crate::netplay::{NetConfig, NetPeer};
 use crate::socket::{Refusing, SharedLink};
+use crate::transport::PortProbe;
 use crate::wire::{PeerInfo, Role};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -65,6 +66,8 @@ pub struct Connecting {
     /// When the handshake gives up (`None`: a host waits until the caller stops polling).
     handshake_deadline: Option<Instant>,
     stage: Stage,
+    /// A joiner over plain UDP: whether the OS says nothing listens at the host.
+    probe: Option<PortProbe>,
 }
 
 impl std::fmt::Debug for Connecting {
@@ -98,6 +101,7 @@ impl Connecting {
             info,
             role: None,
             stage,
+            probe: None,
         }
     }
 
@@ -112,6 +116,11 @@ impl Connecting {
             Ok(handshake) => Stage::Join(Box::new(handshake)),
             Err(problem) => Stage::Failed(problem),
         };
+        let probe = if link.borrow().is_plain_udp() {
+            PortProbe::new(host)
+        } else {
+            None
+        };
         Connecting {
             handshake_deadline: Instant::now().checked_add(config.handshake_timeout),
             link,
@@ -119,6 +128,7 @@ impl Connecting {
             info,
             role: Some(role),
             stage,
+            probe,
         }
     }
 
@@ -196,6 +206,11 @@ impl Connecting {
                 if handshake_over {
                     let host = handshake.host();
                     return Err(self.handshake_timeout(host.to_string(), Some(host)));
+                }
+                if self.probe.as_mut().is_some_and(PortProbe::refused) {
+                    return Err(Error::PortClosed {
+                        host: handshake.host(),
+                    });
                 }
                 if let Some(agreement) = handshake.poll(&self.link)? {
                     let peer = NetPeer::start_agreed(self.link.clone(), agreement, &self.config)?;

@@ -631,3 +631,27 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
 mod late;
 mod rejoin;
 mod resync;
+
+/// A joiner over UDP to a port nothing listens on gives up as soon as the OS says so (ICMP
+/// port unreachable, on loopback at once), naming the port, instead of waiting out its 20 s
+/// handshake; over another transport there is no such probe.
+#[test]
+fn a_joiner_to_a_closed_udp_port_is_told_at_once() {
+    use crate::transport::{Transport as _, UdpTransport};
+    let closed = UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("a socket")
+        .local_addr();
+    let cfg = config(20_000, 5_000, 0);
+    let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
+    let mut joining = Connecting::join(link, closed, Role::Player, &cfg);
+    let err = poll_until_error(&mut joining);
+    match &err {
+        Error::PortClosed { host } => assert_eq!(*host, closed),
+        other => panic!("expected the closed port named, got {other:?}"),
+    }
+    assert!(
+        err.to_string()
+            .contains(&format!("nothing listens on UDP port {}", closed.port())),
+        "{err}"
+    );
+}
