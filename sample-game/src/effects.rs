@@ -111,6 +111,18 @@ impl Default for Effects {
     }
 }
 
+/// The arena's shake for a hit, in tiles: light for a projectile, heavier for the rail and
+/// melee, and growing with the damage dealt, so a heavy hit is felt (a full melee swing shakes
+/// about 6 px at a typical 30 px tile; every hit was 1 to 3 px before).
+fn shake_strength(source: HitSource, damage: u16) -> f32 {
+    let base = match source {
+        HitSource::Melee => 0.14,
+        HitSource::Rail => 0.10,
+        HitSource::Projectile(_) => 0.04,
+    };
+    base * (1.0 + (f32::from(damage) / 20.0).min(1.0))
+}
+
 impl Effects {
     /// No effects.
     #[must_use]
@@ -244,12 +256,7 @@ impl Effects {
                         HitSource::Projectile(_) | HitSource::Rail => palette::shot(attacker),
                     };
                     let n = if source == HitSource::Melee { 14 } else { 8 };
-                    let strength = match source {
-                        HitSource::Melee => 0.14,
-                        HitSource::Rail => 0.10,
-                        HitSource::Projectile(_) => 0.04,
-                    };
-                    self.shake(origin, strength, 12);
+                    self.shake(origin, shake_strength(source, damage), 12);
                     self.burst(origin, at, n, 0.09, 18, color);
                     self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
                     let above = at - Vec2::new(0.0, 0.5);
@@ -337,6 +344,7 @@ impl Effects {
         }
     }
 
+    /// Starts a shake of `strength` tiles that decays over `life` ticks.
     fn shake(&mut self, origin: EventKey, strength: f32, life: u16) {
         self.shakes.push(Shake {
             strength,
@@ -622,6 +630,25 @@ mod tests {
             fx.on_tick(&[], state, state);
         }
         assert_eq!(fx.shake_offset(0.5), Vec2::ZERO, "faded");
+    }
+
+    /// Heavier hits shake harder: melee over the rail over a projectile, and more damage more.
+    #[test]
+    fn heavy_hits_shake_harder() {
+        let melee = shake_strength(HitSource::Melee, 18);
+        let rail = shake_strength(HitSource::Rail, 18);
+        let shot = shake_strength(HitSource::Projectile(0), 18);
+        assert!(melee > rail && rail > shot, "{melee} {rail} {shot}");
+        assert!(shake_strength(HitSource::Melee, 30) > shake_strength(HitSource::Melee, 5));
+        assert!(
+            melee >= 0.2,
+            "a full melee hit shakes at least a fifth of a tile: {melee}"
+        );
+        assert_eq!(
+            shake_strength(HitSource::Melee, 255),
+            0.28,
+            "capped at twice the base"
+        );
     }
 
     /// The debug overlay's "last rail shot" goes with its event when a rollback takes it back.
