@@ -160,8 +160,109 @@ mod tests {
         }
     }
 
+    /// A TURN server in miniature, on loopback: it challenges an Allocate without credentials
+    /// (401 with a realm and a nonce, as RFC 5766 says), then gives a relay only to a request
+    /// signed with `user`/`password` (and refuses, 401, any other). Serves until `stop`.
+    fn fake_turn(
+        user: &'static str,
+        password: &'static str,
+    ) -> (String, std::sync::mpsc::Sender<()>) {
+        use rtc_stun::attributes::{ATTR_NONCE, ATTR_REALM, ATTR_USERNAME};
+        use rtc_stun::error_code::{ErrorCodeAttribute, CODE_UNAUTHORIZED};
+        use rtc_stun::integrity::MessageIntegrity;
+        use rtc_stun::message::{
+            Message, MessageType, Setter, CLASS_ERROR_RESPONSE, CLASS_SUCCESS_RESPONSE,
+            METHOD_ALLOCATE,
+        };
+        use rtc_stun::textattrs::TextAttribute;
+        use rtc_turn::proto::lifetime::Lifetime;
+        use rtc_turn::proto::relayaddr::RelayedAddress;
+        let socket = UdpSocket::bind("127.0.0.1:0").expect("socket");
+        socket
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .expect("timeout");
+        let server = socket.local_addr().expect("addr").to_string();
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let crypto = rtc_turn::crypto::default_provider().expect("crypto");
+            let key = MessageIntegrity::long_term_integrity_key(
+                user.into(),
+                "lab".into(),
+                password.into(),
+                crypto.crypto(),
+            )
+            .expect("key");
+            let mut buf = [0u8; 1500];
+            while stopped.try_recv().is_err() {
+                let Ok((n, from)) = socket.recv_from(&mut buf) else {
+                    continue;
+                };
+                let mut request = Message::new();
+                request.raw = buf[..n].to_vec();
+                if request.decode().is_err() || request.typ.method != METHOD_ALLOCATE {
+                    continue;
+                }
+                let signed = TextAttribute::get_from_as(&request, ATTR_USERNAME).is_ok();
+                let good =
+                    signed && MessageIntegrity::check(&mut request, &key, crypto.crypto()).is_ok();
+                let mut answer = Message::new();
+                let built = if good {
+                    let integrity = MessageIntegrity::new_raw_integrity_with_provider(
+                        key.clone(),
+                        crypto.crypto(),
+                    );
+                    let setters: Vec<Box<dyn Setter + '_>> = vec![
+                        Box::new(request.transaction_id),
+                        Box::new(MessageType::new(METHOD_ALLOCATE, CLASS_SUCCESS_RESPONSE)),
+                        Box::new(RelayedAddress {
+                            ip: std::net::Ipv4Addr::LOCALHOST.into(),
+                            port: 50_000,
+                        }),
+                        Box::new(Lifetime(Duration::from_secs(600))),
+                        Box::new(integrity),
+                    ];
+                    answer.build(&setters)
+                } else {
+                    answer.build(&[
+                        Box::new(request.transaction_id),
+                        Box::new(MessageType::new(METHOD_ALLOCATE, CLASS_ERROR_RESPONSE)),
+                        Box::new(ErrorCodeAttribute {
+                            code: CODE_UNAUTHORIZED,
+                            reason: b"Unauthorized".to_vec(),
+                        }),
+                        Box::new(TextAttribute::new(ATTR_REALM, "lab".into())),
+                        Box::new(TextAttribute::new(ATTR_NONCE, "nonce1".into())),
+                    ])
+                };
+                if built.is_ok() {
+                    let _ = socket.send_to(&answer.raw, from);
+                }
+            }
+        });
+        (server, stop)
+    }
+
+    /// The right credentials get a relay; a wrong password or user is refused with the
+    /// server's 401 (what the room's error then says).
+    #[test]
+    fn credentials_are_allocated_or_refused_as_the_server_says() {
+        let (server, stop) = fake_turn("lab", "secret");
+        let limit = Duration::from_secs(5);
+        assert_eq!(
+            probe_turn(&server, "lab", "secret", limit),
+            TurnProbe::Allocated
+        );
+        for (user, password) in [("lab", "wrong"), ("other", "secret"), ("", "")] {
+            match probe_turn(&server, user, password, limit) {
+                TurnProbe::Refused(reason) => assert!(reason.contains("401"), "{reason}"),
+                other => panic!("{user}/{password}: expected a refusal, got {other:?}"),
+            }
+        }
+        let _ = stop.send(());
+    }
+
     /// A server that never answers is silent within the limit; one that does not resolve is
-    /// not probed. (A refusal and an allocation are shown against coturn in the NAT lab.)
+    /// not probed.
     #[test]
     fn a_silent_server_and_an_unknown_host_say_so() {
         let silent = UdpSocket::bind("127.0.0.1:0").expect("socket");
