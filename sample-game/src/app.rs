@@ -280,9 +280,14 @@ impl App {
             let now = Instant::now();
             let elapsed = (now - last).min(MAX_CATCH_UP);
             last = now;
-            // A paused local match stops its clock; an online one cannot stop for us.
-            let running = overlay == Overlay::None || !source.can_pause();
-            if running {
+            let clock = clock(overlay, source.can_pause());
+            if clock == Clock::Hold && ended.is_none() {
+                if let Err(e) = source.hold() {
+                    eprintln!("maze-duel: {e:#}");
+                    ended = Some(e);
+                }
+            }
+            if clock == Clock::Run {
                 banked += elapsed;
             }
             while banked >= tick {
@@ -537,6 +542,30 @@ fn invisible_fallback(driver: &str, asked: Option<&str>) -> bool {
 }
 
 /// What a key or button press means outside the game itself.
+/// What the match clock does this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clock {
+    /// Ticks run.
+    Run,
+    /// A local match stands still (paused, or the controls shown).
+    Stopped,
+    /// An online match before its first tick while the controls are read: it answers the
+    /// network but sends no input, so the other side cannot start the round without this
+    /// player either (a fair start; [`MatchSource::hold`]).
+    Hold,
+}
+
+/// The clock for `overlay` on a source that can (local) or cannot (online) pause: an online
+/// match cannot stop for us once it runs, only hold before it starts.
+fn clock(overlay: Overlay, can_pause: bool) -> Clock {
+    match (overlay, can_pause) {
+        (Overlay::None, _) => Clock::Run,
+        (_, true) => Clock::Stopped,
+        (Overlay::Controls { at_start: true }, false) => Clock::Hold,
+        (_, false) => Clock::Run,
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MenuAction {
     None,
@@ -629,6 +658,24 @@ fn make_canvas(video: &VideoSubsystem, options: &AppOptions) -> Result<WindowCan
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The clock: a local match stops under any overlay; an online one holds (answers the
+    /// network, sends nothing) only under the controls shown at its start, and otherwise runs
+    /// — it cannot stop for one player once both play.
+    #[test]
+    fn an_online_match_holds_only_while_its_start_controls_are_read() {
+        let start = Overlay::Controls { at_start: true };
+        let later = Overlay::Controls { at_start: false };
+        for overlay in [Overlay::None, Overlay::Paused, start, later] {
+            let local = clock(overlay, true);
+            let online = clock(overlay, false);
+            match overlay {
+                Overlay::None => assert_eq!((local, online), (Clock::Run, Clock::Run)),
+                _ if overlay == start => assert_eq!((local, online), (Clock::Stopped, Clock::Hold)),
+                _ => assert_eq!((local, online), (Clock::Stopped, Clock::Run), "{overlay:?}"),
+            }
+        }
+    }
     use sdl2::keyboard::Mod;
 
     fn key(k: Scancode) -> Event {

@@ -81,7 +81,7 @@ pub use local_match::{mode_for, LocalLogs, LocalMatch};
 pub use match_source::{MatchSource, SourceCommand, Timeline};
 pub use menu::{Menu, MenuInput};
 pub use net_match::NetMatch;
-pub use net_view::{DesyncStatus, NetMode, NetView, Waiting};
+pub use net_view::{waiting_to_start_lines, DesyncStatus, NetMode, NetView, Waiting};
 pub use pacing::PacingReport;
 pub use remote_view::{alpha_256, fighter_positions, rewound, ShownView};
 pub use renderer::Renderer;

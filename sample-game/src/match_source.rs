@@ -53,6 +53,18 @@ pub trait MatchSource {
     /// [`local_players`]: MatchSource::local_players
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>>;
 
+    /// Keeps the match alive without playing: what a networked source does while its player
+    /// reads the controls before the first tick. It answers the network but simulates nothing
+    /// and sends no inputs, so the other side — which cannot run more than its prediction
+    /// window ahead without them — cannot start the round either: the countdown begins only
+    /// once both players are ready. A local source does nothing (it is paused instead).
+    ///
+    /// # Errors
+    /// As [`MatchSource::advance`] (a peer that left, a session that failed).
+    fn hold(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+
     /// Events presented earlier that the last [`MatchSource::advance`] found never happened
     /// (or happened differently; the corrected event is then among the events it returned).
     /// Their effects should be undone. A rollback source fills this from its prediction

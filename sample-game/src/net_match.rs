@@ -11,7 +11,7 @@ use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
 use client::peer_logs::{LogPaths, PeerLogs};
 use client::remote_view::{RemoteView, ViewDelay};
-use client::{NetEvent, NetPeer};
+use client::{Advance, NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Input delay bounds offered by F5/F6.
@@ -42,6 +42,9 @@ pub struct NetMatch {
     calls: u32,
     /// The last desync repaired, and the call until which the window says so.
     resynced: Option<(Tick, Tick, u32)>,
+    /// Our player is ready, but the session stalled at the start for want of the other's
+    /// inputs: it is still reading the controls ([`MatchSource::hold`]).
+    waiting_to_start: bool,
 }
 
 impl std::fmt::Debug for NetMatch {
@@ -86,6 +89,7 @@ impl NetMatch {
             skip_debt: 0,
             calls: 0,
             resynced: None,
+            waiting_to_start: false,
         }
     }
 
@@ -170,7 +174,12 @@ impl MatchSource for NetMatch {
             return Ok(Vec::new());
         }
         let input = local.first().map(|i| i.to_wire()).unwrap_or_default();
-        self.peer.advance(input)?;
+        let advanced = self.peer.advance(input)?;
+        // Nothing confirmed past the ticks the input delay fills by itself: the other side
+        // has sent no input yet.
+        self.waiting_to_start = !self.local.is_empty()
+            && advanced == Advance::Stalled
+            && self.peer.final_tick() <= self.input_delay as Tick + 1;
         self.handle_net_events()?;
         let tick = self.peer.world().tick();
         if tick > 0 {
@@ -195,6 +204,13 @@ impl MatchSource for NetMatch {
         }
         self.peer.update_stats();
         Ok(fresh)
+    }
+
+    fn hold(&mut self) -> anyhow::Result<()> {
+        self.peer.poll();
+        self.handle_net_events()?;
+        self.peer.update_stats();
+        Ok(())
     }
 
     fn rolled_back(&self) -> bool {
@@ -262,6 +278,7 @@ impl MatchSource for NetMatch {
             status: (self.peer.catching_up())
                 .map(|n| format!("CATCHING UP: {n} ticks behind the host")),
             catching_up: self.peer.catching_up(),
+            waiting_to_start: self.waiting_to_start,
             smoothed: None,
             resynced: (self.resynced)
                 .filter(|&(.., until)| self.calls < until)

@@ -101,6 +101,18 @@ pub struct NetView {
     /// A spectator that joined late and is simulating faster until it follows live: the
     /// relayed ticks it has yet to simulate (drawn over the arena).
     pub catching_up: Option<usize>,
+    /// This player is ready but the other is still reading the controls: the match cannot
+    /// run past its first few ticks until they press a key (drawn over the arena).
+    pub waiting_to_start: bool,
+}
+
+/// The banner's lines while the other player is still reading the controls.
+#[must_use]
+pub fn waiting_to_start_lines() -> [String; 2] {
+    [
+        "WAITING FOR THE OTHER PLAYER".to_owned(),
+        "the round starts when both players have pressed a key".to_owned(),
+    ]
 }
 
 /// A silent peer the match waits for, as the window says it.
@@ -166,6 +178,7 @@ impl NetView {
             reconnecting: None,
             resynced: None,
             catching_up: None,
+            waiting_to_start: false,
         }
     }
 }

@@ -148,6 +148,9 @@ impl Renderer {
             draw_banner(canvas, &layout, font, &ended_lines(reason, scene.from_menu))?;
         } else if let Some(waiting) = waiting {
             draw_banner(canvas, &layout, font, &notice_lines(waiting.lines()))?;
+        } else if (scene.net.or(scene.net_line)).is_some_and(|v| v.waiting_to_start) {
+            let lines = notice_lines(crate::net_view::waiting_to_start_lines());
+            draw_banner(canvas, &layout, font, &lines)?;
         } else if let Some((desync, tick)) = (scene.net.or(scene.net_line)).and_then(|v| v.resynced)
         {
             let lines = notice_lines(crate::net_view::resynced_lines(desync, tick));

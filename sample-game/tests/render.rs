@@ -448,6 +448,30 @@ fn a_silent_peer_is_shown_over_the_arena_with_who_is_missing_and_the_time_left()
     assert!(back.find_text(&font, "ROUND 1", palette::TEXT).is_some());
 }
 
+/// A ready player whose match cannot start until the other presses a key is told so over the
+/// frozen countdown (a fair start online), instead of the round's banner.
+#[test]
+fn a_player_waiting_for_the_other_to_be_ready_is_told_so() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let font = BitmapFont::embedded();
+    let net = NetView {
+        waiting_to_start: true,
+        ..NetView::local(10, engine::StateHash::default())
+    };
+    let frame = render(&Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        net: Some(&net),
+        overlay: Overlay::None,
+        size: (640, 400),
+    });
+    let [title, line] = sample_game::waiting_to_start_lines();
+    assert!(frame.find_text(&font, &title, palette::ACCENT).is_some());
+    assert!(frame.find_text(&font, &line, palette::TEXT).is_some());
+    assert!(frame.find_text(&font, "ROUND 1", palette::TEXT).is_none());
+}
+
 /// A repaired desync is said over the arena while the notice lasts, then the round's banner
 /// is back; so is a late spectator catching up.
 #[test]

@@ -146,6 +146,112 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
     assert_eq!(a[..common], b[..common]);
 }
 
+/// A fair start online: while one player still reads the controls (its source holds: it answers
+/// the network but simulates nothing and sends no input), the other cannot run the round — it
+/// stops within its prediction window, the countdown barely begun, and is told it waits for
+/// the other player; the holder has not simulated a tick. Once both play, both run the same
+/// match. Event-driven: the holder holds until the other side says it waits (or 20 s pass).
+#[test]
+fn neither_player_can_start_the_round_before_both_are_ready() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = scratch("fair-start");
+    let (host_log, join_log) = (dir.join("host.hashlog"), dir.join("join.hashlog"));
+    let paths = |hash: &std::path::Path| LogPaths {
+        hash_log: Some(hash.to_owned()),
+        match_log: None,
+        dump_dir: None,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let host_ready = Arc::new(AtomicBool::new(false));
+    let joiner_waits = Arc::new(AtomicBool::new(false));
+    let limit = Duration::from_secs(20);
+    let play_to = |source: &mut NetMatch, player: u32, from: u32| -> anyhow::Result<()> {
+        let mut t = from;
+        while source.peer().final_tick() < 300 {
+            source.advance(&[input(player, t)])?;
+            t += 1;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        for _ in 0..60 {
+            source.advance(&[input(player, t)])?;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        source.close()
+    };
+    let hp = paths(&host_log);
+    let (ready, waits) = (Arc::clone(&host_ready), Arc::clone(&joiner_waits));
+    let host = std::thread::spawn(move || -> anyhow::Result<u32> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default()).unwrap();
+        tx.send(link.borrow().local_addr()).unwrap();
+        let mut source = NetMatch::new(NetPeer::host_on(link, &config()).unwrap(), 2, &hp)?;
+        let start = std::time::Instant::now();
+        while !waits.load(Ordering::SeqCst) && start.elapsed() < limit {
+            source.hold()?;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        let held_at = source.current().tick;
+        ready.store(true, Ordering::SeqCst);
+        play_to(&mut source, 0, 0)?;
+        Ok(held_at)
+    });
+    let addr = rx.recv().unwrap();
+    let jp = paths(&join_log);
+    let (ready, waits) = (Arc::clone(&host_ready), Arc::clone(&joiner_waits));
+    let joiner = std::thread::spawn(move || -> anyhow::Result<(u32, u32, bool)> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default()).unwrap();
+        let peer = NetPeer::join_on(link, addr, Role::Player, &config()).unwrap();
+        let mut source = NetMatch::new(peer, 2, &jp)?;
+        let countdown = source.rules().round_start_ticks;
+        let (mut t, mut furthest, mut least_left) = (0, 0, u32::MAX);
+        let start = std::time::Instant::now();
+        while !ready.load(Ordering::SeqCst) && start.elapsed() < limit {
+            source.advance(&[input(1, t)])?;
+            t += 1;
+            let state = source.current();
+            furthest = furthest.max(state.tick);
+            assert_eq!(
+                state.round.phase,
+                engine::RoundPhase::Countdown,
+                "the round began while the other player was not ready"
+            );
+            least_left = least_left.min(state.round.phase_timer);
+            if source.net_view().waiting_to_start {
+                waits.store(true, Ordering::SeqCst);
+            }
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        let waited = waits.load(Ordering::SeqCst);
+        play_to(&mut source, 1, t)?;
+        Ok((
+            furthest,
+            u32::from(countdown).saturating_sub(least_left),
+            waited,
+        ))
+    });
+    let held_at = host.join().unwrap().unwrap();
+    let (furthest, counted_down, waited) = joiner.join().unwrap().unwrap();
+    assert_eq!(
+        held_at, 0,
+        "the player reading the controls simulated nothing"
+    );
+    assert!(waited, "the ready player was told it waits for the other");
+    let window = client::NetConfig::default().max_prediction as u32;
+    assert!(
+        furthest <= window + 4,
+        "the ready player ran {furthest} ticks alone (prediction window {window})"
+    );
+    assert!(
+        counted_down <= window + 4,
+        "{counted_down} ticks of countdown ran alone"
+    );
+    let a = client::hashlog::read_hash_log(&host_log).unwrap();
+    let b = client::hashlog::read_hash_log(&join_log).unwrap();
+    let common = a.len().min(b.len());
+    assert!(common >= 300);
+    assert_eq!(a[..common], b[..common]);
+}
+
 /// Every frame past the check distance is rolled back and re-simulated, the match log it
 /// records verifies, and the hash log holds every tick.
 #[test]
