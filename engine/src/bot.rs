@@ -15,6 +15,10 @@ use crate::world::World;
 /// How well a bot plays. Every level is deterministic and seeded like the bot itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Difficulty {
+    /// Sees the opponent 20 ticks (333 ms) late, aims up to 0.8 tile off, attacks a quarter
+    /// as often, never melee, rail or early reload, and keeps its distance instead of rushing
+    /// in: a player who only shoots beats it (measured in `tests/determinism/bots.rs`).
+    Beginner,
     /// Sees the opponent 12 ticks (200 ms) late, aims up to 0.7 tile off, attacks a third as
     /// often, never uses the rail or reloads early: a first-time player can beat it.
     Easy,
@@ -26,13 +30,43 @@ pub enum Difficulty {
     Hard,
 }
 
+/// What a bot can do: the knobs its levels set, public so tools and tests can model other
+/// players (a player who only shoots, with a human's reaction time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Skill {
+    /// How late it sees the opponent, in ticks (read from the pose history: 0 to its window).
+    pub reaction_ticks: u8,
+    /// How far off it aims, at most, in 1/256 tile.
+    pub aim_error: u16,
+    /// Attacks it carries out, per 256 chances.
+    pub attacks_kept: u16,
+    /// Whether it swings in melee when close.
+    pub melee: bool,
+    /// Whether it fires the rail and reloads before its magazine is empty.
+    pub full_kit: bool,
+    /// Whether it keeps its distance (backs off when close, never walks up to a visible
+    /// opponent) instead of rushing in.
+    pub keeps_distance: bool,
+}
+
 impl Difficulty {
-    /// (reaction ticks, aim error in 1/256 tile, attacks kept per 256, rail and early reloads)
-    fn skill(self) -> (u8, i32, u32, bool) {
-        match self {
-            Difficulty::Easy => (12, 180, 85, false),
-            Difficulty::Normal => (6, 90, 170, true),
-            Difficulty::Hard => (0, 0, 256, true),
+    /// The knobs of this level.
+    #[must_use]
+    pub fn skill(self) -> Skill {
+        let (reaction_ticks, aim_error, attacks_kept, melee, full_kit, keeps_distance) = match self
+        {
+            Difficulty::Beginner => (20, 205, 64, false, false, true),
+            Difficulty::Easy => (12, 180, 85, true, false, false),
+            Difficulty::Normal => (6, 90, 170, true, true, false),
+            Difficulty::Hard => (0, 0, 256, true, true, false),
+        };
+        Skill {
+            reaction_ticks,
+            aim_error,
+            attacks_kept,
+            melee,
+            full_kit,
+            keeps_distance,
         }
     }
 }
@@ -41,11 +75,12 @@ impl std::str::FromStr for Difficulty {
     type Err = String;
     fn from_str(s: &str) -> Result<Difficulty, String> {
         match s {
+            "beginner" => Ok(Difficulty::Beginner),
             "easy" => Ok(Difficulty::Easy),
             "normal" => Ok(Difficulty::Normal),
             "hard" => Ok(Difficulty::Hard),
             other => Err(format!(
-                "difficulty `{other}`: expected easy, normal or hard"
+                "difficulty `{other}`: expected beginner, easy, normal or hard"
             )),
         }
     }
@@ -56,7 +91,7 @@ impl std::str::FromStr for Difficulty {
 pub struct Bot {
     me: PlayerId,
     seed: u64,
-    difficulty: Difficulty,
+    skill: Skill,
     /// Scratch: distance field over tiles, and the BFS queue (rebuilt every call).
     dist: Vec<u16>,
     queue: Vec<u32>,
@@ -64,6 +99,8 @@ pub struct Bot {
 
 /// Ticks in one strafe window: the bot decides once per window whether to strafe.
 const STRAFE_WINDOW: u32 = 16;
+/// How near a bot that keeps its distance lets a visible opponent come, in tiles.
+const KEEP_AWAY_TILES: i32 = 4;
 
 impl Bot {
     /// A bot for slot `me`, seeded.
@@ -72,7 +109,7 @@ impl Bot {
         Bot {
             me,
             seed,
-            difficulty: Difficulty::Hard,
+            skill: Difficulty::Hard.skill(),
             dist: Vec::new(),
             queue: Vec::new(),
         }
@@ -80,8 +117,14 @@ impl Bot {
 
     /// The same bot at another level.
     #[must_use]
-    pub fn with_difficulty(mut self, difficulty: Difficulty) -> Bot {
-        self.difficulty = difficulty;
+    pub fn with_difficulty(self, difficulty: Difficulty) -> Bot {
+        self.with_skill(difficulty.skill())
+    }
+
+    /// The same bot with these knobs (a level's, or a model of some player).
+    #[must_use]
+    pub fn with_skill(mut self, skill: Skill) -> Bot {
+        self.skill = skill;
         self
     }
 
@@ -109,7 +152,15 @@ impl Bot {
         let Some(mut target) = target.copied() else {
             return cmd;
         };
-        let (reaction, aim_error, attacks_kept, full_kit) = self.difficulty.skill();
+        let Skill {
+            reaction_ticks: reaction,
+            aim_error,
+            attacks_kept,
+            melee,
+            full_kit,
+            keeps_distance,
+        } = self.skill;
+        let (aim_error, attacks_kept) = (i32::from(aim_error), u32::from(attacks_kept));
         // A slower bot sees where the target was `reaction` ticks ago (the pose history is in
         // the state, so the bot stays a pure function of seed, tick and world), a little off.
         let mut skill_rng = DetRng::from_seed(self.seed ^ u64::from(tick / 8) << 40 ^ 0x5EE);
@@ -144,7 +195,14 @@ impl Bot {
         let visible = manhattan < Fx::from_num(12)
             && segment_grid_toi(&state.maze, me.pos, to_target).is_none();
         if visible {
-            if !strafing {
+            if keeps_distance {
+                // Out of reach of a swing, and never closer: back off when near, else hold.
+                if manhattan < Fx::from_num(KEEP_AWAY_TILES) {
+                    (cmd.move_x, cmd.move_y) = stick_towards(-to_target);
+                } else if !strafing {
+                    (cmd.move_x, cmd.move_y) = (0, 0);
+                }
+            } else if !strafing {
                 (cmd.move_x, cmd.move_y) = stick_towards(to_target);
             }
             let rules = world.rules();
@@ -163,6 +221,10 @@ impl Bot {
             }
             if !full_kit {
                 cmd.buttons &= !buttons::RAIL;
+            }
+            if !melee && cmd.buttons & buttons::MELEE != 0 {
+                // The swing it would have made becomes a shot.
+                cmd.buttons = (cmd.buttons & !buttons::MELEE) | buttons::SHOOT;
             }
             if attacks_kept < 256 && skill_rng.below(256) >= attacks_kept {
                 cmd.buttons &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);

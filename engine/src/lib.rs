@@ -68,7 +68,7 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Simulation rate in ticks per second.
 pub const TICKS_PER_SECOND: u32 = 60;
 
-pub use bot::{stick_towards, Bot, Difficulty};
+pub use bot::{stick_towards, Bot, Difficulty, Skill};
 pub use error::Error;
 pub use event::{Event, EventKey, EventKind, HitSource};
 pub use fx::{fx_bits, fx_int, tile_of, Fx, FxVec};

@@ -36,8 +36,8 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub vs_bot: bool,
 
-    /// How well the bot plays: easy (reacts 200 ms late, aims loosely, no rail), normal,
-    /// hard.
+    /// How well the bot plays: beginner (reacts 333 ms late, keeps its distance, only
+    /// shoots), easy (reacts 200 ms late, aims loosely, no rail), normal, hard.
     #[arg(long, global = true, value_name = "LEVEL", default_value = "normal")]
     pub bot_difficulty: engine::Difficulty,
 

@@ -351,6 +351,7 @@ pub fn actions_mut(keys: &mut PlayerKeys) -> [&mut Vec<Scancode>; 8] {
 #[must_use]
 pub fn difficulty_name(d: Difficulty) -> &'static str {
     match d {
+        Difficulty::Beginner => "beginner",
         Difficulty::Easy => "easy",
         Difficulty::Normal => "normal",
         Difficulty::Hard => "hard",

@@ -154,6 +154,7 @@ impl LocalMatch {
             .mode
             .strip_prefix("local-vs-bot")
             .map(|level| match level {
+                "-beginner" => Difficulty::Beginner,
                 "-easy" => Difficulty::Easy,
                 "-normal" => Difficulty::Normal,
                 _ => Difficulty::Hard,
@@ -298,6 +299,7 @@ impl MatchSource for LocalMatch {
 pub fn mode_for(vs_bot: bool, difficulty: Difficulty) -> &'static str {
     match (vs_bot, difficulty) {
         (false, _) => "local",
+        (true, Difficulty::Beginner) => "local-vs-bot-beginner",
         (true, Difficulty::Easy) => "local-vs-bot-easy",
         (true, Difficulty::Normal) => "local-vs-bot-normal",
         (true, Difficulty::Hard) => "local-vs-bot",
@@ -361,23 +363,29 @@ mod tests {
                 m.advance(&[me]).unwrap();
             }
         };
-        let fresh = || {
-            LocalMatch::new(Rules::default(), 12)
-                .unwrap()
-                .with_bots(&[1])
-                .with_difficulty(Difficulty::Easy)
-        };
-        let mut whole = fresh();
-        play(&mut whole, 0..600);
-        let mut first = fresh()
-            .with_logs(LocalLogs::to(Some(path.clone()), None))
-            .unwrap();
-        play(&mut first, 0..300);
-        drop(first);
-        assert_eq!(read_log(&path).unwrap().header.mode, "local-vs-bot-easy");
-        let mut resumed = LocalMatch::resume(&path).unwrap();
-        play(&mut resumed, 300..600);
-        assert_eq!(resumed.current(), whole.current());
+        for (level, mode) in [
+            (Difficulty::Easy, "local-vs-bot-easy"),
+            (Difficulty::Beginner, "local-vs-bot-beginner"),
+        ] {
+            let fresh = || {
+                LocalMatch::new(Rules::default(), 12)
+                    .unwrap()
+                    .with_bots(&[1])
+                    .with_difficulty(level)
+            };
+            let mut whole = fresh();
+            play(&mut whole, 0..600);
+            let _ = std::fs::remove_file(&path);
+            let mut first = fresh()
+                .with_logs(LocalLogs::to(Some(path.clone()), None))
+                .unwrap();
+            play(&mut first, 0..300);
+            drop(first);
+            assert_eq!(read_log(&path).unwrap().header.mode, mode);
+            let mut resumed = LocalMatch::resume(&path).unwrap();
+            play(&mut resumed, 300..600);
+            assert_eq!(resumed.current(), whole.current(), "{level:?}");
+        }
         let hard = LocalMatch::new(Rules::default(), 12)
             .unwrap()
             .with_bots(&[1]);

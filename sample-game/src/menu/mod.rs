@@ -293,13 +293,18 @@ impl Menu {
                 None
             }
             MenuInput::Left | MenuInput::Right if self.main_row == 1 => {
-                let levels = [Difficulty::Easy, Difficulty::Normal, Difficulty::Hard];
+                let levels = [
+                    Difficulty::Beginner,
+                    Difficulty::Easy,
+                    Difficulty::Normal,
+                    Difficulty::Hard,
+                ];
                 let at = levels
                     .iter()
                     .position(|d| *d == self.config.bot_difficulty)
-                    .unwrap_or(1);
+                    .unwrap_or(2);
                 let next = if input == MenuInput::Right {
-                    (at + 1).min(2)
+                    (at + 1).min(levels.len() - 1)
                 } else {
                     at.saturating_sub(1)
                 };

@@ -27,6 +27,20 @@ fn the_main_list_starts_each_mode() {
     );
     assert_eq!(m.config.bot_difficulty, Difficulty::Hard);
     assert_eq!(press(&mut m, &[M::Right]), [], "hard is the top level");
+    for level in [Difficulty::Normal, Difficulty::Easy, Difficulty::Beginner] {
+        assert_eq!(press(&mut m, &[M::Left]), [Choice::SaveConfig]);
+        assert_eq!(m.config.bot_difficulty, level);
+    }
+    assert_eq!(
+        press(&mut m, &[M::Left]),
+        [],
+        "beginner is the bottom level"
+    );
+    assert!(m.main_label(1).contains("beginner"), "{}", m.main_label(1));
+    for _ in 0..3 {
+        press(&mut m, &[M::Right]);
+    }
+    assert_eq!(m.config.bot_difficulty, Difficulty::Hard);
     assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::Host]);
     assert_eq!(
         press(&mut m, &[M::Down, M::Down, M::Down, M::Enter]),
