@@ -353,6 +353,7 @@ impl App {
             let controllers = self.input.controller_names();
             smoother.update(source.current(), std::mem::take(&mut rolled_back));
             let timeline = source.timeline();
+            let training = source.training();
             let ended_text = ended.as_ref().map(|e| format!("{e:#}"));
             let scene = Scene {
                 current: source.current(),
@@ -373,6 +374,7 @@ impl App {
                 ended: ended_text.as_deref(),
                 timeline,
                 from_menu,
+                training: training.as_ref(),
             };
             let drawing = Instant::now();
             self.renderer
@@ -517,6 +519,9 @@ fn source_command(event: &Event, watching: bool) -> Option<SourceCommand> {
     match k {
         Scancode::F5 if !repeat => Some(SourceCommand::LessInputDelay),
         Scancode::F6 if !repeat => Some(SourceCommand::MoreInputDelay),
+        Scancode::F10 if !repeat => Some(SourceCommand::CycleDummy),
+        Scancode::F11 if !repeat => Some(SourceCommand::Record),
+        Scancode::F12 if !repeat => Some(SourceCommand::ResetPositions),
         _ if !watching => None,
         Scancode::Space if !repeat => Some(SourceCommand::TogglePause),
         Scancode::N => Some(SourceCommand::Step),
@@ -541,7 +546,6 @@ fn invisible_fallback(driver: &str, asked: Option<&str>) -> bool {
     invisible && !requested
 }
 
-/// What a key or button press means outside the game itself.
 /// What the match clock does this frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Clock {
@@ -566,6 +570,7 @@ fn clock(overlay: Overlay, can_pause: bool) -> Clock {
     }
 }
 
+/// What a key or button press means outside the game itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MenuAction {
     None,

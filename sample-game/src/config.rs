@@ -370,7 +370,8 @@ pub fn reserved(bindings: &KeyBindings) -> Vec<Scancode> {
     ];
     keys.extend(bindings.net_hud);
     keys.extend(bindings.rematch);
-    // F4 (smoothing), F5/F6 (input delay), F7-F9 (sound) are read directly by the window loop.
+    // F4 (smoothing), F5/F6 (input delay), F7-F9 (sound) and F10-F12 (the training room) are
+    // read directly by the window loop.
     keys.extend([
         Scancode::F4,
         Scancode::F5,
@@ -378,6 +379,9 @@ pub fn reserved(bindings: &KeyBindings) -> Vec<Scancode> {
         Scancode::F7,
         Scancode::F8,
         Scancode::F9,
+        Scancode::F10,
+        Scancode::F11,
+        Scancode::F12,
     ]);
     keys
 }

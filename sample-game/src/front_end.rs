@@ -232,6 +232,14 @@ impl FrontEnd {
                     Err(e) => menu.notice("CANNOT START", format!("{e:#}")),
                 }
             }
+            Choice::Training => {
+                let seed = self.next_seed();
+                let logs = LocalLogs::to(self.log_path("training", seed)?, None);
+                match crate::training::TrainingMatch::new(self.rules.clone(), seed, logs) {
+                    Ok(mut room) => return self.play(app, menu, &mut room),
+                    Err(e) => menu.notice("CANNOT START", format!("{e:#}")),
+                }
+            }
             Choice::Replay(path) => {
                 let replay = client::matchlog::read_log(&path)
                     .map_err(anyhow::Error::from)

@@ -38,6 +38,7 @@ mod controls_screen;
 mod effects;
 mod fighter_view;
 mod font;
+mod frame_meter;
 mod front_end;
 mod hud;
 mod interpolate;
@@ -65,12 +66,15 @@ pub mod smoothing;
 pub mod sound;
 mod synctest_match;
 pub mod timeline;
+mod training;
+mod training_view;
 
 pub use app::{App, AppOptions, MatchEnd};
 pub use cli::Cli;
 pub use config::Config;
 pub use effects::Effects;
 pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W};
+pub use frame_meter::{FrameKind, FrameMeter, METER_TICKS};
 pub use front_end::{
     last_unfinished_match, menu_inputs, rejoin_status, status_of, status_screen, FrontEnd,
 };
@@ -91,3 +95,5 @@ pub use screenshot::{
     render_menu_to_rgba, render_status_to_rgba, render_to_rgba, write_png, Screenshot,
 };
 pub use synctest_match::SyncTestMatch;
+pub use training::{Dummy, DummyMode, TrainingMatch, TrainingView};
+pub use training_view::{frame_color, input_text};

@@ -26,6 +26,8 @@ pub struct LocalMatch {
     difficulty: Difficulty,
     inputs: Vec<InputCmd>,
     logs: LocalLogs,
+    /// A training room's match (logged as mode `training`).
+    training: bool,
 }
 
 /// Where a local match writes its logs: the durable match log (also the replay file) and the
@@ -78,10 +80,15 @@ impl LocalLogs {
 
     /// The files for the rematch on `seed`: `<stem>-seed<seed>.<ext>` beside the originals.
     fn for_rematch(&self, seed: u64) -> LocalLogs {
+        self.renamed(&format!("seed{seed}"))
+    }
+
+    /// The same files with `-<tag>` after their stems.
+    fn renamed(&self, tag: &str) -> LocalLogs {
         let rename = |p: &PathBuf| {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("match");
             let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("log");
-            p.with_file_name(format!("{stem}-seed{seed}.{ext}"))
+            p.with_file_name(format!("{stem}-{tag}.{ext}"))
         };
         LocalLogs::to(
             self.match_log_path.as_ref().map(rename),
@@ -111,7 +118,35 @@ impl LocalMatch {
             difficulty: Difficulty::Hard,
             inputs: Vec::with_capacity(PLAYERS),
             logs: LocalLogs::default(),
+            training: false,
         }
+    }
+
+    /// A training room's match: logged as mode `training` (call before
+    /// [`LocalMatch::with_logs`]).
+    #[must_use]
+    pub(crate) fn training(mut self) -> LocalMatch {
+        self.training = true;
+        self
+    }
+
+    /// Back to the start of the same maze, the logs going on in new files
+    /// (`<stem>-reset<n>.<ext>`): the training room's reset.
+    ///
+    /// # Errors
+    /// If a log cannot be closed or created.
+    pub(crate) fn restart(&mut self, n: u32) -> anyhow::Result<()> {
+        self.close()?;
+        let world = World::new(self.world.rules().clone(), self.seed, PLAYERS)
+            .context("setting up the match")?;
+        let logs = self.logs.renamed(&format!("reset{n}"));
+        let mut fresh = LocalMatch::from_world(world);
+        fresh.humans = self.humans.clone();
+        fresh.bots = std::mem::take(&mut self.bots);
+        fresh.difficulty = self.difficulty;
+        fresh.training = self.training;
+        *self = fresh.with_logs(logs)?;
+        Ok(())
     }
 
     /// Writes the match (and its rematches) to these logs, starting now.
@@ -126,6 +161,9 @@ impl LocalMatch {
     }
 
     fn mode(&self) -> &'static str {
+        if self.training {
+            return "training";
+        }
         mode_for(!self.bots.is_empty(), self.difficulty)
     }
 

@@ -30,6 +30,12 @@ pub enum SourceCommand {
     Restart,
     /// Jump a replay to this tick (a click on its timeline).
     SeekTo(Tick),
+    /// The training dummy's next mode (F10).
+    CycleDummy,
+    /// Start a recording of your inputs, or end it and have the dummy play it back (F11).
+    Record,
+    /// Training: back to the start of the same maze (F12).
+    ResetPositions,
 }
 
 /// A running match the game can feed inputs to and draw.
@@ -98,6 +104,11 @@ pub trait MatchSource {
 
     /// The netcode state for the overlay.
     fn net_view(&self) -> NetView;
+
+    /// The training room's meter, dummy and input display, when this is one.
+    fn training(&self) -> Option<crate::training::TrainingView> {
+        None
+    }
 
     /// Whether the match may be paused here (only when no remote peer is waiting on us).
     fn can_pause(&self) -> bool {

@@ -72,10 +72,18 @@ impl Renderer {
         scene: &Scene<'_>,
     ) -> Result<Layout, String> {
         let maze = &scene.current.maze;
-        Ok(Layout::new(
-            canvas.output_size()?,
-            (maze.width, maze.height),
-        ))
+        let (size, tiles) = (canvas.output_size()?, (maze.width, maze.height));
+        let full = Layout::new(size, tiles);
+        if scene.training.is_none() {
+            return Ok(full);
+        }
+        // The training panel takes the bottom of the window: the arena fits above it.
+        let panel = crate::training_view::panel_height(&full);
+        let above = Layout::new((size.0, size.1.saturating_sub(panel).max(1)), tiles);
+        Ok(Layout {
+            height: full.height,
+            ..above
+        })
     }
 
     /// Draws `scene` over the whole canvas (without presenting it).
@@ -169,6 +177,9 @@ impl Renderer {
         draw_hud(canvas, &layout, font, scene.rules, state)?;
         if let Some(timeline) = &scene.timeline {
             crate::timeline::draw_timeline(canvas, &layout, font, timeline)?;
+        }
+        if let Some(training) = scene.training {
+            crate::training_view::draw_training(canvas, &layout, font, training)?;
         }
         if let Some(view) = scene.net {
             draw_net_hud(canvas, &layout, font, view)?;

@@ -178,7 +178,11 @@ impl MatchSource for ReplayMatch {
             SourceCommand::Seek(s) => self.seek(self.replay.world().tick() + seconds(s))?,
             SourceCommand::Restart => self.seek(0)?,
             SourceCommand::SeekTo(tick) => self.seek(tick)?,
-            SourceCommand::LessInputDelay | SourceCommand::MoreInputDelay => {}
+            SourceCommand::LessInputDelay
+            | SourceCommand::MoreInputDelay
+            | SourceCommand::CycleDummy
+            | SourceCommand::Record
+            | SourceCommand::ResetPositions => {}
         }
         Ok(())
     }

@@ -62,4 +62,6 @@ pub struct Scene<'a> {
     pub timeline: Option<crate::match_source::Timeline>,
     /// The match was started from the menu: Esc goes back there (the banners say so).
     pub from_menu: bool,
+    /// The training room's panel (frame meter, input, dummy), when this is one.
+    pub training: Option<&'a crate::training::TrainingView>,
 }

@@ -105,6 +105,7 @@ pub fn render_to_rgba(
         smoothing: None,
         ended: None,
         from_menu: false,
+        training: None,
         timeline: None,
     };
     let (w, h) = shot.size;

@@ -124,6 +124,7 @@ struct Extras<'a> {
     local_players: &'a [PlayerId],
     rail_debug: bool,
     timeline: Option<sample_game::Timeline>,
+    training: Option<&'a sample_game::TrainingView>,
 }
 
 impl<'a> Extras<'a> {
@@ -135,6 +136,7 @@ impl<'a> Extras<'a> {
             local_players: &[0, 1],
             rail_debug: false,
             timeline: None,
+            training: None,
         }
     }
 }
@@ -182,6 +184,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         ended: None,
         timeline: extras.timeline,
         from_menu: false,
+        training: extras.training,
     };
     Renderer::default()
         .draw(&mut canvas, &scene)
@@ -593,6 +596,74 @@ fn the_result_is_said_from_the_local_players_side() {
         .is_some());
 }
 
+/// The training room's frame meter, drawn: a melee whiff after the countdown shows exactly
+/// the rules' startup, active and recovery cells (counted as runs of each colour along the
+/// swinger's row), the dummy's row only free frames, and the line of the swing's frames.
+#[test]
+fn the_training_meter_draws_a_whiff_frame_by_frame() {
+    use sample_game::{frame_color, FrameKind, MatchSource, TrainingMatch};
+    let rules = Rules::default();
+    let mut room = TrainingMatch::new(rules.clone(), SEED, sample_game::LocalLogs::default())
+        .expect("a training room");
+    while room.current().round.phase != engine::RoundPhase::Fighting {
+        room.advance(&[InputCmd::idle(0)]).expect("tick");
+    }
+    let mut swing = InputCmd::idle(0);
+    swing.buttons = engine::buttons::MELEE;
+    room.advance(&[swing]).expect("swing");
+    for _ in 0..40 {
+        room.advance(&[InputCmd::idle(0)]).expect("tick");
+    }
+    let view = room.training().expect("a training view");
+    let (cur, prev) = (room.current().clone(), room.previous().clone());
+    let effects = Effects::new();
+    let frame = render_with(
+        &Shot {
+            current: &cur,
+            previous: &prev,
+            alpha: 1.0,
+            net: None,
+            overlay: Overlay::None,
+            size: (1280, 800),
+        },
+        &Extras {
+            local_players: &[0],
+            training: Some(&view),
+            ..Extras::effects(&effects)
+        },
+    );
+    // The swinger's row: the scanline through its first startup cell.
+    let startup = frame_color(FrameKind::Startup);
+    let (_, y) = (0..frame.height as i32)
+        .flat_map(|y| (0..frame.width as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| frame.is(x, y, startup))
+        .expect("startup cells drawn");
+    let y = y + 2;
+    let runs = |kind: FrameKind| {
+        let c = frame_color(kind);
+        let mut n = 0;
+        let mut inside = false;
+        for x in 0..frame.width as i32 {
+            let here = frame.is(x, y, c);
+            n += u16::from(here && !inside);
+            inside = here;
+        }
+        n
+    };
+    assert_eq!(runs(FrameKind::Startup), rules.melee_startup);
+    assert_eq!(runs(FrameKind::Active), rules.melee_active);
+    assert_eq!(runs(FrameKind::Recovery), rules.melee_recovery);
+    let font = BitmapFont::embedded();
+    let line = format!(
+        "startup {}  active {}  recovery {}",
+        rules.melee_startup, rules.melee_active, rules.melee_recovery
+    );
+    assert!(
+        frame.find_text(&font, &line, palette::ACCENT).is_some(),
+        "the swing's frames are printed"
+    );
+}
+
 #[test]
 fn blocks_show_their_damage() {
     let (prev, mut cur) = scripted(&[5]).remove(0);
@@ -858,6 +929,7 @@ fn past_mode_draws_the_remote_player_from_history() {
             local_players: &[0],
             rail_debug: true,
             timeline: None,
+            training: None,
         },
     );
     let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
@@ -923,6 +995,7 @@ fn a_replay_draws_its_timeline_filled_to_where_it_stands() {
             local_players: &[0, 1],
             rail_debug: false,
             timeline: Some(timeline),
+            training: None,
         },
     );
     let layout = sample_game::Layout::new(size, (cur.maze.width, cur.maze.height));

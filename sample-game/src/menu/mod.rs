@@ -63,6 +63,8 @@ pub enum Choice {
     Replay(PathBuf),
     /// Fill the replay list ([`Menu::show_replays`]); asked when the replay screen opens.
     ListReplays,
+    /// The training room: you against a dummy, with the frame meter.
+    Training,
     /// The settings changed: apply them (volume, fullscreen, keys) and save them.
     SaveConfig,
     /// Leave the game.
@@ -102,7 +104,7 @@ pub enum Screen {
 }
 
 /// The main list, top to bottom.
-pub const MAIN_ITEMS: [&str; 9] = [
+pub const MAIN_ITEMS: [&str; 10] = [
     "Local: 2 players",
     "Vs bot",
     "Host online",
@@ -110,6 +112,7 @@ pub const MAIN_ITEMS: [&str; 9] = [
     "Spectate",
     "Rejoin last match",
     "Replays",
+    "Training",
     "Options",
     "Quit",
 ];
@@ -326,7 +329,8 @@ impl Menu {
                 }
                 5 => Some(Choice::RejoinLast),
                 6 => Some(Choice::ListReplays),
-                7 => {
+                7 => Some(Choice::Training),
+                8 => {
                     self.screen = Screen::Options;
                     self.changed = false;
                     None

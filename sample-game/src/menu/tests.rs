@@ -48,11 +48,17 @@ fn the_main_list_starts_each_mode() {
     );
     assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::ListReplays]);
     m.to_main();
+    assert_eq!(press(&mut m, &[M::Down, M::Enter]), [Choice::Training]);
+    assert_eq!(press(&mut m, &[M::Up]), []);
     assert_eq!(
         press(&mut m, &[M::Up, M::Up, M::Up, M::Up, M::Up, M::Up, M::Up]),
         []
     );
-    assert_eq!(m.main_row, 8, "wraps from the top to Quit");
+    assert_eq!(
+        m.main_row,
+        MAIN_ITEMS.len() - 1,
+        "wraps from the top to Quit"
+    );
     assert_eq!(press(&mut m, &[M::Enter]), [Choice::Quit]);
 }
 
@@ -129,7 +135,7 @@ fn address_problems() {
 #[test]
 fn options_change_and_ask_to_save() {
     let mut m = menu();
-    for _ in 0..7 {
+    for _ in 0..8 {
         m.handle(M::Down);
     }
     assert_eq!(press(&mut m, &[M::Enter]), []);
@@ -162,7 +168,7 @@ fn options_change_and_ask_to_save() {
 }
 
 fn to_keys(m: &mut Menu) {
-    m.main_row = 7;
+    m.main_row = 8;
     m.handle(M::Enter);
     m.options_row = 5;
     m.handle(M::Enter);
