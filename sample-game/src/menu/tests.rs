@@ -242,6 +242,7 @@ fn replays_pick_the_highlighted_log() {
         path: PathBuf::from(format!("matches/{name}")),
         name: name.into(),
         modified: std::time::SystemTime::UNIX_EPOCH,
+        line: None,
     };
     m.show_replays(vec![entry("b.duellog"), entry("a.duellog")]);
     assert_eq!(
@@ -308,6 +309,7 @@ proptest! {
             path: PathBuf::from("x.duellog"),
             name: "x.duellog".into(),
             modified: std::time::SystemTime::UNIX_EPOCH,
+            line: None,
         }]);
         m.to_main();
         for input in inputs {

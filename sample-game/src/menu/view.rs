@@ -281,7 +281,7 @@ pub fn draw_menu<T: RenderTarget>(
                     palette::TEXT_DIM,
                 )]
             } else {
-                plain(menu.replays.iter().map(|r| r.name.clone()).collect())
+                plain(menu.replays.iter().map(|r| r.label().to_owned()).collect())
             };
             Page {
                 title: "REPLAYS",
