@@ -439,6 +439,13 @@ impl App {
             .map_err(|e| anyhow!("fullscreen: {e}"))
     }
 
+    /// Plays a menu sound (nothing without an audio device).
+    pub fn play_ui(&self, sfx: crate::sound::Sfx) {
+        if let Some(mut mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
+            mixer.play_ui(sfx);
+        }
+    }
+
     /// Puts `event` on SDL's queue as if it came from a device (tests and automation drive
     /// the window this way, without a display).
     ///

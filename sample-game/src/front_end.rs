@@ -89,6 +89,9 @@ impl FrontEnd {
                 match &mut phase {
                     Phase::Menu => {
                         for input in menu_inputs(event, menu.wants_key(), menu.wants_text()) {
+                            if let Some(sfx) = input.sound() {
+                                app.play_ui(sfx);
+                            }
                             let Some(choice) = menu.handle(input) else {
                                 continue;
                             };

@@ -15,7 +15,7 @@
 //! [`AudioOut`] wraps it in an SDL playback device (any failure to open one leaves the game
 //! silent, never stopped). Presentation only: the simulation never hears any of this.
 
-use engine::{Event, EventKey, EventKind, HitSource};
+use engine::{Event, EventKey, EventKind, HitSource, Tick};
 use std::sync::{Arc, Mutex};
 
 /// Samples per second of every effect and of the output.
@@ -42,11 +42,17 @@ pub enum Sfx {
     RoundStart,
     /// A new round's countdown begins.
     Countdown,
+    /// The menu's highlight moved, or a value changed.
+    MenuMove,
+    /// A menu choice was taken.
+    MenuSelect,
+    /// Back out of a menu screen.
+    MenuBack,
 }
 
 impl Sfx {
     /// Every effect, in table order.
-    pub const ALL: [Sfx; 9] = [
+    pub const ALL: [Sfx; 12] = [
         Sfx::Shot,
         Sfx::Rail,
         Sfx::Hit,
@@ -56,6 +62,9 @@ impl Sfx {
         Sfx::Ko,
         Sfx::RoundStart,
         Sfx::Countdown,
+        Sfx::MenuMove,
+        Sfx::MenuSelect,
+        Sfx::MenuBack,
     ];
 
     /// The effect an event makes, if any.
@@ -115,6 +124,9 @@ pub fn synth(sfx: Sfx) -> Vec<i16> {
         Sfx::Ko => (0.6, 110.0, 40.0, 0.4, false, 0.7),
         Sfx::RoundStart => (0.35, 523.0, 784.0, 0.0, true, 0.35),
         Sfx::Countdown => (0.15, 660.0, 660.0, 0.0, true, 0.3),
+        Sfx::MenuMove => (0.03, 1400.0, 1400.0, 0.0, false, 0.18),
+        Sfx::MenuSelect => (0.09, 700.0, 1050.0, 0.0, true, 0.22),
+        Sfx::MenuBack => (0.08, 800.0, 500.0, 0.0, true, 0.2),
     };
     let n = (secs * rate) as usize;
     let mut phase = 0.0f32;
@@ -215,6 +227,19 @@ impl Mixer {
     pub fn play(&mut self, key: EventKey, sfx: Sfx) {
         self.voices.push(Voice { key, sfx, at: 0 });
         self.started.push((key, sfx));
+    }
+
+    /// Starts a menu sound (no event: it can never be taken back, so it needs no key of its
+    /// own; a new one cuts the one before, so fast scrolling does not pile up).
+    pub fn play_ui(&mut self, sfx: Sfx) {
+        let key = EventKey {
+            tick: Tick::MAX,
+            kind: u8::MAX,
+            a: 0,
+            b: 0,
+        };
+        self.cut(&key);
+        self.play(key, sfx);
     }
 
     /// Stops the sound of `key` if it is still playing.
@@ -353,6 +378,27 @@ impl AudioOut {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Menu sounds play at once and never pile up: a new one cuts the one before; each is a
+    /// short sound of its own.
+    #[test]
+    fn a_menu_sound_replaces_the_last_one() {
+        let mut mixer = Mixer::default();
+        mixer.play_ui(Sfx::MenuMove);
+        mixer.play_ui(Sfx::MenuMove);
+        mixer.play_ui(Sfx::MenuSelect);
+        assert_eq!(mixer.playing(), 1);
+        assert_eq!(mixer.started.len(), 3);
+        assert_eq!(mixer.cut.len(), 2);
+        for sfx in [Sfx::MenuMove, Sfx::MenuSelect, Sfx::MenuBack] {
+            let samples = synth(sfx);
+            assert!(
+                !samples.is_empty() && samples.len() < SAMPLE_RATE as usize / 5,
+                "{sfx:?}"
+            );
+            assert!(samples.iter().any(|&s| s != 0), "{sfx:?} is silent");
+        }
+    }
 
     #[test]
     fn soft_clip_passes_quiet_sums_and_bends_loud_ones_below_full_scale() {

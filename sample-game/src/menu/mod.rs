@@ -43,6 +43,23 @@ pub enum MenuInput {
     Key(Scancode),
 }
 
+impl MenuInput {
+    /// The sound it makes: a tick when the highlight or a value moves, a chime when a choice
+    /// is taken, a lower one going back; typing is silent.
+    #[must_use]
+    pub fn sound(self) -> Option<crate::sound::Sfx> {
+        use crate::sound::Sfx;
+        match self {
+            MenuInput::Up | MenuInput::Down | MenuInput::Left | MenuInput::Right => {
+                Some(Sfx::MenuMove)
+            }
+            MenuInput::Enter | MenuInput::Key(_) => Some(Sfx::MenuSelect),
+            MenuInput::Back => Some(Sfx::MenuBack),
+            MenuInput::Char(_) | MenuInput::Backspace => None,
+        }
+    }
+}
+
 /// Something for the front end to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Choice {

@@ -17,6 +17,26 @@ fn typed(text: &str) -> Vec<MenuInput> {
     text.chars().map(M::Char).collect()
 }
 
+/// Moving and changing values tick, a choice chimes, going back sounds lower; typing is
+/// silent.
+#[test]
+fn menu_inputs_make_their_sounds() {
+    use crate::sound::Sfx;
+    for (input, sound) in [
+        (M::Up, Some(Sfx::MenuMove)),
+        (M::Down, Some(Sfx::MenuMove)),
+        (M::Left, Some(Sfx::MenuMove)),
+        (M::Right, Some(Sfx::MenuMove)),
+        (M::Enter, Some(Sfx::MenuSelect)),
+        (M::Key(sdl2::keyboard::Scancode::Q), Some(Sfx::MenuSelect)),
+        (M::Back, Some(Sfx::MenuBack)),
+        (M::Char('a'), None),
+        (M::Backspace, None),
+    ] {
+        assert_eq!(input.sound(), sound, "{input:?}");
+    }
+}
+
 #[test]
 fn the_main_list_starts_each_mode() {
     let mut m = menu();
