@@ -538,6 +538,25 @@ impl Ended {
 }
 
 impl Peer {
+    /// Waits until the peer has printed a line starting with `prefix` (a host's "listening
+    /// on"), so what it announced is in place; panics if it ends or the lab's limit passes
+    /// first.
+    pub fn await_line(&mut self, prefix: &str) {
+        let deadline = Instant::now() + PROCESS_LIMIT;
+        loop {
+            let output = std::fs::read_to_string(&self.out).unwrap_or_default();
+            if output.lines().any(|l| l.starts_with(prefix)) {
+                return;
+            }
+            let ended = self.child.try_wait().expect("the peer's status");
+            assert!(
+                ended.is_none() && Instant::now() < deadline,
+                "no line {prefix:?} from the peer ({ended:?}):\n{output}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for the peer to end (killing it at the lab's limit).
     pub fn wait(mut self) -> Ended {
         let deadline = Instant::now() + PROCESS_LIMIT;

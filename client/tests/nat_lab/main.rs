@@ -230,11 +230,13 @@ fn udp_hosting_needs_a_port_forward() {
     // one the match must not depend on how fast a loaded machine starts the second process.
     let run = |tag: &str, timeout: &str| {
         let opts = ["--handshake-timeout", timeout, "--ticks", TICKS];
-        let host = lab.peer(
+        let mut host = lab.peer(
             Home::A,
             &format!("host-{tag}"),
             &[&["host", "--bind", &host_at], &opts[..]].concat(),
         );
+        // A joiner that came first would be refused at once: nothing would listen yet.
+        host.await_line("listening on");
         let join = lab.peer(
             Home::B,
             &format!("join-{tag}"),
