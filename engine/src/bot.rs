@@ -30,6 +30,30 @@ pub enum Difficulty {
     Hard,
 }
 
+impl Difficulty {
+    /// Every level, easiest first.
+    pub const ALL: [Difficulty; 4] = [
+        Difficulty::Beginner,
+        Difficulty::Easy,
+        Difficulty::Normal,
+        Difficulty::Hard,
+    ];
+
+    /// The next level up (`None` from the hardest).
+    #[must_use]
+    pub fn harder(self) -> Option<Difficulty> {
+        let at = Difficulty::ALL.iter().position(|&d| d == self)?;
+        Difficulty::ALL.get(at + 1).copied()
+    }
+
+    /// The next level down (`None` from the easiest).
+    #[must_use]
+    pub fn easier(self) -> Option<Difficulty> {
+        let at = Difficulty::ALL.iter().position(|&d| d == self)?;
+        at.checked_sub(1).map(|below| Difficulty::ALL[below])
+    }
+}
+
 /// What a bot can do: the knobs its levels set, public so tools and tests can model other
 /// players (a player who only shoots, with a human's reaction time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -294,4 +318,19 @@ pub fn stick_towards(v: FxVec) -> (i8, i8) {
             .clamp(-127, 127) as i8
     };
     (axis(v.x), axis(v.y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Difficulty as D;
+
+    #[test]
+    fn levels_step_up_and_down_and_stop_at_the_ends() {
+        assert_eq!(D::Beginner.easier(), None);
+        assert_eq!(D::Hard.harder(), None);
+        for pair in D::ALL.windows(2) {
+            assert_eq!(pair[0].harder(), Some(pair[1]));
+            assert_eq!(pair[1].easier(), Some(pair[0]));
+        }
+    }
 }

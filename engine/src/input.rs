@@ -23,8 +23,12 @@ pub mod buttons {
     /// Fire the rail, the hitscan weapon, along the aim (on the press). The shot is judged
     /// against the targets' poses at the input's view time (lag compensation).
     pub const RAIL: u8 = 0b1000;
+    /// Ask for another match once this one is decided (read only then). When every player
+    /// has asked, the world starts a new match itself: the agreement is part of the
+    /// deterministic match, so both peers of an online match start it on the same tick.
+    pub const REMATCH: u8 = 0b1_0000;
     /// Every bit the game knows; the rest are cleared by sanitizing.
-    pub const KNOWN: u8 = SHOOT | MELEE | RELOAD | RAIL;
+    pub const KNOWN: u8 = SHOOT | MELEE | RELOAD | RAIL | REMATCH;
 }
 
 /// Largest stick magnitude on one axis.

@@ -3,6 +3,11 @@
 use crate::player::{PlayerId, MAX_PLAYERS};
 use serde::{Deserialize, Serialize};
 
+/// The [`RoundState::phase_timer`] of a decided match once all `players` asked for a rematch.
+pub(crate) fn everyone(players: usize) -> u32 {
+    (1 << players) - 1
+}
+
 /// Where the current round stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RoundPhase {
@@ -25,7 +30,9 @@ pub struct RoundState {
     pub round: u8,
     /// Phase of the round.
     pub phase: RoundPhase,
-    /// Countdown (Countdown, RoundOver) or elapsed ticks (Fighting).
+    /// Countdown (Countdown, RoundOver) or elapsed ticks (Fighting). A decided match keeps no
+    /// time: there it holds the players who asked for a rematch, bit `1 << slot` each (see
+    /// [`RoundState::rematch_asked`]), so the agreement needs no field of its own.
     pub phase_timer: u32,
     /// Rounds won, per player slot.
     pub wins: [u8; MAX_PLAYERS],
@@ -40,5 +47,13 @@ impl RoundState {
     #[must_use]
     pub fn is_fighting(&self) -> bool {
         self.phase == RoundPhase::Fighting
+    }
+
+    /// Whether `player` has asked for another match (only ever true once the match is over).
+    #[must_use]
+    pub fn rematch_asked(&self, player: PlayerId) -> bool {
+        self.phase == RoundPhase::MatchOver
+            && u32::from(player) < u32::BITS
+            && self.phase_timer & (1 << player) != 0
     }
 }

@@ -17,7 +17,7 @@ use crate::player::{Action, PlayerId};
 use crate::pose_history::ViewTime;
 use crate::projectile::Projectile;
 use crate::rail::{ShotOutcome, ShotTarget};
-use crate::round::RoundPhase;
+use crate::round::{everyone, RoundPhase};
 use crate::world::World;
 use crate::Tick;
 
@@ -415,7 +415,9 @@ impl World {
             let stick = self.stick(input);
             let p = self.state.players[i];
             let pressed = input.buttons & !p.prev_buttons;
-            self.state.players[i].prev_buttons = input.buttons;
+            // A rematch ask is no edge anyone reads: kept out, it changes no state before the
+            // match is decided (then the round state records it).
+            self.state.players[i].prev_buttons = input.buttons & !buttons::REMATCH;
             if !fighting || !p.action.is_free() {
                 continue;
             }
@@ -767,7 +769,17 @@ impl World {
                     self.start_round(round.saturating_add(1));
                 }
             }
-            RoundPhase::MatchOver => {}
+            RoundPhase::MatchOver => {
+                let players = self.state.players.len();
+                for (slot, input) in self.inputs[..players].iter().enumerate() {
+                    if input.held(buttons::REMATCH) {
+                        self.state.round.phase_timer |= 1 << slot;
+                    }
+                }
+                if self.state.round.phase_timer == everyone(players) {
+                    self.start_match();
+                }
+            }
         }
     }
 

@@ -9,7 +9,7 @@ use crate::maze::{Maze, MazeScratch};
 use crate::player::{Action, Player, PlayerStats, MAX_PLAYERS};
 use crate::pose_history::PoseHistory;
 use crate::rng::DetRng;
-use crate::round::{RoundPhase, RoundState};
+use crate::round::{everyone, RoundPhase, RoundState};
 use crate::rules::Rules;
 use crate::snapshot::WorldSnapshot;
 use crate::Tick;
@@ -159,7 +159,15 @@ impl World {
         }
         // Any round number is accepted: the count saturates at `u8::MAX` (a match of endless
         // draws stays in its last round), and every value steps.
-        if snapshot.round.phase_timer > self.rules.round_time_limit.max(600) {
+        if snapshot.round.phase == RoundPhase::MatchOver {
+            let asked = snapshot.round.phase_timer;
+            if asked & !everyone(snapshot.players.len()) != 0 {
+                return corrupt(format!(
+                    "rematch asked by players {asked:#b}, of {} players",
+                    snapshot.players.len()
+                ));
+            }
+        } else if snapshot.round.phase_timer > self.rules.round_time_limit.max(600) {
             return corrupt("round timer out of range".into());
         }
         if snapshot.projectiles.len() > usize::from(self.rules.max_projectiles) {
@@ -261,6 +269,19 @@ impl World {
     #[must_use]
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// Begins a new match once everyone asked for one: the score and the players' totals start
+    /// from nothing, then round 1 as any round (its maze seed drawn from the same RNG, which
+    /// goes on, as do the tick, ids and pose history).
+    pub(crate) fn start_match(&mut self) {
+        let r = &mut self.state.round;
+        r.wins = [0; MAX_PLAYERS];
+        r.last_winner = None;
+        for p in &mut self.state.players {
+            p.stats = PlayerStats::default();
+        }
+        self.start_round(1);
     }
 
     /// Begins round `round`: draws its seed from the world RNG, generates the maze into the

@@ -12,6 +12,7 @@ mod inputs;
 mod invariants;
 mod phase_trace;
 mod rail;
+mod rematch;
 mod restore_replay;
 mod round_end;
 mod rules_extremes;
