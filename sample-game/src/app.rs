@@ -214,6 +214,8 @@ impl App {
         let mut shown = ShownView::default();
         let bindings = self.options.bindings.clone();
         self.set_title(source);
+        // A new match began from the result screen: the window title names it.
+        let mut retitle = false;
         'frames: loop {
             for event in self.events.poll_iter() {
                 self.input.handle_event(&event, self.controllers.as_ref());
@@ -272,11 +274,26 @@ impl App {
                         {
                             effects.clear();
                             decided_for = 0;
+                            retitle = true;
+                        }
+                    }
+                    MenuAction::OtherLevel => {
+                        if let Some(level) = source.after_match().other_level {
+                            if source.current().round.phase == RoundPhase::MatchOver
+                                && source.play_level(level)?
+                            {
+                                effects.clear();
+                                decided_for = 0;
+                                retitle = true;
+                            }
                         }
                     }
                 }
             }
 
+            if std::mem::take(&mut retitle) {
+                self.set_title(source);
+            }
             let now = Instant::now();
             let elapsed = (now - last).min(MAX_CATCH_UP);
             last = now;
@@ -324,6 +341,11 @@ impl App {
                 }
                 effects.on_tick(&happened, source.previous(), source.current());
                 pacing.tick();
+                if source.current().round.phase != RoundPhase::MatchOver && decided_for > 0 {
+                    // Online, the match agreed on by both players began in the simulation.
+                    effects.clear();
+                    decided_for = 0;
+                }
                 if source.current().round.phase == RoundPhase::MatchOver {
                     decided_for += 1;
                     if self
@@ -369,7 +391,7 @@ impl App {
                 overlay,
                 bindings: &bindings,
                 controllers: &controllers,
-                can_rematch: source.can_rematch(),
+                after_match: source.after_match(),
                 smoothing: Some(&smoother),
                 ended: ended_text.as_deref(),
                 timeline,
@@ -588,6 +610,7 @@ enum MenuAction {
     NetHud,
     RailDebug,
     Rematch,
+    OtherLevel,
 }
 
 /// Decodes menu keys: Esc and closing the window quit; while the controls screen is up any key
@@ -620,6 +643,8 @@ fn menu_action(
                 MenuAction::RailDebug
             } else if keys.rematch.contains(&k) {
                 MenuAction::Rematch
+            } else if k == keys.other_level && match_over {
+                MenuAction::OtherLevel
             } else {
                 MenuAction::None
             }
@@ -627,6 +652,7 @@ fn menu_action(
         Event::ControllerButtonDown { button, .. } => match (button, overlay) {
             (Button::A | Button::Start, Overlay::Controls { .. }) => MenuAction::Dismiss,
             (Button::Start, _) if match_over => MenuAction::Rematch,
+            (Button::Y, _) if match_over => MenuAction::OtherLevel,
             (Button::Start, _) => MenuAction::Pause,
             (Button::Back, _) => MenuAction::Controls,
             _ => MenuAction::None,

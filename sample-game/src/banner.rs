@@ -2,8 +2,10 @@
 //! winner, and the match result. All of them are read off the snapshot (phase and timers), not
 //! from events, so they are right after a rollback or when joining mid-match.
 
+use crate::config::difficulty_name;
 use crate::font::{BitmapFont, CELL_H};
 use crate::layout::Layout;
+use crate::match_source::{AfterMatch, Rematch};
 use crate::palette;
 use engine::{Action, RoundPhase, Rules, WorldSnapshot};
 use sdl2::pixels::Color;
@@ -32,13 +34,13 @@ fn line(text: impl Into<String>, color: Color, size: u32) -> BannerLine {
 
 /// The banner for this state, if any. `me` is the one local player when there is exactly one
 /// (online, against the bot): results are then said from its side, YOU WIN / YOU LOSE.
-/// `can_rematch` adds the rematch hint to the match result (its way out says "menu" when
-/// `from_menu`).
+/// `after` adds what the match result offers (its way out says "menu" when `from_menu`): a
+/// rematch, said from this player's side where every player must ask, and another bot level.
 pub(crate) fn banner_lines(
     state: &WorldSnapshot,
     rules: &Rules,
     me: Option<u8>,
-    can_rematch: bool,
+    after: AfterMatch,
     from_menu: bool,
 ) -> Vec<BannerLine> {
     let r = &state.round;
@@ -93,16 +95,7 @@ pub(crate) fn banner_lines(
                     };
                     lines.push(line(score, palette::TEXT_DIM, 1));
                 }
-                if can_rematch {
-                    let text = if from_menu {
-                        "Enter: rematch    Esc: menu"
-                    } else {
-                        "Enter: rematch    Esc: quit"
-                    };
-                    lines.push(line(text, palette::TEXT, 1));
-                } else if from_menu {
-                    lines.push(line("Esc: back to the menu", palette::TEXT, 1));
-                }
+                lines.extend(offers(state, me, after, from_menu));
             } else {
                 lines.push(match r.last_winner {
                     Some(w) => {
@@ -115,6 +108,56 @@ pub(crate) fn banner_lines(
             lines
         }
     }
+}
+
+/// The ways on from a decided match, each a line: the rematch (online, who has asked), the
+/// other bot level, the way out.
+fn offers(
+    state: &WorldSnapshot,
+    me: Option<u8>,
+    after: AfterMatch,
+    from_menu: bool,
+) -> Vec<BannerLine> {
+    let out = if from_menu { "Esc: menu" } else { "Esc: quit" };
+    let mut lines = Vec::new();
+    let asked = |p: u8| state.round.rematch_asked(p);
+    let others_asked = |me: u8| state.players.iter().any(|p| p.id != me && asked(p.id));
+    match (after.rematch, me) {
+        (Rematch::No, _) => {
+            if from_menu {
+                lines.push(line("Esc: back to the menu", palette::TEXT, 1));
+            }
+            return lines;
+        }
+        (Rematch::WhenAllAsk, Some(me)) if asked(me) => {
+            lines.push(line(
+                "rematch asked: waiting for the other player",
+                palette::ACCENT,
+                1,
+            ));
+        }
+        (Rematch::WhenAllAsk, Some(me)) if others_asked(me) => {
+            lines.push(line(
+                "the other player asks for a rematch: Enter to accept",
+                palette::ACCENT,
+                1,
+            ));
+        }
+        (Rematch::WhenAllAsk, _) => {
+            lines.push(line(
+                "Enter: ask for a rematch (both players must)",
+                palette::TEXT,
+                1,
+            ));
+        }
+        (Rematch::AtOnce, _) => lines.push(line("Enter: rematch", palette::TEXT, 1)),
+    }
+    if let Some(level) = after.other_level {
+        let text = format!("L: play the {} bot", difficulty_name(level));
+        lines.push(line(text, palette::TEXT, 1));
+    }
+    lines.push(line(out, palette::TEXT, 1));
+    lines
 }
 
 /// Draws the banner for this state over the arena.
@@ -157,13 +200,79 @@ mod tests {
         lines.iter().map(|l| l.text.as_str()).collect()
     }
 
+    fn local(other_level: Option<engine::Difficulty>) -> AfterMatch {
+        AfterMatch {
+            rematch: Rematch::AtOnce,
+            other_level,
+        }
+    }
+
+    /// Online, each side reads who has asked for the rematch from the match state itself.
+    #[test]
+    fn an_online_rematch_says_who_has_asked() {
+        let rules = Rules::default();
+        let mut state = World::new(rules.clone(), 1, 2).unwrap().state().clone();
+        state.round.phase = RoundPhase::MatchOver;
+        state.round.last_winner = Some(0);
+        state.round.wins = [2, 0, 0, 0];
+        let online = AfterMatch {
+            rematch: Rematch::WhenAllAsk,
+            other_level: None,
+        };
+        let offer = |state: &WorldSnapshot, me| {
+            let lines = banner_lines(state, &rules, Some(me), online, true);
+            texts(&lines)[3..]
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            offer(&state, 0),
+            ["Enter: ask for a rematch (both players must)", "Esc: menu"]
+        );
+        state.round.phase_timer = 0b10; // player 1 asked
+        assert_eq!(
+            offer(&state, 0),
+            [
+                "the other player asks for a rematch: Enter to accept",
+                "Esc: menu"
+            ]
+        );
+        assert_eq!(
+            offer(&state, 1),
+            ["rematch asked: waiting for the other player", "Esc: menu"]
+        );
+    }
+
+    #[test]
+    fn a_bot_match_offers_the_other_level_and_a_replay_only_the_way_out() {
+        let rules = Rules::default();
+        let mut state = World::new(rules.clone(), 1, 2).unwrap().state().clone();
+        state.round.phase = RoundPhase::MatchOver;
+        state.round.last_winner = Some(0);
+        state.round.wins = [2, 0, 0, 0];
+        let lines = banner_lines(
+            &state,
+            &rules,
+            Some(0),
+            local(engine::Difficulty::Normal.into()),
+            false,
+        );
+        assert_eq!(
+            texts(&lines)[3..],
+            ["Enter: rematch", "L: play the normal bot", "Esc: quit"]
+        );
+        let lines = banner_lines(&state, &rules, None, AfterMatch::default(), true);
+        assert_eq!(texts(&lines)[3..], ["Esc: back to the menu"]);
+    }
+
     #[test]
     fn the_countdown_counts_three_two_one_then_fight() {
         let rules = Rules::default();
         let mut world = World::new(rules.clone(), 1, 2).unwrap();
         let mut seen = Vec::new();
         for tick in 0..120 {
-            let lines = banner_lines(world.state(), &rules, None, true, false);
+            let lines = banner_lines(world.state(), &rules, None, local(None), false);
             let last = texts(&lines)
                 .last()
                 .map(|s| s.to_string())
@@ -187,7 +296,7 @@ mod tests {
         state.round.last_winner = Some(1);
         state.round.wins = [1, 2, 0, 0];
         let said = |state: &WorldSnapshot, me| {
-            let lines = banner_lines(state, &rules, me, false, false);
+            let lines = banner_lines(state, &rules, me, AfterMatch::default(), false);
             texts(&lines)
                 .iter()
                 .map(|s| s.to_string())

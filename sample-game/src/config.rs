@@ -366,6 +366,7 @@ pub fn reserved(bindings: &KeyBindings) -> Vec<Scancode> {
         bindings.pause,
         bindings.controls,
         bindings.rail_debug,
+        bindings.other_level,
         bindings.quit,
     ];
     keys.extend(bindings.net_hud);

@@ -59,6 +59,9 @@ pub struct KeyBindings {
     pub rail_debug: Scancode,
     /// Start the next match once this one is decided.
     pub rematch: [Scancode; 2],
+    /// After a match against the bot: play the level offered (harder after a win, easier
+    /// after a loss).
+    pub other_level: Scancode,
     /// Leave the game.
     pub quit: Scancode,
 }
@@ -94,6 +97,7 @@ impl Default for KeyBindings {
             net_hud: [S::Tab, S::H],
             rail_debug: S::F3,
             rematch: [S::Return, S::KpEnter],
+            other_level: S::L,
             quit: S::Escape,
         }
     }
@@ -119,7 +123,7 @@ mod tests {
     fn no_key_is_bound_twice() {
         let b = KeyBindings::default();
         let mut keys: Vec<Scancode> = b.players.iter().flat_map(PlayerKeys::all).collect();
-        keys.extend([b.pause, b.controls, b.rail_debug, b.quit]);
+        keys.extend([b.pause, b.controls, b.rail_debug, b.other_level, b.quit]);
         keys.extend(b.net_hud);
         keys.extend(b.rematch);
         let n = keys.len();

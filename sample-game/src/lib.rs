@@ -82,7 +82,7 @@ pub use key_bindings::{KeyBindings, PlayerKeys};
 pub use layout::Layout;
 pub use local_input::LocalInput;
 pub use local_match::{mode_for, LocalLogs, LocalMatch};
-pub use match_source::{MatchSource, SourceCommand, Timeline};
+pub use match_source::{AfterMatch, MatchSource, Rematch, SourceCommand, Timeline};
 pub use menu::{Menu, MenuInput};
 pub use net_match::NetMatch;
 pub use net_view::{waiting_to_start_lines, DesyncStatus, NetMode, NetView, Waiting};

@@ -1,7 +1,7 @@
 //! `LocalMatch`: both players on this machine (keyboard, controllers, or the engine's bot), the
 //! `World` stepped right here.
 
-use crate::match_source::MatchSource;
+use crate::match_source::{AfterMatch, MatchSource, Rematch};
 use crate::net_view::NetView;
 use anyhow::{ensure, Context as _};
 use client::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
@@ -309,19 +309,40 @@ impl MatchSource for LocalMatch {
         true
     }
 
-    fn can_rematch(&self) -> bool {
-        true
+    fn after_match(&self) -> AfterMatch {
+        let round = &self.world.state().round;
+        // Against the bot alone: harder after a win, easier after a loss (a draw offers none).
+        let other_level = match (self.humans.as_slice(), round.last_winner) {
+            (&[me], Some(winner)) if !self.bots.is_empty() && !self.training => {
+                if winner == me {
+                    self.difficulty.harder()
+                } else {
+                    self.difficulty.easier()
+                }
+            }
+            _ => None,
+        };
+        AfterMatch {
+            rematch: Rematch::AtOnce,
+            other_level,
+        }
     }
 
     fn rematch(&mut self) -> anyhow::Result<bool> {
+        self.play_level(self.difficulty)
+    }
+
+    fn play_level(&mut self, level: Difficulty) -> anyhow::Result<bool> {
         let seed = self.seed.wrapping_add(1);
         let bot_slots: Vec<PlayerId> = self.bots.iter().map(Bot::player).collect();
         let rules = self.world.rules().clone();
         self.close()?;
         let logs = self.logs.for_rematch(seed);
-        *self = LocalMatch::new(rules, seed)?
-            .with_bots(&bot_slots)
-            .with_logs(logs)?;
+        let mut next = LocalMatch::new(rules, seed)?
+            .with_difficulty(level)
+            .with_bots(&bot_slots);
+        next.training = self.training;
+        *self = next.with_logs(logs)?;
         Ok(true)
     }
 
@@ -383,6 +404,58 @@ mod tests {
         assert!(m.rematch().unwrap());
         assert_eq!((m.seed(), m.current().tick), (42, 0));
         assert!(m.local_players().is_empty());
+    }
+
+    /// A local match against the bot decided with `winner` (player 0 is the human).
+    fn decided_against(level: Difficulty, winner: PlayerId) -> LocalMatch {
+        let mut m = LocalMatch::new(Rules::default(), 5)
+            .unwrap()
+            .with_difficulty(level)
+            .with_bots(&[1]);
+        let mut snap = m.world.snapshot();
+        snap.round.phase = RoundPhase::MatchOver;
+        snap.round.phase_timer = 0;
+        snap.round.wins[usize::from(winner)] = Rules::default().rounds_to_win;
+        snap.round.last_winner = Some(winner);
+        m.world.restore(&snap).unwrap();
+        m
+    }
+
+    #[test]
+    fn after_a_bot_match_the_next_level_is_offered_from_the_players_side() {
+        let offer = |level, winner| decided_against(level, winner).after_match();
+        assert_eq!(
+            offer(Difficulty::Easy, 0).other_level,
+            Some(Difficulty::Normal)
+        );
+        assert_eq!(
+            offer(Difficulty::Easy, 1).other_level,
+            Some(Difficulty::Beginner)
+        );
+        assert_eq!(offer(Difficulty::Hard, 0).other_level, None);
+        assert_eq!(offer(Difficulty::Beginner, 1).other_level, None);
+        assert_eq!(offer(Difficulty::Easy, 0).rematch, Rematch::AtOnce);
+        // Two humans: no bot level to offer.
+        let humans = LocalMatch::new(Rules::default(), 5).unwrap();
+        assert_eq!(humans.after_match().other_level, None);
+    }
+
+    #[test]
+    fn a_rematch_keeps_the_bots_level_and_another_level_changes_it() {
+        let mut m = decided_against(Difficulty::Easy, 0);
+        assert!(m.rematch().unwrap());
+        assert_eq!(
+            (m.difficulty, m.mode()),
+            (Difficulty::Easy, "local-vs-bot-easy")
+        );
+        assert_eq!(m.bots.len(), 1);
+        assert!(m.play_level(Difficulty::Normal).unwrap());
+        assert_eq!(
+            (m.difficulty, m.mode()),
+            (Difficulty::Normal, "local-vs-bot-normal")
+        );
+        assert_eq!(m.local_players(), &[0]);
+        assert_eq!(m.current().round.phase, RoundPhase::Countdown);
     }
 
     /// The bot's level is in the log's mode, so a resumed match vs an easy bot goes on against

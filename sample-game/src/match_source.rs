@@ -6,7 +6,7 @@
 //! [`MatchSource::previous`] say.
 
 use crate::net_view::NetView;
-use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
+use engine::{Difficulty, Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Something the player asks of the match source itself (not of the game): online play's input
 /// delay, a replay's transport controls.
@@ -142,19 +142,54 @@ pub trait MatchSource {
         None
     }
 
-    /// Whether [`MatchSource::rematch`] can start a new match here (so the banner offers it).
-    fn can_rematch(&self) -> bool {
-        false
+    /// What the result screen offers once the match is decided: what
+    /// [`MatchSource::rematch`] does here, and the other bot level
+    /// [`MatchSource::play_level`] can start.
+    fn after_match(&self) -> AfterMatch {
+        AfterMatch::default()
     }
 
-    /// Starts a new match after this one is over, if this source can (a local one can; an
-    /// online one would need both peers to agree). Returns whether it did.
+    /// Asks for a new match after this one is over. A local source starts it at once; an
+    /// online one records the ask in its inputs, and the simulation starts the match on the
+    /// tick every player has asked (the banner shows who has). Returns whether a new match
+    /// started now.
     ///
     /// # Errors
     /// If a new match could not be set up.
     fn rematch(&mut self) -> anyhow::Result<bool> {
         Ok(false)
     }
+
+    /// Starts a new match against the bot at `level` (a match against the bot only). Returns
+    /// whether it did.
+    ///
+    /// # Errors
+    /// If a new match could not be set up.
+    fn play_level(&mut self, _level: Difficulty) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+}
+
+/// How a decided match can go on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rematch {
+    /// It cannot (a replay, a spectator).
+    #[default]
+    No,
+    /// The next match starts when asked (local play).
+    AtOnce,
+    /// Every player must ask; each sees who has (online: the asks are in the match state).
+    WhenAllAsk,
+}
+
+/// What the result screen offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AfterMatch {
+    /// Whether and how a rematch starts.
+    pub rematch: Rematch,
+    /// Against a bot: the level offered next (harder after the player's win, easier after a
+    /// loss), if there is one.
+    pub other_level: Option<Difficulty>,
 }
 
 /// A replay's position, for the label and timeline drawn over it.

@@ -5,7 +5,7 @@
 //! Events go through a prediction journal: each happening is presented once, and when a
 //! rollback rewrites history the journal says which presented events to correct or take back. The hash log and the match log record only final (confirmed) ticks.
 
-use crate::match_source::{present, MatchSource, SourceCommand};
+use crate::match_source::{present, AfterMatch, MatchSource, Rematch, SourceCommand};
 use crate::net_view::{DesyncStatus, NetMode, NetView, Waiting};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
@@ -45,6 +45,8 @@ pub struct NetMatch {
     /// Our player is ready, but the session stalled at the start for want of the other's
     /// inputs: it is still reading the controls ([`MatchSource::hold`]).
     waiting_to_start: bool,
+    /// Our player asked for a rematch: its inputs carry the ask until the new match starts.
+    asked_rematch: bool,
 }
 
 impl std::fmt::Debug for NetMatch {
@@ -90,6 +92,7 @@ impl NetMatch {
             calls: 0,
             resynced: None,
             waiting_to_start: false,
+            asked_rematch: false,
         }
     }
 
@@ -173,7 +176,16 @@ impl MatchSource for NetMatch {
             self.skip_debt = self.skip_debt.saturating_sub(u32::from(waiting));
             return Ok(Vec::new());
         }
-        let input = local.first().map(|i| i.to_wire()).unwrap_or_default();
+        let over = self.current().round.phase == engine::RoundPhase::MatchOver;
+        self.asked_rematch &= over;
+        let input = local.first().map(|&i| {
+            let mut i = i;
+            if self.asked_rematch {
+                i.buttons |= engine::buttons::REMATCH;
+            }
+            i.to_wire()
+        });
+        let input = input.unwrap_or_default();
         let advanced = self.peer.advance(input)?;
         // Nothing confirmed past the ticks the input delay fills by itself: the other side
         // has sent no input yet.
@@ -204,6 +216,25 @@ impl MatchSource for NetMatch {
         }
         self.peer.update_stats();
         Ok(fresh)
+    }
+
+    fn after_match(&self) -> AfterMatch {
+        AfterMatch {
+            rematch: if self.local.is_empty() {
+                Rematch::No
+            } else {
+                Rematch::WhenAllAsk
+            },
+            other_level: None,
+        }
+    }
+
+    /// Asks in our next inputs; the simulation starts the match once the other player has
+    /// asked too, on the same tick on both machines.
+    fn rematch(&mut self) -> anyhow::Result<bool> {
+        self.asked_rematch =
+            !self.local.is_empty() && self.current().round.phase == engine::RoundPhase::MatchOver;
+        Ok(false)
     }
 
     fn hold(&mut self) -> anyhow::Result<()> {

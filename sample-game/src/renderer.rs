@@ -171,7 +171,7 @@ impl Renderer {
                 [me] => Some(*me),
                 _ => None,
             };
-            let lines = banner_lines(state, scene.rules, me, scene.can_rematch, scene.from_menu);
+            let lines = banner_lines(state, scene.rules, me, scene.after_match, scene.from_menu);
             draw_banner(canvas, &layout, font, &lines)?;
         }
         draw_hud(canvas, &layout, font, scene.rules, state)?;

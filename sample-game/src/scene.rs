@@ -51,8 +51,8 @@ pub struct Scene<'a> {
     pub bindings: &'a KeyBindings,
     /// Connected controllers' names, for the controls screen.
     pub controllers: &'a [String],
-    /// Whether Enter starts a new match once this one is decided.
-    pub can_rematch: bool,
+    /// What the result offers once the match is decided (rematch, another bot level).
+    pub after_match: crate::match_source::AfterMatch,
     /// Offsets that glide rollback corrections (`None`: draw the true positions).
     pub smoothing: Option<&'a crate::smoothing::Smoother>,
     /// Why the match ended early (a peer left or refused, the session failed): drawn over the

@@ -101,7 +101,10 @@ pub fn render_to_rgba(
         overlay: Overlay::None,
         bindings: &bindings,
         controllers: &[],
-        can_rematch: true,
+        after_match: crate::match_source::AfterMatch {
+            rematch: crate::match_source::Rematch::AtOnce,
+            other_level: None,
+        },
         smoothing: None,
         ended: None,
         from_menu: false,

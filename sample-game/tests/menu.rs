@@ -172,7 +172,7 @@ fn the_disconnect_screen_says_why_and_leads_back_to_the_menu() {
         overlay: Overlay::None,
         bindings: &bindings,
         controllers: &[],
-        can_rematch: false,
+        after_match: Default::default(),
         smoothing: None,
         ended: Some(reason),
         timeline: None,

@@ -179,7 +179,10 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         overlay: shot.overlay,
         bindings: &bindings,
         controllers: &[],
-        can_rematch: true,
+        after_match: sample_game::AfterMatch {
+            rematch: sample_game::Rematch::AtOnce,
+            other_level: None,
+        },
         smoothing: None,
         ended: None,
         timeline: extras.timeline,

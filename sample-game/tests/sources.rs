@@ -371,3 +371,157 @@ fn a_local_match_log_replays_and_resumes() {
         logged
     );
 }
+
+/// An online rematch needs both players: once the match is decided, one player's ask is seen
+/// by both (in the match state) but starts nothing, however long it waits; the other's ask
+/// starts the new match, and both machines play the same one (equal hash logs throughout).
+/// Event-driven: each side waits for what the other did, within 30 s.
+#[test]
+fn an_online_rematch_starts_only_when_both_players_ask() {
+    use engine::{Bot, RoundPhase};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = scratch("rematch");
+    let (host_log, join_log) = (dir.join("host.hashlog"), dir.join("join.hashlog"));
+    let paths = |hash: &std::path::Path| LogPaths {
+        hash_log: Some(hash.to_owned()),
+        match_log: None,
+        dump_dir: None,
+    };
+    // One round, one hit decides it, in a small open maze: the host's bot soon wins.
+    let rules = Rules {
+        rounds_to_win: 1,
+        max_hp: 8,
+        maze_cells_w: 3,
+        maze_cells_h: 2,
+        block_percent: 0,
+        round_start_ticks: 10,
+        ..Rules::default()
+    };
+    let config = NetConfig { rules, ..config() };
+    let host_asked = Arc::new(AtomicBool::new(false));
+    let joiner_asked = Arc::new(AtomicBool::new(false));
+    // Advances with `input` until `done` (or the limit); `check` sees every state.
+    fn run(
+        source: &mut NetMatch,
+        mut input: impl FnMut(&NetMatch) -> InputCmd,
+        mut check: impl FnMut(&NetMatch),
+        mut done: impl FnMut(&NetMatch) -> bool,
+    ) -> anyhow::Result<()> {
+        let start = std::time::Instant::now();
+        while !done(source) {
+            anyhow::ensure!(start.elapsed() < Duration::from_secs(30), "timed out");
+            let i = input(source);
+            source.advance(&[i])?;
+            check(source);
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        Ok(())
+    }
+    let over = |s: &NetMatch| s.current().round.phase == RoundPhase::MatchOver;
+    let idle = |_: &NetMatch| InputCmd::idle(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let hp = paths(&host_log);
+    let host_config = config.clone();
+    let (mine, theirs) = (Arc::clone(&host_asked), Arc::clone(&joiner_asked));
+    let host = std::thread::spawn(move || -> anyhow::Result<Vec<String>> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        tx.send(link.borrow().local_addr()).unwrap();
+        let peer = NetPeer::host_on(link, &host_config)?;
+        let mut source = NetMatch::new(peer, 2, &hp)?;
+        let mut bot = Bot::new(0, 7);
+        run(&mut source, |s| bot.think(s.peer().world()), |_| {}, over)?;
+        let mut seen = vec![format!("won by {:?}", source.current().round.last_winner)];
+        source.rematch()?;
+        // Asked, and shown so; nothing starts while the other has not asked.
+        let mut waited = 0;
+        let alone = |s: &NetMatch| {
+            if !theirs.load(Ordering::SeqCst) {
+                assert!(over(s), "a new match began on one player's ask");
+            }
+        };
+        run(&mut source, idle, alone, |s| {
+            waited += 1;
+            s.current().round.rematch_asked(0) && waited > 180
+        })?;
+        seen.push(format!(
+            "asked, other asked: {}",
+            source.current().round.rematch_asked(1)
+        ));
+        mine.store(true, Ordering::SeqCst);
+        run(&mut source, idle, alone, |s| !over(s))?;
+        let tick = source.current().tick;
+        run(
+            &mut source,
+            idle,
+            |_| {},
+            |s| s.peer().final_tick() > tick + 120,
+        )?;
+        seen.push(format!(
+            "new match: round {}, wins {:?}",
+            source.current().round.round,
+            &source.current().round.wins[..2]
+        ));
+        source.close()?;
+        Ok(seen)
+    });
+    let addr = rx.recv().unwrap();
+    let jp = paths(&join_log);
+    let (mine, theirs) = (joiner_asked, host_asked);
+    let joiner = std::thread::spawn(move || -> anyhow::Result<Vec<String>> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        let peer = NetPeer::join_on(link, addr, Role::Player, &config)?;
+        let mut source = NetMatch::new(peer, 2, &jp)?;
+        run(&mut source, idle, |_| {}, over)?;
+        // The other's ask shows here too, and starts nothing.
+        run(
+            &mut source,
+            idle,
+            |s| assert!(over(s)),
+            |s| s.current().round.rematch_asked(0) && theirs.load(Ordering::SeqCst),
+        )?;
+        let mut seen = vec![format!(
+            "other asked, I asked: {}",
+            source.current().round.rematch_asked(1)
+        )];
+        mine.store(true, Ordering::SeqCst);
+        source.rematch()?;
+        run(&mut source, idle, |_| {}, |s| !over(s))?;
+        let tick = source.current().tick;
+        run(
+            &mut source,
+            idle,
+            |_| {},
+            |s| s.peer().final_tick() > tick + 120,
+        )?;
+        seen.push(format!(
+            "new match: round {}, wins {:?}",
+            source.current().round.round,
+            &source.current().round.wins[..2]
+        ));
+        source.close()?;
+        Ok(seen)
+    });
+    let host = host.join().unwrap().unwrap();
+    let joiner = joiner.join().unwrap().unwrap();
+    assert_eq!(
+        host,
+        [
+            "won by Some(0)",
+            "asked, other asked: false",
+            "new match: round 1, wins [0, 0]"
+        ]
+    );
+    assert_eq!(
+        joiner,
+        [
+            "other asked, I asked: false",
+            "new match: round 1, wins [0, 0]"
+        ]
+    );
+    let a = client::hashlog::read_hash_log(&host_log).unwrap();
+    let b = client::hashlog::read_hash_log(&join_log).unwrap();
+    let common = a.len().min(b.len());
+    assert!(common > 200, "{common} ticks in common");
+    assert_eq!(a[..common], b[..common], "both played the same matches");
+}
