@@ -146,7 +146,14 @@ pub(crate) struct Negotiations {
     /// trying for a while), and after a path (the channel never opened).
     no_path: u32,
     no_channel: u32,
+    /// Peers no negotiation may begin with again: those that left (a signal of theirs relayed
+    /// late would begin a phantom one) and our own former entries (still in the room for a
+    /// moment after we enter again, and offering to our new self). The newest [`GONE_KEPT`].
+    gone: Vec<PeerId>,
 }
+
+/// Peers that left remembered by [`Negotiations`] (ids are never reused: UUIDs).
+const GONE_KEPT: usize = 64;
 
 impl Negotiations {
     /// Bookkeeping for a room entered once.
@@ -173,6 +180,7 @@ impl Negotiations {
                 });
                 self.no_path += u32::from(gave_up);
                 self.current.retain(|n| n.peer != peer);
+                self.forget(peer);
             }
             SignalNote::From(peer, kinds) => {
                 self.meet(peer, false, now);
@@ -188,6 +196,9 @@ impl Negotiations {
     /// Begins the negotiation with `peer` now, unless it is under way (`we_offer`: we were
     /// introduced).
     fn meet(&mut self, peer: PeerId, we_offer: bool, now: Instant) {
+        if self.gone.contains(&peer) {
+            return;
+        }
         self.best = self.best.max(Some(Stage::Met));
         if !self.current.iter().any(|n| n.peer == peer) {
             self.begun = self.begun.saturating_add(1);
@@ -270,6 +281,22 @@ impl Negotiations {
                 stage: n.stage,
             })
         })
+    }
+
+    /// `peer` is gone for good: nothing about it begins a negotiation again. The transport
+    /// calls it with its own former id when it enters the room again.
+    pub(crate) fn forget(&mut self, peer: PeerId) {
+        if !self.gone.contains(&peer) {
+            if self.gone.len() == GONE_KEPT {
+                self.gone.remove(0);
+            }
+            self.gone.push(peer);
+        }
+    }
+
+    /// Whether `peer` left (or was our own former entry).
+    pub(crate) fn is_gone(&self, peer: PeerId) -> bool {
+        self.gone.contains(&peer)
     }
 
     /// The room is entered again after `stall`: this entry's negotiations are over.

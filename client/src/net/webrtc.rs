@@ -644,6 +644,8 @@ impl WebRtcTransport {
             socket.close();
         }
         self.earlier_signals_dropped += old.signals.dropped();
+        // Our old self lingers in the room a moment and offers to our new self: no peer.
+        self.negotiations.forget(old.me);
         self.local = peer_addr(self.entry.me);
         self.peers.clear();
         self.early_intros.clear();
@@ -743,6 +745,8 @@ impl WebRtcTransport {
         };
         for (id, state) in changes {
             match state {
+                // Late news of a peer that left, or of our own former entry: nobody to play.
+                PeerState::Connected if self.negotiations.is_gone(id) => {}
                 PeerState::Connected => {
                     self.negotiations.note_open(id, now);
                     if !self.peers.iter().any(|&(p, _, _)| p == id) {

@@ -7,6 +7,7 @@ fn peer(n: u128) -> PeerId {
 
 const A: u128 = 1;
 const B: u128 = 2;
+const C: u128 = 3;
 
 fn kinds(host: bool, public: bool, relay: bool) -> CandidateKinds {
     CandidateKinds {
@@ -171,6 +172,56 @@ fn a_peer_that_left_is_forgotten_and_reentry_starts_afresh() {
     n.reenter(stall);
     assert_eq!(n.entries(), 2);
     assert_eq!(n.stalled(t0 + Duration::from_secs(3600)), None);
+}
+
+/// Signals relayed after the server said a peer left begin no phantom negotiation (in the NAT
+/// lab one stalled 4 s later, on its failure report, and counted as a second entry without a
+/// path: the room gave up at 14 s while the other side waited out its deadline).
+#[test]
+fn signals_of_a_peer_that_left_begin_nothing() {
+    let t0 = Instant::now();
+    let mut n = Negotiations::new();
+    n.note_signal(SignalNote::NewPeer(peer(A)), t0);
+    n.note_signal(SignalNote::PeerLeft(peer(A)), t0);
+    n.note_signal(SignalNote::To(peer(A), kinds(true, true, false)), t0);
+    n.note_signal(SignalNote::From(peer(A), kinds(true, true, false)), t0);
+    n.note_signal(SignalNote::NewPeer(peer(A)), t0);
+    n.note_progress(peer(A), NegotiationEvent::IceFailed, t0);
+    assert!(n.is_gone(peer(A)));
+    assert_eq!(n.stalled(t0 + Duration::from_secs(3600)), None);
+    assert_eq!(n.begun, 1);
+}
+
+/// Entering again, our former entry is still in the room for a moment and offers to our new
+/// self: forgotten, it is no peer to negotiate with (it was, and its failure counted as
+/// another entry without a path).
+#[test]
+fn our_former_entry_is_no_peer() {
+    let t0 = Instant::now();
+    let mut n = Negotiations::new();
+    n.note_signal(SignalNote::From(peer(B), CandidateKinds::default()), t0);
+    let stall = n.stalled(t0 + PATH_WAIT).expect("stalled");
+    n.reenter(stall);
+    n.forget(peer(C));
+    n.note_signal(
+        SignalNote::From(peer(C), kinds(true, true, false)),
+        t0 + PATH_WAIT,
+    );
+    n.note_progress(peer(C), NegotiationEvent::Failed, t0 + PATH_WAIT);
+    assert_eq!(n.stalled(t0 + PATH_WAIT * 3), None);
+    assert!(!n.hopeless());
+}
+
+/// Only the newest gone peers are kept, and each once.
+#[test]
+fn the_gone_list_is_bounded() {
+    let mut n = Negotiations::new();
+    for p in 0..(GONE_KEPT as u128 + 10) {
+        n.forget(peer(p));
+        n.forget(peer(p));
+    }
+    assert_eq!(n.gone.len(), GONE_KEPT);
+    assert!(!n.is_gone(peer(0)) && n.is_gone(peer(GONE_KEPT as u128 + 9)));
 }
 
 #[test]
