@@ -1,5 +1,5 @@
-//! The training room: you (player 1) against a dummy (player 2) that stands, walks, or plays
-//! back what you recorded, with a frame meter read from the state, an input display and the
+//! The training room: you (player 1) against a dummy (player 2) that stands, walks, fights
+//! back (the beginner bot), or plays back what you recorded, with a frame meter read from the state, an input display and the
 //! hitbox view (F3). Everything here is presentation or local inputs: the simulation is the
 //! match's own, and the session records a match log like any other (mode `training`).
 //!
@@ -11,7 +11,7 @@ use crate::frame_meter::FrameMeter;
 use crate::local_match::{LocalLogs, LocalMatch};
 use crate::match_source::{MatchSource, SourceCommand};
 use crate::net_view::NetView;
-use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
+use engine::{Bot, Difficulty, Event, InputCmd, PlayerId, Rules, Tick, World, WorldSnapshot};
 
 /// The longest recording, in ticks (ten seconds).
 pub const MAX_RECORDING: usize = 600;
@@ -25,6 +25,9 @@ pub enum DummyMode {
     Stand,
     /// Walks left and right.
     Walk,
+    /// Fights back as the beginner bot. (The rules have no block or guard to hold: defence is
+    /// moving out of reach, which this dummy does when you come close.)
+    Fight,
     /// Plays back your recording in a loop (stands while there is none).
     Playback,
 }
@@ -36,6 +39,7 @@ impl DummyMode {
         match self {
             DummyMode::Stand => "stands",
             DummyMode::Walk => "walks",
+            DummyMode::Fight => "fights back",
             DummyMode::Playback => "plays back your recording",
         }
     }
@@ -48,6 +52,8 @@ pub struct Dummy {
     recording: Vec<InputCmd>,
     recording_on: bool,
     played: usize,
+    /// What plays the dummy when it fights back.
+    bot: Bot,
 }
 
 impl Default for Dummy {
@@ -57,6 +63,7 @@ impl Default for Dummy {
             recording: Vec::new(),
             recording_on: false,
             played: 0,
+            bot: Bot::new(DUMMY, 0x7EA1).with_difficulty(Difficulty::Beginner),
         }
     }
 }
@@ -81,16 +88,31 @@ impl Dummy {
                 cmd = self.recording[self.played % self.recording.len()];
                 self.played += 1;
             }
-            DummyMode::Playback => {}
+            DummyMode::Playback | DummyMode::Fight => {}
         }
         InputCmd { tick, ..cmd }
+    }
+
+    /// The dummy's input for `world`'s next tick: as [`Dummy::input`], and when it fights
+    /// back, what its bot makes of the world (deterministic: the bot is seeded).
+    pub fn input_in(&mut self, world: &World, yours: InputCmd) -> InputCmd {
+        let tick = world.tick();
+        let cmd = self.input(tick, yours);
+        match self.mode {
+            DummyMode::Fight => InputCmd {
+                tick,
+                ..self.bot.think(world)
+            },
+            _ => cmd,
+        }
     }
 
     /// The next mode (F10).
     pub fn cycle(&mut self) {
         self.mode = match self.mode {
             DummyMode::Stand => DummyMode::Walk,
-            DummyMode::Walk => DummyMode::Playback,
+            DummyMode::Walk => DummyMode::Fight,
+            DummyMode::Fight => DummyMode::Playback,
             DummyMode::Playback => DummyMode::Stand,
         };
         self.played = 0;
@@ -144,6 +166,8 @@ pub struct TrainingMatch {
 
 /// The player you control.
 const YOU: [PlayerId; 1] = [0];
+/// The dummy's slot.
+const DUMMY: PlayerId = 1;
 
 impl TrainingMatch {
     /// A training room on `seed`'s maze, logging to `logs`.
@@ -175,8 +199,7 @@ impl MatchSource for TrainingMatch {
 
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
         let yours = local.first().copied().unwrap_or_default();
-        let tick = self.inner.current().tick;
-        let dummy = self.dummy.input(tick, yours);
+        let dummy = self.dummy.input_in(self.inner.world(), yours);
         let events = self.inner.advance(&[yours, dummy])?;
         self.meter.on_tick(self.inner.current());
         self.last_input = yours;
@@ -262,6 +285,8 @@ mod tests {
         assert_eq!(d.input(0, InputCmd::idle(0)).move_x, 127);
         assert_eq!(d.input(WALK_TICKS, InputCmd::idle(0)).move_x, -127);
         d.cycle();
+        assert_eq!(d.mode(), DummyMode::Fight);
+        d.cycle();
         assert_eq!(d.mode(), DummyMode::Playback);
         assert_eq!(
             d.input(1, InputCmd::idle(1)),
@@ -290,6 +315,31 @@ mod tests {
         }
         d.cycle();
         assert_eq!(d.mode(), DummyMode::Stand);
+    }
+
+    /// Fighting back, the dummy plays the beginner bot: it moves and attacks on its own, and
+    /// the same room played twice gives the same match.
+    #[test]
+    fn the_dummy_fights_back_as_the_beginner_bot() {
+        let play = || {
+            let logs = LocalLogs::to(None, None);
+            let mut room = TrainingMatch::new(Rules::default(), 11, logs).expect("room");
+            for _ in 0..2 {
+                room.command(SourceCommand::CycleDummy).expect("cycle");
+            }
+            assert_eq!(room.dummy().mode(), DummyMode::Fight);
+            let start = room.current().players[1];
+            let mut shots = 0;
+            for _ in 0..1800 {
+                room.advance(&[InputCmd::idle(0)]).expect("tick");
+                shots = room.current().players[1].stats.shots;
+            }
+            assert_ne!(room.current().players[1].pos, start.pos, "it moved");
+            (shots, room.inner.world().state_hash().combined)
+        };
+        let (shots, hash) = play();
+        assert!(shots > 0, "it attacked");
+        assert_eq!(play(), (shots, hash));
     }
 
     /// A recording stops growing at its limit.
