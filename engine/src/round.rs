@@ -57,3 +57,27 @@ impl RoundState {
             && self.phase_timer & (1 << player) != 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_are_read_per_player_and_only_once_the_match_is_over() {
+        let mut r = RoundState {
+            phase: RoundPhase::MatchOver,
+            phase_timer: 0b10,
+            ..RoundState::default()
+        };
+        assert!(!r.rematch_asked(0) && r.rematch_asked(1) && !r.rematch_asked(2));
+        // Any id is safe to ask about, however large.
+        assert!(!r.rematch_asked(31) && !r.rematch_asked(32) && !r.rematch_asked(u8::MAX));
+        r.phase = RoundPhase::RoundOver;
+        assert!(
+            !r.rematch_asked(1),
+            "a timer, not asks, outside a decided match"
+        );
+        assert_eq!(everyone(2), 0b11);
+        assert_eq!(everyone(4), 0b1111);
+    }
+}
