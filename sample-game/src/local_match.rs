@@ -311,9 +311,11 @@ impl MatchSource for LocalMatch {
 
     fn after_match(&self) -> AfterMatch {
         let round = &self.world.state().round;
-        // Against the bot alone: harder after a win, easier after a loss (a draw offers none).
+        // Against the bot alone (one human: the other slot is the bot's; the training room's
+        // dummy is a second local player): harder after a win, easier after a loss (a draw
+        // offers none).
         let other_level = match (self.humans.as_slice(), round.last_winner) {
-            (&[me], Some(winner)) if !self.bots.is_empty() && !self.training => {
+            (&[me], Some(winner)) => {
                 if winner == me {
                     self.difficulty.harder()
                 } else {

@@ -96,13 +96,10 @@ impl Dummy {
     /// The dummy's input for `world`'s next tick: as [`Dummy::input`], and when it fights
     /// back, what its bot makes of the world (deterministic: the bot is seeded).
     pub fn input_in(&mut self, world: &World, yours: InputCmd) -> InputCmd {
-        let tick = world.tick();
-        let cmd = self.input(tick, yours);
+        let cmd = self.input(world.tick(), yours);
         match self.mode {
-            DummyMode::Fight => InputCmd {
-                tick,
-                ..self.bot.think(world)
-            },
+            // The bot's input is for the world's current tick, as the dummy's must be.
+            DummyMode::Fight => self.bot.think(world),
             _ => cmd,
         }
     }

@@ -418,8 +418,30 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
         }
         Ok(())
     }
-    let over = |s: &NetMatch| s.current().round.phase == RoundPhase::MatchOver;
-    let idle = |_: &NetMatch| InputCmd::idle(0);
+    fn over(s: &NetMatch) -> bool {
+        s.current().round.phase == RoundPhase::MatchOver
+    }
+    fn idle(_: &NetMatch) -> InputCmd {
+        InputCmd::idle(0)
+    }
+    // Plays (each state seen by `check`) until the new match began and 120 ticks of it are
+    // confirmed, then closes; says how the new match stands.
+    fn into_the_new_match(
+        source: &mut NetMatch,
+        check: impl FnMut(&NetMatch),
+    ) -> anyhow::Result<String> {
+        run(source, idle, check, |s| !over(s))?;
+        let tick = source.current().tick;
+        run(source, idle, |_| {}, |s| s.peer().final_tick() > tick + 120)?;
+        let round = &source.current().round;
+        let said = format!(
+            "new match: round {}, wins {:?}",
+            round.round,
+            &round.wins[..2]
+        );
+        source.close()?;
+        Ok(said)
+    }
     let (tx, rx) = std::sync::mpsc::channel();
     let hp = paths(&host_log);
     let host_config = config.clone();
@@ -449,20 +471,7 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
             source.current().round.rematch_asked(1)
         ));
         mine.store(true, Ordering::SeqCst);
-        run(&mut source, idle, alone, |s| !over(s))?;
-        let tick = source.current().tick;
-        run(
-            &mut source,
-            idle,
-            |_| {},
-            |s| s.peer().final_tick() > tick + 120,
-        )?;
-        seen.push(format!(
-            "new match: round {}, wins {:?}",
-            source.current().round.round,
-            &source.current().round.wins[..2]
-        ));
-        source.close()?;
+        seen.push(into_the_new_match(&mut source, alone)?);
         Ok(seen)
     });
     let addr = rx.recv().unwrap();
@@ -486,20 +495,7 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
         )];
         mine.store(true, Ordering::SeqCst);
         source.rematch()?;
-        run(&mut source, idle, |_| {}, |s| !over(s))?;
-        let tick = source.current().tick;
-        run(
-            &mut source,
-            idle,
-            |_| {},
-            |s| s.peer().final_tick() > tick + 120,
-        )?;
-        seen.push(format!(
-            "new match: round {}, wins {:?}",
-            source.current().round.round,
-            &source.current().round.wins[..2]
-        ));
-        source.close()?;
+        seen.push(into_the_new_match(&mut source, |_| {})?);
         Ok(seen)
     });
     let host = host.join().unwrap().unwrap();

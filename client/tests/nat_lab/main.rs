@@ -94,6 +94,12 @@ fn assert_played(lab: &lab::Lab, a: &Ended, b: &Ended) {
     );
 }
 
+/// The number that follows the first `prefix` in `output` ("tried 3 times", "(waited 20 s").
+fn number_after(output: &str, prefix: &str) -> Option<u32> {
+    let rest = output.split(prefix).nth(1)?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
 /// Both ends failed, each saying `says`.
 fn assert_both_say(lab: &lab::Lab, a: &Ended, b: &Ended, says: &str) {
     for (home, end) in [("A", a), ("B", b)] {
@@ -144,12 +150,7 @@ fn symmetric_nats_with_stun_only_name_the_symmetric_nat() {
     assert_both_say(&lab, &a, &b, "behind a symmetric NAT");
     assert_both_say(&lab, &a, &b, "--ice turn:");
     for end in [&a, &b] {
-        let waited: Option<u32> = end
-            .output
-            .split("(waited ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse().ok());
+        let waited = number_after(&end.output, "(waited ");
         assert!(
             waited.is_some_and(|s| s < 60),
             "gave up only at the deadline:\n{}",
@@ -319,12 +320,7 @@ fn a_channel_that_never_opens_is_named_with_its_tries() {
     // two negotiations even on a loaded machine (about 12 s for two on an idle one), which both
     // sides count, whichever side entered again.
     for end in [&a, &b] {
-        let tries: Option<u32> = end
-            .output
-            .split("tried ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse().ok());
+        let tries = number_after(&end.output, "tried ");
         assert!(tries.is_some_and(|n| n >= 2), "{}", end.output);
     }
 }
