@@ -70,6 +70,9 @@ struct Watcher {
     /// A new epoch to tell it of (its epoch and its state at its first tick), repeated until
     /// it holds that tick.
     announce: Option<(u32, SnapshotOffer)>,
+    /// Whether `announce` was sent at least once: a spectator that already held the epoch's
+    /// first tick when the players resynced must still be told once (it marks the epoch).
+    announce_told: bool,
 }
 
 /// A late spectator's side: the snapshot arriving, then the relayed ticks.
@@ -221,6 +224,7 @@ impl NetPeer {
             welcomed: now,
             carried: false,
             announce: None,
+            announce_told: false,
         });
     }
 
@@ -245,6 +249,7 @@ impl NetPeer {
         let now = Instant::now();
         for w in &mut self.watch.watchers {
             w.announce = Some((epoch, offer));
+            w.announce_told = false;
             w.next = now;
         }
         for &addr in old {
@@ -265,6 +270,7 @@ impl NetPeer {
                 welcomed: now,
                 carried: true,
                 announce: None,
+                announce_told: false,
             });
         }
         Ok(())
@@ -346,9 +352,10 @@ impl NetPeer {
             };
             // A new epoch, told until it holds the epoch's first tick.
             match w.announce {
-                Some((_, offer)) if acked >= offer.tick => w.announce = None,
-                Some((epoch, snapshot)) if now >= w.next => {
+                Some((_, offer)) if acked >= offer.tick && w.announce_told => w.announce = None,
+                Some((epoch, snapshot)) if now >= w.next || !w.announce_told => {
                     link.send_control(&Control::CatchUp { epoch, snapshot }, w.addr);
+                    w.announce_told = true;
                 }
                 _ => {}
             }
