@@ -207,14 +207,20 @@ mod tests {
         }
     }
 
+    /// A two-player match player 1 (slot 0) won 2-0.
+    fn won_by_the_first_player() -> WorldSnapshot {
+        let mut state = World::new(Rules::default(), 1, 2).unwrap().state().clone();
+        state.round.phase = RoundPhase::MatchOver;
+        state.round.last_winner = Some(0);
+        state.round.wins = [2, 0, 0, 0];
+        state
+    }
+
     /// Online, each side reads who has asked for the rematch from the match state itself.
     #[test]
     fn an_online_rematch_says_who_has_asked() {
         let rules = Rules::default();
-        let mut state = World::new(rules.clone(), 1, 2).unwrap().state().clone();
-        state.round.phase = RoundPhase::MatchOver;
-        state.round.last_winner = Some(0);
-        state.round.wins = [2, 0, 0, 0];
+        let mut state = won_by_the_first_player();
         let online = AfterMatch {
             rematch: Rematch::WhenAllAsk,
             other_level: None,
@@ -247,10 +253,7 @@ mod tests {
     #[test]
     fn a_bot_match_offers_the_other_level_and_a_replay_only_the_way_out() {
         let rules = Rules::default();
-        let mut state = World::new(rules.clone(), 1, 2).unwrap().state().clone();
-        state.round.phase = RoundPhase::MatchOver;
-        state.round.last_winner = Some(0);
-        state.round.wins = [2, 0, 0, 0];
+        let state = won_by_the_first_player();
         let lines = banner_lines(
             &state,
             &rules,
