@@ -65,7 +65,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| trivial_frame(&mut session, black_box(&mut state)))
     });
     let idle = [WireInput::default(); 2];
-    for n in [32usize, 1024] {
+    for n in [32usize, 1024, 4096] {
         let world = loaded_world(n, Rules::default().pose_history_ticks);
         group.bench_function(BenchmarkId::new("engine", n), |b| {
             // A fresh tester per frame measured keeps the load at n projectiles; warming up

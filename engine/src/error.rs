@@ -76,20 +76,6 @@ pub enum Error {
         /// The world's rules hash.
         expected: u64,
     },
-    /// A history slot that once held the tick asked for has been reused for a newer tick.
-    #[error("tick {requested} is no longer in history (its slot now holds tick {held})")]
-    Overwritten {
-        /// The tick asked for.
-        requested: Tick,
-        /// The tick now in that slot.
-        held: Tick,
-    },
-    /// A tick that was never recorded in a history.
-    #[error("tick {requested} was never recorded in history")]
-    NotRecorded {
-        /// The tick asked for.
-        requested: Tick,
-    },
     /// `World::step` at the last tick a [`Tick`] can count: the match cannot go on (after
     /// about 2.27 years of play).
     #[error("tick {tick}: the tick counter is at its maximum, the match cannot go on")]

@@ -42,9 +42,9 @@ mod bot;
 mod error;
 mod event;
 mod fx;
+mod game;
 mod geom;
 mod hash;
-mod history;
 mod input;
 mod maze;
 mod movement;
@@ -60,7 +60,7 @@ mod step;
 mod world;
 
 /// A simulation tick: the number of steps taken since the match began (60 per second).
-pub type Tick = u32;
+pub use game_api::Tick;
 
 /// Version of this engine crate, exchanged at the handshake.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -72,8 +72,8 @@ pub use bot::{stick_towards, Bot, Difficulty, Skill};
 pub use error::Error;
 pub use event::{Event, EventKey, EventKind, HitSource};
 pub use fx::{fx_bits, fx_int, tile_of, Fx, FxVec};
+pub use game_api::{Game, SectionHash};
 pub use hash::{Section, StateHash};
-pub use history::{InputBuffer, StateHistory, TickInputs, TickRing};
 pub use input::{buttons, InputCmd, WireInput, STICK_MAX};
 pub use maze::{Maze, Tile};
 pub use player::{Action, Player, PlayerId, PlayerStats, MAX_PLAYERS};

@@ -9,10 +9,11 @@ use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
 use crate::geom::{point_at, segment_circle_toi, segment_grid_toi};
-use crate::hash::{Section, StateHash};
-use crate::input::{buttons, InputCmd, STICK_MAX};
+use crate::hash::StateHash;
+use crate::input::{buttons, InputCmd, WireInput, STICK_MAX};
 use crate::maze::Tile;
 use crate::movement::{move_box, pushbox_separation};
+use crate::player::MAX_PLAYERS;
 use crate::player::{Action, PlayerId};
 use crate::pose_history::ViewTime;
 use crate::projectile::Projectile;
@@ -20,6 +21,7 @@ use crate::rail::{ShotOutcome, ShotTarget};
 use crate::round::{everyone, RoundPhase};
 use crate::world::World;
 use crate::Tick;
+use game_api::{Perturb, PhaseTracer, StepObserver};
 
 /// The phases of a step, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,84 +92,8 @@ impl Phase {
     }
 }
 
-/// The state hash right after every phase of one step: `after[i]` follows `STEP_PHASES[i]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PhaseHashes {
-    /// The tick simulated (the state before the step was at this tick; after it, `tick + 1`).
-    pub tick: Tick,
-    /// One hash per entry of [`STEP_PHASES`], in order.
-    pub after: [StateHash; STEP_PHASES.len()],
-}
-
-impl PhaseHashes {
-    /// The hash right after `phase`.
-    #[must_use]
-    pub fn after(&self, phase: Phase) -> StateHash {
-        let index = STEP_PHASES.iter().position(|&p| p == phase).unwrap_or(0);
-        self.after[index]
-    }
-
-    /// The first phase (in step order) after which the two traces differ, with the first
-    /// section that differs then (`None` when only the combined hashes differ).
-    #[must_use]
-    pub fn first_difference(&self, other: &PhaseHashes) -> Option<(Phase, Option<Section>)> {
-        STEP_PHASES
-            .into_iter()
-            .zip(self.after.iter().zip(&other.after))
-            .find(|(_, (a, b))| a != b)
-            .map(|(phase, (a, b))| (phase, a.first_difference(b)))
-    }
-}
-
-/// What the phase loop calls after every phase.
-trait AfterPhase {
-    fn after_phase(&mut self, index: usize, world: &mut World);
-}
-
-impl AfterPhase for () {
-    #[inline(always)]
-    fn after_phase(&mut self, _index: usize, _world: &mut World) {}
-}
-
-/// Hashes the state after every phase (the trace is copied out only when the step succeeds).
-struct Tracer {
-    tick: Tick,
-    after: [StateHash; STEP_PHASES.len()],
-}
-
-impl Tracer {
-    fn new(tick: Tick) -> Tracer {
-        Tracer {
-            tick,
-            after: [StateHash::default(); STEP_PHASES.len()],
-        }
-    }
-}
-
-impl AfterPhase for Tracer {
-    fn after_phase(&mut self, index: usize, world: &mut World) {
-        self.after[index] = world.state_hash();
-    }
-}
-
-/// The desync tools' test hook: a one-bit nudge after one phase, traced or not.
-struct Perturb {
-    after: Phase,
-    tracer: Option<Tracer>,
-}
-
-impl AfterPhase for Perturb {
-    fn after_phase(&mut self, index: usize, world: &mut World) {
-        if STEP_PHASES[index] == self.after {
-            if let Some(p) = world.state.players.get_mut(1) {
-                p.pos.x += crate::fx::fx_bits(1);
-            }
-        }
-        if let Some(tracer) = &mut self.tracer {
-            tracer.after_phase(index, world);
-        }
-    }
-}
+/// The state hash right after every phase of one step: `after()[i]` follows `STEP_PHASES[i]`.
+pub type PhaseHashes = game_api::PhaseHashes<StateHash>;
 
 /// Where a projectile's sweep ended this tick.
 enum Impact {
@@ -205,12 +131,9 @@ impl World {
         inputs: &[InputCmd],
         trace: &mut PhaseHashes,
     ) -> Result<&[Event], Error> {
-        let mut tracer = Tracer::new(self.state.tick);
+        let mut tracer = PhaseTracer::new(self.state.tick);
         self.run_phases(inputs, &mut tracer)?;
-        *trace = PhaseHashes {
-            tick: tracer.tick,
-            after: tracer.after,
-        };
+        *trace = tracer.finish();
         Ok(&self.events)
     }
 
@@ -227,24 +150,51 @@ impl World {
         after: Phase,
         trace: Option<&mut PhaseHashes>,
     ) -> Result<&[Event], Error> {
-        let mut perturb = Perturb {
-            after,
-            tracer: trace.is_some().then(|| Tracer::new(self.state.tick)),
-        };
-        self.run_phases(inputs, &mut perturb)?;
-        if let (Some(trace), Some(tracer)) = (trace, perturb.tracer) {
-            *trace = PhaseHashes {
-                tick: tracer.tick,
-                after: tracer.after,
-            };
+        let after = STEP_PHASES.iter().position(|&p| p == after).unwrap_or(0);
+        match trace {
+            Some(trace) => {
+                let mut perturb = Perturb {
+                    after,
+                    inner: PhaseTracer::new(self.state.tick),
+                };
+                self.run_phases(inputs, &mut perturb)?;
+                *trace = perturb.inner.finish();
+            }
+            None => self.run_phases(inputs, &mut Perturb { after, inner: () })?,
         }
+        Ok(&self.events)
+    }
+
+    /// [`World::step`] from inputs in their wire form, each stamped with the tick simulated:
+    /// the step the netcode layer runs (see [`game_api::Game::step_observed`]).
+    ///
+    /// # Errors
+    /// As [`World::step`].
+    pub(crate) fn step_wire<O: StepObserver<World>>(
+        &mut self,
+        inputs: &[WireInput],
+        observer: &mut O,
+    ) -> Result<&[Event], Error> {
+        let tick = self.state.tick;
+        if inputs.len() > MAX_PLAYERS {
+            return Err(Error::WrongInputCount {
+                tick,
+                expected: self.state.players.len(),
+                got: inputs.len(),
+            });
+        }
+        let mut stamped = [InputCmd::idle(tick); MAX_PLAYERS];
+        for (cmd, wire) in stamped.iter_mut().zip(inputs) {
+            *cmd = wire.at(tick);
+        }
+        self.run_phases(&stamped[..inputs.len()], observer)?;
         Ok(&self.events)
     }
 
     /// The one phase loop: [`STEP_PHASES`] in order, `observer` called after each. Plain
     /// [`World::step`] passes `()`, whose call compiles to nothing.
     #[inline(always)]
-    fn run_phases<O: AfterPhase>(
+    fn run_phases<O: StepObserver<World>>(
         &mut self,
         inputs: &[InputCmd],
         observer: &mut O,
@@ -820,7 +770,7 @@ mod tests {
     /// The projectiles as the projectile phase left them (what the phase trace hashes).
     struct AfterProjectiles(Vec<Projectile>);
 
-    impl AfterPhase for AfterProjectiles {
+    impl StepObserver<World> for AfterProjectiles {
         fn after_phase(&mut self, index: usize, world: &mut World) {
             if STEP_PHASES[index] == Phase::ProjectilesAndHits {
                 self.0.clone_from(&world.state.projectiles);

@@ -1,0 +1,227 @@
+//! The maze duel as a [`game_api::Game`]: what the netcode layer sees of it.
+
+use crate::error::Error;
+use crate::event::{Event, EventKey};
+use crate::hash::{Section, StateHash};
+use crate::input::WireInput;
+use crate::player::MAX_PLAYERS;
+use crate::rules::Rules;
+use crate::snapshot::{WorldSnapshot, MAX_SNAPSHOT_BYTES, SNAPSHOT_FORMAT_VERSION};
+use crate::step::{Phase, STEP_PHASES};
+use crate::world::World;
+use crate::Tick;
+use game_api::{Game, SectionHash, StepObserver};
+
+impl SectionHash for StateHash {
+    const SECTIONS: &'static [&'static str] =
+        &["players", "projectiles", "maze", "history", "rest"];
+
+    fn combined(&self) -> u64 {
+        self.combined
+    }
+
+    fn section(&self, index: usize) -> u64 {
+        Section::ALL
+            .get(index)
+            .map_or(0, |&s| StateHash::section(self, s))
+    }
+
+    fn from_sections(sections: &[u64]) -> Option<StateHash> {
+        sections.try_into().ok().map(StateHash::from_sections)
+    }
+}
+
+impl Game for World {
+    const NAME: &'static str = "maze-duel";
+    const VERSION: &'static str = crate::ENGINE_VERSION;
+    const SNAPSHOT_FORMAT: u32 = SNAPSHOT_FORMAT_VERSION;
+    const MAX_SNAPSHOT_BYTES: u64 = MAX_SNAPSHOT_BYTES;
+    const MAX_PLAYERS: usize = MAX_PLAYERS;
+    const PHASES: &'static [Phase] = &STEP_PHASES;
+
+    type Input = WireInput;
+    type Rules = Rules;
+    type Snapshot = WorldSnapshot;
+    type Event = Event;
+    type EventKey = EventKey;
+    type Hash = StateHash;
+    type Phase = Phase;
+    type Error = Error;
+
+    fn new(rules: Rules, seed: u64, players: usize) -> Result<World, Error> {
+        World::new(rules, seed, players)
+    }
+
+    fn from_snapshot(rules: Rules, snapshot: &WorldSnapshot) -> Result<World, Error> {
+        World::from_snapshot(rules, snapshot)
+    }
+
+    fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        World::restore(self, snapshot)
+    }
+
+    fn save_into(&self, out: &mut WorldSnapshot) {
+        World::save_into(self, out);
+    }
+
+    fn snapshot(&self) -> WorldSnapshot {
+        World::snapshot(self)
+    }
+
+    fn tick(&self) -> Tick {
+        World::tick(self)
+    }
+
+    fn player_count(&self) -> usize {
+        World::player_count(self)
+    }
+
+    fn rules(&self) -> &Rules {
+        World::rules(self)
+    }
+
+    fn state_hash(&self) -> StateHash {
+        World::state_hash(self)
+    }
+
+    #[inline]
+    fn step_observed<O: StepObserver<World>>(
+        &mut self,
+        inputs: &[WireInput],
+        observer: &mut O,
+    ) -> Result<&[Event], Error> {
+        self.step_wire(inputs, observer)
+    }
+
+    fn last_events(&self) -> &[Event] {
+        World::events(self)
+    }
+
+    fn debug_perturb(&mut self) {
+        // One bit of the second player's x: the smallest change there is.
+        if let Some(p) = self.state.players.get_mut(1) {
+            p.pos.x += crate::fx::fx_bits(1);
+        }
+    }
+
+    fn phase_name(phase: Phase) -> &'static str {
+        phase.name()
+    }
+
+    fn event_key(event: &Event) -> EventKey {
+        event.key()
+    }
+
+    fn rules_to_bytes(rules: &Rules) -> Vec<u8> {
+        rules.canonical_bytes()
+    }
+
+    fn rules_from_bytes(bytes: &[u8]) -> Option<Rules> {
+        Rules::from_canonical_bytes(bytes)
+    }
+
+    fn rules_hash(rules: &Rules) -> u64 {
+        rules.hash()
+    }
+
+    fn snapshot_to_bytes(snapshot: &WorldSnapshot) -> Vec<u8> {
+        snapshot.to_bytes()
+    }
+
+    fn snapshot_from_bytes(bytes: &[u8]) -> Result<WorldSnapshot, Error> {
+        WorldSnapshot::from_bytes(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::InputCmd;
+    use game_api::{RingError, StateHistory};
+
+    fn stepped(history: &mut StateHistory<World>, ticks: Tick) -> World {
+        let mut world = World::new(Rules::default(), 1, 2).expect("world");
+        history.save(&world);
+        for t in 0..ticks {
+            world
+                .step(&[InputCmd::idle(t), InputCmd::idle(t)])
+                .expect("step");
+            history.save(&world);
+        }
+        world
+    }
+
+    #[test]
+    fn state_history_forgets_the_future_after_a_rollback() {
+        let mut history = StateHistory::new(8);
+        stepped(&mut history, 3);
+        history.invalidate_after(1);
+        assert_eq!(history.get(1).map(|s| s.tick), Ok(1));
+        for requested in 2..=3 {
+            assert_eq!(
+                history.get(requested),
+                Err(RingError::NotRecorded { requested })
+            );
+        }
+    }
+
+    #[test]
+    fn state_history_refuses_an_overwritten_tick() {
+        let mut history = StateHistory::new(2);
+        let world = stepped(&mut history, 2);
+        assert_eq!(history.get(2), Ok(world.state()));
+        assert_eq!(
+            history.get(0),
+            Err(RingError::Overwritten {
+                requested: 0,
+                held: 2
+            })
+        );
+    }
+
+    /// The wire step stamps every input with the tick simulated: it is the plain step of the
+    /// same inputs, and too many inputs are refused, not sliced past the player table.
+    #[test]
+    fn the_wire_step_is_the_step_of_the_stamped_inputs() {
+        let mut plain = World::new(Rules::default(), 5, 2).expect("world");
+        let mut wire = plain.clone();
+        for t in 0..120u32 {
+            let w = [
+                WireInput {
+                    buttons: crate::input::buttons::SHOOT,
+                    move_x: 90,
+                    ..WireInput::default()
+                },
+                WireInput {
+                    move_y: (t % 256) as u8 as i8,
+                    ..WireInput::default()
+                },
+            ];
+            let a = plain
+                .step(&[w[0].at(t), w[1].at(t)])
+                .expect("step")
+                .to_vec();
+            let b = Game::step(&mut wire, &w).expect("wire step").to_vec();
+            assert_eq!((a, plain.state()), (b, wire.state()), "tick {t}");
+        }
+        let too_many = [WireInput::default(); MAX_PLAYERS + 1];
+        assert!(matches!(
+            Game::step(&mut wire, &too_many),
+            Err(Error::WrongInputCount { got, .. }) if got == MAX_PLAYERS + 1
+        ));
+        assert_eq!(Game::tick(&wire), 120, "a refused step changes nothing");
+    }
+
+    #[test]
+    fn section_hashes_are_the_duels_sections() {
+        let world = World::new(Rules::default(), 5, 2).expect("world");
+        let hash = world.state_hash();
+        let sections: Vec<u64> = (0..5).map(|i| SectionHash::section(&hash, i)).collect();
+        assert_eq!(
+            <StateHash as SectionHash>::from_sections(&sections),
+            Some(hash)
+        );
+        assert_eq!(SectionHash::section(&hash, 5), 0);
+        assert_eq!(SectionHash::combined(&hash), hash.combined);
+    }
+}
