@@ -10,6 +10,18 @@ pub enum Error {
     /// The simulation refused something (inputs, a snapshot, rules).
     #[error(transparent)]
     Engine(#[from] engine::Error),
+    /// The game refused something (inputs, a snapshot, rules): its own error.
+    #[error(transparent)]
+    Game(Box<dyn std::error::Error + Send + Sync>),
+    /// A tick asked of a history that no longer (or never) held it.
+    #[error(transparent)]
+    History(#[from] game_api::RingError),
+    /// A step asked for that cannot exist: tick 0 is where a match begins, no step reaches it.
+    #[error("tick {tick} has no step before it")]
+    NoStepBefore {
+        /// The tick asked for.
+        tick: Tick,
+    },
     /// A file could not be read or written.
     #[error("{}: {cause}", path.display())]
     Io {
@@ -346,5 +358,10 @@ impl Error {
             path: path.into(),
             cause,
         }
+    }
+
+    /// Wraps an error of the game's own.
+    pub fn game<E: std::error::Error + Send + Sync + 'static>(error: E) -> Error {
+        Error::Game(Box::new(error))
     }
 }

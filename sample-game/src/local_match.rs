@@ -7,7 +7,9 @@ use anyhow::{ensure, Context as _};
 use client::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use client::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use client::tick_logs::TickLogs;
-use engine::{Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, World, WorldSnapshot};
+use engine::{
+    Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, WireInput, World, WorldSnapshot,
+};
 use std::path::{Path, PathBuf};
 
 /// Players in a local match.
@@ -65,7 +67,7 @@ impl LocalLogs {
         Ok(())
     }
 
-    pub(crate) fn record(&mut self, world: &World, inputs: &[InputCmd]) -> anyhow::Result<()> {
+    pub(crate) fn record(&mut self, world: &World, inputs: &[WireInput]) -> anyhow::Result<()> {
         let hash = world.state_hash();
         Ok(self
             .logs
@@ -285,7 +287,11 @@ impl MatchSource for LocalMatch {
         }
         self.world.save_into(&mut self.previous);
         let events = self.world.step(&self.inputs)?.to_vec();
-        self.logs.record(&self.world, &self.inputs)?;
+        let mut wire = [WireInput::default(); PLAYERS];
+        for (w, i) in wire.iter_mut().zip(&self.inputs) {
+            *w = i.to_wire();
+        }
+        self.logs.record(&self.world, &wire)?;
         Ok(events)
     }
 

@@ -11,13 +11,13 @@ use anyhow::Context as _;
 use client::driver::RollbackCounters;
 use client::journal::PredictionJournal;
 use client::synctest::SyncTester;
-use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, WorldSnapshot};
+use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, World, WorldSnapshot};
 use std::path::PathBuf;
 
 /// A local two-player match under a sync test.
 #[derive(Debug)]
 pub struct SyncTestMatch {
-    tester: SyncTester,
+    tester: SyncTester<World>,
     previous: WorldSnapshot,
     check_distance: usize,
     journal: PredictionJournal,
@@ -37,8 +37,8 @@ impl SyncTestMatch {
         check_distance: usize,
         dump_dir: PathBuf,
     ) -> anyhow::Result<SyncTestMatch> {
-        let tester =
-            SyncTester::new(rules, seed, 2, check_distance, dump_dir).with_context(|| {
+        let tester = SyncTester::<World>::new(rules, seed, 2, check_distance, dump_dir)
+            .with_context(|| {
                 format!("starting a sync test with check distance {check_distance}")
             })?;
         Ok(SyncTestMatch {

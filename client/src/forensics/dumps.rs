@@ -7,7 +7,8 @@
 
 use crate::error::Error;
 use crate::matchlog::{read_limited, read_log, LOG_MAGIC};
-use engine::{Tick, WorldSnapshot, MAX_SNAPSHOT_BYTES};
+use engine::{Tick, World, WorldSnapshot};
+use game_api::Game;
 use std::path::{Path, PathBuf};
 
 /// The files `*-tick-<t>.<ext>` in `dir` with their ticks, in no particular order (none if the
@@ -46,8 +47,8 @@ const DUMP_PREFIX: usize = SNAPSHOT_MAGIC.len() + 8;
 ///
 /// # Errors
 /// [`Error::Io`].
-pub fn write_snapshot_file(path: &Path, snapshot: &WorldSnapshot) -> Result<(), Error> {
-    let bytes = snapshot.to_bytes();
+pub fn write_snapshot_file<G: Game>(path: &Path, snapshot: &G::Snapshot) -> Result<(), Error> {
+    let bytes = G::snapshot_to_bytes(snapshot);
     let mut out = Vec::with_capacity(DUMP_PREFIX + bytes.len());
     out.extend_from_slice(SNAPSHOT_MAGIC);
     out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&bytes).to_le_bytes());
@@ -56,13 +57,13 @@ pub fn write_snapshot_file(path: &Path, snapshot: &WorldSnapshot) -> Result<(), 
 }
 
 /// Reads a `.snapshot` file (a desync or sync-test dump) strictly: the magic, then the checksum,
-/// then the snapshot, within [`MAX_SNAPSHOT_BYTES`].
+/// then the snapshot, within [`Game::MAX_SNAPSHOT_BYTES`].
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::LogTooLarge`], [`Error::StateUnavailable`] for a file without the
 /// magic, whose checksum does not hold (damage), or whose bytes do not decode as a snapshot.
-pub fn read_snapshot_file(path: &Path) -> Result<WorldSnapshot, Error> {
-    let bytes = read_limited(path, MAX_SNAPSHOT_BYTES + DUMP_PREFIX as u64)?;
+pub fn read_snapshot_file<G: Game>(path: &Path) -> Result<G::Snapshot, Error> {
+    let bytes = read_limited(path, G::MAX_SNAPSHOT_BYTES + DUMP_PREFIX as u64)?;
     let Some(rest) = bytes.strip_prefix(SNAPSHOT_MAGIC) else {
         return Err(unavailable(
             path,
@@ -86,7 +87,7 @@ pub fn read_snapshot_file(path: &Path) -> Result<WorldSnapshot, Error> {
             ),
         ));
     }
-    WorldSnapshot::from_bytes(snapshot).map_err(|e| unavailable(path, e.to_string()))
+    G::snapshot_from_bytes(snapshot).map_err(|e| unavailable(path, e.to_string()))
 }
 
 fn unavailable(path: &Path, reason: String) -> Error {
@@ -109,7 +110,7 @@ pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error>
         .is_ok()
         && &magic == LOG_MAGIC;
     if !is_log {
-        let snapshot = read_snapshot_file(path)?;
+        let snapshot = read_snapshot_file::<World>(path)?;
         if let Some(t) = tick.filter(|&t| t != snapshot.tick) {
             let held = snapshot.tick;
             return Err(unavailable(path, format!("holds tick {held}, not {t}")));
@@ -144,7 +145,7 @@ mod tests {
         let snapshot = World::new(Rules::default(), 3, 2)
             .expect("world")
             .snapshot();
-        write_snapshot_file(&path, &snapshot).expect("write");
+        write_snapshot_file::<World>(&path, &snapshot).expect("write");
         let bytes = std::fs::read(&path).expect("read");
         (path, bytes, snapshot)
     }
@@ -153,7 +154,7 @@ mod tests {
     fn a_snapshot_dump_reads_back_as_written() {
         let (path, bytes, snapshot) = dump();
         assert!(bytes.starts_with(SNAPSHOT_MAGIC));
-        assert_eq!(read_snapshot_file(&path).expect("reads"), snapshot);
+        assert_eq!(read_snapshot_file::<World>(&path).expect("reads"), snapshot);
         for cut in [
             0,
             4,
@@ -163,7 +164,7 @@ mod tests {
             bytes.len() - 1,
         ] {
             std::fs::write(&path, &bytes[..cut]).expect("write");
-            let err = read_snapshot_file(&path).unwrap_err();
+            let err = read_snapshot_file::<World>(&path).unwrap_err();
             assert!(
                 matches!(err, Error::StateUnavailable { .. }),
                 "cut at {cut}: {err}"
@@ -177,10 +178,10 @@ mod tests {
     fn a_dump_over_the_snapshot_limit_is_refused_by_its_length() {
         let (path, _, _) = dump();
         // The magic (8 bytes) and the checksum (8), spelled out: not the constant under test.
-        let limit = MAX_SNAPSHOT_BYTES as usize + 16;
+        let limit = engine::MAX_SNAPSHOT_BYTES as usize + 16;
         for (len, too_large) in [(limit, false), (limit + 1, true)] {
             std::fs::write(&path, vec![0u8; len]).expect("write");
-            let err = read_snapshot_file(&path).unwrap_err();
+            let err = read_snapshot_file::<World>(&path).unwrap_err();
             assert_eq!(
                 matches!(err, Error::LogTooLarge { .. }),
                 too_large,
@@ -199,7 +200,7 @@ mod tests {
             let i = at % bytes.len();
             bytes[i] ^= 1 << bit;
             std::fs::write(&path, &bytes).expect("write");
-            let err = read_snapshot_file(&path).unwrap_err();
+            let err = read_snapshot_file::<World>(&path).unwrap_err();
             prop_assert!(matches!(err, Error::StateUnavailable { .. }), "{}", err);
             let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
         }

@@ -7,35 +7,65 @@
 //! differs), and a bad file is an error naming its line.
 
 use crate::error::Error;
-use engine::{InputCmd, PhaseHashes, StateHash, Tick, STEP_PHASES};
+use game_api::{Game, PhaseHashes, SectionHash, Tick};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Largest `.phases` file read (a real one is about 1.3 KB).
 const MAX_TRACE_BYTES: u64 = 64 * 1024;
 
-/// The per-phase hashes of one step, with the inputs it was simulated with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PhaseTrace {
+/// Longest input description kept from a `.phases` file.
+const MAX_INPUT_TEXT: usize = 200;
+
+/// The per-phase hashes of one step of the game `G`, with the inputs it was simulated with.
+pub struct PhaseTrace<G: Game> {
     /// The hashes after every phase of the step from `hashes.tick` to `hashes.tick + 1`.
-    pub hashes: PhaseHashes,
+    pub hashes: PhaseHashes<G::Hash>,
     /// Every player's input, in slot order, as written (`buttons=.. move=x,y view=t+f`).
     pub inputs: Vec<String>,
 }
 
-/// One input as `.phases` files and reports print it.
-#[must_use]
-pub fn describe_input(input: &InputCmd) -> String {
-    format!(
-        "buttons={:#04x} move={},{} view={}+{}",
-        input.buttons, input.move_x, input.move_y, input.view_ticks, input.view_frac
-    )
+impl<G: Game> Clone for PhaseTrace<G> {
+    fn clone(&self) -> Self {
+        PhaseTrace {
+            hashes: self.hashes,
+            inputs: self.inputs.clone(),
+        }
+    }
 }
 
-impl PhaseTrace {
+impl<G: Game> PartialEq for PhaseTrace<G> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.hashes, &self.inputs) == (other.hashes, &other.inputs)
+    }
+}
+
+impl<G: Game> Eq for PhaseTrace<G> {}
+
+impl<G: Game> std::fmt::Debug for PhaseTrace<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PhaseTrace")
+            .field("game", &G::NAME)
+            .field("hashes", &self.hashes)
+            .field("inputs", &self.inputs)
+            .finish()
+    }
+}
+
+/// One input as `.phases` files and reports print it: its `Debug` form, on one line.
+#[must_use]
+pub fn describe_input<I: std::fmt::Debug>(input: &I) -> String {
+    let text = format!("{input:?}").replace('\n', " ");
+    match text.char_indices().nth(MAX_INPUT_TEXT) {
+        Some((end, _)) => text[..end].to_owned(),
+        None => text,
+    }
+}
+
+impl<G: Game> PhaseTrace<G> {
     /// A trace of `hashes` from `inputs`.
     #[must_use]
-    pub fn new(hashes: PhaseHashes, inputs: &[InputCmd]) -> PhaseTrace {
+    pub fn new(hashes: PhaseHashes<G::Hash>, inputs: &[G::Input]) -> PhaseTrace<G> {
         PhaseTrace {
             hashes,
             inputs: inputs.iter().map(describe_input).collect(),
@@ -43,7 +73,8 @@ impl PhaseTrace {
     }
 
     /// The file's text: `step <tick>`, one `input <slot> ...` line per player, then one
-    /// `<phase> <combined> <players> <projectiles> <maze> <history> <rest>` line per phase.
+    /// `<phase> <combined> <section hashes...>` line per phase (for the duel: `players
+    /// projectiles maze history rest`).
     #[must_use]
     pub fn to_text(&self) -> String {
         let mut out = format!(
@@ -55,8 +86,12 @@ impl PhaseTrace {
         for (slot, input) in self.inputs.iter().enumerate() {
             let _ = writeln!(out, "input {slot} {input}");
         }
-        for (phase, hash) in STEP_PHASES.iter().zip(&self.hashes.after) {
-            let _ = writeln!(out, "{} {hash}", phase.name());
+        for (&phase, hash) in G::PHASES.iter().zip(self.hashes.after()) {
+            let _ = write!(out, "{} {:016x}", G::phase_name(phase), hash.combined());
+            for section in 0..<G::Hash as SectionHash>::SECTIONS.len() {
+                let _ = write!(out, " {:016x}", hash.section(section));
+            }
+            out.push('\n');
         }
         let check = xxhash_rust::xxh3::xxh3_64(out.as_bytes());
         let _ = writeln!(out, "check {check:016x}");
@@ -67,7 +102,7 @@ impl PhaseTrace {
     ///
     /// # Errors
     /// [`Error::PhaseTraceSyntax`] naming the line.
-    pub fn parse(path: &Path, text: &str) -> Result<PhaseTrace, Error> {
+    pub fn parse(path: &Path, text: &str) -> Result<PhaseTrace<G>, Error> {
         let bad = |line: usize, reason: String| Error::PhaseTraceSyntax {
             path: path.to_owned(),
             line,
@@ -104,7 +139,7 @@ impl PhaseTrace {
         let text = body;
         let mut tick = None;
         let mut inputs = Vec::new();
-        let mut after = [StateHash::default(); STEP_PHASES.len()];
+        let mut after = Vec::with_capacity(G::PHASES.len());
         let mut phases = 0;
         for (index, line) in text.lines().enumerate() {
             let n = index + 1;
@@ -119,19 +154,21 @@ impl PhaseTrace {
                             .map_err(|e| bad(n, format!("tick `{rest}`: {e}")))?,
                     );
                 }
-                "input" if phases == 0 && inputs.len() < engine::MAX_PLAYERS => {
+                "input" if phases == 0 && inputs.len() < G::MAX_PLAYERS => {
                     let (slot, input) = rest.split_once(' ').unwrap_or((rest, ""));
-                    if slot != inputs.len().to_string() || input.len() > 80 {
+                    if slot != inputs.len().to_string() || input.len() > MAX_INPUT_TEXT {
                         return Err(bad(n, format!("input line for slot `{slot}` out of order")));
                     }
                     inputs.push(input.to_owned());
                 }
-                name if phases < STEP_PHASES.len() && name == STEP_PHASES[phases].name() => {
-                    after[phases] = parse_hash(rest).map_err(|reason| bad(n, reason))?;
+                name if G::PHASES.get(phases).map(|&p| G::phase_name(p)) == Some(name) => {
+                    after.push(parse_hash::<G::Hash>(rest).map_err(|reason| bad(n, reason))?);
                     phases += 1;
                 }
                 other => {
-                    let expected = STEP_PHASES.get(phases).map_or("nothing more", |p| p.name());
+                    let expected = G::PHASES
+                        .get(phases)
+                        .map_or("nothing more", |&p| G::phase_name(p));
                     return Err(bad(
                         n,
                         format!("unexpected `{other}` (expected {expected})"),
@@ -142,44 +179,50 @@ impl PhaseTrace {
         let Some(tick) = tick else {
             return Err(bad(0, "no `step` line".into()));
         };
-        if phases < STEP_PHASES.len() {
-            return Err(bad(0, format!("{phases} of {} phases", STEP_PHASES.len())));
+        if phases < G::PHASES.len() {
+            return Err(bad(0, format!("{phases} of {} phases", G::PHASES.len())));
         }
         Ok(PhaseTrace {
-            hashes: PhaseHashes { tick, after },
+            hashes: PhaseHashes::new(tick, &after),
             inputs,
         })
     }
 }
 
-fn parse_hash(text: &str) -> Result<StateHash, String> {
+/// `<combined> <section>...`, each 16 lower-case hex digits; the combined hash must be the one
+/// the sections give.
+fn parse_hash<H: SectionHash>(text: &str) -> Result<H, String> {
     let words: Vec<&str> = text.split(' ').collect();
-    let mut values = [0u64; 6];
-    if words.len() != values.len() {
-        return Err(format!("expected 6 hashes, found {}", words.len()));
+    let expected = 1 + H::SECTIONS.len();
+    if words.len() != expected {
+        return Err(format!("expected {expected} hashes, found {}", words.len()));
     }
-    for (value, word) in values.iter_mut().zip(&words) {
+    let mut values = Vec::with_capacity(expected);
+    for word in &words {
         if word.len() != 16 {
             return Err(format!("hash `{word}` is not 16 hex digits"));
         }
-        *value = u64::from_str_radix(word, 16).map_err(|e| format!("hash `{word}`: {e}"))?;
+        values.push(u64::from_str_radix(word, 16).map_err(|e| format!("hash `{word}`: {e}"))?);
     }
-    let [combined, players, projectiles, maze, history, rest] = values;
-    Ok(StateHash {
-        combined,
-        players,
-        projectiles,
-        maze,
-        history,
-        rest,
-    })
+    let hash = H::from_sections(&values[1..]).ok_or("wrong number of sections")?;
+    if hash.combined() != values[0] {
+        return Err(format!(
+            "combined hash {:016x} is not the one its sections give",
+            values[0]
+        ));
+    }
+    Ok(hash)
 }
 
 /// Writes `<stem>.phases` into `dir`.
 ///
 /// # Errors
 /// [`Error::Io`].
-pub fn write_phase_trace(dir: &Path, stem: &str, trace: &PhaseTrace) -> Result<(), Error> {
+pub fn write_phase_trace<G: Game>(
+    dir: &Path,
+    stem: &str,
+    trace: &PhaseTrace<G>,
+) -> Result<(), Error> {
     let path = dir.join(format!("{stem}.phases"));
     std::fs::write(&path, trace.to_text()).map_err(|e| Error::io(&path, e))
 }
@@ -188,7 +231,7 @@ pub fn write_phase_trace(dir: &Path, stem: &str, trace: &PhaseTrace) -> Result<(
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::LogTooLarge`], [`Error::PhaseTraceSyntax`].
-pub fn read_phase_trace(path: &Path) -> Result<PhaseTrace, Error> {
+pub fn read_phase_trace<G: Game>(path: &Path) -> Result<PhaseTrace<G>, Error> {
     let bytes = crate::matchlog::read_limited(path, MAX_TRACE_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|_| Error::PhaseTraceSyntax {
         path: path.to_owned(),
@@ -201,20 +244,20 @@ pub fn read_phase_trace(path: &Path) -> Result<PhaseTrace, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{Rules, World};
+    use engine::{Rules, WireInput, World};
 
-    fn trace() -> PhaseTrace {
+    fn trace() -> PhaseTrace<World> {
         let mut world = World::new(Rules::default(), 3, 2).expect("world");
-        let inputs = [InputCmd::idle(0), InputCmd::idle(0)];
+        let inputs = [WireInput::default(); 2];
         let mut hashes = PhaseHashes::default();
-        world.step_traced(&inputs, &mut hashes).expect("step");
+        Game::step_traced(&mut world, &inputs, &mut hashes).expect("step");
         PhaseTrace::new(hashes, &inputs)
     }
 
     #[test]
     fn a_phase_trace_reads_back_as_written() {
         let t = trace();
-        let back = PhaseTrace::parse(Path::new("t.phases"), &t.to_text()).expect("parse");
+        let back = PhaseTrace::<World>::parse(Path::new("t.phases"), &t.to_text()).expect("parse");
         assert_eq!(back, t);
     }
 
@@ -245,7 +288,8 @@ mod tests {
             text.replace("input 1", "input 7"),
         ];
         for bad in cases {
-            let err = PhaseTrace::parse(Path::new("t.phases"), &rechecked(&bad)).expect_err(&bad);
+            let err = PhaseTrace::<World>::parse(Path::new("t.phases"), &rechecked(&bad))
+                .expect_err(&bad);
             assert!(matches!(err, Error::PhaseTraceSyntax { .. }), "{err}");
         }
     }
@@ -259,7 +303,7 @@ mod tests {
             let i = at % bytes.len();
             bytes[i] ^= 1 << bit;
             if let Ok(text) = String::from_utf8(bytes) {
-                proptest::prop_assert!(PhaseTrace::parse(Path::new("t.phases"), &text).is_err());
+                proptest::prop_assert!(PhaseTrace::<World>::parse(Path::new("t.phases"), &text).is_err());
             }
         }
     }
@@ -267,7 +311,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn any_text_parses_or_is_refused_without_panicking(text in ".{0,400}") {
-            let _ = PhaseTrace::parse(Path::new("t.phases"), &text);
+            let _ = PhaseTrace::<World>::parse(Path::new("t.phases"), &text);
         }
     }
 }

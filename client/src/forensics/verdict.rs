@@ -3,18 +3,20 @@
 use super::phase_trace::{describe_input, PhaseTrace};
 use crate::error::Error;
 use crate::matchlog::MatchLog;
-use engine::{InputCmd, PhaseHashes, Tick};
+use game_api::{Game, PhaseHashes, SectionHash, Tick};
 use std::path::Path;
 
 /// What the per-phase hashes of the step to the first divergent tick say, in one line.
 #[must_use]
-pub fn phase_verdict(a: &PhaseTrace, b: &PhaseTrace) -> String {
+pub fn phase_verdict<G: Game>(a: &PhaseTrace<G>, b: &PhaseTrace<G>) -> String {
     let tick = u64::from(a.hashes.tick) + 1;
     match a.hashes.first_difference(&b.hashes) {
         Some((phase, section)) => format!(
             "first phase that differs in the step to tick {tick}: {} (section {})",
-            phase.name(),
-            section.map_or("combined only", |s| s.name())
+            G::PHASES.get(phase).map_or("?", |&p| G::phase_name(p)),
+            section
+                .and_then(|s| <G::Hash as SectionHash>::SECTIONS.get(s))
+                .map_or("combined only", |s| s)
         ),
         None => format!(
             "every phase agrees in the step to tick {tick}: re-simulated from each peer's state \
@@ -41,7 +43,7 @@ pub fn inputs_agree(
             .ok_or_else(|| format!("{} holds no inputs for tick {tick}", path.display()))
     }
     let (ra, rb) = (record(a, tick)?, record(b, tick)?);
-    let describe = |w: &engine::WireInput| describe_input(&w.at(tick - 1));
+    let describe = |w: &engine::WireInput| describe_input(w);
     let mut agree = ra.inputs.len() == rb.inputs.len();
     for (slot, (ia, ib)) in ra.inputs.iter().zip(&rb.inputs).enumerate() {
         if ia != ib {
@@ -81,15 +83,13 @@ pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
 ///
 /// # Errors
 /// Rules or snapshot errors (a dumped state the rules refuse), or an engine error stepping.
-pub fn retrace(
-    rules: &engine::Rules,
-    before: &engine::WorldSnapshot,
-    inputs: &[engine::WireInput],
-) -> Result<PhaseHashes, Error> {
-    let mut world = engine::World::from_snapshot(rules.clone(), before)?;
-    let tick = world.tick();
-    let inputs: Vec<InputCmd> = inputs.iter().map(|w| w.at(tick)).collect();
+pub fn retrace<G: Game>(
+    rules: &G::Rules,
+    before: &G::Snapshot,
+    inputs: &[G::Input],
+) -> Result<PhaseHashes<G::Hash>, Error> {
+    let mut game = G::from_snapshot(rules.clone(), before).map_err(Error::game)?;
     let mut trace = PhaseHashes::default();
-    world.step_traced(&inputs, &mut trace)?;
+    game.step_traced(inputs, &mut trace).map_err(Error::game)?;
     Ok(trace)
 }

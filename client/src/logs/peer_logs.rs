@@ -11,6 +11,7 @@ use crate::matchlog::{
 use crate::netplay::{EpochCause, NetPeer};
 use crate::tick_logs::TickLogs;
 use engine::{buttons, Event, Tick, World};
+use game_api::Game;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -88,15 +89,15 @@ fn dump_around(
         first = first.min(t);
         let stem = format!("{role}-tick-{t}");
         if t + 3 >= tick {
-            crate::synctest::write_snapshot(dir, &stem, snapshot)?;
+            crate::synctest::write_snapshot::<World>(dir, &stem, snapshot)?;
         } else {
             // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
             // them; the 25 KB text dumps are for the last few.
             let bin = dir.join(format!("{stem}.snapshot"));
-            crate::forensics::dumps::write_snapshot_file(&bin, snapshot)?;
+            crate::forensics::dumps::write_snapshot_file::<World>(&bin, snapshot)?;
         }
         if let (Ok(hashes), Some(before)) = (driver.trace_tick(t), t.checked_sub(1)) {
-            let trace = PhaseTrace::new(hashes, driver.inputs_at(before)?);
+            let trace = PhaseTrace::<World>::new(hashes, driver.inputs_at(before)?);
             write_phase_trace(dir, &stem, &trace)?;
         }
     }
@@ -207,13 +208,13 @@ impl PeerLogs {
             let tick = self.logged + 1;
             let driver = peer.driver();
             let inputs = driver.inputs_at(tick - 1)?;
-            let events: &[Event] = if inputs.iter().any(|i| i.held(buttons::RAIL)) {
+            let events: &[Event] = if inputs.iter().any(|i| i.buttons & buttons::RAIL != 0) {
                 let scratch = match &mut self.scratch {
                     Some(world) => world,
                     None => self.scratch.insert(driver.world().clone()),
                 };
                 scratch.restore(driver.snapshot_at(tick - 1)?)?;
-                scratch.step(inputs)?
+                Game::step(scratch, inputs).map_err(Error::game)?
             } else {
                 &[]
             };

@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::hashlog::HashLogWriter;
 use crate::matchlog::{MatchLogWriter, TickRecord};
-use engine::{Event, EventKind, InputCmd, ShotRecord, StateHash, Tick, WorldSnapshot};
+use engine::{Event, EventKind, ShotRecord, StateHash, Tick, WireInput, WorldSnapshot};
 
 /// A hash log and a match log, either optional, fed the same final ticks in order.
 #[derive(Debug, Default)]
@@ -35,7 +35,7 @@ impl TickLogs {
     pub fn record<'a>(
         &mut self,
         tick: Tick,
-        inputs: &[InputCmd],
+        inputs: &[WireInput],
         hash: StateHash,
         events: &[Event],
         state_at: impl FnOnce() -> Result<&'a WorldSnapshot, Error>,
@@ -46,7 +46,7 @@ impl TickLogs {
         if let Some(writer) = &mut self.match_log {
             let record = TickRecord {
                 tick,
-                inputs: inputs.iter().map(|i| i.to_wire()).collect(),
+                inputs: inputs.to_vec(),
                 hash,
                 shots: rail_shots(events).collect(),
             };

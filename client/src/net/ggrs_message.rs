@@ -455,7 +455,7 @@ mod tests {
     use crate::GgrsConfig;
 
     fn limits() -> Limits {
-        Limits::for_match::<GgrsConfig>(2, 8)
+        Limits::for_match::<GgrsConfig<engine::World>>(2, 8)
     }
 
     /// [`check`] at `local_frame` and `now_ms`, as by a peer we sent every frame to.

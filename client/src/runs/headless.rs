@@ -5,7 +5,8 @@ use crate::error::Error;
 use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::tick_logs::TickLogs;
-use engine::{Bot, InputCmd, RoundPhase, Rules, StateHash, Tick, World};
+use engine::{Bot, RoundPhase, Rules, StateHash, Tick, WireInput, World};
+use game_api::Game;
 use std::path::{Path, PathBuf};
 
 /// Longest run the tools play: 48 hours at 60 Hz (a match log of that is near the readers'
@@ -233,14 +234,14 @@ fn play_bots(
 ) -> Result<BotMatchSummary, Error> {
     let mut logs = TickLogs::new(hash_log, match_log);
     let mut bots = bots_for(world.player_count(), bot_seed);
-    let mut inputs: Vec<InputCmd> = Vec::with_capacity(bots.len());
+    let mut inputs: Vec<WireInput> = Vec::with_capacity(bots.len());
     while world.tick() < ticks {
         if stop_at_match_end && world.state().round.phase == RoundPhase::MatchOver {
             break;
         }
         inputs.clear();
-        inputs.extend(bots.iter_mut().map(|b| b.think(&world)));
-        world.step(&inputs)?;
+        inputs.extend(bots.iter_mut().map(|b| b.think(&world).to_wire()));
+        Game::step(&mut world, &inputs)?;
         let hash = world.state_hash();
         logs.record(world.tick(), &inputs, hash, world.events(), || {
             Ok(world.state())

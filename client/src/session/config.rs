@@ -1,23 +1,28 @@
-//! The GGRS configuration of the maze duel.
+//! The GGRS configuration of a game.
 
-use engine::{Tick, WireInput};
+use game_api::{Game, Tick};
+use std::marker::PhantomData;
 use std::net::SocketAddr;
 
-/// GGRS parameters for this game.
+/// GGRS parameters for the game `G`.
 ///
-/// - `Input` is [`WireInput`], the 3-byte tick-less form of an `InputCmd`; its `Default` is "no
-///   input", which is also what a disconnected player sends.
+/// - `Input` is [`Game::Input`]: intent only and small; its `Default` is "no input", which is
+///   also what a disconnected player sends.
 /// - `State` is the [`Tick`] of the saved state. The snapshots themselves live in the driver's
 ///   own `StateHistory`, whose slots are reused frame after frame: handing GGRS a whole
-///   `WorldSnapshot` per save would allocate and copy on every frame of every rollback. GGRS
-///   still gets the state's checksum with every save, which is what its desync detection
-///   compares.
+///   snapshot per save would allocate and copy on every frame of every rollback. GGRS still
+///   gets the state's checksum with every save, which is what its desync detection compares.
 /// - `Address` is a UDP socket address.
-#[derive(Debug)]
-pub struct GgrsConfig;
+pub struct GgrsConfig<G>(PhantomData<fn() -> G>);
 
-impl ggrs::Config for GgrsConfig {
-    type Input = WireInput;
+impl<G> std::fmt::Debug for GgrsConfig<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GgrsConfig")
+    }
+}
+
+impl<G: Game> ggrs::Config for GgrsConfig<G> {
+    type Input = G::Input;
     type InputPredictor = ggrs::PredictRepeatLast;
     type State = Tick;
     type Address = SocketAddr;

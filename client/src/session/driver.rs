@@ -1,11 +1,11 @@
-//! The session driver: serves GGRS's save/load/advance requests, in order, on one `World`.
+//! The session driver: serves GGRS's save/load/advance requests, in order, on one game.
+//!
+//! Generic over the [`Game`]: monomorphised for each game, nothing dynamic and nothing
+//! allocated per frame once the rings are warm.
 
 use crate::error::Error;
 use crate::GgrsConfig;
-use engine::{
-    Event, InputCmd, Phase, PhaseHashes, StateHash, StateHistory, Tick, TickRing, World,
-    WorldSnapshot,
-};
+use game_api::{Game, Perturb, PhaseHashes, PhaseTracer, StateHistory, Tick, TickRing};
 use ggrs::{GgrsRequest, InputStatus};
 
 /// How many past ticks the driver keeps snapshots and hashes for. GGRS never rolls back further
@@ -31,33 +31,27 @@ pub struct RollbackCounters {
     pub max_depth: u32,
 }
 
-/// A snapshot kept for diagnosis: the first save of a tick, before any re-simulation.
-#[derive(Debug, Clone, Default)]
-struct FirstSave {
-    snapshot: Option<WorldSnapshot>,
-}
-
-/// Owns the world and everything needed to serve GGRS: snapshot history, per-tick hashes,
+/// Owns the game and everything needed to serve GGRS: snapshot history, per-tick hashes,
 /// the events of the frames advanced, rollback counters.
 #[derive(Debug)]
-pub struct Driver {
-    world: World,
-    history: StateHistory,
+pub struct Driver<G: Game> {
+    world: G,
+    history: StateHistory<G>,
     /// Hash of the state at each tick, updated whenever that tick is (re)reached.
-    hashes: TickRing<StateHash>,
-    /// The first snapshot saved for each tick (sync tests compare it with the re-simulation).
-    first_saves: TickRing<FirstSave>,
+    hashes: TickRing<G::Hash>,
+    /// The first snapshot saved for each tick, before any re-simulation (sync tests compare
+    /// it with the re-simulation).
+    first_saves: TickRing<Option<G::Snapshot>>,
     /// The per-phase hashes of the step that first reached each tick (kept with first saves).
-    first_traces: TickRing<PhaseHashes>,
+    first_traces: TickRing<PhaseHashes<G::Hash>>,
     keep_first_saves: bool,
     furthest: Tick,
     counters: RollbackCounters,
     /// Events of every frame advanced by the last `handle` call, in order. A re-simulated
     /// frame reports its events again.
-    events: Vec<Event>,
-    /// Inputs each tick was last simulated with.
-    inputs: TickRing<engine::TickInputs>,
-    scratch: Vec<InputCmd>,
+    events: Vec<G::Event>,
+    /// Inputs each tick was last simulated with (each slot's buffer reused).
+    inputs: TickRing<Vec<G::Input>>,
     /// Depths of the rollbacks served by the last `handle` call.
     last_depths: Vec<u32>,
     /// The earliest tick the last `handle` call rolled back to.
@@ -65,18 +59,18 @@ pub struct Driver {
     /// Ticks GGRS has asked to save at least once.
     ggrs_saved: TickRing<()>,
     /// A deliberate perturbation, for proving the desync tools (never set in play).
-    injection: Option<Injection>,
+    injection: Option<Injection<G::Phase>>,
     /// The tick of GGRS frame 0: 0 for a match's first session, the resume tick for one
     /// started again after a reconnect (GGRS sessions always count frames from 0).
     frame_base: Tick,
 }
 
-/// A deliberate desync: nudge `players[1].pos.x` by the smallest step right after phase `after`
-/// of the step that reaches `tick` (after [`Phase::Events`], the last one, is after the whole
+/// A deliberate desync: [`Game::debug_perturb`] (the smallest change to the state) right after
+/// phase `after` of the step that reaches `tick` (after the last phase is after the whole
 /// step). Tools and tests use it to prove that a desync is found and named, down to the phase;
 /// play never does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Injection {
+pub struct Injection<P> {
     /// The tick whose state is perturbed.
     pub tick: Tick,
     /// Perturb only until the state of that tick has been saved once (so the first save and
@@ -84,13 +78,13 @@ pub struct Injection {
     /// reached (so this peer consistently differs from the others).
     pub first_pass_only: bool,
     /// The phase after which the nudge happens.
-    pub after: Phase,
+    pub after: P,
 }
 
-impl Driver {
-    /// A driver around `world` (usually fresh from `World::new`).
+impl<G: Game> Driver<G> {
+    /// A driver around `world` (usually fresh from [`Game::new`]).
     #[must_use]
-    pub fn new(world: World) -> Driver {
+    pub fn new(world: G) -> Driver<G> {
         Driver::with_history(world, HISTORY_TICKS)
     }
 
@@ -98,7 +92,7 @@ impl Driver {
     /// checksums are compared every `n` ticks keeps `HISTORY_TICKS + n`, so that when a desync
     /// is detected every tick since the last agreeing check can still be dumped.
     #[must_use]
-    pub fn with_history(world: World, ticks: usize) -> Driver {
+    pub fn with_history(world: G, ticks: usize) -> Driver<G> {
         let ticks = ticks.max(HISTORY_TICKS);
         let mut hashes = TickRing::new(ticks);
         hashes.insert(world.tick(), world.state_hash());
@@ -116,7 +110,6 @@ impl Driver {
             counters: RollbackCounters::default(),
             events: Vec::with_capacity(64),
             inputs: TickRing::new(ticks),
-            scratch: Vec::with_capacity(engine::MAX_PLAYERS),
             last_depths: Vec::new(),
             resimulated_from: None,
             ggrs_saved: TickRing::new(ticks),
@@ -152,7 +145,7 @@ impl Driver {
     /// If `tick` is no longer in the history.
     pub fn rewind_to(&mut self, tick: Tick) -> Result<(), Error> {
         let snapshot = self.history.get(tick)?;
-        self.world.restore(snapshot)?;
+        self.world.restore(snapshot).map_err(Error::game)?;
         self.furthest = tick;
         Ok(())
     }
@@ -163,7 +156,7 @@ impl Driver {
     ///
     /// # Errors
     /// [`Error::ResyncFailed`] for a world of another tick; engine errors restoring it.
-    pub fn adopt(&mut self, world: &World) -> Result<StateHash, Error> {
+    pub fn adopt(&mut self, world: &G) -> Result<G::Hash, Error> {
         let tick = self.world.tick();
         if world.tick() != tick {
             return Err(Error::ResyncFailed {
@@ -174,7 +167,7 @@ impl Driver {
             });
         }
         let replaced = self.hash_at(tick)?;
-        self.world.restore(world.state())?;
+        self.world.restore(&world.snapshot()).map_err(Error::game)?;
         self.hashes.insert(tick, self.world.state_hash());
         self.history.save(&self.world);
         Ok(replaced)
@@ -185,13 +178,12 @@ impl Driver {
     ///
     /// # Errors
     /// An engine error while stepping.
-    pub fn step_confirmed(&mut self, inputs: &[engine::WireInput]) -> Result<(), Error> {
+    pub fn step_confirmed(&mut self, inputs: &[G::Input]) -> Result<(), Error> {
         let tick = self.world.tick();
-        self.scratch.clear();
-        self.scratch.extend(inputs.iter().map(|i| i.at(tick)));
-        self.inputs
-            .insert(tick, engine::TickInputs::from_slice(&self.scratch));
-        self.world.step(&self.scratch)?;
+        let kept = self.inputs.slot_mut(tick);
+        kept.clear();
+        kept.extend_from_slice(inputs);
+        self.world.step(inputs).map_err(Error::game)?;
         self.record_reached();
         Ok(())
     }
@@ -211,7 +203,7 @@ impl Driver {
     }
 
     /// Arms a deliberate desync (see [`Injection`]).
-    pub fn inject(&mut self, injection: Injection) {
+    pub fn inject(&mut self, injection: Injection<G::Phase>) {
         self.injection = Some(injection);
     }
 
@@ -241,7 +233,7 @@ impl Driver {
     /// # Errors
     /// A request for a frame other than the world's ([`Error::FrameMismatch`]), a load of a
     /// tick no longer in history, or an engine error while stepping.
-    pub fn handle(&mut self, requests: Vec<GgrsRequest<GgrsConfig>>) -> Result<(), Error> {
+    pub fn handle(&mut self, requests: Vec<GgrsRequest<GgrsConfig<G>>>) -> Result<(), Error> {
         self.events.clear();
         self.last_depths.clear();
         self.resimulated_from = None;
@@ -250,14 +242,18 @@ impl Driver {
                 GgrsRequest::SaveGameState { cell, frame } => {
                     let tick = self.expect_frame(frame)?;
                     if self.keep_first_saves && self.first_saves.get(tick).is_err() {
-                        self.first_saves.slot_mut(tick).snapshot = Some(self.world.snapshot());
+                        *self.first_saves.slot_mut(tick) = Some(self.world.snapshot());
                     }
                     // The world's current state is already in the history with its hash (kept
                     // there by `new`, every advance and every load): saving copies nothing.
                     let hash = *self.hashes.get(tick)?;
                     debug_assert_eq!(hash, self.world.state_hash(), "history out of step");
                     self.ggrs_saved.insert(tick, ());
-                    cell.save(frame, Some(tick), Some(u128::from(hash.combined)));
+                    cell.save(
+                        frame,
+                        Some(tick),
+                        Some(u128::from(game_api::SectionHash::combined(&hash))),
+                    );
                 }
                 GgrsRequest::LoadGameState { cell, frame } => {
                     let tick = self.tick_of(frame).ok_or(Error::FrameMismatch {
@@ -269,7 +265,7 @@ impl Driver {
                     }
                     let depth = self.world.tick().saturating_sub(tick);
                     let snapshot = self.history.get(tick)?;
-                    self.world.restore(snapshot)?;
+                    self.world.restore(snapshot).map_err(Error::game)?;
                     self.counters.rollbacks += 1;
                     let bucket = (depth as usize).min(MAX_TRACKED_DEPTH);
                     self.counters.depth_histogram[bucket] += 1;
@@ -278,44 +274,62 @@ impl Driver {
                     self.resimulated_from =
                         Some(self.resimulated_from.map_or(tick, |t| t.min(tick)));
                 }
-                GgrsRequest::AdvanceFrame { inputs } => {
-                    let tick = self.world.tick();
-                    self.scratch.clear();
-                    self.scratch
-                        .extend(inputs.iter().map(|&(input, status)| match status {
-                            // A disconnected player's input is "no input".
-                            InputStatus::Disconnected => InputCmd::idle(tick),
-                            InputStatus::Confirmed | InputStatus::Predicted => input.at(tick),
-                        }));
-                    self.inputs
-                        .insert(tick, engine::TickInputs::from_slice(&self.scratch));
-                    // A deliberate desync nudges the state inside the step that reaches its
-                    // tick (only the first time in a sync test, so the re-simulation differs).
-                    let reach = tick.wrapping_add(1);
-                    let nudge = self.injection.filter(|inj| {
-                        inj.tick == reach
-                            && (!inj.first_pass_only || self.ggrs_saved.get(reach).is_err())
-                    });
-                    // A sync test traces every tick's first pass, to compare phase by phase.
-                    let mut trace = PhaseHashes::default();
-                    let first_pass = self.keep_first_saves && reach > self.furthest;
-                    let traced = first_pass.then_some(&mut trace);
-                    let events = match (nudge, traced) {
-                        (Some(inj), traced) => {
-                            self.world
-                                .debug_step_perturbed(&self.scratch, inj.after, traced)?
-                        }
-                        (None, Some(trace)) => self.world.step_traced(&self.scratch, trace)?,
-                        (None, None) => self.world.step(&self.scratch)?,
-                    };
-                    self.events.extend_from_slice(events);
-                    if first_pass {
-                        self.first_traces.insert(reach, trace);
-                    }
-                    self.record_reached();
-                }
+                GgrsRequest::AdvanceFrame { inputs } => self.advance(&inputs)?,
             }
         }
+        Ok(())
+    }
+
+    /// Serves one `AdvanceFrame`: the step, its events, its trace in a sync test, and the
+    /// state it reached.
+    fn advance(&mut self, inputs: &[(G::Input, InputStatus)]) -> Result<(), Error> {
+        let tick = self.world.tick();
+        let kept = self.inputs.slot_mut(tick);
+        kept.clear();
+        kept.extend(inputs.iter().map(|&(input, status)| match status {
+            // A disconnected player's input is "no input".
+            InputStatus::Disconnected => G::Input::default(),
+            InputStatus::Confirmed | InputStatus::Predicted => input,
+        }));
+        let inputs = &kept[..];
+        // A deliberate desync nudges the state inside the step that reaches its tick (only the
+        // first time in a sync test, so the re-simulation differs).
+        let reach = tick.wrapping_add(1);
+        let nudge = self
+            .injection
+            .filter(|inj| {
+                inj.tick == reach && (!inj.first_pass_only || self.ggrs_saved.get(reach).is_err())
+            })
+            .and_then(|inj| G::phase_index(inj.after));
+        // A sync test traces every tick's first pass, to compare phase by phase.
+        let first_pass = self.keep_first_saves && reach > self.furthest;
+        let events = match (nudge, first_pass) {
+            (Some(after), traced) => {
+                let mut perturb = Perturb {
+                    after,
+                    inner: PhaseTracer::new(tick),
+                };
+                let events = self
+                    .world
+                    .step_observed(inputs, &mut perturb)
+                    .map_err(Error::game)?;
+                if traced {
+                    self.first_traces.insert(reach, perturb.inner.finish());
+                }
+                events
+            }
+            (None, true) => {
+                let mut tracer = PhaseTracer::new(tick);
+                self.world
+                    .step_observed(inputs, &mut tracer)
+                    .map_err(Error::game)?;
+                self.first_traces.insert(reach, tracer.finish());
+                self.world.last_events()
+            }
+            (None, false) => self.world.step(inputs).map_err(Error::game)?,
+        };
+        self.events.extend_from_slice(events);
+        self.record_reached();
         Ok(())
     }
 
@@ -325,23 +339,36 @@ impl Driver {
     ///
     /// # Errors
     /// If `tick - 1` is no longer in the history, or an engine error while stepping.
-    pub fn trace_tick(&self, tick: Tick) -> Result<PhaseHashes, Error> {
-        let before = tick
-            .checked_sub(1)
-            .ok_or(Error::Engine(engine::Error::TickLimit { tick }))?;
+    pub fn trace_tick(&self, tick: Tick) -> Result<PhaseHashes<G::Hash>, Error> {
+        let before = tick.checked_sub(1).ok_or(Error::NoStepBefore { tick })?;
         let mut world = self.world.clone();
-        world.restore(self.history.get(before)?)?;
+        world
+            .restore(self.history.get(before)?)
+            .map_err(Error::game)?;
         let inputs = self.inputs_at(before)?;
-        let mut trace = PhaseHashes::default();
-        match self.injection {
-            Some(inj) if inj.tick == tick && !inj.first_pass_only => {
-                world.debug_step_perturbed(inputs, inj.after, Some(&mut trace))?;
+        let mut tracer = PhaseTracer::new(before);
+        let perturb_after = self
+            .injection
+            .filter(|inj| inj.tick == tick && !inj.first_pass_only)
+            .and_then(|inj| G::phase_index(inj.after));
+        match perturb_after {
+            Some(after) => {
+                let mut perturb = Perturb {
+                    after,
+                    inner: tracer,
+                };
+                world
+                    .step_observed(inputs, &mut perturb)
+                    .map_err(Error::game)?;
+                tracer = perturb.inner;
             }
-            _ => {
-                world.step_traced(inputs, &mut trace)?;
+            None => {
+                world
+                    .step_observed(inputs, &mut tracer)
+                    .map_err(Error::game)?;
             }
         }
-        Ok(trace)
+        Ok(tracer.finish())
     }
 
     fn expect_frame(&self, frame: ggrs::Frame) -> Result<Tick, Error> {
@@ -357,13 +384,13 @@ impl Driver {
 
     /// The world as of the last frame advanced (possibly predicted).
     #[must_use]
-    pub fn world(&self) -> &World {
+    pub fn world(&self) -> &G {
         &self.world
     }
 
     /// Events of the frames advanced by the last [`Driver::handle`].
     #[must_use]
-    pub fn events(&self) -> &[Event] {
+    pub fn events(&self) -> &[G::Event] {
         &self.events
     }
 
@@ -371,7 +398,7 @@ impl Driver {
     ///
     /// # Errors
     /// If `tick` is not (or no longer) in the history.
-    pub fn hash_at(&self, tick: Tick) -> Result<StateHash, Error> {
+    pub fn hash_at(&self, tick: Tick) -> Result<G::Hash, Error> {
         Ok(*self.hashes.get(tick)?)
     }
 
@@ -379,7 +406,7 @@ impl Driver {
     ///
     /// # Errors
     /// If `tick` is not (or no longer) in the history.
-    pub fn inputs_at(&self, tick: Tick) -> Result<&[InputCmd], Error> {
+    pub fn inputs_at(&self, tick: Tick) -> Result<&[G::Input], Error> {
         Ok(self.inputs.get(tick)?.as_slice())
     }
 
@@ -387,22 +414,19 @@ impl Driver {
     ///
     /// # Errors
     /// If `tick` is not (or no longer) in the history.
-    pub fn snapshot_at(&self, tick: Tick) -> Result<&WorldSnapshot, Error> {
+    pub fn snapshot_at(&self, tick: Tick) -> Result<&G::Snapshot, Error> {
         Ok(self.history.get(tick)?)
     }
 
     /// The first snapshot saved for `tick`, if first saves are kept.
     #[must_use]
-    pub fn first_snapshot_at(&self, tick: Tick) -> Option<&WorldSnapshot> {
-        self.first_saves
-            .get(tick)
-            .ok()
-            .and_then(|f| f.snapshot.as_ref())
+    pub fn first_snapshot_at(&self, tick: Tick) -> Option<&G::Snapshot> {
+        self.first_saves.get(tick).ok().and_then(Option::as_ref)
     }
 
     /// The per-phase hashes of the step that first reached `tick`, if first saves are kept.
     #[must_use]
-    pub fn first_trace_at(&self, tick: Tick) -> Option<&PhaseHashes> {
+    pub fn first_trace_at(&self, tick: Tick) -> Option<&PhaseHashes<G::Hash>> {
         self.first_traces.get(tick).ok()
     }
 
@@ -416,9 +440,9 @@ impl Driver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{Rules, WireInput};
+    use engine::{Rules, WireInput, World};
 
-    fn driver() -> Driver {
+    fn driver() -> Driver<World> {
         Driver::new(World::new(Rules::default(), 7, 2).expect("world"))
     }
 
@@ -465,8 +489,8 @@ mod tests {
         ));
     }
 
-    /// A confirmed step keeps what an advance keeps: the state, its hash, the inputs (stamped
-    /// with their tick) and the counters.
+    /// A confirmed step keeps what an advance keeps: the state, its hash, the inputs
+    /// (in their wire form) and the counters.
     #[test]
     fn a_confirmed_step_keeps_state_hash_and_inputs_like_an_advance() {
         let mut d = driver();
@@ -476,7 +500,7 @@ mod tests {
             d.step_confirmed(&step).expect("step");
             let cmds: Vec<_> = step.iter().map(|i| i.at(t)).collect();
             world.step(&cmds).expect("step");
-            assert_eq!(d.inputs_at(t).expect("kept"), cmds.as_slice());
+            assert_eq!(d.inputs_at(t).expect("kept"), step.as_slice());
             assert_eq!(d.hash_at(t + 1).expect("kept"), world.state_hash());
             assert_eq!(d.snapshot_at(t + 1).expect("kept"), world.state());
         }

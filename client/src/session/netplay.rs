@@ -296,8 +296,8 @@ pub enum NetEvent {
     },
 }
 
-impl From<GgrsEvent<GgrsConfig>> for NetEvent {
-    fn from(e: GgrsEvent<GgrsConfig>) -> NetEvent {
+impl From<GgrsEvent<GgrsConfig<World>>> for NetEvent {
+    fn from(e: GgrsEvent<GgrsConfig<World>>) -> NetEvent {
         match e {
             GgrsEvent::Synchronizing { addr, total, count } => NetEvent::Synchronizing {
                 peer: addr,
@@ -351,8 +351,8 @@ fn peer_history(config: &NetConfig) -> usize {
 }
 
 enum Session {
-    P2P(Box<P2PSession<GgrsConfig>>),
-    Spectator(Box<SpectatorSession<GgrsConfig>>),
+    P2P(Box<P2PSession<GgrsConfig<World>>>),
+    Spectator(Box<SpectatorSession<GgrsConfig<World>>>),
     /// A spectator welcomed after the start, following the host's relayed inputs.
     Relay(Box<watch::Relayed>),
 }
@@ -425,7 +425,7 @@ struct Silence {
 pub struct NetPeer {
     link: SharedLink,
     session: Session,
-    driver: Driver,
+    driver: Driver<World>,
     agreement: Agreement,
     local_handle: Option<usize>,
     events: Vec<NetEvent>,
@@ -698,7 +698,7 @@ impl NetPeer {
         link: SharedLink,
         agreement: Agreement,
         config: &NetConfig,
-        mut driver: Driver,
+        mut driver: Driver<World>,
     ) -> Result<NetPeer, Error> {
         driver.start_frames_here();
         let agreement_epoch = agreement.epoch;
@@ -744,7 +744,7 @@ impl NetPeer {
         config: &NetConfig,
     ) -> Result<(Session, Option<usize>), Error> {
         let players = usize::from(agreement.players);
-        let mut builder = SessionBuilder::<GgrsConfig>::new()
+        let mut builder = SessionBuilder::<GgrsConfig<World>>::new()
             .with_num_players(players)?
             .with_max_prediction_window(config.max_prediction)
             .with_input_delay(config.input_delay)
@@ -756,7 +756,7 @@ impl NetPeer {
             })
             .with_max_frames_behind(config.max_frames_behind)?
             .with_catchup_speed(config.catchup_speed)?;
-        let limits = Limits::for_match::<GgrsConfig>(players, config.max_prediction);
+        let limits = Limits::for_match::<GgrsConfig<World>>(players, config.max_prediction);
         let senders: Vec<(SocketAddr, Sender)> = match agreement.local_slot {
             Some(_) => agreement
                 .remote_players
@@ -824,7 +824,7 @@ impl NetPeer {
     }
 
     fn collect_events(&mut self) {
-        let drained: Vec<GgrsEvent<GgrsConfig>> = match &mut self.session {
+        let drained: Vec<GgrsEvent<GgrsConfig<World>>> = match &mut self.session {
             Session::P2P(s) => s.events().collect(),
             Session::Spectator(s) => s.events().collect(),
             Session::Relay(_) => Vec::new(),
@@ -1184,7 +1184,7 @@ impl NetPeer {
 
     /// GGRS feeding "disconnected" inputs for a remote player it never reported gone (however
     /// it came to drop the player) is reported as that player's disconnect.
-    fn watch_for_silent_disconnects(&mut self, requests: &[GgrsRequest<GgrsConfig>]) {
+    fn watch_for_silent_disconnects(&mut self, requests: &[GgrsRequest<GgrsConfig<World>>]) {
         if !matches!(self.session, Session::P2P(_)) {
             return;
         }
@@ -1228,12 +1228,12 @@ impl NetPeer {
 
     /// The driver (history, hashes, counters).
     #[must_use]
-    pub fn driver(&self) -> &Driver {
+    pub fn driver(&self) -> &Driver<World> {
         &self.driver
     }
 
     /// Mutable driver, for deliberate perturbation in desync tooling.
-    pub fn driver_mut(&mut self) -> &mut Driver {
+    pub fn driver_mut(&mut self) -> &mut Driver<World> {
         &mut self.driver
     }
 

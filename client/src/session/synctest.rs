@@ -6,7 +6,8 @@ use crate::error::Error;
 use crate::forensics::{phase_verdict, write_phase_trace, PhaseTrace};
 use crate::hashlog::{HashLogWriter, MatchIdentity};
 use crate::GgrsConfig;
-use engine::{Bot, Phase, Rules, StateHash, Tick, WireInput, World, WorldSnapshot};
+use engine::{Bot, Phase, Rules, StateHash, World};
+use game_api::{Game, Tick};
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
 use std::path::{Path, PathBuf};
 
@@ -46,15 +47,16 @@ pub struct SyncTestSummary {
     pub final_hash: StateHash,
 }
 
-/// A running sync-test session: any source of inputs (bots, keyboards) can drive it frame by
-/// frame, e.g. the game's sync-test mode that proves determinism while people play.
-pub struct SyncTester {
-    session: SyncTestSession<GgrsConfig>,
-    driver: Driver,
+/// A running sync-test session of the game `G`: any source of inputs (bots, keyboards) can
+/// drive it frame by frame, e.g. the game's sync-test mode that proves determinism while people
+/// play.
+pub struct SyncTester<G: Game> {
+    session: SyncTestSession<GgrsConfig<G>>,
+    driver: Driver<G>,
     dump_dir: PathBuf,
 }
 
-impl std::fmt::Debug for SyncTester {
+impl<G: Game> std::fmt::Debug for SyncTester<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SyncTester")
             .field("tick", &self.driver.world().tick())
@@ -62,19 +64,20 @@ impl std::fmt::Debug for SyncTester {
     }
 }
 
-impl SyncTester {
-    /// A sync test of `players` local players on a fresh world.
+impl<G: Game> SyncTester<G> {
+    /// A sync test of `players` local players on a fresh game.
     ///
     /// # Errors
     /// Rules or GGRS setup errors (GGRS needs a check distance of at least 2 for comparisons).
     pub fn new(
-        rules: Rules,
+        rules: G::Rules,
         seed: u64,
         players: usize,
         check_distance: usize,
         dump_dir: PathBuf,
-    ) -> Result<SyncTester, Error> {
-        SyncTester::from_world(World::new(rules, seed, players)?, check_distance, dump_dir)
+    ) -> Result<SyncTester<G>, Error> {
+        let game = G::new(rules, seed, players).map_err(Error::game)?;
+        SyncTester::from_world(game, check_distance, dump_dir)
     }
 
     /// A sync test of every player of `world` as a local player, starting from its state.
@@ -82,10 +85,10 @@ impl SyncTester {
     /// # Errors
     /// GGRS setup errors (GGRS needs a check distance of at least 2 for comparisons).
     pub fn from_world(
-        world: World,
+        world: G,
         check_distance: usize,
         dump_dir: PathBuf,
-    ) -> Result<SyncTester, Error> {
+    ) -> Result<SyncTester<G>, Error> {
         if !(1..=MAX_CHECK_DISTANCE).contains(&check_distance) {
             return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest {
                 info: format!(
@@ -96,7 +99,7 @@ impl SyncTester {
         let players = world.player_count();
         let mut driver = Driver::new(world);
         driver.keep_first_saves(true);
-        let mut builder = SessionBuilder::<GgrsConfig>::new()
+        let mut builder = SessionBuilder::<GgrsConfig<G>>::new()
             .with_num_players(players)?
             .with_check_distance(check_distance)
             .with_max_prediction_window(check_distance.max(7) + 1);
@@ -112,7 +115,7 @@ impl SyncTester {
 
     /// Arms a deliberate non-determinism in the first pass of the step to `tick`, right after
     /// phase `after` (to prove mismatches are caught and traced to the phase).
-    pub fn inject(&mut self, tick: Tick, after: Phase) {
+    pub fn inject(&mut self, tick: Tick, after: G::Phase) {
         self.driver.inject(Injection {
             tick,
             first_pass_only: true,
@@ -125,7 +128,7 @@ impl SyncTester {
     /// # Errors
     /// [`Error::SyncTestMismatch`] naming the frames, after writing the original and the
     /// re-simulated snapshots to the dump directory; GGRS or engine errors.
-    pub fn advance(&mut self, inputs: &[WireInput]) -> Result<(), Error> {
+    pub fn advance(&mut self, inputs: &[G::Input]) -> Result<(), Error> {
         for (handle, &input) in inputs.iter().enumerate() {
             self.session.add_local_input(handle, input)?;
         }
@@ -150,7 +153,7 @@ impl SyncTester {
 
     /// The driver (world, history, hashes, counters).
     #[must_use]
-    pub fn driver(&self) -> &Driver {
+    pub fn driver(&self) -> &Driver<G> {
         &self.driver
     }
 }
@@ -160,7 +163,7 @@ impl SyncTester {
 /// # Errors
 /// [`Error::SyncTestMismatch`] naming the frames and the dump directory; GGRS or engine errors.
 pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
-    let mut tester = SyncTester::new(
+    let mut tester = SyncTester::<World>::new(
         spec.rules.clone(),
         spec.seed,
         2,
@@ -212,30 +215,30 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
 /// snapshot bytes and as an indented text dump a person can `diff`, and the per-phase hashes of
 /// both steps to it (`.phases`). Returns the directory and, for the first frame, which phase
 /// the two steps first differ in.
-fn dump_mismatch(
+fn dump_mismatch<G: Game>(
     dir: &Path,
-    driver: &Driver,
+    driver: &Driver<G>,
     frames: &[i32],
 ) -> Result<(PathBuf, Option<String>), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut verdict = None;
     for &frame in frames {
         let tick = frame.max(0) as Tick;
-        let pairs: [(&str, Option<&WorldSnapshot>); 2] = [
+        let pairs: [(&str, Option<&G::Snapshot>); 2] = [
             ("original", driver.first_snapshot_at(tick)),
             ("resimulated", driver.snapshot_at(tick).ok()),
         ];
         for (label, snapshot) in pairs {
             let Some(snapshot) = snapshot else { continue };
-            write_snapshot(dir, &format!("tick-{tick}-{label}"), snapshot)?;
+            write_snapshot::<G>(dir, &format!("tick-{tick}-{label}"), snapshot)?;
         }
         let inputs = tick.checked_sub(1).and_then(|t| driver.inputs_at(t).ok());
         let original = driver.first_trace_at(tick).copied();
         let resimulated = driver.trace_tick(tick).ok();
         if let (Some(inputs), Some(original), Some(resimulated)) = (inputs, original, resimulated) {
             let (a, b) = (
-                PhaseTrace::new(original, inputs),
-                PhaseTrace::new(resimulated, inputs),
+                PhaseTrace::<G>::new(original, inputs),
+                PhaseTrace::<G>::new(resimulated, inputs),
             );
             write_phase_trace(dir, &format!("tick-{tick}-original"), &a)?;
             write_phase_trace(dir, &format!("tick-{tick}-resimulated"), &b)?;
@@ -249,8 +252,15 @@ fn dump_mismatch(
 ///
 /// # Errors
 /// [`Error::Io`].
-pub fn write_snapshot(dir: &Path, stem: &str, snapshot: &WorldSnapshot) -> Result<(), Error> {
-    crate::forensics::dumps::write_snapshot_file(&dir.join(format!("{stem}.snapshot")), snapshot)?;
+pub fn write_snapshot<G: Game>(
+    dir: &Path,
+    stem: &str,
+    snapshot: &G::Snapshot,
+) -> Result<(), Error> {
+    crate::forensics::dumps::write_snapshot_file::<G>(
+        &dir.join(format!("{stem}.snapshot")),
+        snapshot,
+    )?;
     let txt = dir.join(format!("{stem}.txt"));
     std::fs::write(&txt, format!("{snapshot:#?}\n")).map_err(|e| Error::io(&txt, e))
 }
@@ -263,7 +273,8 @@ mod tests {
     /// 0 and one past it by name (a huge one used to overflow building the session).
     #[test]
     fn the_check_distance_is_taken_in_its_range_and_refused_past_it() {
-        let tester = |d| SyncTester::new(Rules::default(), 1, 2, d, PathBuf::from("unused"));
+        let tester =
+            |d| SyncTester::<World>::new(Rules::default(), 1, 2, d, PathBuf::from("unused"));
         for d in [1, MAX_CHECK_DISTANCE] {
             assert!(tester(d).is_ok(), "{d}");
         }

@@ -393,7 +393,7 @@ fn the_hosts_first_sync_request_arriving_with_the_welcome_is_answered() {
 }
 
 pub fn input_size() -> usize {
-    Limits::for_match::<GgrsConfig>(2, 8).input_size
+    Limits::for_match::<GgrsConfig<engine::World>>(2, 8).input_size
 }
 
 pub fn statuses() -> Vec<ConnectionStatus> {

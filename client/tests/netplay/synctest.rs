@@ -90,6 +90,6 @@ fn injected_nondeterminism_is_traced_to_its_phase() {
     assert!(text.contains("pushbox"), "{text}");
     for label in ["original", "resimulated"] {
         let path = dump.join(format!("tick-150-{label}.phases"));
-        client::forensics::read_phase_trace(&path).expect("a readable trace");
+        client::forensics::read_phase_trace::<engine::World>(&path).expect("a readable trace");
     }
 }

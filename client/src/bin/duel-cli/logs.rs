@@ -13,7 +13,7 @@ use client::hashlog::{
 use client::matchlog::read_log;
 use client::replay::verify_logging;
 use client::{dumps_next_to, load_rules, resume_logged_bot_match, Resume};
-use engine::Tick;
+use engine::{Tick, World};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -160,7 +160,10 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
         return Ok(());
     };
     let path_b = &db.iter().find(|(u, _)| u == at).expect("common tick").1;
-    let (sa, sb) = (read_snapshot_file(path_a)?, read_snapshot_file(path_b)?);
+    let (sa, sb) = (
+        read_snapshot_file::<World>(path_a)?,
+        read_snapshot_file::<World>(path_b)?,
+    );
     out!("fields that differ at tick {at}:");
     for d in diff(&sa, &sb) {
         out!("  {d}");
@@ -170,7 +173,10 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
         dump_file(dumps_b, "phases", tick),
     ) {
         (Some(pa), Some(pb)) => {
-            let (ta, tb) = (read_phase_trace(&pa)?, read_phase_trace(&pb)?);
+            let (ta, tb) = (
+                read_phase_trace::<World>(&pa)?,
+                read_phase_trace::<World>(&pb)?,
+            );
             out!("{}", phase_verdict(&ta, &tb));
         }
         _ => out!("no per-phase hashes of tick {tick} on both sides"),
@@ -236,8 +242,9 @@ fn retrace_report(
         return Ok(None);
     };
     let rules = client::replay::log_rules(log, None)?;
-    let here = retrace(&rules, &read_snapshot_file(&before)?, &record.inputs)?;
-    let theirs = read_phase_trace(&phases)?;
+    let before = read_snapshot_file::<World>(&before)?;
+    let here = retrace::<World>(&rules, &before, &record.inputs)?;
+    let theirs = read_phase_trace::<World>(&phases)?;
     Ok(Some(match theirs.hashes.first_difference(&here) {
         None => format!(
             "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
@@ -247,7 +254,7 @@ fn retrace_report(
             "its step to tick {tick}, re-simulated here from its dumped state and logged inputs, \
              differs from its own per-phase hashes after phase {}: that peer's step did not \
              follow from its state and inputs",
-            phase.name()
+            engine::STEP_PHASES.get(phase).map_or("?", |p| p.name())
         ),
     }))
 }

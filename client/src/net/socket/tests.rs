@@ -170,7 +170,7 @@ fn clear_control(datagram: &[u8]) -> Option<Control> {
 }
 
 fn limits() -> Limits {
-    Limits::for_match::<GgrsConfig>(2, 8)
+    Limits::for_match::<GgrsConfig<engine::World>>(2, 8)
 }
 
 fn info(block_hp: u8) -> PeerInfo {

@@ -349,7 +349,7 @@ impl NetPeer {
                 let inputs = &recent[at..at + players];
                 // Our own input there is the one we played, or the logs disagree.
                 if let Ok(played) = self.driver.inputs_at(tick) {
-                    if played.get(local).map(|i| i.to_wire()) != inputs.get(local).copied() {
+                    if played.get(local).copied() != inputs.get(local).copied() {
                         return Err(format!(
                             "your log holds another input of ours at tick {} than we played",
                             tick + 1
@@ -396,7 +396,7 @@ impl NetPeer {
         let mut gap = Vec::with_capacity(missing * players);
         for tick in through..resume {
             let inputs = self.driver.inputs_at(tick).map_err(failed)?;
-            gap.extend(inputs.iter().map(|i| i.to_wire()));
+            gap.extend(inputs.iter().copied());
         }
         Ok(Agreed {
             resume,
@@ -940,7 +940,7 @@ impl Rejoining {
         plan: RejoinPlan,
         channel_id: u32,
         epoch: u32,
-        driver: Driver,
+        driver: Driver<World>,
         hash: engine::StateHash,
         report: RejoinReport,
         cause: EpochCause,

@@ -206,7 +206,7 @@ impl NetPeer {
         if let Some(from) = held {
             for t in from..=through {
                 match self.driver.inputs_at(t - 1) {
-                    Ok(inputs) => recent.extend(inputs.iter().map(|i| i.to_wire())),
+                    Ok(inputs) => recent.extend(inputs.iter().copied()),
                     Err(_) => {
                         recent.clear();
                         break;

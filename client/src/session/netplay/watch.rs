@@ -373,7 +373,7 @@ impl NetPeer {
             let mut inputs = Vec::with_capacity((through - from + 1) as usize * players);
             for t in from..=through {
                 match self.driver.inputs_at(t - 1) {
-                    Ok(i) => inputs.extend(i.iter().map(|i| i.to_wire())),
+                    Ok(i) => inputs.extend(i.iter().copied()),
                     Err(_) => break,
                 }
             }

@@ -47,7 +47,7 @@ fn orphaned(ticks: Tick) -> Orphaned {
     let inputs = (through.saturating_sub(8)..through)
         .map(|t| {
             let slice = joined.driver().inputs_at(t).expect("inputs");
-            slice.iter().map(|i| i.to_wire()).collect()
+            slice.to_vec()
         })
         .collect();
     drop(joined);
@@ -237,8 +237,8 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
         // different stick a tick, so every tick's inputs must be taken from their own place.
         inputs[1].move_x = 20 * (n as i8 + 1);
         inputs[1].move_y = -15 * (n as i8 + 1);
-        world.step(&inputs).expect("step");
-        recent.extend(inputs.iter().map(|i| i.to_wire()));
+        engine::Game::step(&mut world, &inputs).expect("step");
+        recent.extend_from_slice(&inputs);
     }
     let hash = world.state_hash();
     // A log claiming another input of the survivor's than it played is refused.
@@ -550,7 +550,7 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
     // on, anything sealed to this port opens under the new keys and would be read as GGRS.
     link.borrow_mut().pump(false);
     link.borrow_mut().set_limits(
-        crate::ggrs_message::Limits::for_match::<crate::GgrsConfig>(2, 8),
+        crate::ggrs_message::Limits::for_match::<crate::GgrsConfig<engine::World>>(2, 8),
         vec![(addr(1), crate::ggrs_message::Sender::Player { slots: 1 })],
     );
     let before = link.borrow().counters();
