@@ -16,6 +16,162 @@
 //! - At the top: the [`Error`] type, the [`journal`] of presentation effects, the
 //!   [`remote_view`] and rules files ([`load_rules`]).
 //!
+//! # Bring your own game
+//!
+//! The netcode layer is written against [`game_api::Game`] (re-exported here as [`Game`]): a
+//! game that implements it runs through the same [`synctest::SyncTester`], [`Driver`], phase
+//! traces, dumps and verdicts as the maze duel (`engine::World`) and the ring race
+//! (`games/ring-race`). The smallest game there is — two tallies pushed by the players'
+//! inputs — plugs in like this:
+//!
+//! ```
+//! use client::synctest::SyncTester;
+//! use client::{Game, SectionHash, StepObserver, Tick};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Clone, Debug)]
+//! struct Tally {
+//!     state: TallyState,
+//!     events: Vec<(Tick, u8)>,
+//! }
+//!
+//! /// The whole future of a tally: the snapshot.
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+//! struct TallyState {
+//!     tick: Tick,
+//!     totals: Vec<i64>,
+//! }
+//!
+//! /// Combined hash, then one per section.
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+//! struct TallyHash(u64, [u64; 2]);
+//!
+//! impl SectionHash for TallyHash {
+//!     const SECTIONS: &'static [&'static str] = &["totals", "clock"];
+//!     fn combined(&self) -> u64 {
+//!         self.0
+//!     }
+//!     fn section(&self, i: usize) -> u64 {
+//!         self.1.get(i).copied().unwrap_or(0)
+//!     }
+//!     fn from_sections(s: &[u64]) -> Option<TallyHash> {
+//!         let s: [u64; 2] = s.try_into().ok()?;
+//!         Some(TallyHash(xxhash_rust::xxh3::xxh3_64(&[s[0].to_le_bytes(), s[1].to_le_bytes()].concat()), s))
+//!     }
+//! }
+//!
+//! impl Game for Tally {
+//!     const NAME: &'static str = "tally";
+//!     const VERSION: &'static str = "1";
+//!     const SNAPSHOT_FORMAT: u32 = 1;
+//!     const MAX_SNAPSHOT_BYTES: u64 = 1024;
+//!     const MAX_PLAYERS: usize = 4;
+//!     const PHASES: &'static [&'static str] = &["push", "clock"];
+//!     type Input = i8;
+//!     type Rules = ();
+//!     type Snapshot = TallyState;
+//!     type Event = (Tick, u8);
+//!     type EventKey = (Tick, u8);
+//!     type Hash = TallyHash;
+//!     type Phase = &'static str;
+//!     type Error = std::fmt::Error;
+//!
+//!     fn new(_: (), _seed: u64, players: usize) -> Result<Tally, std::fmt::Error> {
+//!         let state = TallyState { tick: 0, totals: vec![0; players] };
+//!         Ok(Tally { state, events: Vec::new() })
+//!     }
+//!     fn from_snapshot(_: (), s: &TallyState) -> Result<Tally, std::fmt::Error> {
+//!         Ok(Tally { state: s.clone(), events: Vec::new() })
+//!     }
+//!     fn restore(&mut self, s: &TallyState) -> Result<(), std::fmt::Error> {
+//!         self.state.clone_from(s);
+//!         Ok(())
+//!     }
+//!     fn save_into(&self, out: &mut TallyState) {
+//!         out.clone_from(&self.state);
+//!     }
+//!     fn snapshot(&self) -> TallyState {
+//!         self.state.clone()
+//!     }
+//!     fn tick(&self) -> Tick {
+//!         self.state.tick
+//!     }
+//!     fn player_count(&self) -> usize {
+//!         self.state.totals.len()
+//!     }
+//!     fn rules(&self) -> &() {
+//!         &()
+//!     }
+//!     fn state_hash(&self) -> TallyHash {
+//!         let totals: Vec<u8> = self.state.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+//!         let sections = [
+//!             xxhash_rust::xxh3::xxh3_64(&totals),
+//!             xxhash_rust::xxh3::xxh3_64(&self.state.tick.to_le_bytes()),
+//!         ];
+//!         TallyHash::from_sections(&sections).expect("two sections")
+//!     }
+//!     fn step_observed<O: StepObserver<Tally>>(
+//!         &mut self,
+//!         inputs: &[i8],
+//!         observer: &mut O,
+//!     ) -> Result<&[(Tick, u8)], std::fmt::Error> {
+//!         if inputs.len() != self.state.totals.len() || self.state.tick == Tick::MAX {
+//!             return Err(std::fmt::Error);
+//!         }
+//!         self.events.clear();
+//!         for (slot, (total, &push)) in self.state.totals.iter_mut().zip(inputs).enumerate() {
+//!             *total += i64::from(push);
+//!             if push != 0 {
+//!                 self.events.push((self.state.tick, slot as u8));
+//!             }
+//!         }
+//!         observer.after_phase(0, self);
+//!         self.state.tick += 1;
+//!         observer.after_phase(1, self);
+//!         Ok(&self.events)
+//!     }
+//!     fn last_events(&self) -> &[(Tick, u8)] {
+//!         &self.events
+//!     }
+//!     fn debug_perturb(&mut self) {
+//!         self.state.totals[0] += 1;
+//!     }
+//!     fn phase_name(phase: &'static str) -> &'static str {
+//!         phase
+//!     }
+//!     fn event_key(event: &(Tick, u8)) -> (Tick, u8) {
+//!         *event
+//!     }
+//!     fn rules_to_bytes(_: &()) -> Vec<u8> {
+//!         Vec::new()
+//!     }
+//!     fn rules_from_bytes(bytes: &[u8]) -> Option<()> {
+//!         bytes.is_empty().then_some(())
+//!     }
+//!     fn rules_hash(_: &()) -> u64 {
+//!         0
+//!     }
+//!     fn snapshot_to_bytes(s: &TallyState) -> Vec<u8> {
+//!         bincode::serialize(s).expect("encodes")
+//!     }
+//!     fn snapshot_from_bytes(bytes: &[u8]) -> Result<TallyState, std::fmt::Error> {
+//!         bincode::deserialize(bytes).map_err(|_| std::fmt::Error)
+//!     }
+//! }
+//!
+//! // The contract's executable checks, then a sync test through the netcode layer: every
+//! // frame rolls back 4 frames and re-simulates them, comparing checksums.
+//! game_api::conformance::check_all::<Tally>((), 0, 2, 120, |t, slot| (t % 5) as i8 - slot as i8)
+//!     .expect("the contract holds");
+//! let dumps = std::env::temp_dir().join("tally-sync-test");
+//! let mut sync_test = SyncTester::<Tally>::new((), 0, 2, 4, dumps)?;
+//! for t in 0..120 {
+//!     sync_test.advance(&[(t % 5) as i8, -1])?;
+//! }
+//! assert_eq!(sync_test.driver().world().state.totals, vec![240, -120]);
+//! # Ok::<(), client::Error>(())
+//! ```
+//!
 //! Every module keeps its old path as well (`client::socket`, `client::matchlog`, ...), re-exported
 //! below.
 #![forbid(unsafe_code)]
@@ -42,6 +198,7 @@ pub use session::{connecting, driver, netplay, online, pacing, stats, synctest};
 
 pub use driver::Driver;
 pub use error::Error;
+pub use game_api::{Game, SectionHash, StepObserver, Tick};
 pub use netplay::{Advance, NetConfig, NetEvent, NetPeer, Outage, Reconnecting};
 pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;

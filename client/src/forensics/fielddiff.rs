@@ -2,10 +2,10 @@
 //!
 //! The snapshot is walked through its `Serialize` implementation by a small serializer that
 //! records every leaf value under its path, so the diff never falls behind the snapshot's
-//! fields. Fixed-point numbers (serialized by `fixed` as a struct holding `bits`) are shown as
-//! decimals.
+//! fields. It serves any game: whatever a game's snapshot serializes, the diff walks. Fixed-point
+//! numbers (serialized by `fixed` as a struct holding `bits`) are shown as 16.16 decimals.
 
-use engine::{Fx, WorldSnapshot};
+use fixed::types::I16F16;
 use serde::ser::{self, Serialize};
 use std::fmt;
 
@@ -26,9 +26,10 @@ impl fmt::Display for FieldDiff {
     }
 }
 
-/// Every leaf of a snapshot as `(path, value)`, in serialization order.
+/// Every leaf of a snapshot (or any serializable value) as `(path, value)`, in serialization
+/// order.
 #[must_use]
-pub fn flatten(snapshot: &WorldSnapshot) -> Vec<(String, String)> {
+pub fn flatten<S: Serialize + ?Sized>(snapshot: &S) -> Vec<(String, String)> {
     let mut out = Flattener {
         path: Vec::new(),
         leaves: Vec::new(),
@@ -42,7 +43,7 @@ pub fn flatten(snapshot: &WorldSnapshot) -> Vec<(String, String)> {
 /// The fields that differ between two snapshots, in the first snapshot's order, then fields
 /// only the second has.
 #[must_use]
-pub fn diff(a: &WorldSnapshot, b: &WorldSnapshot) -> Vec<FieldDiff> {
+pub fn diff<S: Serialize + ?Sized>(a: &S, b: &S) -> Vec<FieldDiff> {
     let (fa, fb) = (flatten(a), flatten(b));
     let mut out = Vec::new();
     for (path, left) in &fa {
@@ -318,7 +319,7 @@ impl ser::SerializeStruct for Fields<'_> {
                 .first()
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap_or(0);
-            return self.f.leaf(format!("{:.5}", Fx::from_bits(bits)));
+            return self.f.leaf(format!("{:.5}", I16F16::from_bits(bits)));
         }
         self.f.nested(key.into(), value)
     }

@@ -232,6 +232,11 @@ fn dump_mismatch<G: Game>(
             let Some(snapshot) = snapshot else { continue };
             write_snapshot::<G>(dir, &format!("tick-{tick}-{label}"), snapshot)?;
         }
+        // The first field that differs, named through the snapshot's serde form.
+        let field = match pairs {
+            [(_, Some(a)), (_, Some(b))] => crate::fielddiff::diff(a, b).into_iter().next(),
+            _ => None,
+        };
         let inputs = tick.checked_sub(1).and_then(|t| driver.inputs_at(t).ok());
         let original = driver.first_trace_at(tick).copied();
         let resimulated = driver.trace_tick(tick).ok();
@@ -242,7 +247,13 @@ fn dump_mismatch<G: Game>(
             );
             write_phase_trace(dir, &format!("tick-{tick}-original"), &a)?;
             write_phase_trace(dir, &format!("tick-{tick}-resimulated"), &b)?;
-            verdict = verdict.or_else(|| Some(phase_verdict(&a, &b)));
+            verdict = verdict.or_else(|| {
+                let phases = phase_verdict(&a, &b);
+                Some(match &field {
+                    Some(diff) => format!("{phases}; first field that differs: {diff}"),
+                    None => phases,
+                })
+            });
         }
     }
     Ok((dir.to_owned(), verdict))

@@ -163,12 +163,15 @@ fn a_five_second_blackout_is_waited_out_and_the_match_finishes_identically() {
     for side in [&host, &joiner] {
         assert_eq!(side.disconnected, None, "nobody gave up: {side}");
         assert!(side.clean_finish, "{side}");
-        assert_eq!(side.outages.len(), 1, "{side:?}");
-        let outage = side.outages[0];
-        assert!(
-            outage.silent >= Duration::from_secs(4) && outage.tick > 0 && outage.tick < 900,
-            "{outage:?}"
-        );
+        // One outage is the blackout; a busy machine (two cores building while the test runs)
+        // can starve a peer into a short pause of its own, which is also waited out.
+        let long: Vec<_> = side
+            .outages
+            .iter()
+            .filter(|o| o.silent >= Duration::from_secs(4))
+            .collect();
+        assert_eq!(long.len(), 1, "{side:?}");
+        assert!(long[0].tick > 0 && long[0].tick < 900, "{:?}", long[0]);
     }
     assert_eq!(
         host.socket.path_changes, 1,
