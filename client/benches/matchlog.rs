@@ -5,7 +5,7 @@
 //!   flush) every 300 ticks, amortized — what a match actually pays per tick.
 //! - `matchlog/step` : one simulation step at the same load, for scale.
 
-use client::matchlog::{LogHeader, MatchLogWriter, TickRecord};
+use client::logs::matchlog::{LogHeader, MatchLogWriter, TickRecord};
 use criterion::{criterion_group, criterion_main, Criterion};
 use engine::{Bot, Rules, World};
 use std::hint::black_box;

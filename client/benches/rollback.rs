@@ -6,7 +6,7 @@
 //! - `synctest_frame/ggrs_u64`: the same GGRS session and check distance with a `u64` as the
 //!   whole game state: what GGRS itself costs per frame.
 
-use client::synctest::SyncTester;
+use client::session::synctest::SyncTester;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use engine::bench_support::loaded_world;
 use engine::{Rules, WireInput};

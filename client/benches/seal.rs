@@ -8,7 +8,7 @@
 //!   peer per match).
 
 use client::net::seal::{Channel, Initiator, Inner, InviteCode, Responder};
-use client::wire::{self, Control, Kind};
+use client::net::wire::{self, Control, Kind};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;
 

@@ -19,13 +19,13 @@
 //! # Bring your own game
 //!
 //! The netcode layer is written against [`game_api::Game`] (re-exported here as [`Game`]): a
-//! game that implements it runs through the same [`synctest::SyncTester`], [`Driver`], phase
+//! game that implements it runs through the same [`session::synctest::SyncTester`], [`session::driver::Driver`], phase
 //! traces, dumps and verdicts as the maze duel (`engine::World`) and the ring race
 //! (`games/ring-race`). The smallest game there is — two tallies pushed by the players'
 //! inputs — plugs in like this:
 //!
 //! ```
-//! use client::synctest::SyncTester;
+//! use client::session::synctest::SyncTester;
 //! use client::{Game, SectionHash, StepObserver, Tick};
 //! use serde::{Deserialize, Serialize};
 //!
@@ -172,8 +172,8 @@
 //! # Ok::<(), client::Error>(())
 //! ```
 //!
-//! Every module keeps its old path as well (`client::socket`, `client::matchlog`, ...), re-exported
-//! below.
+//! Every item has one path, its concern's (`client::net::wire`, `client::session::netplay::NetPeer`);
+//! only the error type and the game trait (with what it needs) sit at the top.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -187,24 +187,6 @@ mod rules_file;
 pub mod runs;
 pub mod session;
 
-pub use forensics::fielddiff;
-pub use logs::{hashlog, matchlog, peer_logs, replay, tick_logs};
-pub use net::{
-    conditioner, ggrs_message, handshake, room, room_secret, signal, socket, transport, webrtc,
-    wire,
-};
-pub use runs::rail_fairness;
-pub use session::{connecting, driver, netplay, online, pacing, stats, synctest};
-
-pub use driver::Driver;
 pub use error::Error;
 pub use game_api::{Game, SectionHash, StepObserver, Tick};
-pub use netplay::{Advance, NetConfig, NetEvent, NetPeer, Outage, Reconnecting};
-pub use peer_logs::dumps_next_to;
 pub use rules_file::load_rules;
-pub use runs::{
-    rejoin_from_log, rejoin_logged_match, rejoin_peer, resume_bot_match, resume_logged_bot_match,
-    run_bot_match, run_net_peer, run_with_logs, BotMatch, BotMatchSummary, NetRun, NetRunSummary,
-    RejoinFromLog, Resume, ResumeSummary, MAX_TICKS,
-};
-pub use session::GgrsConfig;

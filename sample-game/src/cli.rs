@@ -1,7 +1,7 @@
 //! The command line.
 
 use clap::{Parser, Subcommand};
-use client::conditioner::ConditionerConfig;
+use client::net::conditioner::ConditionerConfig;
 use client::remote_view::RemoteView;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -70,7 +70,7 @@ pub struct Cli {
 
     /// The tick --screenshot captures.
     #[arg(long, global = true, value_name = "N", requires = "screenshot",
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(client::MAX_TICKS)))]
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(client::runs::MAX_TICKS)))]
     pub at_tick: Option<u32>,
 
     /// Run the real window loop with both players on bots for this many seconds, then print
@@ -155,7 +155,7 @@ pub enum Mode {
         #[arg(long, value_name = "NAME|LINK")]
         room: String,
         /// The signalling server (start one with `./run signal`).
-        #[arg(long, default_value = client::webrtc::DEFAULT_SIGNAL_URL)]
+        #[arg(long, default_value = client::net::webrtc::DEFAULT_SIGNAL_URL)]
         signal: String,
         /// Watch instead of playing.
         #[arg(long)]
@@ -166,7 +166,7 @@ pub enum Mode {
         /// STUN and TURN servers (default: the options screen's choice, public STUN unless
         /// changed).
         #[command(flatten)]
-        ice: client::webrtc::IceServers,
+        ice: client::net::webrtc::IceServers,
         /// No STUN or TURN server at all: only players on one machine or one LAN meet.
         #[arg(long, conflicts_with = "urls")]
         no_ice: bool,
@@ -225,7 +225,7 @@ pub struct NetOptions {
     pub conditioner: Option<ConditionerConfig>,
     /// Seconds to wait for the other side before giving up (1 to 3600).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64)
-        .range(1..=client::netplay::MAX_HANDSHAKE_TIMEOUT.as_secs()))]
+        .range(1..=client::session::netplay::MAX_HANDSHAKE_TIMEOUT.as_secs()))]
     pub timeout: u64,
     /// How the other player is drawn: `past` (from confirmed history, a few ticks behind; a
     /// rail shot is judged against exactly that) or `predicted` (where prediction puts them
@@ -277,7 +277,7 @@ impl Cli {
 /// `--spectators`: up to what a host takes.
 fn spectators() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new()
-        .range(0..=client::netplay::MAX_SPECTATORS as u64)
+        .range(0..=client::session::netplay::MAX_SPECTATORS as u64)
 }
 
 /// `WIDTHxHEIGHT`, each at least 64.
@@ -379,7 +379,7 @@ mod tests {
         };
         assert_eq!(
             (room.as_str(), signal.as_str(), spectate),
-            ("duel", client::webrtc::DEFAULT_SIGNAL_URL, false)
+            ("duel", client::net::webrtc::DEFAULT_SIGNAL_URL, false)
         );
         assert!(
             Cli::try_parse_from(["maze-duel", "online"]).is_err(),
@@ -404,7 +404,7 @@ mod tests {
         };
         assert_eq!(
             ice,
-            client::webrtc::IceServers {
+            client::net::webrtc::IceServers {
                 urls: vec!["stun:a:1".into(), "turn:b:2".into()],
                 username: Some("u".into()),
                 credential: Some("p".into()),
@@ -512,7 +512,7 @@ mod tests {
             &["--screenshot", "a.png"],
             "at-tick",
             0,
-            client::MAX_TICKS as u64,
+            client::runs::MAX_TICKS as u64,
         ),
         (
             &["--screenshot", "a.png", "--at-tick", "1"],
@@ -526,13 +526,13 @@ mod tests {
             &["host"],
             "spectators",
             0,
-            client::netplay::MAX_SPECTATORS as u64,
+            client::session::netplay::MAX_SPECTATORS as u64,
         ),
         (
             &["online", "--room", "r"],
             "spectators",
             0,
-            client::netplay::MAX_SPECTATORS as u64,
+            client::session::netplay::MAX_SPECTATORS as u64,
         ),
         (&["host"], "input-delay", 0, 8),
         (&["join", "h:1"], "timeout", 1, 3600),

@@ -9,8 +9,8 @@
 //! options screen saves, the old one is moved aside to `config.toml.bad` and the game says so.
 
 use crate::key_bindings::{KeyBindings, PlayerKeys};
+use client::net::webrtc::IceServers;
 use client::remote_view::RemoteView;
-use client::webrtc::IceServers;
 use engine::Difficulty;
 use sdl2::keyboard::Scancode;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ pub struct Config {
 /// Which STUN/TURN servers online rooms use (the options screen cycles through them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IceChoice {
-    /// The public STUN servers (`client::webrtc::DEFAULT_STUN`): most home routers are crossed.
+    /// The public STUN servers (`client::net::webrtc::DEFAULT_STUN`): most home routers are crossed.
     PublicStun,
     /// None: only players on one machine or one LAN meet.
     Off,

@@ -16,9 +16,9 @@ use crate::menu::{list_replays, Choice, Menu, MenuInput};
 use crate::net_match::NetMatch;
 use crate::replay_match::ReplayMatch;
 use anyhow::anyhow;
-use client::peer_logs::LogPaths;
-use client::wire::Role;
-use client::NetConfig;
+use client::logs::peer_logs::LogPaths;
+use client::net::wire::Role;
+use client::session::netplay::NetConfig;
 use engine::Rules;
 use sdl2::controller::Button;
 use sdl2::event::Event;
@@ -49,7 +49,7 @@ enum Phase {
     Menu,
     Connecting(Box<Connection>),
     /// Taking the slot back in an unfinished match, from its log.
-    Rejoining(Box<client::RejoinFromLog>, PathBuf),
+    Rejoining(Box<client::runs::RejoinFromLog>, PathBuf),
 }
 
 impl FrontEnd {
@@ -244,7 +244,7 @@ impl FrontEnd {
                 }
             }
             Choice::Replay(path) => {
-                let replay = client::matchlog::read_log(&path)
+                let replay = client::logs::matchlog::read_log(&path)
                     .map_err(anyhow::Error::from)
                     .and_then(ReplayMatch::new);
                 match replay {
@@ -287,21 +287,21 @@ impl FrontEnd {
             );
             return Next::Stay;
         };
-        let mut start = || -> Result<client::RejoinFromLog, client::Error> {
-            let read = client::matchlog::read_log(&log)?;
-            let peer = client::rejoin_peer(&read, &log)?;
+        let mut start = || -> Result<client::runs::RejoinFromLog, client::Error> {
+            let read = client::logs::matchlog::read_log(&log)?;
+            let peer = client::runs::rejoin_peer(&read, &log)?;
             let config = NetConfig {
                 handshake_timeout: JOIN_TIMEOUT,
                 ..self.net_config(&menu.config)
             };
-            let bind = client::transport::default_bind_for(peer);
-            let link = client::netplay::open_link(bind, config.conditioner)?;
+            let bind = client::net::transport::default_bind_for(peer);
+            let link = client::session::netplay::open_link(bind, config.conditioner)?;
             let paths = LogPaths {
                 hash_log: None,
                 match_log: Some(log.clone()),
                 dump_dir: None,
             };
-            client::RejoinFromLog::start(link, &config, &paths, None)
+            client::runs::RejoinFromLog::start(link, &config, &paths, None)
         };
         match start() {
             Ok(r) => {
@@ -327,8 +327,9 @@ impl FrontEnd {
             }
             return Next::Stay;
         }
-        let resolved = client::net::seal::split_invitation(address)
-            .and_then(|(addr, code)| client::transport::resolve(addr).map(|host| (host, code)));
+        let resolved = client::net::seal::split_invitation(address).and_then(|(addr, code)| {
+            client::net::transport::resolve(addr).map(|host| (host, code))
+        });
         match resolved {
             Err(e) => menu.note = Some(e),
             Ok((host, code)) => {
@@ -371,7 +372,7 @@ impl FrontEnd {
         &mut self,
         app: &mut App,
         menu: &mut Menu,
-        peer: client::NetPeer,
+        peer: client::session::netplay::NetPeer,
         side: Side,
     ) -> anyhow::Result<bool> {
         let mode = match side {
@@ -430,7 +431,7 @@ impl FrontEnd {
 enum Next {
     Stay,
     Connect(Box<Connection>),
-    Rejoin(Box<client::RejoinFromLog>, PathBuf),
+    Rejoin(Box<client::runs::RejoinFromLog>, PathBuf),
     Quit,
 }
 
@@ -439,7 +440,7 @@ enum Next {
 #[must_use]
 pub fn last_unfinished_match(dir: &std::path::Path) -> Option<PathBuf> {
     list_replays(dir).into_iter().map(|e| e.path).find(|path| {
-        client::matchlog::read_log(path)
+        client::logs::matchlog::read_log(path)
             .is_ok_and(|log| log.header.rejoin.is_some() && log.end.is_none())
     })
 }
@@ -447,7 +448,7 @@ pub fn last_unfinished_match(dir: &std::path::Path) -> Option<PathBuf> {
 /// The status screen while a rejoin is under way.
 #[must_use]
 pub fn rejoin_status(
-    r: &client::netplay::rejoin::Rejoining,
+    r: &client::session::netplay::rejoin::Rejoining,
     log: &std::path::Path,
 ) -> StatusScreen {
     let name = log
@@ -465,7 +466,7 @@ pub fn rejoin_status(
     ];
     lines.push(format!(
         "The other player waits {} s at most",
-        client::netplay::DEFAULT_RECONNECT_GRACE.as_secs()
+        client::session::netplay::DEFAULT_RECONNECT_GRACE.as_secs()
     ));
     status_screen("REJOINING", lines, None)
 }

@@ -4,9 +4,9 @@
 use crate::match_source::{AfterMatch, MatchSource, Rematch};
 use crate::net_view::NetView;
 use anyhow::{ensure, Context as _};
-use client::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use client::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
-use client::tick_logs::TickLogs;
+use client::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
+use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use client::logs::tick_logs::TickLogs;
 use engine::{
     Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, WireInput, World, WorldSnapshot,
 };
@@ -202,7 +202,7 @@ impl LocalMatch {
         // Re-simulated from the header before the file is touched (a log that does not replay
         // keeps its tail), and the checkpoint a cut left missing written.
         let (world, writer) =
-            client::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)
+            client::logs::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)
                 .context("re-simulating the logged ticks")?;
         if let Some(cut) = log.tail_report() {
             eprintln!("maze-duel: {}: {cut}", path.display());

@@ -3,13 +3,13 @@
 
 use anyhow::Context as _;
 use clap::Parser;
+use client::logs::peer_logs::LogPaths;
 use client::net::seal::InviteCode;
-use client::netplay::open_link;
-use client::peer_logs::LogPaths;
-use client::transport::{default_bind_for, resolve};
-use client::webrtc::{IceServers, RoomConfig};
-use client::wire::Role;
-use client::{NetConfig, NetPeer};
+use client::net::transport::{default_bind_for, resolve};
+use client::net::webrtc::{IceServers, RoomConfig};
+use client::net::wire::Role;
+use client::session::netplay::open_link;
+use client::session::netplay::{NetConfig, NetPeer};
 use engine::{PlayerId, Rules};
 use sample_game::cli::{InviteChoice, Mode, NetOptions};
 use sample_game::{
@@ -237,16 +237,16 @@ fn match_source(
             Ok(Box::new(m))
         }
         Some(Mode::Replay { log }) => {
-            let read = client::matchlog::read_log(log)
+            let read = client::logs::matchlog::read_log(log)
                 .with_context(|| format!("reading {}", log.display()))?;
             if let Some(cut) = read.tail_report() {
                 println!("maze-duel: {}: {cut}", log.display());
             }
-            let identity = client::hashlog::MatchIdentity::of_log(&read.header);
+            let identity = client::logs::hashlog::MatchIdentity::of_log(&read.header);
             let mut replay = ReplayMatch::new(read)?;
             if let Some(path) = &cli.hash_log {
                 let source = format!("replay of {}", log.display());
-                replay = replay.with_hash_log(client::hashlog::HashLogWriter::create(
+                replay = replay.with_hash_log(client::logs::hashlog::HashLogWriter::create(
                     path, &identity, &source,
                 )?);
             }
@@ -306,9 +306,9 @@ fn match_source(
             online(peer, net, mode, cli, log_for)
         }
         Some(Mode::Rejoin { log, net }) => {
-            let read = client::matchlog::read_log(log)
+            let read = client::logs::matchlog::read_log(log)
                 .with_context(|| format!("the match log {}", log.display()))?;
-            let peer = client::rejoin_peer(&read, log)?;
+            let peer = client::runs::rejoin_peer(&read, log)?;
             let config = net_config(net, rules, seed, 0);
             let link = open_link(default_bind_for(peer), config.conditioner)?;
             println!(
@@ -321,7 +321,7 @@ fn match_source(
                 match_log: Some(log.clone()),
                 dump_dir: None,
             };
-            let (peer, logs) = client::rejoin_from_log(link, &config, &paths, None)
+            let (peer, logs) = client::runs::rejoin_from_log(link, &config, &paths, None)
                 .with_context(|| format!("rejoining from {}", log.display()))?;
             println!(
                 "maze-duel: back in the match; recording to {}",
@@ -352,7 +352,7 @@ fn match_source(
                 RoomConfig::from_link(room)?
             } else {
                 let secret =
-                    client::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
+                    client::net::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
                 RoomConfig::new(signal.as_str(), room.as_str()).with_secret(secret)
             }
             .with_ice(match (given.urls.is_empty(), *no_ice) {

@@ -9,9 +9,9 @@ use crate::match_source::{present, AfterMatch, MatchSource, Rematch, SourceComma
 use crate::net_view::{DesyncStatus, NetMode, NetView, Waiting};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
-use client::peer_logs::{LogPaths, PeerLogs};
+use client::logs::peer_logs::{LogPaths, PeerLogs};
 use client::remote_view::{RemoteView, ViewDelay};
-use client::{Advance, NetEvent, NetPeer};
+use client::session::netplay::{Advance, NetEvent, NetPeer};
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Input delay bounds offered by F5/F6.

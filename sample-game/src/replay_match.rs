@@ -3,9 +3,9 @@
 
 use crate::match_source::{MatchSource, SourceCommand, Timeline};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
-use client::hashlog::HashLogWriter;
-use client::matchlog::MatchLog;
-use client::replay::Replay;
+use client::logs::hashlog::HashLogWriter;
+use client::logs::matchlog::MatchLog;
+use client::logs::replay::Replay;
 use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
 
 /// Playback speeds, in eighths of real time.
@@ -191,14 +191,14 @@ impl MatchSource for ReplayMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use client::matchlog::read_log;
+    use client::logs::matchlog::read_log;
 
     /// A recorded bot match, in a file of its own per test (the writer locks its file).
     fn recorded(name: &str) -> MatchLog {
         let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.log"));
-        client::run_bot_match(&client::BotMatch {
+        client::runs::run_bot_match(&client::runs::BotMatch {
             rules: Rules::default(),
             seed: 4,
             bot_seed: 5,

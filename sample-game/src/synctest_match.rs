@@ -8,9 +8,9 @@ use crate::local_match::LocalLogs;
 use crate::match_source::{present, MatchSource};
 use crate::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
-use client::driver::RollbackCounters;
 use client::journal::PredictionJournal;
-use client::synctest::SyncTester;
+use client::session::driver::RollbackCounters;
+use client::session::synctest::SyncTester;
 use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, World, WorldSnapshot};
 use std::path::PathBuf;
 

@@ -9,8 +9,8 @@
 #[path = "support/text.rs"]
 mod text;
 
-use client::wire::Role;
-use client::NetConfig;
+use client::net::wire::Role;
+use client::session::netplay::NetConfig;
 use engine::Rules;
 use sample_game::menu::online::{Connection, Poll};
 use sample_game::menu::Screen;
@@ -196,7 +196,7 @@ fn the_disconnect_screen_says_why_and_leads_back_to_the_menu() {
 
 /// One frame of a peer that is ready: it plays its first frames (with no input) and then
 /// only exchanges datagrams, so its history holds everything a later run would log.
-fn play_on(peer: &mut client::NetPeer) {
+fn play_on(peer: &mut client::session::netplay::NetPeer) {
     if peer.world().tick() < 2 {
         let _ = peer.advance(engine::WireInput::default());
     } else {
@@ -449,13 +449,13 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
     let mut host = Connection::host(config.clone()).expect("host");
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
     let ghost = std::thread::spawn(move || {
-        let link = client::netplay::open_link(
+        let link = client::session::netplay::open_link(
             std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
             Default::default(),
         )
         .expect("ghost link");
-        let info = client::wire::PeerInfo::local(&Rules::default());
-        client::handshake::join(
+        let info = client::net::wire::PeerInfo::local(&Rules::default());
+        client::net::handshake::join(
             &link,
             &info,
             addr,
@@ -512,7 +512,7 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
     let sync = Duration::from_millis(300);
     let (port_tx, port_rx) = std::sync::mpsc::channel();
     let host = std::thread::spawn(move || {
-        let link = client::netplay::open_link(
+        let link = client::session::netplay::open_link(
             std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
             Default::default(),
         )
@@ -523,7 +523,7 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
             handshake_timeout: Duration::from_secs(20),
             ..NetConfig::default()
         };
-        let mut peer = client::NetPeer::host_on(link, &config).expect("host");
+        let mut peer = client::session::netplay::NetPeer::host_on(link, &config).expect("host");
         // Keep answering until the others are surely running too.
         let until = Instant::now() + Duration::from_secs(2);
         while Instant::now() < until {
@@ -584,17 +584,17 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
 /// and both get a running peer of the same match. A malformed link is refused under the field.
 #[test]
 fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
-    let server = client::signal::SignalServer::start("127.0.0.1:0".parse().expect("addr"))
+    let server = client::net::signal::SignalServer::start("127.0.0.1:0".parse().expect("addr"))
         .expect("signalling server");
     // A link with its room's secret, as `duel-cli online` prints it (issue 17).
-    let secret = client::room_secret::RoomSecret::generate().expect("random");
+    let secret = client::net::room_secret::RoomSecret::generate().expect("random");
     let link = format!("{}/menu-room?secret={}", server.url(), secret.as_str());
     assert_eq!(sample_game::menu::address_problem(&link), None, "{link}");
     assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/").is_some());
     assert!(sample_game::menu::address_problem("ws://127.0.0.1:3536/r?secret=short").is_some());
     let timeout = Duration::from_secs(60);
     let open = || {
-        let ice = client::webrtc::IceServers::default();
+        let ice = client::net::webrtc::IceServers::default();
         Connection::room(&link, Role::Player, ice, NetConfig::default(), timeout)
             .expect("room link")
     };
@@ -630,11 +630,11 @@ fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
 /// ended: not a finished one, not a bot match's.
 #[test]
 fn rejoin_last_match_finds_the_newest_unfinished_log_of_an_online_player() {
-    use client::matchlog::{LogHeader, MatchLogWriter, RejoinKey};
+    use client::logs::matchlog::{LogHeader, MatchLogWriter, RejoinKey};
     let dir = std::env::temp_dir().join(format!("maze-duel-rejoin-last-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
-    client::run_bot_match(&client::BotMatch {
+    client::runs::run_bot_match(&client::runs::BotMatch {
         rules: Rules::default(),
         seed: 3,
         bot_seed: 4,

@@ -1082,7 +1082,7 @@ fn a_screenshot_of_a_replay_draws_the_logged_match() {
     std::fs::create_dir_all(&dir).expect("dir");
     let log = |seed: u64| {
         let path = dir.join(format!("m{seed}.log"));
-        client::run_bot_match(&client::BotMatch {
+        client::runs::run_bot_match(&client::runs::BotMatch {
             rules: Rules::default(),
             seed,
             bot_seed: 4,

@@ -2,11 +2,11 @@
 //! once — a correction does not play it again, a retraction cuts it — however often rollback
 //! rewrites history.
 
-use client::conditioner::ConditionerConfig;
-use client::netplay::open_link;
-use client::peer_logs::LogPaths;
-use client::wire::Role;
-use client::{NetConfig, NetPeer};
+use client::logs::peer_logs::LogPaths;
+use client::net::conditioner::ConditionerConfig;
+use client::net::wire::Role;
+use client::session::netplay::open_link;
+use client::session::netplay::{NetConfig, NetPeer};
 use engine::{buttons, EventKey, InputCmd};
 use sample_game::sound::{Mixer, SoundDirector, SAMPLE_RATE};
 use sample_game::{MatchSource, NetMatch};

@@ -2,11 +2,11 @@
 //! test with a rollback every frame, match log and replay) reproduce exactly the states of a
 //! plain engine loop fed the same inputs.
 
-use client::hashlog::read_hash_log;
-use client::matchlog::read_log;
-use client::replay::{verify, Replay};
-use client::synctest::{run_sync_test, SyncTest};
-use client::{run_bot_match, BotMatch};
+use client::logs::hashlog::read_hash_log;
+use client::logs::matchlog::read_log;
+use client::logs::replay::{verify, Replay};
+use client::runs::{run_bot_match, BotMatch};
+use client::session::synctest::{run_sync_test, SyncTest};
 use engine::{Bot, InputCmd, Rules, StateHash, World};
 
 fn scratch(name: &str) -> std::path::PathBuf {

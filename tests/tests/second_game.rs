@@ -4,7 +4,7 @@
 
 use client::forensics::dumps::read_snapshot_file;
 use client::forensics::read_phase_trace;
-use client::synctest::SyncTester;
+use client::session::synctest::SyncTester;
 use client::Error;
 use game_api::Game;
 use ring_race::{buttons, RingInput, RingPhase, RingRace, RingRules};
@@ -14,7 +14,7 @@ fn script(tick: u32, slot: usize) -> RingInput {
     let phase = (tick / 45 + slot as u32 * 2) % 4;
     RingInput {
         thrust: [127, -90, 50, -127][phase as usize],
-        buttons: if (tick + slot as u32 * 31) % 83 == 0 {
+        buttons: if (tick + slot as u32 * 31).is_multiple_of(83) {
             buttons::DASH
         } else {
             0

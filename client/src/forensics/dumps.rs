@@ -6,7 +6,7 @@
 //! state that differs.
 
 use crate::error::Error;
-use crate::matchlog::{read_limited, read_log, LOG_MAGIC};
+use crate::logs::matchlog::{read_limited, read_log, LOG_MAGIC};
 use engine::{Tick, World, WorldSnapshot};
 use game_api::Game;
 use std::path::{Path, PathBuf};
@@ -125,7 +125,7 @@ pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error>
     }
     // Re-simulated from the header, every record and checkpoint on the way checked: a
     // checkpoint is never believed on its own.
-    let world = crate::replay::verified_state_at(&log, tick)
+    let world = crate::logs::replay::verified_state_at(&log, tick)
         .map_err(|e| unavailable(path, format!("re-simulating to tick {tick}: {e}")))?;
     Ok(world.snapshot())
 }

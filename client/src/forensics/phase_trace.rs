@@ -232,7 +232,7 @@ pub fn write_phase_trace<G: Game>(
 /// # Errors
 /// [`Error::Io`], [`Error::LogTooLarge`], [`Error::PhaseTraceSyntax`].
 pub fn read_phase_trace<G: Game>(path: &Path) -> Result<PhaseTrace<G>, Error> {
-    let bytes = crate::matchlog::read_limited(path, MAX_TRACE_BYTES)?;
+    let bytes = crate::logs::matchlog::read_limited(path, MAX_TRACE_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|_| Error::PhaseTraceSyntax {
         path: path.to_owned(),
         line: 0,

@@ -2,7 +2,7 @@
 
 use super::phase_trace::{describe_input, PhaseTrace};
 use crate::error::Error;
-use crate::matchlog::MatchLog;
+use crate::logs::matchlog::MatchLog;
 use game_api::{Game, PhaseHashes, SectionHash, Tick};
 use std::path::Path;
 
@@ -38,7 +38,7 @@ pub fn inputs_agree(
     fn record<'l>(
         (path, log): (&Path, &'l MatchLog),
         tick: Tick,
-    ) -> Result<&'l crate::matchlog::TickRecord, String> {
+    ) -> Result<&'l crate::logs::matchlog::TickRecord, String> {
         log.tick_record(tick)
             .ok_or_else(|| format!("{} holds no inputs for tick {tick}", path.display()))
     }
@@ -62,7 +62,7 @@ pub fn inputs_agree(
 /// inputs, else the first tick that does not and a description.
 #[must_use]
 pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
-    match crate::replay::verify(log, None) {
+    match crate::logs::replay::verify(log, None) {
         Ok(_) => None,
         Err(Error::VerifyMismatch {
             tick,

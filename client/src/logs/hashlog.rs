@@ -27,7 +27,7 @@
 //! being killed) and syncs the file to disk when closed.
 
 use crate::error::Error;
-use crate::matchlog::LogHeader;
+use crate::logs::matchlog::LogHeader;
 use engine::{Section, StateHash, Tick, World};
 use std::fmt::Write as _;
 use std::fs::File;
@@ -344,7 +344,7 @@ pub fn read_hash_log(path: &Path) -> Result<Vec<HashLogEntry>, Error> {
 /// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line (a
 /// damaged line among them: its check does not hold); [`Error::LogTooLarge`] over the limit.
 pub fn read_hash_log_file(path: &Path) -> Result<HashLog, Error> {
-    let bytes = crate::matchlog::read_limited(path, MAX_HASH_LOG_BYTES)?;
+    let bytes = crate::logs::matchlog::read_limited(path, MAX_HASH_LOG_BYTES)?;
     parse_hash_log(path, &bytes)
 }
 
@@ -384,7 +384,7 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
         reason,
     };
     if !bytes.starts_with(FIRST_LINE.as_bytes()) {
-        let found = if bytes.starts_with(crate::matchlog::LOG_MAGIC) {
+        let found = if bytes.starts_with(crate::logs::matchlog::LOG_MAGIC) {
             "a match log: `duel-cli verify <log> --hash-log <out>` writes its hash log".to_owned()
         } else {
             let shown: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();

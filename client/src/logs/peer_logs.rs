@@ -3,13 +3,13 @@
 
 use crate::error::Error;
 use crate::forensics::{write_phase_trace, DesyncNotice, PhaseTrace};
-use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{
+use crate::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
+use crate::logs::matchlog::{
     EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, RejoinKey, ResyncRecord,
     StateTransfer, DEFAULT_CHECKPOINT_EVERY,
 };
-use crate::netplay::{EpochCause, NetPeer};
-use crate::tick_logs::TickLogs;
+use crate::logs::tick_logs::TickLogs;
+use crate::session::netplay::{EpochCause, NetPeer};
 use engine::{buttons, Event, Tick, World};
 use game_api::Game;
 use std::net::SocketAddr;
@@ -89,7 +89,7 @@ fn dump_around(
         first = first.min(t);
         let stem = format!("{role}-tick-{t}");
         if t + 3 >= tick {
-            crate::synctest::write_snapshot::<World>(dir, &stem, snapshot)?;
+            crate::session::synctest::write_snapshot::<World>(dir, &stem, snapshot)?;
         } else {
             // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
             // them; the 25 KB text dumps are for the last few.

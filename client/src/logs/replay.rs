@@ -1,7 +1,7 @@
 //! Re-simulating match logs: verification, seeking for replays, and resuming after a crash.
 
 use crate::error::Error;
-use crate::matchlog::{MatchLog, TickRecord};
+use crate::logs::matchlog::{MatchLog, TickRecord};
 use engine::{InputCmd, Rules, StateHash, Tick, World, WorldSnapshot};
 
 /// What a verification went through.
@@ -44,7 +44,7 @@ pub fn same_build(log: &MatchLog) -> Result<(), Error> {
     if header.engine_version != engine::ENGINE_VERSION {
         return Err(Error::LogBuild {
             what: "engine version",
-            logged: crate::wire::printable(&header.engine_version, 40),
+            logged: crate::net::wire::printable(&header.engine_version, 40),
             ours: engine::ENGINE_VERSION.to_string(),
         });
     }
@@ -88,7 +88,7 @@ fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
 
 /// The logged rail shots of `record` must be exactly the re-simulated ones.
 fn check_shots(record: &TickRecord, events: &[engine::Event]) -> Result<(), Error> {
-    let got: Vec<engine::ShotRecord> = crate::tick_logs::rail_shots(events).collect();
+    let got: Vec<engine::ShotRecord> = crate::logs::tick_logs::rail_shots(events).collect();
     if got == record.shots {
         return Ok(());
     }
@@ -116,7 +116,7 @@ pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Err
 pub fn verify_logging(
     log: &MatchLog,
     rules: Option<&Rules>,
-    hash_log: Option<&mut crate::hashlog::HashLogWriter>,
+    hash_log: Option<&mut crate::logs::hashlog::HashLogWriter>,
 ) -> Result<VerifyReport, Error> {
     resimulate(log, rules, hash_log, None).map(|(report, _)| report)
 }
@@ -146,7 +146,7 @@ pub fn verified_state_at(log: &MatchLog, tick: Tick) -> Result<World, Error> {
 fn resimulate(
     log: &MatchLog,
     rules: Option<&Rules>,
-    mut hash_log: Option<&mut crate::hashlog::HashLogWriter>,
+    mut hash_log: Option<&mut crate::logs::hashlog::HashLogWriter>,
     until: Option<Tick>,
 ) -> Result<(VerifyReport, World), Error> {
     let rules = log_rules(log, rules)?;
@@ -196,28 +196,29 @@ fn resimulate(
     // A new epoch resumed from the state both sides held: the log's own state there must be it
     // (and a hash log written from a replay marks it as the players' do).
     let mut epochs = log.epochs.iter().peekable();
-    let mut check_epochs =
-        |world: &World, out: Option<&mut crate::hashlog::HashLogWriter>| -> Result<(), Error> {
-            let mut out = out;
-            // A transfer's epoch is applied where its `from` is reached (`apply_transfer`).
-            while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
-                if epoch.transfer.is_some() {
-                    continue;
-                }
-                if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
-                    return Err(Error::VerifyMismatch {
-                        tick: epoch.tick,
-                        section: "epoch",
-                        logged: epoch.hash.combined,
-                        got: world.state_hash().combined,
-                    });
-                }
-                if let Some(out) = out.as_deref_mut() {
-                    out.mark_epoch(epoch.epoch, epoch.tick)?;
-                }
+    let mut check_epochs = |world: &World,
+                            out: Option<&mut crate::logs::hashlog::HashLogWriter>|
+     -> Result<(), Error> {
+        let mut out = out;
+        // A transfer's epoch is applied where its `from` is reached (`apply_transfer`).
+        while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
+            if epoch.transfer.is_some() {
+                continue;
             }
-            Ok(())
-        };
+            if epoch.tick == world.tick() && epoch.hash != world.state_hash() {
+                return Err(Error::VerifyMismatch {
+                    tick: epoch.tick,
+                    section: "epoch",
+                    logged: epoch.hash.combined,
+                    got: world.state_hash().combined,
+                });
+            }
+            if let Some(out) = out.as_deref_mut() {
+                out.mark_epoch(epoch.epoch, epoch.tick)?;
+            }
+        }
+        Ok(())
+    };
     check_epochs(&world, hash_log.as_deref_mut())?;
     let mut resyncs = log.resyncs.iter().peekable();
     apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
@@ -259,9 +260,9 @@ fn resimulate(
 /// must be the one the record says it replaced, and the snapshot the state it names (a hash
 /// log written from a replay marks the new epoch as the players' do).
 fn apply_resyncs<'a>(
-    resyncs: &mut std::iter::Peekable<std::slice::Iter<'a, crate::matchlog::ResyncRecord>>,
+    resyncs: &mut std::iter::Peekable<std::slice::Iter<'a, crate::logs::matchlog::ResyncRecord>>,
     world: &mut World,
-    out: Option<&mut crate::hashlog::HashLogWriter>,
+    out: Option<&mut crate::logs::hashlog::HashLogWriter>,
 ) -> Result<(), Error> {
     let mut out = out;
     while let Some(r) = resyncs.next_if(|r| r.tick <= world.tick()) {
@@ -302,7 +303,7 @@ fn apply_resyncs<'a>(
 fn apply_transfer(
     log: &MatchLog,
     world: &mut World,
-    out: Option<&mut crate::hashlog::HashLogWriter>,
+    out: Option<&mut crate::logs::hashlog::HashLogWriter>,
 ) -> Result<(), Error> {
     let Some((epoch, transfer)) = log.transfer_from(world.tick()) else {
         return Err(Error::VerifyMismatch {
@@ -426,7 +427,7 @@ impl Replay {
     }
 }
 
-/// Reopens a log read with [`crate::matchlog::read_log`] to continue it: the world at its
+/// Reopens a log read with [`crate::logs::matchlog::read_log`] to continue it: the world at its
 /// last tick, re-simulated from the header and checked as [`verified_state_at`] does *before*
 /// the file is touched (a log that does not replay keeps everything), and its writer, having
 /// written the checkpoint a cut left missing at that tick (between a checkpoint tick's record
@@ -434,18 +435,18 @@ impl Replay {
 /// uninterrupted run would have written.
 ///
 /// # Errors
-/// As [`verified_state_at`] and [`crate::matchlog::MatchLogWriter::resume`].
+/// As [`verified_state_at`] and [`crate::logs::matchlog::MatchLogWriter::resume`].
 pub fn reopen_for_resume(
     path: &std::path::Path,
     log: &MatchLog,
     checkpoint_every: Tick,
-) -> Result<(World, crate::matchlog::MatchLogWriter), Error> {
+) -> Result<(World, crate::logs::matchlog::MatchLogWriter), Error> {
     let at = log.last_tick();
     let world = verified_state_at(log, at)?;
-    let mut writer = crate::matchlog::MatchLogWriter::resume(path, log, checkpoint_every)?;
+    let mut writer = crate::logs::matchlog::MatchLogWriter::resume(path, log, checkpoint_every)?;
     let has_checkpoint = log.checkpoints.last().is_some_and(|c| c.0 == at);
     if writer.is_checkpoint_tick(at) && !has_checkpoint {
-        writer.append(&crate::matchlog::Record::Checkpoint {
+        writer.append(&crate::logs::matchlog::Record::Checkpoint {
             tick: at,
             snapshot: world.state().to_bytes(),
         })?;

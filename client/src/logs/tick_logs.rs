@@ -3,8 +3,8 @@
 //! this one type.
 
 use crate::error::Error;
-use crate::hashlog::HashLogWriter;
-use crate::matchlog::{MatchLogWriter, TickRecord};
+use crate::logs::hashlog::HashLogWriter;
+use crate::logs::matchlog::{MatchLogWriter, TickRecord};
 use engine::{Event, EventKind, ShotRecord, StateHash, Tick, WireInput, WorldSnapshot};
 
 /// A hash log and a match log, either optional, fed the same final ticks in order.
@@ -65,14 +65,14 @@ impl TickLogs {
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn note(&mut self, record: &crate::matchlog::Record) -> Result<(), Error> {
+    pub fn note(&mut self, record: &crate::logs::matchlog::Record) -> Result<(), Error> {
         if let Some(log) = &mut self.hash_log {
             match record {
-                crate::matchlog::Record::Epoch(e) if e.transfer.is_some() => {
+                crate::logs::matchlog::Record::Epoch(e) if e.transfer.is_some() => {
                     log.mark_transfer(e.epoch, e.tick)?;
                 }
-                crate::matchlog::Record::Epoch(e) => log.mark_epoch(e.epoch, e.tick)?,
-                crate::matchlog::Record::Resync(r) => log.mark_epoch(r.epoch, r.tick)?,
+                crate::logs::matchlog::Record::Epoch(e) => log.mark_epoch(e.epoch, e.tick)?,
+                crate::logs::matchlog::Record::Resync(r) => log.mark_epoch(r.epoch, r.tick)?,
                 _ => {}
             }
         }

@@ -5,7 +5,7 @@
 //! impairs the same datagrams the same way; only the wall-clock release of delayed datagrams
 //! depends on when the conditioner is polled.
 
-use crate::transport::Transport;
+use crate::net::transport::Transport;
 use engine::DetRng;
 use std::collections::BinaryHeap;
 use std::net::SocketAddr;
@@ -288,7 +288,7 @@ mod tests {
     /// unanswered handshake depends on it).
     #[test]
     fn the_conditioner_is_plain_udp_when_what_it_wraps_is() {
-        let udp = crate::transport::UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
+        let udp = crate::net::transport::UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
             .expect("a socket");
         let config = ConditionerConfig::default();
         assert!(LinkConditioner::new(udp, config).is_plain_udp());

@@ -14,9 +14,9 @@
 //! variant), checks it against [`Limits`] with [`check`], decodes the input run itself with
 //! bounded arithmetic, and hands GGRS a re-encoded message whose input run is one literal block
 //! of the exact size it describes: GGRS's decoders then never see a peer-chosen length. Whatever
-//! fails is dropped and counted ([`crate::socket::SocketCounters::dropped_invalid`]).
+//! fails is dropped and counted ([`crate::net::socket::SocketCounters::dropped_invalid`]).
 
-use crate::wire;
+use crate::net::wire;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -452,7 +452,7 @@ pub fn literal_run(decoded: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GgrsConfig;
+    use crate::session::GgrsConfig;
 
     fn limits() -> Limits {
         Limits::for_match::<GgrsConfig<engine::World>>(2, 8)

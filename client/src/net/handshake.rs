@@ -22,8 +22,8 @@
 
 use crate::error::Error;
 use crate::net::seal::{Initiator, InviteCode, MatchSecret, Responder};
-use crate::socket::SharedLink;
-use crate::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
+use crate::net::socket::SharedLink;
+use crate::net::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -355,7 +355,7 @@ impl HostHandshake {
 pub const SLOT_TAKEN: &str = "the slot went to another peer first";
 
 /// Tells a welcomed candidate that lost its slot, under its keys, and forgets it.
-fn turn_away(link: &mut crate::socket::Link, peer: SocketAddr) {
+fn turn_away(link: &mut crate::net::socket::Link, peer: SocketAddr) {
     link.send_control(
         &Control::Reject {
             reason: SLOT_TAKEN.to_string(),

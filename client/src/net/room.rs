@@ -21,7 +21,7 @@
 //! These bytes are untrusted: [`RoomIntro::parse`] accepts exactly [`RoomIntro::LEN`] bytes
 //! with our magic and known values, and anything else is dropped (and counted by the transport).
 
-use crate::wire::Role;
+use crate::net::wire::Role;
 
 /// What a peer in a room is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

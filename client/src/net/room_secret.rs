@@ -1,7 +1,7 @@
 //! A room's secret: what keeps strangers who know a room's name out of it.
 //!
 //! A room link carries it as a query parameter, `ws://HOST:PORT/ROOM?secret=SECRET`. Our
-//! signalling server ([`crate::signal`]) lets the first peer of a room fix the room's secret
+//! signalling server ([`crate::net::signal`]) lets the first peer of a room fix the room's secret
 //! (or open it without one); any later peer presenting another secret, or none, is refused at
 //! the websocket upgrade, before it is introduced to anyone. A room whose last peer has left
 //! forgets its secret.

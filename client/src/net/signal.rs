@@ -7,7 +7,7 @@
 //! speak to it:
 //!
 //! - **Admission.** Rooms are the path of the URL, and the room's secret its query
-//!   (`ws://HOST:PORT/ROOM?secret=SECRET`, see [`crate::room_secret`]). The first peer of a
+//!   (`ws://HOST:PORT/ROOM?secret=SECRET`, see [`crate::net::room_secret`]). The first peer of a
 //!   room fixes its secret (or opens it without one); a later peer presenting another secret,
 //!   or none, is refused at the websocket upgrade with `403 Forbidden` and the reason in the
 //!   body, before it is introduced to anyone. A room whose last peer has left forgets its
@@ -25,9 +25,9 @@
 //! the game can start one in-process.
 
 use crate::error::Error;
+use crate::net::room::check_room_name;
+use crate::net::room_secret::{self, RoomSecret};
 use crate::net::signal_check::check_signal;
-use crate::room::check_room_name;
-use crate::room_secret::{self, RoomSecret};
 use axum::extract::ws::{CloseFrame, Message};
 use axum::http::{StatusCode, Uri};
 use axum::response::IntoResponse;

@@ -4,7 +4,7 @@
 //! matchbox 0.15 `unwrap`s what a peer sends it: a session description that does not parse
 //! (`SdpInvalidSyntax`) or that WebRTC cannot apply panics its message loop, and with it every
 //! connection of that peer — a running match included. So these bytes are checked twice, with
-//! the same rules: our signalling server ([`crate::signal`]) disconnects a peer that sends a
+//! the same rules: our signalling server ([`crate::net::signal`]) disconnects a peer that sends a
 //! signal that fails them, before it reaches anyone, and our client ([`super::signaller`])
 //! drops such a signal from any server before matchbox sees it.
 //!

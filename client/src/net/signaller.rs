@@ -2,7 +2,7 @@
 //! websocket, JSON requests and events), plus two guards.
 //!
 //! - **A refusal says why.** A server that refuses the websocket upgrade (ours does for a room
-//!   held by another secret, [`crate::signal`]) answers with a status and a reason in the body;
+//!   held by another secret, [`crate::net::signal`]) answers with a status and a reason in the body;
 //!   matchbox would report only "HTTP error: 403". The reason is kept for the transport, which
 //!   turns it into [`crate::Error::RoomRefused`]. So is the reason of a close frame.
 //! - **Malformed signals never reach matchbox.** matchbox 0.15 `unwrap`s the SDP a peer sends

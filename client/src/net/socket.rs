@@ -1,18 +1,18 @@
 //! The socket GGRS talks through: our framing over any [`Transport`], with a list of known
 //! peers, a sealed channel per peer, and counters for everything it sends, receives and drops.
 //!
-//! Before the handshake only clear handshake datagrams pass ([`crate::wire`]); after it, a peer
+//! Before the handshake only clear handshake datagrams pass ([`crate::net::wire`]); after it, a peer
 //! is heard only through its [`Channel`]: anything from it that does not open under its keys,
 //! or opens a second time, is dropped and counted before GGRS could see it. Every GGRS message
-//! that opens is then checked against the match's hard limits ([`crate::ggrs_message`]),
+//! that opens is then checked against the match's hard limits ([`crate::net::ggrs_message`]),
 //! including that an acknowledgement names no frame we never sent that peer. GGRS datagrams
 //! that arrive before the session is set up (the host's first sync request travels right
 //! behind its answer) are held, a few per peer at most, and read once it is.
 
-use crate::ggrs_message::{self, Limits, Refusal, Sender};
+use crate::net::ggrs_message::{self, Limits, Refusal, Sender};
 use crate::net::seal::{self, Channel, Inner, SealError};
-use crate::transport::{Transport, MAX_DATAGRAM};
-use crate::wire::{self, Control, Kind, PeerInfo, Role};
+use crate::net::transport::{Transport, MAX_DATAGRAM};
+use crate::net::wire::{self, Control, Kind, PeerInfo, Role};
 use ggrs::{Message, NonBlockingSocket};
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -42,7 +42,7 @@ pub struct SocketCounters {
     pub dropped_unauthenticated: u64,
     /// Sealed datagrams opened before, or older than the replay window.
     pub dropped_replayed: u64,
-    /// GGRS messages outside the match's limits (see [`crate::ggrs_message::check`]).
+    /// GGRS messages outside the match's limits (see [`crate::net::ggrs_message::check`]).
     pub dropped_invalid: u64,
     /// GGRS messages from a remote player declaring a player disconnected; each ends the match
     /// as a disconnect instead of reaching GGRS.

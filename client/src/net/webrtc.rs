@@ -6,7 +6,7 @@
 //! NATs, with STUN, or TURN as a relay, when configured), and opens two data channels per peer:
 //!
 //! - channel 0, reliable and ordered, carries the room messages that settle who hosts
-//!   ([`crate::room`]);
+//!   ([`crate::net::room`]);
 //! - channel 1, unreliable and unordered like UDP, carries our datagrams (handshake, GGRS).
 //!
 //! Each peer is given a stable synthetic [`SocketAddr`]: its peer id (a UUID) as an IPv6
@@ -19,7 +19,7 @@
 //!
 //! matchbox 0.15 `unwrap`s much of what goes wrong, which would end every connection of this
 //! peer, its match included. So what can be known before is checked before anything connects
-//! (the room link with its secret, [`crate::room_secret`]; the ICE servers,
+//! (the room link with its secret, [`crate::net::room_secret`]; the ICE servers,
 //! [`IceServers::check`]), matchbox talks to the server through our own signaller
 //! (`net::signaller`: signals that would not parse are dropped before matchbox sees them, and a
 //! refusal's reason is kept for [`Error::RoomRefused`]), our build of matchbox does without
@@ -33,11 +33,11 @@ use crate::error::Error;
 use crate::net::ice_probe::{probe_turn, turn_udp_server, TurnProbe};
 use crate::net::negotiation::{IceGiven, Negotiations, Stall, TurnAnswer};
 pub use crate::net::negotiation::{NoPathCause, RoomFailure};
+use crate::net::room::{self, RoomIntro, RoomPart, RoomState};
+use crate::net::room_secret::{self, RoomSecret, SECRET_PARAM};
 use crate::net::signaller::{GuardedSignallerBuilder, SignalReport};
-use crate::room::{self, RoomIntro, RoomPart, RoomState};
-use crate::room_secret::{self, RoomSecret, SECRET_PARAM};
-use crate::transport::Transport;
-use crate::wire::Role;
+use crate::net::transport::Transport;
+use crate::net::wire::Role;
 use matchbox_socket::{ChannelConfig, PeerId, PeerState, RtcIceServerConfig, WebRtcSocket};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -216,7 +216,7 @@ pub struct RoomConfig {
     pub signal_url: String,
     /// The room's name: everyone giving the same name (and secret) meets.
     pub room: String,
-    /// The room's secret ([`crate::room_secret`]); `None` enters a room opened without one.
+    /// The room's secret ([`crate::net::room_secret`]); `None` enters a room opened without one.
     pub secret: Option<RoomSecret>,
     /// STUN/TURN servers.
     pub ice: IceServers,
@@ -568,7 +568,7 @@ impl WebRtcTransport {
         self.peers.iter().map(|&(_, addr, _)| addr).collect()
     }
 
-    /// Waits until the room settles what this peer does (see [`crate::room`]): host, join the
+    /// Waits until the room settles what this peer does (see [`crate::net::room`]): host, join the
     /// host, or watch it. Datagrams that arrive meanwhile are kept for the handshake. A
     /// negotiation that stalls meanwhile is tried again with a fresh entry into the room.
     ///

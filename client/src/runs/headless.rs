@@ -2,9 +2,9 @@
 //! killed mid-way resumes from its match log.
 
 use crate::error::Error;
-use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
-use crate::tick_logs::TickLogs;
+use crate::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
+use crate::logs::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use crate::logs::tick_logs::TickLogs;
 use engine::{Bot, RoundPhase, Rules, StateHash, Tick, WireInput, World};
 use game_api::Game;
 use std::path::{Path, PathBuf};
@@ -195,14 +195,15 @@ pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let cut = log.tail_report().map(|cut| match log.hole {
         Some(_) => format!(
             "{cut} (kept in {})",
-            crate::matchlog::lost_bytes_path(path, log.valid_len).display()
+            crate::logs::matchlog::lost_bytes_path(path, log.valid_len).display()
         ),
         None => cut,
     });
     let resumed_at = log.last_tick();
     let checkpoint = log.checkpoint_before(resumed_at).map_or(0, |c| c.0);
     // Checked from the header before the file is touched; the missing checkpoint written.
-    let (world, writer) = crate::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
+    let (world, writer) =
+        crate::logs::replay::reopen_for_resume(path, &log, DEFAULT_CHECKPOINT_EVERY)?;
     let hash_log = match &spec.hash_log {
         Some(p) => Some(HashLogWriter::create(p, &identity, "resume")?),
         None => None,

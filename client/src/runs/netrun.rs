@@ -1,16 +1,17 @@
 //! Headless networked runs: a bot plays (or a spectator watches) a real session to a number of
 //! final ticks, writing the hash log and the match log of confirmed ticks.
 
-use crate::driver::Injection;
 use crate::error::Error;
-use crate::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
-use crate::matchlog::{read_log, MatchLog, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
-use crate::netplay::rejoin::{Rejoining, MAX_RECENT_TICKS};
-use crate::netplay::{EpochCause, NetConfig, NetEvent, NetPeer, Outage, RejoinPlan};
-use crate::pacing::{FrameDecision, FramePacer};
-use crate::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
-use crate::replay::{log_rules, reopen_for_resume, verify_logging};
-use crate::socket::SharedLink;
+use crate::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
+use crate::logs::matchlog::{read_log, MatchLog, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
+use crate::logs::peer_logs::{dumps_next_to, LogPaths, PeerLogs};
+use crate::logs::replay::{log_rules, reopen_for_resume, verify_logging};
+use crate::net::socket::SharedLink;
+use crate::session::driver::Injection;
+use crate::session::netplay::rejoin::RejoinPlan;
+use crate::session::netplay::rejoin::{Rejoining, MAX_RECENT_TICKS};
+use crate::session::netplay::{EpochCause, NetConfig, NetEvent, NetPeer, Outage};
+use crate::session::pacing::{FrameDecision, FramePacer};
 use engine::{Bot, Phase, StateHash, Tick, WireInput};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -86,7 +87,7 @@ pub struct NetRunSummary {
     /// Datagrams dropped at the socket.
     pub dropped: u64,
     /// The socket's counters at the end, by kind of drop.
-    pub socket: crate::socket::SocketCounters,
+    pub socket: crate::net::socket::SocketCounters,
     /// A peer disconnected before the end.
     pub disconnected: Option<std::net::SocketAddr>,
     /// Why, for a player to read ([`NetPeer::gone_reason`]).
@@ -512,7 +513,7 @@ mod tests {
             bytes_sent_per_sec: 0,
             bytes_received_per_sec: 0,
             dropped: 0,
-            socket: crate::socket::SocketCounters::default(),
+            socket: crate::net::socket::SocketCounters::default(),
             disconnected: Some("127.0.0.1:9".parse().expect("addr")),
             disconnect_reason: None,
             clean_finish: false,

@@ -15,9 +15,9 @@
 
 use crate::error::Error;
 use crate::journal::{JournalAction, PredictionJournal};
-use crate::netplay::{NetEvent, NetPeer};
-use crate::pacing::{FrameDecision, FramePacer};
 use crate::remote_view::{input_view, shown_pose, view_at, RemoteView, ViewDelay};
+use crate::session::netplay::{NetEvent, NetPeer};
+use crate::session::pacing::{FrameDecision, FramePacer};
 use engine::{
     buttons, stick_towards, EventKey, EventKind, Fx, FxVec, Rules, ShotOutcome, ShotRecord,
     ShotTarget, Tick, WireInput, World,
@@ -362,20 +362,20 @@ pub enum FairnessRole {
 pub fn run_fairness_side(
     role: FairnessRole,
     addr: std::net::SocketAddr,
-    conditioner: crate::conditioner::ConditionerConfig,
+    conditioner: crate::net::conditioner::ConditionerConfig,
     plan: &FairnessPlan,
 ) -> Result<FairnessReport, Error> {
     let side = u64::from(role == FairnessRole::Join);
-    let config = crate::NetConfig {
+    let config = crate::session::netplay::NetConfig {
         rules: fairness_rules(),
         input_delay: plan.input_delay,
         fps: plan.fps,
         disconnect_timeout: Duration::from_secs(10),
-        conditioner: crate::conditioner::ConditionerConfig {
+        conditioner: crate::net::conditioner::ConditionerConfig {
             seed: conditioner.seed.wrapping_add(side),
             ..conditioner
         },
-        ..crate::NetConfig::default()
+        ..crate::session::netplay::NetConfig::default()
     };
     let plan = FairnessPlan {
         bot_seed: plan.bot_seed.wrapping_add(side),
@@ -383,13 +383,13 @@ pub fn run_fairness_side(
     };
     let peer = match role {
         FairnessRole::Host => NetPeer::host_on(
-            crate::netplay::open_link(addr, config.conditioner)?,
+            crate::session::netplay::open_link(addr, config.conditioner)?,
             &config,
         )?,
         FairnessRole::Join => {
             let bind = std::net::SocketAddr::new(addr.ip(), 0);
-            let link = crate::netplay::open_link(bind, config.conditioner)?;
-            NetPeer::join_on(link, addr, crate::wire::Role::Player, &config)?
+            let link = crate::session::netplay::open_link(bind, config.conditioner)?;
+            NetPeer::join_on(link, addr, crate::net::wire::Role::Player, &config)?
         }
     };
     run_fairness_peer(peer, &plan)

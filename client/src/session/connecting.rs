@@ -14,11 +14,11 @@
 //! 3. **Running**: every `Hello` is refused, saying the match is under way.
 
 use crate::error::Error;
-use crate::handshake::{HostHandshake, JoinHandshake};
-use crate::netplay::{NetConfig, NetPeer};
-use crate::socket::{Refusing, SharedLink};
-use crate::transport::PortProbe;
-use crate::wire::{PeerInfo, Role};
+use crate::net::handshake::{HostHandshake, JoinHandshake};
+use crate::net::socket::{Refusing, SharedLink};
+use crate::net::transport::PortProbe;
+use crate::net::wire::{PeerInfo, Role};
+use crate::session::netplay::{NetConfig, NetPeer};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -314,8 +314,8 @@ impl Connecting {
     fn handshake_timeout(&self, peer: String, host: Option<std::net::SocketAddr>) -> Error {
         Error::HandshakeTimeout {
             peer,
-            seconds: crate::handshake::whole_seconds(self.config.handshake_timeout),
-            hint: crate::handshake::unanswered_hint(&self.link, host),
+            seconds: crate::net::handshake::whole_seconds(self.config.handshake_timeout),
+            hint: crate::net::handshake::unanswered_hint(&self.link, host),
         }
     }
 }

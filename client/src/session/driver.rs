@@ -4,7 +4,7 @@
 //! allocated per frame once the rings are warm.
 
 use crate::error::Error;
-use crate::GgrsConfig;
+use crate::session::GgrsConfig;
 use game_api::{Game, Perturb, PhaseHashes, PhaseTracer, StateHistory, Tick, TickRing};
 use ggrs::{GgrsRequest, InputStatus};
 

@@ -1,17 +1,17 @@
 //! A networked peer: host, joiner or spectator, from the handshake to the last confirmed tick.
 
-use crate::conditioner::{ConditionerConfig, LinkConditioner};
-use crate::connecting::Connecting;
-use crate::driver::{Driver, HISTORY_TICKS};
 use crate::error::Error;
-use crate::ggrs_message::{Limits, Sender};
-use crate::handshake::Agreement;
+use crate::net::conditioner::{ConditionerConfig, LinkConditioner};
+use crate::net::ggrs_message::{Limits, Sender};
+use crate::net::handshake::Agreement;
 use crate::net::seal::InviteCode;
-use crate::socket::{GameSocket, Link, SharedLink, SocketCounters};
-use crate::stats::{NetStats, StatsClock};
-use crate::transport::UdpTransport;
-use crate::wire::{Control, Role};
-use crate::GgrsConfig;
+use crate::net::socket::{GameSocket, Link, SharedLink, SocketCounters};
+use crate::net::transport::UdpTransport;
+use crate::net::wire::{Control, Role};
+use crate::session::connecting::Connecting;
+use crate::session::driver::{Driver, HISTORY_TICKS};
+use crate::session::stats::{NetStats, StatsClock};
+use crate::session::GgrsConfig;
 use engine::{Rules, StateHash, Tick, WireInput, World};
 use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, InputStatus, P2PSession, PlayerType,
@@ -24,8 +24,7 @@ pub mod rejoin;
 pub mod resync;
 pub mod transfer;
 pub mod watch;
-pub use rejoin::{RejoinPlan, Transferred};
-pub use resync::ResyncDetail;
+use resync::ResyncDetail;
 
 /// Most frames of input delay a session takes: half a second at 60 Hz, far inside GGRS's
 /// 128-frame input queue (at 119 neither peer finishes; at 120 GGRS panics).
@@ -669,8 +668,8 @@ impl NetPeer {
         peers.join(", ")
     }
 
-    /// Starts the session on an `agreement` reached with [`crate::handshake::host`] or
-    /// [`crate::handshake::join`] (or their polled forms); [`Connecting`] does this and then polls
+    /// Starts the session on an `agreement` reached with [`crate::net::handshake::host`] or
+    /// [`crate::net::handshake::join`] (or their polled forms); [`Connecting`] does this and then polls
     /// GGRS's synchronization.
     ///
     /// # Errors
@@ -884,14 +883,14 @@ impl NetPeer {
                     if self.resync_holds() && self.remote_player_is(from) =>
                 {
                     self.failure = Some(Error::ResyncFailed {
-                        reason: crate::wire::printable(&reason, 300),
+                        reason: crate::net::wire::printable(&reason, 300),
                     });
                 }
                 // Sealed, so from the host itself (its only channel): it gave this late
                 // spectator up.
                 Control::Reject { reason } if matches!(self.session, Session::Relay(_)) => {
                     self.failure = Some(Error::CatchUpFailed {
-                        reason: crate::wire::printable(&reason, 300),
+                        reason: crate::net::wire::printable(&reason, 300),
                     });
                 }
                 // Sealed, so from the host itself: the slot went to another peer.
@@ -998,7 +997,7 @@ impl NetPeer {
         if self.timed_out.contains(&peer) {
             format!(
                 "{who} was silent for {} s, the whole reconnect grace",
-                crate::handshake::whole_seconds(self.config.disconnect_timeout)
+                crate::net::handshake::whole_seconds(self.config.disconnect_timeout)
             )
         } else {
             format!("{who} left the match")
@@ -1168,7 +1167,7 @@ impl NetPeer {
         if still >= self.freeze_timeout {
             return Err(Error::MatchFrozen {
                 tick: self.final_tick,
-                seconds: crate::handshake::whole_seconds(self.freeze_timeout),
+                seconds: crate::net::handshake::whole_seconds(self.freeze_timeout),
             });
         }
         Ok(())

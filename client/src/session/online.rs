@@ -1,17 +1,17 @@
 //! A networked peer met in a WebRTC room instead of at a `host:port`: enter the room, settle
-//! who hosts ([`crate::room`]), then the same handshake and session as over UDP.
+//! who hosts ([`crate::net::room`]), then the same handshake and session as over UDP.
 //!
 //! Only the transport differs: the link conditioner wraps it when configured, the socket
 //! counts its bytes, and every refusal, timeout and disconnect is the same [`Error`] (and the
 //! same exit status in the tools) as over UDP.
 
-use crate::conditioner::LinkConditioner;
 use crate::error::Error;
-use crate::netplay::{NetConfig, NetPeer};
-use crate::room::RoomPart;
-use crate::socket::{Link, SharedLink};
-use crate::webrtc::{RoomConfig, WebRtcTransport};
-use crate::wire::Role;
+use crate::net::conditioner::LinkConditioner;
+use crate::net::room::RoomPart;
+use crate::net::socket::{Link, SharedLink};
+use crate::net::webrtc::{RoomConfig, WebRtcTransport};
+use crate::net::wire::Role;
+use crate::session::netplay::{NetConfig, NetPeer};
 use std::net::SocketAddr;
 use std::time::Instant;
 

@@ -1,7 +1,7 @@
 //! Network and rollback statistics, gathered once a second.
 
-use crate::driver::{RollbackCounters, MAX_TRACKED_DEPTH};
-use crate::socket::SocketCounters;
+use crate::net::socket::SocketCounters;
+use crate::session::driver::{RollbackCounters, MAX_TRACKED_DEPTH};
 use engine::Tick;
 use std::time::{Duration, Instant};
 

@@ -1,11 +1,11 @@
 //! Sync-test sessions: every frame GGRS rolls back `check_distance` frames and re-simulates;
 //! any checksum that comes out different proves non-determinism.
 
-use crate::driver::{Driver, Injection};
 use crate::error::Error;
 use crate::forensics::{phase_verdict, write_phase_trace, PhaseTrace};
-use crate::hashlog::{HashLogWriter, MatchIdentity};
-use crate::GgrsConfig;
+use crate::logs::hashlog::{HashLogWriter, MatchIdentity};
+use crate::session::driver::{Driver, Injection};
+use crate::session::GgrsConfig;
 use engine::{Bot, Phase, Rules, StateHash, World};
 use game_api::{Game, Tick};
 use ggrs::{GgrsError, PlayerType, SessionBuilder, SyncTestSession};
@@ -234,7 +234,9 @@ fn dump_mismatch<G: Game>(
         }
         // The first field that differs, named through the snapshot's serde form.
         let field = match pairs {
-            [(_, Some(a)), (_, Some(b))] => crate::fielddiff::diff(a, b).into_iter().next(),
+            [(_, Some(a)), (_, Some(b))] => {
+                crate::forensics::fielddiff::diff(a, b).into_iter().next()
+            }
             _ => None,
         };
         let inputs = tick.checked_sub(1).and_then(|t| driver.inputs_at(t).ok());

@@ -6,11 +6,11 @@
 //! across the ticks it skipped.
 
 use super::scratch;
-use client::matchlog::{
+use client::logs::matchlog::{
     read_log, EpochRecord, LogHeader, MatchLogWriter, OutageRecord, Record, ResyncRecord,
     StateTransfer, TickRecord,
 };
-use client::replay::{recover, verify, Replay};
+use client::logs::replay::{recover, verify, Replay};
 use client::Error;
 use engine::{Bot, InputCmd, Rules, StateHash, World};
 use std::path::Path;
@@ -23,7 +23,7 @@ fn bot_tick(world: &mut World, bots: &mut [Bot; 2], log: &mut MatchLogWriter) {
         tick: world.tick(),
         inputs: inputs.iter().map(|i| i.to_wire()).collect(),
         hash: world.state_hash(),
-        shots: client::tick_logs::rail_shots(world.events()).collect(),
+        shots: client::logs::tick_logs::rail_shots(world.events()).collect(),
     }))
     .expect("append");
 }
@@ -266,15 +266,15 @@ fn a_transfer_reads_back_and_verify_replays_and_recovery_go_across_the_ticks_it_
     assert_eq!(verify(&log, None).expect("verifies across it").ticks, 400);
     // A hash log written from the replay marks the transfer as the player's does.
     let hashes = dir.join("m.hashes");
-    let identity = client::hashlog::MatchIdentity::of_world(
+    let identity = client::logs::hashlog::MatchIdentity::of_world(
         &World::new(Rules::default(), 4, 2).expect("world"),
-        client::hashlog::inputs_of("join", None),
+        client::logs::hashlog::inputs_of("join", None),
     );
-    let mut out =
-        client::hashlog::HashLogWriter::create(&hashes, &identity, "replay").expect("hash log");
-    client::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
+    let mut out = client::logs::hashlog::HashLogWriter::create(&hashes, &identity, "replay")
+        .expect("hash log");
+    client::logs::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
     out.sync().expect("sync");
-    let written = client::hashlog::read_hash_log_file(&hashes).expect("reads back");
+    let written = client::logs::hashlog::read_hash_log_file(&hashes).expect("reads back");
     assert_eq!(written.epochs, vec![(2, 260)]);
     assert_eq!(written.entries.len(), 260);
     assert!(written
@@ -313,7 +313,7 @@ fn a_log_that_ends_with_a_transfer_recovers_to_the_state_sent() {
     assert_eq!(log.last_tick(), 260);
     assert_eq!(verify(&log, None).expect("verifies").ticks, 260);
     // The state at either end of the gap, as a resume takes it.
-    let at = |tick| client::replay::verified_state_at(&log, tick).expect("a state");
+    let at = |tick| client::logs::replay::verified_state_at(&log, tick).expect("a state");
     assert_eq!(at(260).state_hash(), end.state_hash());
     assert_eq!(
         at(120).state_hash(),

@@ -4,11 +4,11 @@
 
 use super::{record, record_offsets, scratch, within_a_minute, PREFIX};
 use crate::child::{output_within, CHILD_LIMIT};
-use client::matchlog::{
+use client::logs::matchlog::{
     read_log, LogHeader, MatchLog, MatchLogWriter, Record, TickRecord, LOG_FORMAT_VERSION,
     LOG_MAGIC,
 };
-use client::replay::{recover, verify, Replay};
+use client::logs::replay::{recover, verify, Replay};
 use client::Error;
 use engine::{Bot, Rules, World};
 use std::path::Path;
@@ -31,7 +31,7 @@ fn play(world: &mut World, bots: &mut [Bot], n: u32, log: &mut MatchLogWriter) -
             tick: world.tick(),
             inputs: inputs.iter().map(|i| i.to_wire()).collect(),
             hash: world.state_hash(),
-            shots: client::tick_logs::rail_shots(world.events()).collect(),
+            shots: client::logs::tick_logs::rail_shots(world.events()).collect(),
         };
         log.append(&Record::Tick(record.clone())).expect("append");
         records.push(record);
@@ -307,7 +307,7 @@ fn a_log_over_the_size_limit_is_refused_before_it_is_read() {
         matches!(err, Error::LogTooLarge { limit, .. } if limit == 1 << 30),
         "{err}"
     );
-    let err = client::hashlog::read_hash_log_file(&path).unwrap_err();
+    let err = client::logs::hashlog::read_hash_log_file(&path).unwrap_err();
     assert!(matches!(err, Error::LogTooLarge { .. }), "{err}");
 }
 
@@ -469,12 +469,12 @@ fn a_forged_checkpoint_is_refused_by_state_and_resume() {
     );
     assert!(
         matches!(
-            client::replay::verified_state_at(&log, 25),
+            client::logs::replay::verified_state_at(&log, 25),
             Err(Error::VerifyMismatch { tick: 20, .. })
         ),
         "the forged checkpoint is named at its tick"
     );
-    let resumed = client::resume_logged_bot_match(&client::Resume {
+    let resumed = client::runs::resume_logged_bot_match(&client::runs::Resume {
         log: path.clone(),
         ticks: Some(100),
         hash_log: None,

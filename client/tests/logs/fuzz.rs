@@ -15,10 +15,10 @@
 //!   one whose data lines changed is told apart from the original by `desync`'s comparison.
 
 use super::{frame, record_offsets, within_a_minute, PREFIX};
-use client::hashlog::{compare_logs, header_differences, read_hash_log_file, HashLog};
-use client::matchlog::{read_log, MatchLog, LOG_MAGIC};
-use client::replay::{recover, verify, Replay};
-use client::{run_bot_match, BotMatch};
+use client::logs::hashlog::{compare_logs, header_differences, read_hash_log_file, HashLog};
+use client::logs::matchlog::{read_log, MatchLog, LOG_MAGIC};
+use client::logs::replay::{recover, verify, Replay};
+use client::runs::{run_bot_match, BotMatch};
 use engine::Rules;
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -73,13 +73,13 @@ fn networked_hashes() -> &'static Vec<u8> {
         std::fs::write(&m, networked()).expect("write");
         let log = read_log(&m).expect("reads");
         let world = engine::World::new(Rules::default(), 4, 2).expect("world");
-        let identity = client::hashlog::MatchIdentity::of_world(
+        let identity = client::logs::hashlog::MatchIdentity::of_world(
             &world,
-            client::hashlog::inputs_of("join", None),
+            client::logs::hashlog::inputs_of("join", None),
         );
         let mut out =
-            client::hashlog::HashLogWriter::create(&h, &identity, "replay").expect("create");
-        client::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
+            client::logs::hashlog::HashLogWriter::create(&h, &identity, "replay").expect("create");
+        client::logs::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
         out.sync().expect("sync");
         std::fs::read(&h).expect("read")
     })
@@ -357,7 +357,7 @@ proptest! {
             let Ok(log) = read else { return Ok(()) };
             let last = log.last_tick();
             let verified = verify(&log, None);
-            match client::replay::verified_state_at(&log, last) {
+            match client::logs::replay::verified_state_at(&log, last) {
                 Err(client::Error::VerifyMismatch { tick: at, .. })
                     if at <= tick && verified.is_err() =>
                 {
@@ -477,6 +477,9 @@ fn the_fuzzed_logs_are_what_they_claim() {
         hashes.contains("\nepoch 4 from 450 after 400 "),
         "a transfer line"
     );
-    let first = format!("# duel hash log v{} ", client::hashlog::HASH_LOG_VERSION);
+    let first = format!(
+        "# duel hash log v{} ",
+        client::logs::hashlog::HASH_LOG_VERSION
+    );
     assert!(h.starts_with(first.as_bytes()));
 }

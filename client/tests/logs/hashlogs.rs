@@ -4,11 +4,12 @@
 
 use super::scratch;
 use crate::child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
-use client::hashlog::{
+use client::logs::hashlog::{
     compare_logs, format_ranges, header_differences, inputs_of, read_hash_log_file, HashLog,
     HashLogEntry, HashLogWriter, MatchIdentity, HASH_LOG_VERSION,
 };
-use client::{run_bot_match, BotMatch, Error};
+use client::runs::{run_bot_match, BotMatch};
+use client::Error;
 use engine::{Rules, StateHash};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,9 +6,10 @@
 
 use super::{record_offsets, scratch};
 use crate::child::{output_within, CHILD_LIMIT};
-use client::matchlog::{lost_bytes_path, read_log};
-use client::replay::verify;
-use client::{run_bot_match, BotMatch, Error};
+use client::logs::matchlog::{lost_bytes_path, read_log};
+use client::logs::replay::verify;
+use client::runs::{run_bot_match, BotMatch};
+use client::Error;
 use engine::Rules;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,7 +17,7 @@ use std::process::Command;
 /// The block a hole is made of, in the reader's terms.
 const BLOCK: usize = 512;
 
-fn bot_match(path: &Path) -> client::BotMatchSummary {
+fn bot_match(path: &Path) -> client::runs::BotMatchSummary {
     run_bot_match(&BotMatch {
         rules: Rules::default(),
         seed: 4,
@@ -60,7 +61,7 @@ fn duel_cli(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
 }
 
 /// A log of 1300 ticks with a 4 KiB hole a few hundred bytes after its last checkpoint.
-fn holed_log(dir: &Path) -> (PathBuf, client::BotMatchSummary, Vec<u8>, usize) {
+fn holed_log(dir: &Path) -> (PathBuf, client::runs::BotMatchSummary, Vec<u8>, usize) {
     let path = dir.join("holed.log");
     let straight = bot_match(&path);
     let mut bytes = std::fs::read(&path).expect("read");
@@ -156,7 +157,7 @@ fn a_resume_never_overwrites_bytes_kept_from_an_earlier_hole() {
     let valid_len = read_log(&path).expect("reads").valid_len;
     let lost = lost_bytes_path(&path, valid_len);
     std::fs::write(&lost, b"kept earlier").expect("write");
-    let err = client::resume_logged_bot_match(&client::Resume {
+    let err = client::runs::resume_logged_bot_match(&client::runs::Resume {
         log: path.clone(),
         ticks: None,
         hash_log: None,

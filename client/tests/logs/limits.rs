@@ -3,8 +3,10 @@
 //! while the others hold (mutation testing found these untested: see the README).
 
 use super::{scratch, xxh3, PREFIX};
-use client::hashlog::{read_hash_log_file, HashLogWriter};
-use client::matchlog::{read_log, LogHeader, MatchLog, MatchLogWriter, TickRecord, LOG_MAGIC};
+use client::logs::hashlog::{read_hash_log_file, HashLogWriter};
+use client::logs::matchlog::{
+    read_log, LogHeader, MatchLog, MatchLogWriter, TickRecord, LOG_MAGIC,
+};
 use client::Error;
 use engine::{Bot, Rules, StateHash, World};
 use std::path::{Path, PathBuf};
@@ -330,8 +332,8 @@ fn only_a_whole_version_1_header_is_named_version_1() {
     }
 }
 
-fn identity() -> client::hashlog::MatchIdentity {
-    client::hashlog::MatchIdentity {
+fn identity() -> client::logs::hashlog::MatchIdentity {
+    client::logs::hashlog::MatchIdentity {
         seed: 1,
         rules: 0,
         players: 2,

@@ -4,10 +4,11 @@
 //! run.
 
 use child::{output_within, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
-use client::hashlog::read_hash_log;
-use client::matchlog::{read_log, LogHeader, MatchLogWriter, LOG_FORMAT_VERSION};
-use client::replay::{verify, Replay};
-use client::{run_bot_match, BotMatch, Error};
+use client::logs::hashlog::read_hash_log;
+use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter, LOG_FORMAT_VERSION};
+use client::logs::replay::{verify, Replay};
+use client::runs::{run_bot_match, BotMatch};
+use client::Error;
 use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,7 +57,7 @@ const PREFIX: usize = 25;
 /// prev, kind, prefix check, payload, check).
 fn record_offsets(bytes: &[u8]) -> Vec<usize> {
     let mut offsets = Vec::new();
-    let mut at = client::matchlog::LOG_MAGIC.len();
+    let mut at = client::logs::matchlog::LOG_MAGIC.len();
     while at + 4 <= bytes.len() {
         offsets.push(at);
         let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")) as usize;
@@ -320,7 +321,7 @@ fn malformed_rules_in_a_log_are_an_error_not_a_panic() {
         let log = read_log(&path).expect("the framing is intact");
         assert!(verify(&log, None).is_err(), "verify {bad}");
         assert!(Replay::new(log.clone()).is_err(), "replay {bad}");
-        assert!(client::replay::recover(log).is_err(), "resume {bad}");
+        assert!(client::logs::replay::recover(log).is_err(), "resume {bad}");
     }
 }
 
@@ -328,7 +329,7 @@ fn malformed_rules_in_a_log_are_an_error_not_a_panic() {
 /// at its end, never with an overflow panic (the state at `Tick::MAX` restores).
 #[test]
 fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
-    use client::matchlog::{Record, TickRecord};
+    use client::logs::matchlog::{Record, TickRecord};
     let dir = scratch("last-tick");
     let fresh = World::new(Rules::default(), 1, 2).expect("world");
     let mut snap = fresh.snapshot();
@@ -351,7 +352,7 @@ fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
     drop(writer);
     let mut replay = Replay::new(read_log(&path).expect("reads")).expect("replays");
     assert!(!replay.step().expect("the end of the log"));
-    client::replay::recover(read_log(&path).expect("reads")).expect("resumes");
+    client::logs::replay::recover(read_log(&path).expect("reads")).expect("resumes");
     // A tick record after it cannot follow the last tick.
     let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
     writer.append(&Record::Tick(next)).expect("append");

@@ -5,7 +5,7 @@
 
 use crate::child::{output_within, CHILD_LIMIT};
 use crate::{record, scratch};
-use client::matchlog::{LogHeader, MatchLogWriter};
+use client::logs::matchlog::{LogHeader, MatchLogWriter};
 use engine::{Rules, World};
 use std::process::Command;
 

@@ -3,14 +3,15 @@
 
 use super::{frame, record_offsets, scratch, PREFIX};
 use crate::child::{output_within, CHILD_LIMIT};
-use client::matchlog::{read_log, LogHeader, MatchLogWriter};
-use client::replay::verify;
-use client::{resume_logged_bot_match, run_bot_match, BotMatch, Error, Resume};
+use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter};
+use client::logs::replay::verify;
+use client::runs::{resume_logged_bot_match, run_bot_match, BotMatch, Resume};
+use client::Error;
 use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn bot_match(path: &Path, ticks: u32, stop_at_match_end: bool) -> client::BotMatchSummary {
+fn bot_match(path: &Path, ticks: u32, stop_at_match_end: bool) -> client::runs::BotMatchSummary {
     run_bot_match(&BotMatch {
         rules: Rules::default(),
         seed: 3,
@@ -31,7 +32,7 @@ fn kill_at_two_thirds(path: &Path) {
     std::fs::write(path, &bytes[..offsets[offsets.len() * 2 / 3] + 30]).expect("cut");
 }
 
-fn resume(path: &Path, ticks: Option<u32>) -> Result<client::ResumeSummary, Error> {
+fn resume(path: &Path, ticks: Option<u32>) -> Result<client::runs::ResumeSummary, Error> {
     resume_logged_bot_match(&Resume {
         log: path.to_owned(),
         ticks,

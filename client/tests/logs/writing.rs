@@ -5,7 +5,7 @@
 
 use super::scratch;
 use crate::child::{output_within, CHILD_LIMIT};
-use client::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord};
+use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter, TickRecord};
 use client::Error;
 use engine::{Bot, Rules, World};
 use std::path::Path;

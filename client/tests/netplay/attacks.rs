@@ -8,11 +8,13 @@
 use crate::common::*;
 use crate::hostile::{crafted, statuses};
 use crate::raw::*;
-use client::ggrs_message::{Body, GgrsMessage, Input};
+use client::net::ggrs_message::{Body, GgrsMessage, Input};
 use client::net::seal::{self, InviteCode};
-use client::transport::{Transport, UdpTransport};
-use client::wire::Role;
-use client::{Error, NetPeer, NetRunSummary};
+use client::net::transport::{Transport, UdpTransport};
+use client::net::wire::Role;
+use client::runs::NetRunSummary;
+use client::session::netplay::NetPeer;
+use client::Error;
 use engine::DetRng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -45,7 +47,7 @@ fn forged_input(magic: u16, start_frame: i32) -> GgrsMessage {
             disconnect_requested: false,
             start_frame,
             ack_frame: start_frame + 100,
-            bytes: client::ggrs_message::literal_run(&frames),
+            bytes: client::net::ggrs_message::literal_run(&frames),
         }),
     }
 }
@@ -380,7 +382,7 @@ fn a_fake_spectator_that_never_finishes_the_handshake_costs_the_host_nothing() {
                 raw.send_control(&hello, addr);
                 let next = Instant::now() + Duration::from_millis(150);
                 while let Some((_, msg)) = raw.recv_control(next) {
-                    answers += u32::from(matches!(msg, client::wire::Control::Answer { .. }));
+                    answers += u32::from(matches!(msg, client::net::wire::Control::Answer { .. }));
                 }
             }
             answers
@@ -508,7 +510,7 @@ fn a_hello_flood_from_many_ports_does_not_keep_the_real_joiner_out() {
                     raw.socket.set_nonblocking(true).expect("nonblocking");
                     (
                         raw,
-                        client::wire::encode(client::wire::Kind::Control, 0, &hello),
+                        client::net::wire::encode(client::net::wire::Kind::Control, 0, &hello),
                     )
                 })
                 .collect();
@@ -546,7 +548,7 @@ fn a_hello_flood_from_many_ports_does_not_keep_the_real_joiner_out() {
             &test_config(Default::default()),
         )?;
         let _ = joined_tx.send(());
-        client::run_net_peer(peer, &joiner_plan)
+        client::runs::run_net_peer(peer, &joiner_plan)
     });
     let joined = joined_rx.recv_timeout(Duration::from_secs(30));
     let waited = started.elapsed();
@@ -646,7 +648,8 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
     let stranger = RawPeer::bind();
     let (hello, mut initiator) = hello_for(&our_info(), Role::Player, None);
     stranger.send_control(&hello, addr);
-    let Some((_, client::wire::Control::Answer { noise })) = stranger.recv_control(soon()) else {
+    let Some((_, client::net::wire::Control::Answer { noise })) = stranger.recv_control(soon())
+    else {
         panic!("the stranger was not answered")
     };
     // The real joiner, through a relay that holds back its sealed datagrams (its proof) until
@@ -661,7 +664,7 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
                 if from_host
                     && matches!(
                         clear_control(datagram),
-                        Some(client::wire::Control::Answer { .. })
+                        Some(client::net::wire::Control::Answer { .. })
                     )
                 {
                     let _ = answered_tx.send(());
@@ -688,7 +691,7 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
         channel: initiator.into_channel().expect("channel"),
         remote: addr,
     };
-    stranger.send_control(&client::wire::Control::Joined);
+    stranger.send_control(&client::net::wire::Control::Joined);
     assert!(
         stranger.recv_ggrs(soon()).is_some(),
         "the host synchronizes with the stranger"

@@ -1,11 +1,13 @@
 //! Helpers: peers in threads, conditioned links, log comparison.
 
-use client::conditioner::{ConditionerConfig, LinkConditioner};
-use client::hashlog::{read_hash_log, HashLogEntry};
-use client::socket::{Link, SharedLink};
-use client::transport::{Transport, UdpTransport};
-use client::wire::Role;
-use client::{run_net_peer, Error, NetConfig, NetPeer, NetRun, NetRunSummary};
+use client::logs::hashlog::{read_hash_log, HashLogEntry};
+use client::net::conditioner::{ConditionerConfig, LinkConditioner};
+use client::net::socket::{Link, SharedLink};
+use client::net::transport::{Transport, UdpTransport};
+use client::net::wire::Role;
+use client::runs::{run_net_peer, NetRun, NetRunSummary};
+use client::session::netplay::{NetConfig, NetPeer};
+use client::Error;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -1,9 +1,9 @@
-//! The polled connection a window runs between frames (`client::connecting`): host and joiner
+//! The polled connection a window runs between frames (`client::session::connecting`): host and joiner
 //! polled in turn on one thread, never blocking, through their stages to running peers.
 
 use crate::common::*;
-use client::connecting::{ConnectStage, Connecting};
-use client::wire::Role;
+use client::net::wire::Role;
+use client::session::connecting::{ConnectStage, Connecting};
 use std::time::{Duration, Instant};
 
 #[test]

@@ -3,7 +3,7 @@
 
 use crate::child::{output_within, CHILD_LIMIT};
 use crate::common::*;
-use client::wire::Role;
+use client::net::wire::Role;
 use std::process::Command;
 
 #[test]
@@ -161,7 +161,7 @@ fn sparse_checksums_still_dump_the_first_divergent_tick() {
     let mut host_plan = plan(300, 1, &h);
     host_plan.inject_desync = Some(130);
     host_plan.inject_after = Some(engine::Phase::AimAndFire);
-    let config = || client::NetConfig {
+    let config = || client::session::netplay::NetConfig {
         desync_interval: 50,
         ..test_config(Default::default())
     };

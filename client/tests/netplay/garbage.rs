@@ -5,8 +5,8 @@
 //! refused datagram is counted by kind.
 
 use crate::common::*;
-use client::transport::{Transport, UdpTransport};
-use client::wire::{self, Kind, Role};
+use client::net::transport::{Transport, UdpTransport};
+use client::net::wire::{self, Kind, Role};
 use engine::DetRng;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,10 +98,10 @@ fn third_party(targets: Vec<SocketAddr>, stop: Arc<AtomicBool>) -> std::thread::
     std::thread::spawn(move || {
         let socket = UdpSocket::bind("127.0.0.1:0").expect("bind attacker");
         let mut rng = DetRng::from_seed(99);
-        let forged = client::wire::encode(
-            client::wire::Kind::Control,
+        let forged = client::net::wire::encode(
+            client::net::wire::Kind::Control,
             0,
-            &client::wire::Control::Finish { confirmed: 1 },
+            &client::net::wire::Control::Finish { confirmed: 1 },
         );
         let mut sent = 0;
         while !stop.load(Ordering::Relaxed) {

@@ -3,16 +3,17 @@
 //! seed and slot assignment decide the match.
 
 use crate::common::*;
-use client::handshake;
-use client::socket::Link;
-use client::transport::UdpTransport;
-use client::wire::{PeerInfo, Role};
-use client::{Error, NetPeer};
+use client::net::handshake;
+use client::net::socket::Link;
+use client::net::transport::UdpTransport;
+use client::net::wire::{PeerInfo, Role};
+use client::session::netplay::NetPeer;
+use client::Error;
 use engine::Rules;
 use std::time::Duration;
 
 /// A host that gives up quickly, for tests whose host never gets a joiner it can accept.
-fn impatient_host() -> client::NetConfig {
+fn impatient_host() -> client::session::netplay::NetConfig {
     let mut config = test_config(Default::default());
     config.handshake_timeout = Duration::from_secs(2);
     config
@@ -81,7 +82,7 @@ fn another_protocol_or_state_format_is_refused() {
 fn a_host_that_never_answers_times_out_with_a_message() {
     // A bound socket that nobody reads: datagrams vanish.
     let silent = UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
-    let addr = client::transport::Transport::local_addr(&silent);
+    let addr = client::net::transport::Transport::local_addr(&silent);
     let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
     let info = PeerInfo::local(&Rules::default());
     let err = handshake::join(

@@ -7,9 +7,11 @@
 
 use crate::common::*;
 use crate::raw::*;
-use client::ggrs_message::{literal_run, Body, ConnectionStatus, GgrsMessage, Input, Limits};
-use client::wire::{Control, HostAnswer, PeerInfo, Role};
-use client::{Error, GgrsConfig, NetPeer};
+use client::net::ggrs_message::{literal_run, Body, ConnectionStatus, GgrsMessage, Input, Limits};
+use client::net::wire::{Control, HostAnswer, PeerInfo, Role};
+use client::session::netplay::NetPeer;
+use client::session::GgrsConfig;
+use client::Error;
 use engine::Rules;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -126,7 +128,7 @@ fn a_lost_reject_is_sent_again_at_the_next_hello() {
     assert_eq!(answers.len(), 2, "each Hello is answered");
     assert_eq!(answers[0], answers[1], "with the same answer");
     let payload = initiator.read_answer(&answers[1]).expect("opens");
-    let Ok(HostAnswer::Reject { reason }) = client::wire::decode(&payload) else {
+    let Ok(HostAnswer::Reject { reason }) = client::net::wire::decode(&payload) else {
         panic!("not a refusal")
     };
     assert!(reason.contains("rules differ: block_hp 3 vs 5"), "{reason}");
@@ -141,7 +143,7 @@ fn a_lost_reject_is_sent_again_at_the_next_hello() {
 #[test]
 fn at_half_loss_a_refused_joiner_hears_the_reason_not_no_answer() {
     let dir = scratch_dir("hostile-half-loss-reject");
-    let lossy = client::conditioner::ConditionerConfig {
+    let lossy = client::net::conditioner::ConditionerConfig {
         loss_permille: 500,
         burst_len: 1,
         seed: 3,
@@ -193,7 +195,7 @@ fn a_late_joiner_is_told_the_match_is_under_way() {
             &test_config(Default::default()),
         )?;
         tx.send(()).expect("signal");
-        client::run_net_peer(peer, &joiner_plan)
+        client::runs::run_net_peer(peer, &joiner_plan)
     });
     rx.recv_timeout(Duration::from_secs(30))
         .expect("the real joiner synchronized");
@@ -632,7 +634,10 @@ fn a_hello_of_another_protocol_version_is_answered_with_both_versions() {
     let Some((_, Control::Reject { reason })) = old.recv_control(soon()) else {
         panic!("the old build was not told")
     };
-    let expected = format!("protocol version {} vs 1", client::wire::PROTOCOL_VERSION);
+    let expected = format!(
+        "protocol version {} vs 1",
+        client::net::wire::PROTOCOL_VERSION
+    );
     assert!(reason.starts_with(&expected), "{reason}");
     host.times_out();
 }

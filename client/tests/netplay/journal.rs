@@ -5,11 +5,11 @@
 
 use crate::common::*;
 use client::journal::{JournalAction, PredictionJournal};
-use client::matchlog::read_log;
-use client::peer_logs::{LogPaths, PeerLogs};
-use client::replay::Replay;
-use client::wire::Role;
-use client::NetPeer;
+use client::logs::matchlog::read_log;
+use client::logs::peer_logs::{LogPaths, PeerLogs};
+use client::logs::replay::Replay;
+use client::net::wire::Role;
+use client::session::netplay::NetPeer;
 use engine::{Bot, Event};
 use std::time::{Duration, Instant};
 
@@ -97,7 +97,8 @@ fn presented_events_equal_the_confirmed_history() {
     let log = read_log(&log_path).expect("log");
     // The peer logged each final tick's rail shots (re-stepped from its history) exactly as a
     // re-simulation judges them.
-    client::replay::verify(&log, None).expect("the networked log verifies, rail shots included");
+    client::logs::replay::verify(&log, None)
+        .expect("the networked log verifies, rail shots included");
     let logged_shots: usize = log.ticks.iter().map(|t| t.shots.len()).sum();
     assert!(logged_shots > 0, "the bots' rail shots are in the log");
     let mut replay = Replay::new(log).expect("replay");

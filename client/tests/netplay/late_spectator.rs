@@ -4,11 +4,11 @@
 //! there and verifies.
 
 use crate::common::*;
-use client::hashlog::read_hash_log_file;
-use client::matchlog::read_log;
-use client::replay::verify;
-use client::wire::Role;
-use client::NetConfig;
+use client::logs::hashlog::read_hash_log_file;
+use client::logs::matchlog::read_log;
+use client::logs::replay::verify;
+use client::net::wire::Role;
+use client::session::netplay::NetConfig;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -22,8 +22,8 @@ fn fast() -> NetConfig {
     }
 }
 
-fn fast_plan(bot: u64, log: &Path) -> client::NetRun {
-    client::NetRun {
+fn fast_plan(bot: u64, log: &Path) -> client::runs::NetRun {
+    client::runs::NetRun {
         fps: 240,
         ..plan(TICKS, bot, log)
     }

@@ -135,7 +135,7 @@ fn help_lists_the_exit_codes() {
 /// in plain words on stderr, and the summary no longer claims a finish wait that never happened.
 #[test]
 fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
-    use client::wire::Role;
+    use client::net::wire::Role;
     use std::time::{Duration, Instant};
     let mut host = spawn_piped(&[
         "host",
@@ -155,7 +155,7 @@ fn a_disconnect_is_said_in_plain_words_with_exit_status_3() {
         .expect("address");
     // A joiner that plays a little, then vanishes without a word.
     let config = crate::common::test_config(Default::default());
-    let mut peer = client::NetPeer::join_on(
+    let mut peer = client::session::netplay::NetPeer::join_on(
         crate::common::loopback_link(Default::default()),
         addr,
         Role::Player,

@@ -3,10 +3,12 @@
 //! shooter sees hit are the shots that end confirmed as hits.
 
 use crate::common::*;
-use client::rail_fairness::{fairness_rules, run_fairness_peer, FairnessPlan, FairnessReport};
+use client::net::wire::Role;
 use client::remote_view::RemoteView;
-use client::wire::Role;
-use client::NetPeer;
+use client::runs::rail_fairness::{
+    fairness_rules, run_fairness_peer, FairnessPlan, FairnessReport,
+};
+use client::session::netplay::NetPeer;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -15,7 +17,7 @@ fn fairness_pair(
     ticks: u32,
     latency_ms: u32,
 ) -> (FairnessReport, FairnessReport) {
-    let link = move |seed| client::conditioner::ConditionerConfig {
+    let link = move |seed| client::net::conditioner::ConditionerConfig {
         latency_ms,
         ..rough_link(seed)
     };
@@ -24,10 +26,10 @@ fn fairness_pair(
         bot_seed: 11,
         view,
         fps: 60,
-        input_delay: client::NetConfig::default().input_delay,
+        input_delay: client::session::netplay::NetConfig::default().input_delay,
         deadline: Duration::from_secs(u64::from(ticks) / 15 + 60),
     };
-    let config = |seed| client::NetConfig {
+    let config = |seed| client::session::netplay::NetConfig {
         rules: fairness_rules(),
         ..test_config(link(seed))
     };

@@ -5,9 +5,9 @@
 //! direction. The relay holds no keys: all it can send is clear datagrams, copies of real
 //! ones (replays, mutations) and sealed-looking ones with random ciphertext.
 
-use client::ggrs_message::GgrsMessage;
+use client::net::ggrs_message::GgrsMessage;
 use client::net::seal::{self, Channel, Initiator, Inner, InviteCode, Responder};
-use client::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
+use client::net::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
 use engine::{DetRng, Rules};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -3,11 +3,12 @@
 //! past the grace both end saying why, with every confirmed tick kept.
 
 use crate::common::*;
-use client::conditioner::ConditionerConfig;
-use client::matchlog::read_log;
-use client::transport::{Transport, UdpTransport};
-use client::wire::Role;
-use client::{NetConfig, NetRunSummary};
+use client::logs::matchlog::read_log;
+use client::net::conditioner::ConditionerConfig;
+use client::net::transport::{Transport, UdpTransport};
+use client::net::wire::Role;
+use client::runs::NetRunSummary;
+use client::session::netplay::NetConfig;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -63,7 +64,7 @@ struct DarkLink {
 }
 
 impl DarkLink {
-    fn shared(blackout: &Blackout, rebinds: bool) -> client::socket::SharedLink {
+    fn shared(blackout: &Blackout, rebinds: bool) -> client::net::socket::SharedLink {
         let udp = UdpTransport::bind(loopback()).expect("bind");
         let link = DarkLink {
             udp,
@@ -149,7 +150,7 @@ fn play_through(blackout: &Blackout, ticks: u32, dir: &Path) -> [NetRunSummary; 
 /// The match log at `path` verifies through every tick its player reached.
 fn assert_log_verifies(path: &Path, ticks: u32) {
     let log = read_log(path).expect("the match log reads");
-    let report = client::replay::verify(&log, None).expect("the match log verifies");
+    let report = client::logs::replay::verify(&log, None).expect("the match log verifies");
     assert_eq!(report.ticks, ticks, "{}", path.display());
 }
 

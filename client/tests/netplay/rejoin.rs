@@ -6,7 +6,7 @@
 
 use crate::child::{output_within, stdout_lines, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use crate::common::{assert_logs_identical, scratch_dir};
-use client::matchlog::read_log;
+use client::logs::matchlog::read_log;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -66,18 +66,23 @@ fn host_and_joiner<const H: usize, const J: usize>(
 /// tick it logged.
 fn dying_joiner(
     addr: std::net::SocketAddr,
-    config: &client::NetConfig,
+    config: &client::session::netplay::NetConfig,
     log: &Path,
     logged: u32,
     played: u32,
 ) -> std::thread::JoinHandle<(u32, u32)> {
-    use client::peer_logs::{LogPaths, PeerLogs};
+    use client::logs::peer_logs::{LogPaths, PeerLogs};
     use std::time::{Duration, Instant};
     let (config, log) = (config.clone(), log.to_owned());
     std::thread::spawn(move || {
         let link = crate::common::loopback_link(Default::default());
-        let mut peer = client::NetPeer::join_on(link, addr, client::wire::Role::Player, &config)
-            .expect("join");
+        let mut peer = client::session::netplay::NetPeer::join_on(
+            link,
+            addr,
+            client::net::wire::Role::Player,
+            &config,
+        )
+        .expect("join");
         let paths = LogPaths {
             match_log: Some(log),
             ..LogPaths::default()
@@ -145,7 +150,7 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
     // where the new epoch began.
     assert_logs_identical(&[&hh, &jh2], 1800);
     let marks = |p: &Path| {
-        client::hashlog::read_hash_log_file(p)
+        client::logs::hashlog::read_hash_log_file(p)
             .expect("reads")
             .epochs
     };
@@ -162,7 +167,7 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
             "resumed at {} before the cut {cut}",
             epoch.tick
         );
-        let report = client::replay::verify(&read, None).expect("verifies through the epoch");
+        let report = client::logs::replay::verify(&read, None).expect("verifies through the epoch");
         assert_eq!(report.ticks, 1800);
     }
     let (h, j) = (read_log(&hm).expect("host"), read_log(&jm).expect("join"));
@@ -205,13 +210,13 @@ fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
     config.handshake_timeout = Duration::from_secs(2);
     let mut again = plan(3600, 3, &dir.join("rejoin.log"));
     again.match_log = Some(log.clone());
-    let err = client::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
+    let err = client::runs::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
         .expect_err("nobody takes the rejoin");
     assert!(matches!(err, Error::RejoinTimeout { .. }), "{err:?}");
     assert!(err.to_string().contains("the match may be over"), "{err}");
     let after = read_log(&log).expect("still reads");
     assert_eq!(after.ticks, before.ticks, "nothing recorded is lost");
-    client::replay::verify(&after, None).expect("still verifies");
+    client::logs::replay::verify(&after, None).expect("still verifies");
 }
 
 /// `duel-cli rejoin` on a log that is no networked player's (a bot match's, garbage, none):
@@ -262,7 +267,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     use crate::common::{
         entries, loopback_link, plan, spawn_loopback_host, spawn_loopback_joiner, test_config,
     };
-    use client::wire::Role;
+    use client::net::wire::Role;
 
     const LOGGED: u32 = 200;
     let dir = scratch_dir("rejoin-transfer");
@@ -270,7 +275,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
     let mut host_plan = plan(1800, 1, &hh);
     host_plan.match_log = Some(hm.clone());
-    let host_config = client::NetConfig {
+    let host_config = client::session::netplay::NetConfig {
         spectators: 1,
         ..config.clone()
     };
@@ -287,8 +292,9 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let jh = dir.join("rejoin.hashes");
     let mut again = plan(1800, 3, &jh);
     again.match_log = Some(log.clone());
-    let rejoined = client::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
-        .expect("the rejoin goes on from the state sent");
+    let rejoined =
+        client::runs::rejoin_logged_match(loopback_link(Default::default()), &config, &again)
+            .expect("the rejoin goes on from the state sent");
     let host = host.join().expect("host thread").expect("host ends");
     println!("host: {host}\nrejoin: {rejoined}");
     assert!(host.disconnected.is_none() && host.clean_finish, "{host}");
@@ -308,7 +314,9 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let host_kept: Vec<_> = h.ticks.iter().filter(|t| !skipped(t.tick)).collect();
     assert_eq!(host_kept, j.ticks.iter().collect::<Vec<_>>());
     assert_eq!(
-        client::replay::verify(&j, None).expect("verifies").ticks,
+        client::logs::replay::verify(&j, None)
+            .expect("verifies")
+            .ticks,
         1800
     );
     let host_lines: Vec<_> = entries(&hh)
@@ -318,7 +326,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     assert_eq!(host_lines.len(), 1800 - (resume - LOGGED) as usize);
     assert_eq!(entries(&jh), host_lines);
     let marks = |p: &Path| {
-        client::hashlog::read_hash_log_file(p)
+        client::logs::hashlog::read_hash_log_file(p)
             .expect("reads")
             .epochs
     };
@@ -337,7 +345,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     assert_eq!(marks(&sh), marks(&hh));
     let spectator_log = read_log(&dir.join("spectator.duel")).expect("reads");
     assert_eq!(
-        client::replay::verify(&spectator_log, None)
+        client::logs::replay::verify(&spectator_log, None)
             .expect("verifies")
             .ticks,
         1800
@@ -395,6 +403,6 @@ fn both_players_killed_at_once_are_each_told_nobody_waits_and_keep_their_logs() 
         // (A rejoin writes the checkpoint a cut left missing before it asks anyone.)
         assert_eq!(read.ticks, was.ticks, "{} keeps every tick", log.display());
         assert!(read.checkpoints.starts_with(&was.checkpoints));
-        client::replay::verify(&read, None).expect("still verifies");
+        client::logs::replay::verify(&read, None).expect("still verifies");
     }
 }

@@ -3,11 +3,11 @@
 //! verify straight through it. With resync off the desync stays, as before.
 
 use crate::common::*;
-use client::hashlog::read_hash_log_file;
-use client::matchlog::read_log;
-use client::replay::verify;
-use client::wire::Role;
-use client::NetConfig;
+use client::logs::hashlog::read_hash_log_file;
+use client::logs::matchlog::read_log;
+use client::logs::replay::verify;
+use client::net::wire::Role;
+use client::session::netplay::NetConfig;
 use std::path::Path;
 
 /// Which side's step to tick 150 is nudged (the faulty peer).
@@ -23,7 +23,7 @@ fn play(
     dir: &Path,
     config: impl Fn() -> NetConfig,
     faulty: Faulty,
-) -> (client::NetRunSummary, client::NetRunSummary) {
+) -> (client::runs::NetRunSummary, client::runs::NetRunSummary) {
     let mut host_plan = plan(600, 1, &dir.join("host.log"));
     host_plan.match_log = Some(dir.join("host.mlog"));
     let mut join_plan = plan(600, 2, &dir.join("join.log"));

@@ -2,7 +2,7 @@
 //! spectator that falls behind catches up, or says it cannot.
 
 use crate::common::*;
-use client::wire::Role;
+use client::net::wire::Role;
 
 /// 3 600 ticks at ~80 ms RTT, jitter, 5 % loss, duplication and reordering: no desync,
 /// identical confirmed hash logs on both players and the spectator.
@@ -65,7 +65,8 @@ fn two_peers_and_a_spectator_agree_on_every_confirmed_tick_through_a_rough_link(
 /// says so (`SpectatorTooFarBehind`) instead of stalling or inventing inputs.
 #[test]
 fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
-    use client::{Error, NetPeer};
+    use client::session::netplay::NetPeer;
+    use client::Error;
     use engine::WireInput;
     use std::time::{Duration, Instant};
 
@@ -138,7 +139,7 @@ fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
 /// `Finish` that can never come.
 #[test]
 fn a_host_does_not_wait_for_the_finish_of_a_spectator_that_left() {
-    use client::NetPeer;
+    use client::session::netplay::NetPeer;
     use engine::WireInput;
     use std::time::{Duration, Instant};
 

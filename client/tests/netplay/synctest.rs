@@ -2,7 +2,7 @@
 //! non-determinism is found, named, and both snapshots are written for `duel-cli state --diff`.
 
 use crate::common::scratch_dir;
-use client::synctest::{run_sync_test, SyncTest};
+use client::session::synctest::{run_sync_test, SyncTest};
 use client::Error;
 use engine::Rules;
 
@@ -31,7 +31,7 @@ fn ten_thousand_ticks_without_mismatch() {
         "a rollback every frame after the check distance"
     );
     assert_eq!(
-        client::hashlog::read_hash_log(&dir.join("synctest.log"))
+        client::logs::hashlog::read_hash_log(&dir.join("synctest.log"))
             .expect("log")
             .len(),
         10_000

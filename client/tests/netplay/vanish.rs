@@ -2,8 +2,8 @@
 //! its hash log flushed up to where the match got.
 
 use crate::common::*;
-use client::wire::Role;
-use client::NetPeer;
+use client::net::wire::Role;
+use client::session::netplay::NetPeer;
 use engine::Bot;
 use std::time::{Duration, Instant};
 

@@ -3,10 +3,12 @@
 //! over UDP; and the errors when the server is down, the rules differ or the room is full.
 
 use crate::common::*;
-use client::signal::SignalServer;
-use client::webrtc::RoomConfig;
-use client::wire::Role;
-use client::{run_net_peer, Error, NetConfig, NetPeer, NetRun, NetRunSummary};
+use client::net::signal::SignalServer;
+use client::net::webrtc::RoomConfig;
+use client::net::wire::Role;
+use client::runs::{run_net_peer, NetRun, NetRunSummary};
+use client::session::netplay::{NetConfig, NetPeer};
+use client::Error;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 

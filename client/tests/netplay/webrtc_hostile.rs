@@ -7,11 +7,13 @@
 
 use crate::common::*;
 use crate::webrtc::{assert_clean, join_within, signal_server, LIMIT};
-use client::room_secret::RoomSecret;
-use client::signal::{SignalServer, MAX_MESSAGE_BYTES};
-use client::webrtc::RoomConfig;
-use client::wire::Role;
-use client::{run_net_peer, Error, NetPeer, NetRunSummary};
+use client::net::room_secret::RoomSecret;
+use client::net::signal::{SignalServer, MAX_MESSAGE_BYTES};
+use client::net::webrtc::RoomConfig;
+use client::net::wire::Role;
+use client::runs::{run_net_peer, NetRunSummary};
+use client::session::netplay::NetPeer;
+use client::Error;
 use futures::{SinkExt, StreamExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -358,7 +360,7 @@ const WELL_FORMED_OFFER: &str = "v=0\r\n\
 /// well-formed offer sent after the garbage proves its message loop lived through it.
 #[test]
 fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
-    use client::webrtc::WebRtcTransport;
+    use client::net::webrtc::WebRtcTransport;
     let (addr_tx, addr_rx) = mpsc::channel();
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let peer = std::thread::spawn(move || {

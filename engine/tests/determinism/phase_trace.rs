@@ -76,7 +76,7 @@ fn the_duel_keeps_the_game_contract() {
     let script = |tick: engine::Tick, slot: usize| {
         let turn = (tick / 40 + slot as u32) % 4;
         engine::WireInput {
-            buttons: if tick % 7 == 0 {
+            buttons: if tick.is_multiple_of(7) {
                 engine::buttons::SHOOT
             } else {
                 0

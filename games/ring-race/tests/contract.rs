@@ -9,7 +9,7 @@ fn script(tick: u32, slot: usize) -> RingInput {
     let phase = (tick / 50 + slot as u32 * 3) % 5;
     RingInput {
         thrust: [127, 60, -127, 0, -40][phase as usize],
-        buttons: if (tick + slot as u32 * 17) % 97 == 0 {
+        buttons: if (tick + slot as u32 * 17).is_multiple_of(97) {
             buttons::DASH
         } else {
             0

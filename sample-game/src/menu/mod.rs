@@ -556,7 +556,7 @@ pub fn address_problem(address: &str) -> Option<String> {
         );
     }
     if is_room_link(address) {
-        return client::webrtc::RoomConfig::from_link(address)
+        return client::net::webrtc::RoomConfig::from_link(address)
             .err()
             .map(|e| e.to_string());
     }
@@ -565,7 +565,7 @@ pub fn address_problem(address: &str) -> Option<String> {
         Ok((address, _)) => address,
         Err(e) => return Some(e),
     };
-    client::transport::port_of(address).err()
+    client::net::transport::port_of(address).err()
 }
 
 /// Gives `player`'s action `action` the single key `key`.

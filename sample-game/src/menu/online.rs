@@ -1,18 +1,19 @@
 //! Getting online from the menu without freezing the window: the connection is
-//! [`client::connecting::Connecting`] (the handshake, then GGRS's synchronization, with the same
+//! [`client::session::connecting::Connecting`] (the handshake, then GGRS's synchronization, with the same
 //! refusals, restarts and timeouts as `NetPeer::host_on` / `NetPeer::join_on`, which are the
 //! same machine polled to the end), polled once per frame, so the waiting screen keeps drawing
 //! and Esc cancels at any moment.
 
-use client::conditioner::LinkConditioner;
-use client::connecting::{ConnectStage, Connecting};
-use client::netplay::open_link;
-use client::room::RoomPart;
-use client::socket::{Link, SharedLink};
-use client::transport::default_bind_for;
-use client::webrtc::{IceServers, RoomConfig, WebRtcTransport};
-use client::wire::Role;
-use client::{Error, NetConfig, NetPeer};
+use client::net::conditioner::LinkConditioner;
+use client::net::room::RoomPart;
+use client::net::socket::{Link, SharedLink};
+use client::net::transport::default_bind_for;
+use client::net::webrtc::{IceServers, RoomConfig, WebRtcTransport};
+use client::net::wire::Role;
+use client::session::connecting::{ConnectStage, Connecting};
+use client::session::netplay::open_link;
+use client::session::netplay::{NetConfig, NetPeer};
+use client::Error;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -280,7 +281,7 @@ impl Connection {
 }
 
 /// A room's transport as a link, through the conditioner when one is configured (as
-/// `client::online::open_room` does).
+/// `client::session::online::open_room` does).
 fn room_link(transport: WebRtcTransport, config: &NetConfig) -> SharedLink {
     if config.conditioner.is_active() {
         Link::new(LinkConditioner::new(transport, config.conditioner))

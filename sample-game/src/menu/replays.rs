@@ -2,7 +2,7 @@
 //! first, each the newest ones said in a line: when, what kind of match against whom, the
 //! result, and how long it lasted.
 
-use client::matchlog::{read_log, LogHeader};
+use client::logs::matchlog::{read_log, LogHeader};
 use engine::{RoundPhase, TICKS_PER_SECOND};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -97,7 +97,7 @@ pub fn describe(path: &Path, modified: SystemTime) -> Option<String> {
     let log = read_log(path).ok()?;
     let (kind, you) = kind_of(&log.header);
     let last = log.last_tick();
-    let mut replay = client::replay::Replay::new(log).ok()?;
+    let mut replay = client::logs::replay::Replay::new(log).ok()?;
     replay.seek(last).ok()?;
     let round = replay.world().state().round;
     let score = |a: u8| {
@@ -177,7 +177,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bots.duellog");
-        let summary = client::run_bot_match(&client::BotMatch {
+        let summary = client::runs::run_bot_match(&client::runs::BotMatch {
             rules: engine::Rules::default(),
             seed: 3,
             bot_seed: 4,

@@ -181,7 +181,7 @@ fn options_change_and_ask_to_save() {
     assert!(m.option_labels()[4].contains("off (LAN only)"));
     assert_eq!(
         m.config.ice_servers(),
-        client::webrtc::IceServers::default()
+        client::net::webrtc::IceServers::default()
     );
     assert_eq!(press(&mut m, &[M::Back]), []);
     assert_eq!(m.screen, Screen::Main);

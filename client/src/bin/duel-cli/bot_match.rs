@@ -1,7 +1,7 @@
 //! `bot-match`: a seeded bot match played headless, with optional hash and match logs.
 
 use anyhow::Result;
-use client::{run_bot_match, BotMatch};
+use client::runs::{run_bot_match, BotMatch};
 
 /// `duel-cli bot-match`: plays the match and prints the final tick, round, wins and hash.
 pub(crate) fn bot_match(plan: &BotMatch) -> Result<()> {

@@ -2,7 +2,7 @@
 //! `rail-fairness-peer` subcommand, once per way of showing remote players; and that peer.
 
 use anyhow::Result;
-use client::conditioner::ConditionerConfig;
+use client::net::conditioner::ConditionerConfig;
 use client::remote_view::RemoteView;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -14,7 +14,7 @@ pub(crate) fn rail_fairness(
     port: u16,
     input_delay: usize,
 ) -> Result<()> {
-    use client::rail_fairness::FairnessReport;
+    use client::runs::rail_fairness::FairnessReport;
     use std::process::{Command as Process, Stdio};
     ConditionerConfig::parse(conditioner).map_err(anyhow::Error::msg)?;
     let exe = std::env::current_exe()?;
@@ -71,7 +71,7 @@ pub(crate) fn rail_fairness_peer(
     conditioner: ConditionerConfig,
     input_delay: usize,
 ) -> Result<()> {
-    use client::rail_fairness::{run_fairness_side, FairnessPlan, FairnessRole};
+    use client::runs::rail_fairness::{run_fairness_side, FairnessPlan, FairnessRole};
     let role = match role {
         "host" => FairnessRole::Host,
         "join" => FairnessRole::Join,

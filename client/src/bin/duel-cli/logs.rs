@@ -2,17 +2,19 @@
 //! reports on dumps and match logs) and `state`.
 
 use anyhow::Result;
-use client::fielddiff::diff;
 use client::forensics::dumps::{dump_file, dump_files, read_snapshot_file, state_at};
+use client::forensics::fielddiff::diff;
 use client::forensics::{
     first_unfollowed_tick, inputs_agree, phase_verdict, read_phase_trace, retrace,
 };
-use client::hashlog::{
+use client::load_rules;
+use client::logs::hashlog::{
     compare_logs, format_ranges, header_differences, read_hash_log_file, Divergence, HashLog,
 };
-use client::matchlog::read_log;
-use client::replay::verify_logging;
-use client::{dumps_next_to, load_rules, resume_logged_bot_match, Resume};
+use client::logs::matchlog::read_log;
+use client::logs::peer_logs::dumps_next_to;
+use client::logs::replay::verify_logging;
+use client::runs::{resume_logged_bot_match, Resume};
 use engine::{Tick, World};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,9 +45,9 @@ pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) 
         }
     }
     let mut out = match hash_log {
-        Some(p) => Some(client::hashlog::HashLogWriter::create(
+        Some(p) => Some(client::logs::hashlog::HashLogWriter::create(
             p,
-            &client::hashlog::MatchIdentity::of_log(&read.header),
+            &client::logs::hashlog::MatchIdentity::of_log(&read.header),
             "replay",
         )?),
         None => None,
@@ -229,7 +231,7 @@ fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
 /// The peer's dumped state before `tick` and its logged inputs, stepped here with a trace,
 /// against the trace the peer wrote: `None` when the dumps lack either file.
 fn retrace_report(
-    log: &client::matchlog::MatchLog,
+    log: &client::logs::matchlog::MatchLog,
     dumps: &Path,
     tick: Tick,
 ) -> Result<Option<String>> {
@@ -241,7 +243,7 @@ fn retrace_report(
     ) else {
         return Ok(None);
     };
-    let rules = client::replay::log_rules(log, None)?;
+    let rules = client::logs::replay::log_rules(log, None)?;
     let before = read_snapshot_file::<World>(&before)?;
     let here = retrace::<World>(&rules, &before, &record.inputs)?;
     let theirs = read_phase_trace::<World>(&phases)?;
@@ -264,7 +266,7 @@ pub(crate) fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Re
     let a = state_at(path, tick)?;
     let Some(other) = other else {
         out!("state at tick {} (hash {})", a.tick, a.hash());
-        for (field, value) in client::fielddiff::flatten(&a) {
+        for (field, value) in client::forensics::fielddiff::flatten(&a) {
             out!("{field}: {value}");
         }
         return Ok(ExitCode::SUCCESS);

@@ -39,10 +39,11 @@ mod sync_test;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use client::conditioner::ConditionerConfig;
-use client::synctest::SyncTest;
-use client::wire::Role;
-use client::{load_rules, BotMatch, Resume};
+use client::load_rules;
+use client::net::conditioner::ConditionerConfig;
+use client::net::wire::Role;
+use client::runs::{BotMatch, Resume};
+use client::session::synctest::SyncTest;
 use engine::Phase;
 use net::NetArgs;
 use std::net::SocketAddr;
@@ -244,7 +245,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[command(flatten)]
-        ice: client::webrtc::IceServers,
+        ice: client::net::webrtc::IceServers,
         /// No STUN or TURN server at all: only peers on one machine or one LAN connect.
         #[arg(long, conflicts_with = "urls")]
         no_ice: bool,

@@ -5,15 +5,17 @@
 use crate::parse_phase;
 use anyhow::{Context, Result};
 use clap::Args;
-use client::conditioner::ConditionerConfig;
+use client::load_rules;
+use client::net::conditioner::ConditionerConfig;
+use client::net::room_secret::RoomSecret;
 use client::net::seal::InviteCode;
-use client::netplay::open_link;
-use client::room_secret::RoomSecret;
-use client::signal::SignalServer;
-use client::transport::{default_bind_for, resolve};
-use client::webrtc::{IceServers, RoomConfig};
-use client::wire::Role;
-use client::{load_rules, run_net_peer, NetConfig, NetPeer, NetRun};
+use client::net::signal::SignalServer;
+use client::net::transport::{default_bind_for, resolve};
+use client::net::webrtc::{IceServers, RoomConfig};
+use client::net::wire::Role;
+use client::runs::{run_net_peer, NetRun};
+use client::session::netplay::open_link;
+use client::session::netplay::{NetConfig, NetPeer};
 use engine::Phase;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -132,7 +134,7 @@ impl NetArgs {
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             sync_timeout: Duration::from_secs(self.sync_timeout),
             disconnect_timeout: Duration::from_millis(self.disconnect_timeout_ms),
-            disconnect_notify: client::netplay::DEFAULT_DISCONNECT_NOTIFY
+            disconnect_notify: client::session::netplay::DEFAULT_DISCONNECT_NOTIFY
                 .min(Duration::from_millis(self.disconnect_timeout_ms)),
             spectators,
             conditioner: self.conditioner.unwrap_or_default(),
@@ -212,15 +214,15 @@ pub(crate) fn rejoin(log: &Path, bind: Option<SocketAddr>, net: &NetArgs) -> Res
         "--match-log: a rejoin continues the log it is given ({}) and writes no other",
         log.display()
     );
-    let read = client::matchlog::read_log(log)
+    let read = client::logs::matchlog::read_log(log)
         .with_context(|| format!("the match log {}", log.display()))?;
-    let peer = client::rejoin_peer(&read, log)?;
+    let peer = client::runs::rejoin_peer(&read, log)?;
     let bind = bind.unwrap_or_else(|| default_bind_for(peer));
     let mut plan = net.plan();
     plan.match_log = Some(log.to_owned());
     let config = net.config(0, 0)?;
     let link = open_link(bind, config.conditioner)?;
-    let summary = client::rejoin_logged_match(link, &config, &plan)
+    let summary = client::runs::rejoin_logged_match(link, &config, &plan)
         .with_context(|| format!("rejoining from {}", log.display()))?;
     Ok(net_exit(&summary))
 }
@@ -236,7 +238,7 @@ pub(crate) enum RoomSecretArg {
 }
 
 /// The room `duel-cli online` enters: `room` is a name or a link (`ws://…/ROOM?secret=…`);
-/// `signal` defaults to the link's server or [`client::webrtc::DEFAULT_SIGNAL_URL`].
+/// `signal` defaults to the link's server or [`client::net::webrtc::DEFAULT_SIGNAL_URL`].
 pub(crate) fn room_config(
     room: &str,
     secret: RoomSecretArg,
@@ -253,7 +255,10 @@ pub(crate) fn room_config(
         }
         linked
     } else {
-        RoomConfig::new(signal.unwrap_or(client::webrtc::DEFAULT_SIGNAL_URL), room)
+        RoomConfig::new(
+            signal.unwrap_or(client::net::webrtc::DEFAULT_SIGNAL_URL),
+            room,
+        )
     };
     config.secret = match secret {
         RoomSecretArg::Given(text) => {
@@ -298,7 +303,7 @@ pub(crate) fn online(
         out!("the room has no secret: anyone who knows its name can enter it");
     }
     let entered = std::time::Instant::now();
-    let open = client::online::open_room(room, role, &config)
+    let open = client::session::online::open_room(room, role, &config)
         .and_then(|open| {
             let entries = open.entries;
             NetPeer::online_on(open.link, open.part, &config).map(|peer| (peer, entries))
@@ -323,7 +328,7 @@ pub(crate) fn signal(bind: SocketAddr) -> Result<ExitCode> {
 
 /// Exit status of a networked run: 0 clean, 2 desync detected (repaired or not: it is a bug
 /// either way), 3 a peer disconnected.
-fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
+fn net_exit(summary: &client::runs::NetRunSummary) -> ExitCode {
     out!("{summary}");
     if summary.desyncs > 0 {
         let at = summary
@@ -341,7 +346,7 @@ fn net_exit(summary: &client::NetRunSummary) -> ExitCode {
         ExitCode::from(2)
     } else if let Some(peer) = summary.disconnected {
         // A room's peers have synthetic addresses (`webrtc::peer_addr`): no use to a reader.
-        let who = if client::webrtc::is_room_peer(peer) {
+        let who = if client::net::webrtc::is_room_peer(peer) {
             "the other peer in the room".to_owned()
         } else {
             format!("the peer at {peer}")
@@ -369,7 +374,7 @@ mod tests {
     #[test]
     fn online_takes_a_name_or_a_link_and_a_secret_by_default() {
         let named = room("friday", RoomSecretArg::LinkOrNew, None).expect("name");
-        assert_eq!(named.signal_url, client::webrtc::DEFAULT_SIGNAL_URL);
+        assert_eq!(named.signal_url, client::net::webrtc::DEFAULT_SIGNAL_URL);
         let generated = named.secret.clone().expect("a secret is generated");
         assert_eq!(generated.as_str().len(), 24);
         // The printed link is what the other player passes back as --room.

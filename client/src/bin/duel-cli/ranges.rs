@@ -4,7 +4,7 @@
 //! subcommand values at, inside and outside its range, and fails on an option the table lacks.
 
 use clap::builder::RangedU64ValueParser;
-use client::netplay::{
+use client::session::netplay::{
     DISCONNECT_TIMEOUT_RANGE, MAX_DESYNC_INTERVAL, MAX_FPS, MAX_HANDSHAKE_TIMEOUT, MAX_INPUT_DELAY,
     MAX_SPECTATORS, MAX_SYNC_TIMEOUT,
 };
@@ -19,12 +19,12 @@ pub(crate) struct Range {
 /// Ticks to play, and a tick to stop at or show.
 pub(crate) const TICKS: Range = Range {
     min: 1,
-    max: client::MAX_TICKS as u64,
+    max: client::runs::MAX_TICKS as u64,
 };
 /// A tick of a log (0: its first).
 pub(crate) const TICK: Range = Range {
     min: 0,
-    max: client::MAX_TICKS as u64,
+    max: client::runs::MAX_TICKS as u64,
 };
 pub(crate) const PLAYERS: Range = Range {
     min: 2,
@@ -63,7 +63,7 @@ pub(crate) const DISCONNECT_TIMEOUT_MS: Range = Range {
 };
 pub(crate) const CHECK_DISTANCE: Range = Range {
     min: 1,
-    max: client::synctest::MAX_CHECK_DISTANCE as u64,
+    max: client::session::synctest::MAX_CHECK_DISTANCE as u64,
 };
 /// A loopback port to bind (0 would let the OS pick one the other side cannot know).
 pub(crate) const PORT: Range = Range {

@@ -2,7 +2,7 @@
 //! checksums.
 
 use anyhow::Result;
-use client::synctest::{run_sync_test, SyncTest};
+use client::session::synctest::{run_sync_test, SyncTest};
 
 /// `duel-cli sync-test`: runs the test and prints its summary (a mismatch is an error).
 pub(crate) fn sync_test(plan: &SyncTest) -> Result<()> {

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::net::seal::Channel;
-use crate::socket::Link;
-use crate::transport::memory::{MemoryEndpoint, MemoryNet};
-use crate::transport::{Transport, MAX_DATAGRAM};
+use crate::net::socket::Link;
+use crate::net::transport::memory::{MemoryEndpoint, MemoryNet};
+use crate::net::transport::{Transport, MAX_DATAGRAM};
 use engine::Rules;
 
 const SEED: u64 = 4242;
@@ -579,7 +579,7 @@ fn after_the_handshake_control_messages_are_sealed_and_clear_ones_refused() {
 /// forward its own port. Over any other transport, no port forward is suggested.
 #[test]
 fn an_unanswered_handshake_over_udp_names_the_port_to_forward() {
-    use crate::transport::UdpTransport;
+    use crate::net::transport::UdpTransport;
     let udp =
         || Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("a socket"));
     // Nobody listens there: the port of a socket we bound and closed.

@@ -5,10 +5,10 @@
 //! acknowledging no input frame never sent to it).
 
 use super::*;
-use crate::ggrs_message::{Body, ConnectionStatus, GgrsMessage, Input};
+use crate::net::ggrs_message::{Body, ConnectionStatus, GgrsMessage, Input};
 use crate::net::seal::{Initiator, Responder, SEALED_HEADER_LEN};
-use crate::transport::memory::MemoryNet;
-use crate::GgrsConfig;
+use crate::net::transport::memory::MemoryNet;
+use crate::session::GgrsConfig;
 use engine::Rules;
 use std::collections::BTreeMap;
 
@@ -259,7 +259,7 @@ fn input(start: i32, frames: usize, ack: i32, disconnected: bool) -> Body {
         disconnect_requested: false,
         start_frame: start,
         ack_frame: ack,
-        bytes: crate::ggrs_message::literal_run(&raw),
+        bytes: crate::net::ggrs_message::literal_run(&raw),
     })
 }
 

@@ -2,11 +2,11 @@
 //! and what the host answers strangers at each stage.
 
 use super::*;
-use crate::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
-use crate::socket::Link;
-use crate::transport::memory::{MemoryEndpoint, MemoryNet};
-use crate::transport::{Transport, MAX_DATAGRAM};
-use crate::wire::{self, Control, Kind};
+use crate::net::socket::Link;
+use crate::net::transport::memory::{MemoryEndpoint, MemoryNet};
+use crate::net::transport::{Transport, MAX_DATAGRAM};
+use crate::net::wire::{self, Control, Kind};
+use crate::session::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
 
 fn addr(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
@@ -521,7 +521,7 @@ fn a_config_out_of_range_is_refused_naming_it_not_a_panic() {
 /// Contract: every limit `NetConfig::check` applies takes its own value and refuses one past it.
 #[test]
 fn every_config_limit_takes_its_value_and_refuses_one_past() {
-    use crate::netplay::{
+    use crate::session::netplay::{
         DISCONNECT_TIMEOUT_RANGE, MAX_DESYNC_INTERVAL, MAX_FPS, MAX_HANDSHAKE_TIMEOUT,
         MAX_PREDICTION, MAX_SYNC_TIMEOUT,
     };
@@ -637,7 +637,7 @@ mod resync;
 /// handshake; over another transport there is no such probe.
 #[test]
 fn a_joiner_to_a_closed_udp_port_is_told_at_once() {
-    use crate::transport::{Transport as _, UdpTransport};
+    use crate::net::transport::{Transport as _, UdpTransport};
     let closed = UdpTransport::bind("127.0.0.1:0".parse().expect("addr"))
         .expect("a socket")
         .local_addr();

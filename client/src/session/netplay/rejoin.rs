@@ -20,15 +20,15 @@
 //! [`Control::SnapshotChunk`]s (the resync's transfer). The rejoiner asks again for what is
 //! missing, checks the whole as any untrusted snapshot ([`super::transfer`]) and goes on from
 //! it; its log records the ticks it never had as skipped by that transfer
-//! ([`crate::matchlog::StateTransfer`]).
+//! ([`crate::logs::matchlog::StateTransfer`]).
 
 use super::transfer::Assembly;
 use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
 use crate::net::seal::{Initiator, MatchSecret, Psk, Responder};
-use crate::socket::SharedLink;
-use crate::wire::{self, Control, Kind, PeerInfo, RejoinAnswer};
-use crate::{driver::Driver, netplay::NetConfig};
+use crate::net::socket::SharedLink;
+use crate::net::wire::{self, Control, Kind, PeerInfo, RejoinAnswer};
+use crate::session::{driver::Driver, netplay::NetConfig};
 use engine::{Tick, WireInput, World};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -663,7 +663,7 @@ impl Rejoining {
         if now >= self.deadline {
             return Err(Error::RejoinTimeout {
                 peer,
-                seconds: crate::handshake::whole_seconds(self.config.handshake_timeout),
+                seconds: crate::net::handshake::whole_seconds(self.config.handshake_timeout),
             });
         }
         let due = now >= self.next;
@@ -716,7 +716,7 @@ impl Rejoining {
                 }
                 match clear_reject {
                     Some((reason, since))
-                        if since.elapsed() >= crate::handshake::CLEAR_REJECT_GRACE =>
+                        if since.elapsed() >= crate::net::handshake::CLEAR_REJECT_GRACE =>
                     {
                         Err(Error::RejoinRefused {
                             reason: reason.clone(),
@@ -1018,4 +1018,4 @@ fn accepted(
     }
 }
 
-use crate::handshake::{Agreement, AnswerBudget};
+use crate::net::handshake::{Agreement, AnswerBudget};

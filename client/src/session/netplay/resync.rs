@@ -27,7 +27,7 @@
 use super::transfer::{self, Assembly};
 use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
-use crate::wire::Control;
+use crate::net::wire::Control;
 use engine::{StateHash, Tick, WireInput, WorldSnapshot};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -233,7 +233,7 @@ impl NetPeer {
                 self.resync.leading = None;
                 self.failure = Some(resync_failed(format!(
                     "the other player did not take part in the resync within {} s",
-                    crate::handshake::whole_seconds(grace)
+                    crate::net::handshake::whole_seconds(grace)
                 )));
             } else if now >= lead.next {
                 lead.next = now + REPEAT;
@@ -249,7 +249,7 @@ impl NetPeer {
                 self.resync.following = None;
                 self.failure = Some(resync_failed(format!(
                     "the host did not send its state within {} s",
-                    crate::handshake::whole_seconds(grace)
+                    crate::net::handshake::whole_seconds(grace)
                 )));
             } else if now >= follow.next {
                 follow.next = now + REPEAT;
@@ -386,7 +386,7 @@ impl NetPeer {
         epoch: u32,
         tick: Tick,
         gap: Vec<WireInput>,
-        offer: crate::wire::SnapshotOffer,
+        offer: crate::net::wire::SnapshotOffer,
     ) {
         if self.remote_player() != Some(from) || self.agreement.local_slot == Some(0) {
             return;

@@ -9,7 +9,7 @@
 //! tick, restore under our rules and hash as offered. Until then nothing is restored: a bad
 //! part or a bad whole changes nothing on the receiving side.
 
-use crate::wire::SnapshotOffer;
+use crate::net::wire::SnapshotOffer;
 use engine::{Rules, World, WorldSnapshot};
 
 /// Bytes of every part but the last (a sealed datagram holds at most 4096).
@@ -144,15 +144,15 @@ pub fn chunk(bytes: &[u8], index: u16) -> Option<&[u8]> {
     (start < bytes.len()).then(|| &bytes[start..bytes.len().min(start + CHUNK_BYTES)])
 }
 
-/// The [`crate::wire::Control::SnapshotChunk`]s of the snapshot `bytes` at `tick` for the
+/// The [`crate::net::wire::Control::SnapshotChunk`]s of the snapshot `bytes` at `tick` for the
 /// parts `indexes` (at most [`MAX_NEEDED`]; an index past the last gives none).
 pub fn part_messages<'a>(
     tick: u32,
     bytes: &'a [u8],
     indexes: impl IntoIterator<Item = u16> + 'a,
-) -> impl Iterator<Item = crate::wire::Control> + 'a {
+) -> impl Iterator<Item = crate::net::wire::Control> + 'a {
     (indexes.into_iter().take(MAX_NEEDED)).filter_map(move |index| {
-        chunk(bytes, index).map(|part| crate::wire::Control::SnapshotChunk {
+        chunk(bytes, index).map(|part| crate::net::wire::Control::SnapshotChunk {
             tick,
             index,
             bytes: part.to_vec(),

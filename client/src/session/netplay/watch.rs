@@ -24,11 +24,11 @@
 
 use super::transfer::{self, Assembly};
 use super::{NetEvent, NetPeer, Session};
-use crate::driver::Driver;
 use crate::error::Error;
-use crate::handshake::AnswerBudget;
+use crate::net::handshake::AnswerBudget;
 use crate::net::seal::Responder;
-use crate::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role, SnapshotOffer};
+use crate::net::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role, SnapshotOffer};
+use crate::session::driver::Driver;
 use engine::{Tick, WireInput};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -142,7 +142,7 @@ impl NetPeer {
             self.link.borrow_mut().count_rate_limited();
             return;
         }
-        let refuse = |link: &crate::socket::SharedLink, reason: &str| {
+        let refuse = |link: &crate::net::socket::SharedLink, reason: &str| {
             let bytes = wire::encode(
                 Kind::Control,
                 0,

@@ -419,7 +419,7 @@ proptest! {
                             Body::Input(i) => prop_assert!(i.ack_frame <= sent, "{body:?} sent {sent}"),
                             _ => {}
                         }
-                        if let Some(last) = crate::ggrs_message::last_input_frame(&wire::encode_payload(&msg)) {
+                        if let Some(last) = crate::net::ggrs_message::last_input_frame(&wire::encode_payload(&msg)) {
                             prop_assert!(n.link.borrow().heard_through(from) >= last);
                         }
                     }
@@ -484,7 +484,7 @@ proptest! {
                     clear(&Control::Finish { confirmed: u32::from(p) }),
                 ),
                 Op::SendGgrs { to, body } => {
-                    let last = crate::ggrs_message::last_input_frame(&ggrs_message_bytes(body.clone()));
+                    let last = crate::net::ggrs_message::last_input_frame(&ggrs_message_bytes(body.clone()));
                     n.send_ggrs(to, body.clone());
                     // A peer that moved is sent to where it is heard from now, and nowhere
                     // it was never heard from.

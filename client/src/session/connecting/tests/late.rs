@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::net::seal::Initiator;
-use crate::wire::HostAnswer;
+use crate::net::wire::HostAnswer;
 use engine::WireInput;
 
 /// A running pair on `net` and a spectator at port 5 welcomed after `ticks`, caught up.
@@ -240,7 +240,7 @@ fn a_spectator_that_left_watches_again_and_follows() {
 /// once the spectator's world reaches it, after comparing its state there with the host's.
 #[test]
 fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
-    use crate::wire::SnapshotOffer;
+    use crate::net::wire::SnapshotOffer;
     let net = MemoryNet::default();
     let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
     let guard = Instant::now() + Duration::from_secs(20);

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::net::seal::{Initiator, MatchSecret, Psk};
-use crate::wire::RejoinAnswer;
+use crate::net::wire::RejoinAnswer;
 use engine::{Rules, StateHash, Tick, WireInput};
 
 /// A match played to `ticks` on the in-memory network whose joiner then died: the host still
@@ -281,7 +281,7 @@ fn ask_all(o: &mut Orphaned, link: &SharedLink, resume: &Control) -> Vec<Control
 /// The survivor's state sent whole after `answers`' `ResyncAt`: the offer, and the world its
 /// parts make (checked as the rejoiner checks them).
 fn assembled(answers: Vec<Control>) -> (Tick, Vec<WireInput>, engine::World) {
-    use crate::netplay::transfer::Assembly;
+    use crate::session::netplay::transfer::Assembly;
     let mut answers = answers.into_iter();
     let Some(Control::ResyncAt {
         epoch,
@@ -378,7 +378,7 @@ fn a_flood_of_forged_rejoins_is_answered_within_the_budget() {
     attacker.borrow_mut().pump(false);
     let answers = attacker.borrow_mut().take_control().len();
     assert!(
-        answers > 0 && answers <= crate::handshake::ANSWER_BURST as usize,
+        answers > 0 && answers <= crate::net::handshake::ANSWER_BURST as usize,
         "{answers}"
     );
     assert_eq!(o.host.refused_rejoins(), 200);
@@ -423,7 +423,7 @@ fn a_rejoiner_that_vanishes_after_the_resume_is_given_up_after_the_grace() {
 /// most `MAX_GAP_TICKS` of gap sent back; one more is refused, saying which.
 #[test]
 fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
-    use crate::netplay::rejoin::{MAX_GAP_TICKS, MAX_RECENT_TICKS};
+    use crate::session::netplay::rejoin::{MAX_GAP_TICKS, MAX_RECENT_TICKS};
     let mut o = orphaned(600);
     let secret = o.secret.clone();
     let ours = o.host.final_tick();
@@ -457,7 +457,7 @@ fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
 /// does for a log of as many recent ticks as it has ticks (no malformation), far back.
 #[test]
 fn one_tick_past_the_gap_limit_is_sent_the_state_whole() {
-    use crate::netplay::rejoin::MAX_GAP_TICKS;
+    use crate::session::netplay::rejoin::MAX_GAP_TICKS;
     let mut o = orphaned(600);
     let secret = o.secret.clone();
     let ours = o.host.final_tick();
@@ -550,8 +550,13 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
     // on, anything sealed to this port opens under the new keys and would be read as GGRS.
     link.borrow_mut().pump(false);
     link.borrow_mut().set_limits(
-        crate::ggrs_message::Limits::for_match::<crate::GgrsConfig<engine::World>>(2, 8),
-        vec![(addr(1), crate::ggrs_message::Sender::Player { slots: 1 })],
+        crate::net::ggrs_message::Limits::for_match::<crate::session::GgrsConfig<engine::World>>(
+            2, 8,
+        ),
+        vec![(
+            addr(1),
+            crate::net::ggrs_message::Sender::Player { slots: 1 },
+        )],
     );
     let before = link.borrow().counters();
     // Longer than GGRS's keep-alive and resend intervals (200 ms): the old session would send.
@@ -703,7 +708,7 @@ type Offer = fn(&engine::World) -> Vec<Control>;
 /// it said it was at, in order.
 fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static str>) {
     use crate::net::seal::Responder;
-    use crate::netplay::rejoin::{RejoinPlan, Rejoining};
+    use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
     let net = MemoryNet::default();
     let secret = MatchSecret::from_bytes([7; 32]);
     let mut world = engine::World::new(Rules::default(), 11, 2).expect("world");
@@ -779,7 +784,7 @@ fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static 
 
 /// The honest offer of `world`'s state: the `ResyncAt` and its parts.
 fn honest(world: &engine::World) -> Vec<Control> {
-    use crate::netplay::transfer;
+    use crate::session::netplay::transfer;
     let bytes = world.state().to_bytes();
     let tick = world.tick();
     let mut out = vec![Control::ResyncAt {
@@ -817,7 +822,7 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
     assert!(report.snapshot_bytes > 0);
     assert!(report.to_string().contains("state sent whole"), "{report}");
     match &peer.epochs()[0].cause {
-        crate::netplay::EpochCause::Transferred(t) => assert_eq!(t.from, 50),
+        crate::session::netplay::EpochCause::Transferred(t) => assert_eq!(t.from, 50),
         other => panic!("expected a transfer, got {other:?}"),
     }
     // A part lost on the way is asked for again, and the state still taken once it comes.

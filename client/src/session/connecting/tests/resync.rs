@@ -5,9 +5,9 @@
 //! the next epoch. And the host's side: a joiner whose resume does not fit is refused.
 
 use super::*;
-use crate::netplay::transfer;
-use crate::netplay::{Advance, EpochCause};
-use crate::wire::SnapshotOffer;
+use crate::net::wire::SnapshotOffer;
+use crate::session::netplay::transfer;
+use crate::session::netplay::{Advance, EpochCause};
 use engine::{StateHash, Tick, WireInput};
 
 /// A match played to about `ticks` on the in-memory network, then the joiner following a
