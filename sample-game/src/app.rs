@@ -6,18 +6,18 @@
 //! moving things `alpha = banked / tick` of the way from the previous tick to the current one.
 //! Wall time only decides *when* ticks run, never what they compute.
 
-use crate::effects::Effects;
-use crate::key_bindings::KeyBindings;
-use crate::layout::Layout;
-use crate::local_input::LocalInput;
-use crate::match_source::{MatchSource, SourceCommand};
-use crate::pacing::{PacingRecorder, PacingReport};
-use crate::remote_view::{alpha_256, ShownView};
-use crate::renderer::Renderer;
-use crate::scene::{Overlay, Scene};
-use crate::smoothing::Smoother;
-use crate::sound::{AudioOut, Mixer, SoundDirector};
-use crate::timeline::seek_target;
+use crate::draw::layout::Layout;
+use crate::draw::renderer::Renderer;
+use crate::draw::scene::{Overlay, Scene};
+use crate::draw::timeline::seek_target;
+use crate::input::key_bindings::KeyBindings;
+use crate::input::local_input::LocalInput;
+use crate::matches::match_source::{MatchSource, SourceCommand};
+use crate::matches::pacing::{PacingRecorder, PacingReport};
+use crate::present::effects::Effects;
+use crate::present::remote_view::{alpha_256, ShownView};
+use crate::present::smoothing::Smoother;
+use crate::present::sound::{AudioOut, Mixer, SoundDirector};
 use anyhow::anyhow;
 use engine::{InputCmd, RoundPhase, TICKS_PER_SECOND};
 use sdl2::controller::Button;
@@ -462,7 +462,7 @@ impl App {
     }
 
     /// Plays a menu sound (nothing without an audio device).
-    pub fn play_ui(&self, sfx: crate::sound::Sfx) {
+    pub fn play_ui(&self, sfx: crate::present::sound::Sfx) {
         if let Some(mut mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
             mixer.play_ui(sfx);
         }

@@ -8,7 +8,7 @@
 //! never a reason not to start. A file that was bad is not overwritten silently: before the
 //! options screen saves, the old one is moved aside to `config.toml.bad` and the game says so.
 
-use crate::key_bindings::{KeyBindings, PlayerKeys};
+use crate::input::key_bindings::{KeyBindings, PlayerKeys};
 use client::net::webrtc::IceServers;
 use client::remote_view::RemoteView;
 use engine::Difficulty;

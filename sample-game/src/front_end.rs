@@ -8,13 +8,13 @@
 
 use crate::app::App;
 use crate::config::Config;
-use crate::local_match::{mode_for, LocalLogs, LocalMatch};
-use crate::match_source::MatchSource;
+use crate::matches::local_match::{mode_for, LocalLogs, LocalMatch};
+use crate::matches::match_source::MatchSource;
+use crate::matches::net_match::NetMatch;
+use crate::matches::replay_match::ReplayMatch;
 use crate::menu::online::{Connection, Poll, Side, Stage};
 use crate::menu::view::{draw_menu, draw_status, StatusScreen};
 use crate::menu::{list_replays, Choice, Menu, MenuInput};
-use crate::net_match::NetMatch;
-use crate::replay_match::ReplayMatch;
 use anyhow::anyhow;
 use client::logs::peer_logs::LogPaths;
 use client::net::wire::Role;
@@ -238,7 +238,7 @@ impl FrontEnd {
             Choice::Training => {
                 let seed = self.next_seed();
                 let logs = LocalLogs::to(self.log_path("training", seed)?, None);
-                match crate::training::TrainingMatch::new(self.rules.clone(), seed, logs) {
+                match crate::matches::training::TrainingMatch::new(self.rules.clone(), seed, logs) {
                     Ok(mut room) => return self.play(app, menu, &mut room),
                     Err(e) => menu.notice("CANNOT START", format!("{e:#}")),
                 }

@@ -31,69 +31,42 @@
 #![deny(missing_docs)]
 
 mod app;
-mod banner;
 pub mod cli;
 pub mod config;
-mod controls_screen;
-mod effects;
-mod fighter_view;
-mod font;
-mod frame_meter;
+pub mod draw;
 mod front_end;
-mod hud;
-mod interpolate;
-mod key_bindings;
-mod label_stack;
-mod layout;
-mod local_input;
-mod local_match;
-mod match_source;
-mod maze_view;
+mod input;
+pub mod matches;
 pub mod menu;
-mod net_hud;
-mod net_match;
-mod net_view;
-mod pacing;
-pub mod palette;
-mod rail_debug;
-mod remote_view;
-mod renderer;
-mod replay_match;
-mod scene;
-mod screenshot;
-mod shapes;
-pub mod smoothing;
-pub mod sound;
-mod synctest_match;
-pub mod timeline;
-mod training;
-mod training_view;
+pub mod present;
 
 pub use app::{App, AppOptions, MatchEnd};
 pub use cli::Cli;
 pub use config::Config;
-pub use effects::Effects;
-pub use font::{BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W};
-pub use frame_meter::{FrameKind, FrameMeter, METER_TICKS};
+pub use draw::font::{
+    BitmapFont, Glyph, CELL_H, CELL_W, GLYPH_DESCENT, GLYPH_H, GLYPH_ROWS, GLYPH_W,
+};
+pub use draw::frame_meter::{FrameKind, FrameMeter, METER_TICKS};
+pub use draw::layout::Layout;
+pub use draw::renderer::Renderer;
+pub use draw::scene::{Overlay, Scene};
+pub use draw::screenshot::{
+    render_menu_to_rgba, render_status_to_rgba, render_to_rgba, write_png, Screenshot,
+};
+pub use draw::training_view::{frame_color, input_text};
 pub use front_end::{
     last_unfinished_match, menu_inputs, rejoin_status, status_of, status_screen, FrontEnd,
 };
-pub use key_bindings::{KeyBindings, PlayerKeys};
-pub use layout::Layout;
-pub use local_input::LocalInput;
-pub use local_match::{mode_for, LocalLogs, LocalMatch};
-pub use match_source::{AfterMatch, MatchSource, Rematch, SourceCommand, Timeline};
+pub use input::key_bindings::{KeyBindings, PlayerKeys};
+pub use input::local_input::LocalInput;
+pub use matches::local_match::{mode_for, LocalLogs, LocalMatch};
+pub use matches::match_source::{AfterMatch, MatchSource, Rematch, SourceCommand, Timeline};
+pub use matches::net_match::NetMatch;
+pub use matches::net_view::{waiting_to_start_lines, DesyncStatus, NetMode, NetView, Waiting};
+pub use matches::pacing::PacingReport;
+pub use matches::replay_match::ReplayMatch;
+pub use matches::synctest_match::SyncTestMatch;
+pub use matches::training::{Dummy, DummyMode, TrainingMatch, TrainingView};
 pub use menu::{Menu, MenuInput};
-pub use net_match::NetMatch;
-pub use net_view::{waiting_to_start_lines, DesyncStatus, NetMode, NetView, Waiting};
-pub use pacing::PacingReport;
-pub use remote_view::{alpha_256, fighter_positions, rewound, ShownView};
-pub use renderer::Renderer;
-pub use replay_match::ReplayMatch;
-pub use scene::{Overlay, Scene};
-pub use screenshot::{
-    render_menu_to_rgba, render_status_to_rgba, render_to_rgba, write_png, Screenshot,
-};
-pub use synctest_match::SyncTestMatch;
-pub use training::{Dummy, DummyMode, TrainingMatch, TrainingView};
-pub use training_view::{frame_color, input_text};
+pub use present::effects::Effects;
+pub use present::remote_view::{alpha_256, fighter_positions, rewound, ShownView};

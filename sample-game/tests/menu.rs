@@ -15,9 +15,9 @@ use engine::Rules;
 use sample_game::menu::online::{Connection, Poll};
 use sample_game::menu::Screen;
 use sample_game::{
-    palette, render_menu_to_rgba, render_status_to_rgba, status_of, App, AppOptions, BitmapFont,
-    Config, Effects, FrontEnd, KeyBindings, LocalMatch, MatchSource, Menu, MenuInput, Overlay,
-    Renderer, Scene, ShownView,
+    draw::palette, render_menu_to_rgba, render_status_to_rgba, status_of, App, AppOptions,
+    BitmapFont, Config, Effects, FrontEnd, KeyBindings, LocalMatch, MatchSource, Menu, MenuInput,
+    Overlay, Renderer, Scene, ShownView,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use sdl2::surface::Surface;

@@ -18,8 +18,8 @@ use engine::{
 };
 use glam::Vec2;
 use sample_game::{
-    palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay, Renderer,
-    Scene, ShownView, Waiting,
+    draw::palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay,
+    Renderer, Scene, ShownView, Waiting,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -1002,15 +1002,15 @@ fn a_replay_draws_its_timeline_filled_to_where_it_stands() {
         },
     );
     let layout = sample_game::Layout::new(size, (cur.maze.width, cur.maze.height));
-    let bar = sample_game::timeline::bar(&layout);
+    let bar = sample_game::draw::timeline::bar(&layout);
     let y = bar.y() + bar.height() as i32 / 2;
     let at = |share: f32| bar.x() + (bar.width() as f32 * share) as i32;
     assert!(
-        frame.is(at(0.25), y, sample_game::palette::ACCENT),
+        frame.is(at(0.25), y, sample_game::draw::palette::ACCENT),
         "played part"
     );
     assert!(
-        !frame.is(at(0.75), y, sample_game::palette::ACCENT),
+        !frame.is(at(0.75), y, sample_game::draw::palette::ACCENT),
         "the rest"
     );
 }

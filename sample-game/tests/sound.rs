@@ -8,7 +8,7 @@ use client::net::wire::Role;
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
 use engine::{buttons, EventKey, InputCmd};
-use sample_game::sound::{Mixer, SoundDirector, SAMPLE_RATE};
+use sample_game::present::sound::{Mixer, SoundDirector, SAMPLE_RATE};
 use sample_game::{MatchSource, NetMatch};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

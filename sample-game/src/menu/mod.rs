@@ -4,6 +4,7 @@
 //! `menu/view.rs` draws a [`Menu`] as it stands. What the player picks comes back from
 //! [`Menu::handle`] as a [`Choice`] for the front end to carry out.
 
+pub(crate) mod controls_screen;
 pub mod online;
 pub mod replays;
 pub mod view;
@@ -47,8 +48,8 @@ impl MenuInput {
     /// The sound it makes: a tick when the highlight or a value moves, a chime when a choice
     /// is taken, a lower one going back; typing is silent.
     #[must_use]
-    pub fn sound(self) -> Option<crate::sound::Sfx> {
-        use crate::sound::Sfx;
+    pub fn sound(self) -> Option<crate::present::sound::Sfx> {
+        use crate::present::sound::Sfx;
         match self {
             MenuInput::Up | MenuInput::Down | MenuInput::Left | MenuInput::Right => {
                 Some(Sfx::MenuMove)
@@ -277,7 +278,7 @@ impl Menu {
                 rows.push(format!(
                     "P{} {action:<8}{}",
                     p + 1,
-                    crate::key_bindings::key_names(bound)
+                    crate::input::key_bindings::key_names(bound)
                 ));
             }
         }
@@ -604,7 +605,7 @@ pub fn rebind(
                     note = Some(format!(
                         "{} moved here from {what}, which now has {}",
                         key.name(),
-                        crate::key_bindings::key_names(keys)
+                        crate::input::key_bindings::key_names(keys)
                     ));
                 } else {
                     note = Some(format!("{} moved here from {what}", key.name()));

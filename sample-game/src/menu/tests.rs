@@ -21,7 +21,7 @@ fn typed(text: &str) -> Vec<MenuInput> {
 /// silent.
 #[test]
 fn menu_inputs_make_their_sounds() {
-    use crate::sound::Sfx;
+    use crate::present::sound::Sfx;
     for (input, sound) in [
         (M::Up, Some(Sfx::MenuMove)),
         (M::Down, Some(Sfx::MenuMove)),

@@ -3,9 +3,9 @@
 //! renderer, so the off-screen tests can read them back.
 
 use super::{Menu, Screen, MAIN_ITEMS};
-use crate::font::{BitmapFont, CELL_H, CELL_W};
-use crate::palette;
-use crate::shapes::frame;
+use crate::draw::font::{BitmapFont, CELL_H, CELL_W};
+use crate::draw::palette;
+use crate::draw::shapes::frame;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::{BlendMode, Canvas, RenderTarget};

@@ -2,18 +2,18 @@
 //! for tests and screenshots. Layers, bottom to top: letterbox, arena, melee swings, players,
 //! projectiles, effects, the rail debug overlay, banners, the HUD strip, the netcode panel, overlays.
 
-use crate::banner::{banner_lines, draw_banner};
-use crate::controls_screen::{draw_controls, lines as control_lines};
-use crate::fighter_view::draw_fighters;
-use crate::font::BitmapFont;
-use crate::hud::draw_hud;
-use crate::layout::Layout;
-use crate::maze_view::draw_maze;
-use crate::net_hud::draw_net_hud;
-use crate::palette;
-use crate::rail_debug::draw_rail_debug;
-use crate::remote_view::fighter_positions;
-use crate::scene::{Overlay, Scene};
+use crate::draw::banner::{banner_lines, draw_banner};
+use crate::draw::fighter_view::draw_fighters;
+use crate::draw::font::BitmapFont;
+use crate::draw::hud::draw_hud;
+use crate::draw::layout::Layout;
+use crate::draw::maze_view::draw_maze;
+use crate::draw::net_hud::draw_net_hud;
+use crate::draw::palette;
+use crate::draw::rail_debug::draw_rail_debug;
+use crate::draw::scene::{Overlay, Scene};
+use crate::menu::controls_screen::{draw_controls, lines as control_lines};
+use crate::present::remote_view::fighter_positions;
 use sdl2::render::{BlendMode, Canvas, RenderTarget};
 
 /// Draws scenes. Holds the font; everything else comes with each scene.
@@ -25,8 +25,8 @@ pub struct Renderer {
 /// The banner of a match that ended early: what happened, wrapped to short lines, and the way
 /// out.
 #[must_use]
-pub fn ended_lines(reason: &str, from_menu: bool) -> Vec<crate::banner::BannerLine> {
-    let line = |text: String, color, size| crate::banner::BannerLine { text, color, size };
+pub fn ended_lines(reason: &str, from_menu: bool) -> Vec<crate::draw::banner::BannerLine> {
+    let line = |text: String, color, size| crate::draw::banner::BannerLine { text, color, size };
     let mut lines = vec![line("MATCH ENDED".into(), palette::DANGER, 3)];
     let mut current = String::new();
     for word in reason.split_whitespace() {
@@ -78,7 +78,7 @@ impl Renderer {
             return Ok(full);
         }
         // The training panel takes the bottom of the window: the arena fits above it.
-        let panel = crate::training_view::panel_height(&full);
+        let panel = crate::draw::training_view::panel_height(&full);
         let above = Layout::new((size.0, size.1.saturating_sub(panel).max(1)), tiles);
         Ok(Layout {
             height: full.height,
@@ -138,7 +138,7 @@ impl Renderer {
             if let Some(&at) = positions.get(usize::from(*me)) {
                 let s = layout.text_scale;
                 let below = layout.to_screen(at + glam::Vec2::new(0.0, 0.42));
-                let w = crate::font::BitmapFont::text_width("YOU", s) as f32;
+                let w = crate::draw::font::BitmapFont::text_width("YOU", s) as f32;
                 let pos = ((below.x - w / 2.0) as i32, below.y as i32);
                 font.draw_shadowed(canvas, "YOU", pos, s, palette::player(*me))?;
             }
@@ -157,14 +157,14 @@ impl Renderer {
         } else if let Some(waiting) = waiting {
             draw_banner(canvas, &layout, font, &notice_lines(waiting.lines()))?;
         } else if (scene.net.or(scene.net_line)).is_some_and(|v| v.waiting_to_start) {
-            let lines = notice_lines(crate::net_view::waiting_to_start_lines());
+            let lines = notice_lines(crate::matches::net_view::waiting_to_start_lines());
             draw_banner(canvas, &layout, font, &lines)?;
         } else if let Some((desync, tick)) = (scene.net.or(scene.net_line)).and_then(|v| v.resynced)
         {
-            let lines = notice_lines(crate::net_view::resynced_lines(desync, tick));
+            let lines = notice_lines(crate::matches::net_view::resynced_lines(desync, tick));
             draw_banner(canvas, &layout, font, &lines)?;
         } else if let Some(behind) = (scene.net.or(scene.net_line)).and_then(|v| v.catching_up) {
-            let lines = notice_lines(crate::net_view::catching_up_lines(behind));
+            let lines = notice_lines(crate::matches::net_view::catching_up_lines(behind));
             draw_banner(canvas, &layout, font, &lines)?;
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let me = match scene.local_players {
@@ -176,26 +176,26 @@ impl Renderer {
         }
         draw_hud(canvas, &layout, font, scene.rules, state)?;
         if let Some(timeline) = &scene.timeline {
-            crate::timeline::draw_timeline(canvas, &layout, font, timeline)?;
+            crate::draw::timeline::draw_timeline(canvas, &layout, font, timeline)?;
         }
         if let Some(training) = scene.training {
-            crate::training_view::draw_training(canvas, &layout, font, training)?;
+            crate::draw::training_view::draw_training(canvas, &layout, font, training)?;
         }
         if let Some(view) = scene.net {
             draw_net_hud(canvas, &layout, font, view)?;
         } else if let Some(view) = scene.net_line {
-            crate::net_hud::draw_net_line(canvas, &layout, font, view)?;
+            crate::draw::net_hud::draw_net_line(canvas, &layout, font, view)?;
         }
         match scene.overlay {
             Overlay::None => {}
             Overlay::Paused => {
                 let lines = [
-                    crate::banner::BannerLine {
+                    crate::draw::banner::BannerLine {
                         text: "PAUSED".into(),
                         color: palette::ACCENT,
                         size: 4,
                     },
-                    crate::banner::BannerLine {
+                    crate::draw::banner::BannerLine {
                         text: "P to resume, F1 for controls".into(),
                         color: palette::TEXT,
                         size: 1,
@@ -230,14 +230,14 @@ impl Default for Renderer {
 }
 
 /// A notice over the arena (RECONNECTING, RESYNCED): a large title and a line of detail.
-fn notice_lines([title, detail]: [String; 2]) -> [crate::banner::BannerLine; 2] {
+fn notice_lines([title, detail]: [String; 2]) -> [crate::draw::banner::BannerLine; 2] {
     [
-        crate::banner::BannerLine {
+        crate::draw::banner::BannerLine {
             text: title,
             color: palette::ACCENT,
             size: 3,
         },
-        crate::banner::BannerLine {
+        crate::draw::banner::BannerLine {
             text: detail,
             color: palette::TEXT,
             size: 1,

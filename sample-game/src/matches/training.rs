@@ -7,10 +7,10 @@
 //! F11 starts a recording of your inputs and, pressed again, has the dummy play it back (in a
 //! loop), F12 resets the positions (the same maze from its start).
 
-use crate::frame_meter::FrameMeter;
-use crate::local_match::{LocalLogs, LocalMatch};
-use crate::match_source::{MatchSource, SourceCommand};
-use crate::net_view::NetView;
+use crate::draw::frame_meter::FrameMeter;
+use crate::matches::local_match::{LocalLogs, LocalMatch};
+use crate::matches::match_source::{MatchSource, SourceCommand};
+use crate::matches::net_view::NetView;
 use engine::{Bot, Difficulty, Event, InputCmd, PlayerId, Rules, Tick, World, WorldSnapshot};
 
 /// The longest recording, in ticks (ten seconds).
@@ -367,7 +367,10 @@ mod tests {
             room.advance(&[InputCmd::idle(0)]).expect("tick");
         }
         let view = room.training().expect("a training view");
-        assert_eq!(view.meter.row(0).len(), crate::frame_meter::METER_TICKS);
+        assert_eq!(
+            view.meter.row(0).len(),
+            crate::draw::frame_meter::METER_TICKS
+        );
         assert!(view.dummy.contains("walks"), "{}", view.dummy);
         assert_ne!(
             room.current().players[1].pos,

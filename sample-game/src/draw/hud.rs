@@ -1,10 +1,10 @@
 //! The HUD strip along the top: each player's name, health and magazine (or reload progress)
 //! on their side, the round, the clock and the score in the middle.
 
-use crate::fighter_view::{bar, hp_color};
-use crate::font::{BitmapFont, CELL_H, CELL_W};
-use crate::layout::Layout;
-use crate::palette;
+use crate::draw::fighter_view::{bar, hp_color};
+use crate::draw::font::{BitmapFont, CELL_H, CELL_W};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
 use engine::{Player, RoundPhase, Rules, WorldSnapshot, TICKS_PER_SECOND};
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};

@@ -4,9 +4,9 @@
 //! snapshots. Every frame reached is final at once (both players are local), so it is recorded
 //! in the match and hash logs as it is reached, like a local match.
 
-use crate::local_match::LocalLogs;
-use crate::match_source::{present, MatchSource};
-use crate::net_view::{DesyncStatus, NetMode, NetView};
+use crate::matches::local_match::LocalLogs;
+use crate::matches::match_source::{present, MatchSource};
+use crate::matches::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
 use client::journal::PredictionJournal;
 use client::session::driver::RollbackCounters;

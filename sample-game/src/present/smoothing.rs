@@ -11,7 +11,7 @@
 //! snaps at once; so does everything with the toggle (F4) off. The corrections are counted for
 //! the netcode panel.
 
-use crate::interpolate::vec2;
+use crate::present::interpolate::vec2;
 use engine::{Tick, WorldSnapshot};
 use glam::Vec2;
 

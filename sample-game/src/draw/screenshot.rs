@@ -1,13 +1,13 @@
 //! Rendering a frame without a window: a bot match played to a chosen tick, drawn by the same
 //! [`Renderer`] onto a software surface, read back as RGBA and written as a PNG.
 
-use crate::effects::Effects;
-use crate::key_bindings::KeyBindings;
-use crate::local_match::LocalMatch;
-use crate::match_source::MatchSource;
-use crate::remote_view::ShownView;
-use crate::renderer::Renderer;
-use crate::scene::{Overlay, Scene};
+use crate::draw::renderer::Renderer;
+use crate::draw::scene::{Overlay, Scene};
+use crate::input::key_bindings::KeyBindings;
+use crate::matches::local_match::LocalMatch;
+use crate::matches::match_source::MatchSource;
+use crate::present::effects::Effects;
+use crate::present::remote_view::ShownView;
 use anyhow::{anyhow, Context as _};
 use engine::{PlayerId, Rules};
 use sdl2::pixels::PixelFormatEnum;
@@ -52,7 +52,7 @@ pub fn render_to_rgba(
         Some(path) => {
             let log = client::logs::matchlog::read_log(path)
                 .with_context(|| format!("the replay {}", path.display()))?;
-            replay = crate::replay_match::ReplayMatch::new(log)?;
+            replay = crate::matches::replay_match::ReplayMatch::new(log)?;
             &mut replay
         }
         None => {
@@ -101,8 +101,8 @@ pub fn render_to_rgba(
         overlay: Overlay::None,
         bindings: &bindings,
         controllers: &[],
-        after_match: crate::match_source::AfterMatch {
-            rematch: crate::match_source::Rematch::AtOnce,
+        after_match: crate::matches::match_source::AfterMatch {
+            rematch: crate::matches::match_source::Rematch::AtOnce,
             other_level: None,
         },
         smoothing: None,

@@ -1,8 +1,8 @@
 //! `ReplayMatch`: watches a recorded match log, with pause, single-step, speed and seek (seeks
 //! restore the nearest checkpoint and re-simulate from it, checking every logged hash).
 
-use crate::match_source::{MatchSource, SourceCommand, Timeline};
-use crate::net_view::{DesyncStatus, NetMode, NetView};
+use crate::matches::match_source::{MatchSource, SourceCommand, Timeline};
+use crate::matches::net_view::{DesyncStatus, NetMode, NetView};
 use client::logs::hashlog::HashLogWriter;
 use client::logs::matchlog::MatchLog;
 use client::logs::replay::Replay;

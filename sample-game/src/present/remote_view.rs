@@ -17,7 +17,7 @@
 //!
 //! [`RemoteView::Past`]: client::remote_view::RemoteView::Past
 
-use crate::interpolate::{player_pos, vec2};
+use crate::present::interpolate::{player_pos, vec2};
 use engine::{PlayerId, Rules, Tick, ViewTime, WorldSnapshot, VIEW_FRAC_UNITS};
 use glam::Vec2;
 

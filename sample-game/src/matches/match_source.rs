@@ -5,7 +5,7 @@
 //! players' inputs once per 60 Hz tick and draws what [`MatchSource::current`] and
 //! [`MatchSource::previous`] say.
 
-use crate::net_view::NetView;
+use crate::matches::net_view::NetView;
 use engine::{Difficulty, Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Something the player asks of the match source itself (not of the game): online play's input
@@ -106,7 +106,7 @@ pub trait MatchSource {
     fn net_view(&self) -> NetView;
 
     /// The training room's meter, dummy and input display, when this is one.
-    fn training(&self) -> Option<crate::training::TrainingView> {
+    fn training(&self) -> Option<crate::matches::training::TrainingView> {
         None
     }
 

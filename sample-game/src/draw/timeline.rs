@@ -1,10 +1,10 @@
 //! A replay's label and timeline: "REPLAY" (or "PAUSED") with the tick, over a bar along the
 //! bottom of the window that shows where the replay stands and seeks where it is clicked.
 
-use crate::font::BitmapFont;
-use crate::layout::Layout;
-use crate::match_source::Timeline;
-use crate::palette;
+use crate::draw::font::BitmapFont;
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::matches::match_source::Timeline;
 use engine::Tick;
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};

@@ -1,9 +1,9 @@
 //! `Scene`: everything one frame shows, gathered so the renderer is a pure function of it.
 
-use crate::effects::Effects;
-use crate::key_bindings::KeyBindings;
-use crate::net_view::NetView;
-use crate::remote_view::ShownView;
+use crate::input::key_bindings::KeyBindings;
+use crate::matches::net_view::NetView;
+use crate::present::effects::Effects;
+use crate::present::remote_view::ShownView;
 use engine::{PlayerId, Rules, WorldSnapshot};
 
 /// What covers the arena, if anything.
@@ -52,16 +52,16 @@ pub struct Scene<'a> {
     /// Connected controllers' names, for the controls screen.
     pub controllers: &'a [String],
     /// What the result offers once the match is decided (rematch, another bot level).
-    pub after_match: crate::match_source::AfterMatch,
+    pub after_match: crate::matches::match_source::AfterMatch,
     /// Offsets that glide rollback corrections (`None`: draw the true positions).
-    pub smoothing: Option<&'a crate::smoothing::Smoother>,
+    pub smoothing: Option<&'a crate::present::smoothing::Smoother>,
     /// Why the match ended early (a peer left or refused, the session failed): drawn over the
     /// arena with the way out, instead of the window closing silently.
     pub ended: Option<&'a str>,
     /// A replay's position: draws the REPLAY/PAUSED label and the timeline.
-    pub timeline: Option<crate::match_source::Timeline>,
+    pub timeline: Option<crate::matches::match_source::Timeline>,
     /// The match was started from the menu: Esc goes back there (the banners say so).
     pub from_menu: bool,
     /// The training room's panel (frame meter, input, dummy), when this is one.
-    pub training: Option<&'a crate::training::TrainingView>,
+    pub training: Option<&'a crate::matches::training::TrainingView>,
 }

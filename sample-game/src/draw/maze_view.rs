@@ -1,9 +1,9 @@
 //! Drawing the arena: floor, indestructible walls in a slight top-down 3/4 view, and
 //! destructible blocks whose cracks show how many hit points they have left.
 
-use crate::layout::Layout;
-use crate::palette;
-use crate::shapes::{fill, thick_line};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::shapes::{fill, thick_line};
 use engine::{Maze, Tile};
 use glam::Vec2;
 use sdl2::rect::Rect;

@@ -1,10 +1,10 @@
 //! The controls screen: shown when the game starts (until a key is pressed) and on F1.
 
-use crate::font::{BitmapFont, CELL_H, CELL_W};
-use crate::key_bindings::{key_names, KeyBindings, PlayerKeys};
-use crate::layout::Layout;
-use crate::palette;
-use crate::shapes::frame;
+use crate::draw::font::{BitmapFont, CELL_H, CELL_W};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::shapes::frame;
+use crate::input::key_bindings::{key_names, KeyBindings, PlayerKeys};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};

@@ -5,7 +5,7 @@
 //! fall between two ticks would be lost, and melee and reload act on presses. So key and button
 //! presses are also latched from events and count as held on the next tick.
 
-use crate::key_bindings::{KeyBindings, PlayerKeys};
+use crate::input::key_bindings::{KeyBindings, PlayerKeys};
 use engine::{buttons, InputCmd, ViewTime, STICK_MAX};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::Event;

@@ -27,7 +27,7 @@ pub const CELL_W: u32 = GLYPH_W + 1;
 pub const CELL_H: u32 = GLYPH_ROWS + 1;
 
 /// The font file shipped in `assets/`, compiled into the binary.
-const EMBEDDED: &str = include_str!("../../assets/font5x7.txt");
+const EMBEDDED: &str = include_str!("../../../assets/font5x7.txt");
 
 /// One glyph: [`GLYPH_ROWS`] rows (7 to the baseline, 2 of descent), a row per byte, bit 4
 /// the leftmost column.

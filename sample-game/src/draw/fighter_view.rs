@@ -6,12 +6,12 @@
 //! shown at (interpolated; a remote player's from its pose history, see `remote_view.rs`), and every projectile a disc of its owner's shot colour centred on its position:
 //! the render tests look for those colours at those pixels.
 
-use crate::interpolate::{projectile_pos, vec2};
-use crate::label_stack::LabelStack;
-use crate::layout::Layout;
-use crate::palette;
-use crate::shapes::{fill_arc, fill_circle, thick_line};
-use crate::smoothing::Smoother;
+use crate::draw::label_stack::LabelStack;
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::shapes::{fill_arc, fill_circle, thick_line};
+use crate::present::interpolate::{projectile_pos, vec2};
+use crate::present::smoothing::Smoother;
 use engine::{Action, Player, Rules, WorldSnapshot};
 use glam::Vec2;
 use sdl2::rect::Rect;

@@ -3,10 +3,10 @@
 //! from events, so they are right after a rollback or when joining mid-match.
 
 use crate::config::difficulty_name;
-use crate::font::{BitmapFont, CELL_H};
-use crate::layout::Layout;
-use crate::match_source::{AfterMatch, Rematch};
-use crate::palette;
+use crate::draw::font::{BitmapFont, CELL_H};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::matches::match_source::{AfterMatch, Rematch};
 use engine::{Action, RoundPhase, Rules, WorldSnapshot};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;

@@ -1,11 +1,11 @@
 //! The netcode overlay (Tab or H): a panel in the arena's top-right corner listing a
 //! [`NetView`], with a sparkline of recent rollback depths. Missing values show as "—".
 
-use crate::font::{BitmapFont, CELL_H, CELL_W};
-use crate::layout::Layout;
-use crate::net_view::{DesyncStatus, NetMode, NetView};
-use crate::palette;
-use crate::shapes::frame;
+use crate::draw::font::{BitmapFont, CELL_H, CELL_W};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::shapes::frame;
+use crate::matches::net_view::{DesyncStatus, NetMode, NetView};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget};

@@ -1,7 +1,7 @@
 //! Where things go on screen: the HUD strip, the arena scaled by a whole number of pixels per
 //! tile (so tiles stay crisp and equal), letterboxed in what is left, and the text scale.
 
-use crate::font::CELL_H;
+use crate::draw::font::CELL_H;
 use glam::Vec2;
 use sdl2::rect::Rect;
 

@@ -3,12 +3,12 @@
 //! sees them, they age in simulation ticks (so they freeze with a pause and a replay looks the
 //! same every time), and their randomness is a private generator, not the world's.
 
-use crate::font::{BitmapFont, GLYPH_ROWS};
-use crate::interpolate::vec2;
-use crate::label_stack::LabelStack;
-use crate::layout::Layout;
-use crate::palette;
-use crate::shapes::{fill_circle, fill_ring, thick_line};
+use crate::draw::font::{BitmapFont, GLYPH_ROWS};
+use crate::draw::label_stack::LabelStack;
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::shapes::{fill_circle, fill_ring, thick_line};
+use crate::present::interpolate::vec2;
 use engine::{Event, EventKey, EventKind, HitSource, ShotOutcome, ShotRecord, WorldSnapshot};
 use glam::Vec2;
 use sdl2::pixels::Color;
@@ -554,7 +554,7 @@ mod tests {
     /// while hits keep coming.
     #[test]
     fn numbers_and_bars_of_touching_fighters_never_overlap() {
-        use crate::fighter_view::place_bars;
+        use crate::draw::fighter_view::place_bars;
         let rules = Rules::default();
         let world = World::new(rules.clone(), 1, 2).unwrap();
         let mut state = world.state().clone();

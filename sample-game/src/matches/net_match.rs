@@ -5,8 +5,8 @@
 //! Events go through a prediction journal: each happening is presented once, and when a
 //! rollback rewrites history the journal says which presented events to correct or take back. The hash log and the match log record only final (confirmed) ticks.
 
-use crate::match_source::{present, AfterMatch, MatchSource, Rematch, SourceCommand};
-use crate::net_view::{DesyncStatus, NetMode, NetView, Waiting};
+use crate::matches::match_source::{present, AfterMatch, MatchSource, Rematch, SourceCommand};
+use crate::matches::net_view::{DesyncStatus, NetMode, NetView, Waiting};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
 use client::logs::peer_logs::{LogPaths, PeerLogs};
@@ -350,7 +350,7 @@ impl MatchSource for NetMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::remote_view::ShownView;
+    use crate::present::remote_view::ShownView;
 
     /// At the deepest past allowed, a rail press carries a view the pose window still covers,
     /// whatever the phase of the frame: what is drawn is what is judged.

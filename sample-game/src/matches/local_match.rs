@@ -1,8 +1,8 @@
 //! `LocalMatch`: both players on this machine (keyboard, controllers, or the engine's bot), the
 //! `World` stepped right here.
 
-use crate::match_source::{AfterMatch, MatchSource, Rematch};
-use crate::net_view::NetView;
+use crate::matches::match_source::{AfterMatch, MatchSource, Rematch};
+use crate::matches::net_view::NetView;
 use anyhow::{ensure, Context as _};
 use client::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};

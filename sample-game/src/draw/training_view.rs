@@ -2,11 +2,11 @@
 //! of cells per fighter, one cell per tick, newest on the right), the last exchange's frames
 //! and advantage, your input on the last tick, and the dummy's line.
 
-use crate::font::{BitmapFont, CELL_H};
-use crate::frame_meter::{FrameKind, METER_TICKS};
-use crate::layout::Layout;
-use crate::palette;
-use crate::training::TrainingView;
+use crate::draw::font::{BitmapFont, CELL_H};
+use crate::draw::frame_meter::{FrameKind, METER_TICKS};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::matches::training::TrainingView;
 use engine::{buttons, InputCmd};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;

@@ -10,13 +10,13 @@
 //!   target met marked (a cross on a player hit point, the outline of a tile), and a line of
 //!   text with the view asked for, the view used, any clamp and the outcome.
 
-use crate::font::{BitmapFont, CELL_H};
-use crate::interpolate::vec2;
-use crate::layout::Layout;
-use crate::palette;
-use crate::remote_view::rewound;
-use crate::scene::Scene;
-use crate::shapes::{fill_ring, frame, thick_line};
+use crate::draw::font::{BitmapFont, CELL_H};
+use crate::draw::layout::Layout;
+use crate::draw::palette;
+use crate::draw::scene::Scene;
+use crate::draw::shapes::{fill_ring, frame, thick_line};
+use crate::present::interpolate::vec2;
+use crate::present::remote_view::rewound;
 use engine::{ShotOutcome, ShotRecord, ShotTarget, ViewClamp, ViewTime};
 use glam::Vec2;
 use sdl2::rect::Rect;
