@@ -259,6 +259,14 @@ pub enum Error {
         /// The re-simulated section hash.
         got: u64,
     },
+    /// A state asked of a match log past its last tick.
+    #[error("the log ends at tick {last}: it holds no state for tick {tick}")]
+    LogEndsBefore {
+        /// The tick asked for.
+        tick: Tick,
+        /// The log's last tick.
+        last: Tick,
+    },
     /// A finished log cannot be continued.
     #[error("{}: the match already ended at tick {tick}", path.display())]
     LogFinished {

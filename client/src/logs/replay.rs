@@ -126,16 +126,13 @@ pub fn verify_logging(
 /// trust (a forged one with a valid checksum would otherwise be believed).
 ///
 /// # Errors
-/// As [`verify`]; [`Error::VerifyMismatch`] in section `tick record` if the log ends before
-/// `tick`.
+/// As [`verify`]; [`Error::LogEndsBefore`] if the log ends before `tick`.
 pub fn verified_state_at(log: &MatchLog, tick: Tick) -> Result<World, Error> {
     let (_, world) = resimulate(log, None, None, Some(tick))?;
     if world.tick() != tick {
-        return Err(Error::VerifyMismatch {
-            tick: world.tick() + 1,
-            section: "tick record",
-            logged: 0,
-            got: 0,
+        return Err(Error::LogEndsBefore {
+            tick,
+            last: world.tick(),
         });
     }
     Ok(world)

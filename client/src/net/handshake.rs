@@ -613,13 +613,13 @@ pub(crate) fn unanswered_hint(link: &SharedLink, host: Option<SocketAddr>) -> St
     match host {
         Some(host) => format!(
             ": the host is not running, or not reachable from here — a host behind a router \
-             must have it forward UDP port {} to the host's machine (README: port forwarding), \
+             must have it forward UDP port {} to the host's machine (docs/online-rooms.md: port forwarding), \
              {ROOM}",
             host.port()
         ),
         None => format!(
             ": players behind another router reach this machine only if its router forwards \
-             UDP port {} to it (README: port forwarding), {ROOM}",
+             UDP port {} to it (docs/online-rooms.md: port forwarding), {ROOM}",
             link.borrow().local_addr().port()
         ),
     }

@@ -451,7 +451,7 @@ impl fmt::Display for RoomFailure {
 impl fmt::Display for NoPathCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const TURN_FIX: &str = "add a TURN relay: --ice turn:HOST:PORT --ice-user USER \
-                                --ice-password PASSWORD (README: run your own STUN/TURN)";
+                                --ice-password PASSWORD (docs/online-rooms.md: run your own STUN/TURN)";
         match self {
             NoPathCause::NoIceServers => write!(
                 f,

@@ -14,9 +14,8 @@ use crate::net::seal::{self, Channel, Inner, SealError};
 use crate::net::transport::{Transport, MAX_DATAGRAM};
 use crate::net::wire::{self, Control, Kind, PeerInfo, Role};
 use ggrs::{Message, NonBlockingSocket};
-use std::cell::RefCell;
 use std::net::SocketAddr;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// What crossed (or was refused at) the socket.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -169,12 +168,38 @@ impl std::fmt::Debug for Link {
 }
 
 /// A shared handle to a [`Link`]; the GGRS session owns one, the peer loop another.
-pub type SharedLink = Rc<RefCell<Link>>;
+///
+/// It is `Send` (a mutex, not a `RefCell`), so a peer can be polled from any thread, not only
+/// the window's; the two owners take turns on one thread in practice, so the lock is never
+/// contended. A panic while the link is held leaves it usable (the lock is not poisoned for
+/// the other owner: every method leaves the link consistent between datagrams).
+#[derive(Clone)]
+pub struct SharedLink(Arc<Mutex<Link>>);
+
+impl SharedLink {
+    /// The link, for reading.
+    pub fn borrow(&self) -> MutexGuard<'_, Link> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The link, for changing.
+    pub fn borrow_mut(&self) -> MutexGuard<'_, Link> {
+        self.borrow()
+    }
+}
+
+impl std::fmt::Debug for SharedLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.borrow().fmt(f)
+    }
+}
 
 impl Link {
     /// A link over `transport`, with no peers yet (handshake only).
+    // A link is only ever used shared (the GGRS session and the peer loop both hold it).
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(transport: impl Transport + 'static) -> SharedLink {
-        Rc::new(RefCell::new(Link {
+        SharedLink(Arc::new(Mutex::new(Link {
             transport: Box::new(transport),
             peers: Vec::new(),
             channels: Vec::new(),
@@ -190,7 +215,7 @@ impl Link {
             refuse_hellos: None,
             accept_rejoins: false,
             accept_late_spectators: false,
-        }))
+        })))
     }
 
     /// The address datagrams arrive on.

@@ -6,8 +6,9 @@ use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 /// Largest datagram read.
 pub const MAX_DATAGRAM: usize = 8192;
 
-/// Sends and receives whole datagrams without blocking.
-pub trait Transport {
+/// Sends and receives whole datagrams without blocking. `Send`, so that a peer (and its GGRS
+/// session, built with `sync-send`) can be polled from any thread.
+pub trait Transport: Send {
     /// Sends one datagram (best effort: UDP may lose it anyway).
     fn send(&mut self, bytes: &[u8], to: SocketAddr);
     /// The next datagram waiting, if any: `(length, sender)`.
@@ -194,12 +195,11 @@ pub fn default_bind_for(peer: SocketAddr) -> SocketAddr {
 #[cfg(test)]
 pub(crate) mod memory {
     use super::Transport;
-    use std::cell::RefCell;
     use std::net::SocketAddr;
-    use std::rc::Rc;
+    use std::sync::{Arc, Mutex};
 
     /// Datagrams in flight: `(to, from, bytes)`.
-    type Wire = Rc<RefCell<Vec<(SocketAddr, SocketAddr, Vec<u8>)>>>;
+    type Wire = Arc<Mutex<Vec<(SocketAddr, SocketAddr, Vec<u8>)>>>;
 
     /// A network of endpoints.
     #[derive(Clone, Default)]
@@ -218,7 +218,12 @@ pub(crate) mod memory {
 
         /// Datagrams sent so far and not yet read, to `to`.
         pub(crate) fn waiting_for(&self, to: SocketAddr) -> usize {
-            self.wire.borrow().iter().filter(|(t, ..)| *t == to).count()
+            self.wire
+                .lock()
+                .expect("memory net")
+                .iter()
+                .filter(|(t, ..)| *t == to)
+                .count()
         }
     }
 
@@ -230,11 +235,14 @@ pub(crate) mod memory {
 
     impl Transport for MemoryEndpoint {
         fn send(&mut self, bytes: &[u8], to: SocketAddr) {
-            self.wire.borrow_mut().push((to, self.addr, bytes.to_vec()));
+            self.wire
+                .lock()
+                .expect("memory net")
+                .push((to, self.addr, bytes.to_vec()));
         }
 
         fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
-            let mut wire = self.wire.borrow_mut();
+            let mut wire = self.wire.lock().expect("memory net");
             let at = wire.iter().position(|(to, ..)| *to == self.addr)?;
             let (_, from, bytes) = wire.remove(at);
             let n = bytes.len().min(buf.len());

@@ -13,3 +13,17 @@ pub mod stats;
 pub mod synctest;
 
 pub use config::GgrsConfig;
+
+#[cfg(test)]
+mod tests {
+    /// Issue 22: a peer, its driver and a sync test can move to another thread (a game polls
+    /// them wherever it likes, not only on the window's thread).
+    #[test]
+    fn peers_drivers_and_sync_tests_are_send() {
+        fn send<T: Send>() {}
+        send::<super::netplay::NetPeer>();
+        send::<super::driver::Driver<engine::World>>();
+        send::<super::synctest::SyncTester<engine::World>>();
+        send::<crate::net::socket::SharedLink>();
+    }
+}

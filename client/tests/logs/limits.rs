@@ -1,6 +1,6 @@
 //! Every check of the match-log and hash-log readers at its exact boundary: a limit is accepted
 //! at the bound and refused one past it, and each part of a compound check is tested alone
-//! while the others hold (mutation testing found these untested: see the README).
+//! while the others hold (mutation testing found these untested: see docs/mutation-testing.md).
 
 use super::{scratch, xxh3, PREFIX};
 use client::logs::hashlog::{read_hash_log_file, HashLogWriter};

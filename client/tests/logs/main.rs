@@ -110,6 +110,26 @@ fn a_recorded_multi_round_match_verifies() {
     );
 }
 
+/// A state asked past a log's last tick is refused as that, naming both ticks (it used to be
+/// a "verify mismatch" with hashes 0 and 0).
+#[test]
+fn a_state_past_the_logs_end_is_refused_naming_its_last_tick() {
+    let dir = scratch("past-end");
+    let log = read_log(&record(&dir)).expect("reads");
+    let last = log.last_tick();
+    let state = client::logs::replay::verified_state_at(&log, last).expect("the last tick");
+    assert_eq!(state.tick(), last);
+    let err = client::logs::replay::verified_state_at(&log, last + 1).expect_err("past the end");
+    assert!(
+        matches!(err, Error::LogEndsBefore { tick, last: l } if tick == last + 1 && l == last),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains(&format!("ends at tick {last}")),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
     let dir = scratch("flip");

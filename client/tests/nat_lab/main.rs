@@ -5,7 +5,7 @@
 //!
 //! Each test builds its own lab, so they run side by side; every process has a deadline.
 //! `NAT_LAB_ATTEMPTS=N` makes the loss test try N matches per case and print the figures the
-//! README quotes (3 by default).
+//! docs/online-rooms.md quotes (3 by default).
 
 mod lab;
 

@@ -66,7 +66,7 @@ fn shoot_only_player(seed: u64) -> Bot {
 }
 
 /// Matches (of 40 seeded ones) the shoot-only player wins against each level, and how many
-/// were decided; the README's table. The beginner level must lose ≥ 90 % of them.
+/// were decided; the table in docs/the-game.md. The beginner level must lose ≥ 90 % of them.
 #[test]
 fn a_shoot_only_player_beats_the_beginner_bot_nine_times_in_ten() {
     let mut rows = Vec::new();

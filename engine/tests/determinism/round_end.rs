@@ -1,4 +1,4 @@
-//! How a round is decided (README, "Rules"): at the time limit the player with more hit points
+//! How a round is decided (docs/the-game.md, on rounds): at the time limit the player with more hit points
 //! wins it, equal hit points are a draw; a double KO is a draw (`rail.rs` covers the rail case,
 //! this the projectile case).
 
