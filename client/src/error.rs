@@ -144,6 +144,7 @@ pub enum Error {
     /// Nobody to play with (for a spectator: no host) could be connected to in an online room
     /// within the time given, or it became clear nobody would be: the stage that failed (nobody
     /// came, no network path, the encrypted channel never opened) and the fix.
+    #[cfg(feature = "webrtc")]
     #[error("no connection in room {url} (waited {seconds} s): {failure}")]
     RoomNotConnected {
         /// The room URL.

@@ -163,12 +163,19 @@ pub enum Mode {
         /// Spectators to wait for before starting, should this player host (at most 8).
         #[arg(long, default_value_t = 0, value_parser = spectators())]
         spectators: usize,
-        /// STUN and TURN servers (default: the options screen's choice, public STUN unless
-        /// changed).
-        #[command(flatten)]
-        ice: client::net::webrtc::IceServers,
+        /// A STUN or TURN server for crossing NATs (`stun:stun.example.org:3478`,
+        /// `turn:turn.example.org:3478`); repeat for several. Default: the options screen's
+        /// choice, public STUN (stun.l.google.com:19302, stun.cloudflare.com:3478) unless changed (`--no-ice`: none, LAN only).
+        #[arg(long = "ice", value_name = "URL")]
+        ice: Vec<String>,
+        /// User name for the TURN server.
+        #[arg(long = "ice-user", value_name = "USER")]
+        ice_user: Option<String>,
+        /// Password for the TURN server.
+        #[arg(long = "ice-password", value_name = "PASSWORD")]
+        ice_password: Option<String>,
         /// No STUN or TURN server at all: only players on one machine or one LAN meet.
-        #[arg(long, conflicts_with = "urls")]
+        #[arg(long, conflicts_with = "ice")]
         no_ice: bool,
         /// Online options.
         #[command(flatten)]
@@ -399,16 +406,19 @@ mod tests {
             "--ice-password",
             "p",
         ];
-        let Some(Mode::Online { ice, .. }) = Cli::try_parse_from(args).unwrap().mode else {
+        let Some(Mode::Online {
+            ice,
+            ice_user,
+            ice_password,
+            ..
+        }) = Cli::try_parse_from(args).unwrap().mode
+        else {
             panic!("online mode");
         };
+        assert_eq!(ice, ["stun:a:1", "turn:b:2"]);
         assert_eq!(
-            ice,
-            client::net::webrtc::IceServers {
-                urls: vec!["stun:a:1".into(), "turn:b:2".into()],
-                username: Some("u".into()),
-                credential: Some("p".into()),
-            }
+            (ice_user.as_deref(), ice_password.as_deref()),
+            (Some("u"), Some("p"))
         );
     }
 
@@ -557,9 +567,9 @@ mod tests {
         "address",
         "room",
         "signal",
-        "urls",
-        "username",
-        "credential",
+        "ice",
+        "ice-user",
+        "ice-password",
         "log",
     ];
 

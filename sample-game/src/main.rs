@@ -337,10 +337,17 @@ fn match_source(
             signal,
             spectate,
             spectators,
-            ice: given,
+            ice: urls,
+            ice_user,
+            ice_password,
             no_ice,
             net,
         }) => {
+            let given = &IceServers {
+                urls: urls.clone(),
+                username: ice_user.clone(),
+                credential: ice_password.clone(),
+            };
             let role = if *spectate {
                 Role::Spectator
             } else {

@@ -77,20 +77,17 @@ pub const DEFAULT_STUN: [&str; 2] = [
 /// STUN server lets most home routers be crossed ([`IceServers::public_stun`] is the binaries'
 /// default); a TURN server relays the traffic when nothing else works (it needs credentials).
 ///
-/// Both binaries take it as command-line options (`--ice`, `--ice-user`, `--ice-password`, and
-/// their own `--no-ice`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+/// Both binaries take it as command-line options of their own (`--ice`, `--ice-user`,
+/// `--ice-password`, `--no-ice`); the library has no command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IceServers {
     /// A STUN or TURN server for crossing NATs (`stun:stun.example.org:3478`,
     /// `turn:turn.example.org:3478`); repeat for several. Default: the public STUN servers
     /// stun.l.google.com:19302 and stun.cloudflare.com:3478 (`--no-ice`: none, LAN only).
-    #[arg(long = "ice", value_name = "URL")]
     pub urls: Vec<String>,
     /// User name for the TURN server.
-    #[arg(long = "ice-user", value_name = "USER")]
     pub username: Option<String>,
     /// Password for the TURN server.
-    #[arg(long = "ice-password", value_name = "PASSWORD")]
     pub credential: Option<String>,
 }
 

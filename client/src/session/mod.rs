@@ -7,6 +7,7 @@ mod config;
 pub mod connecting;
 pub mod driver;
 pub mod netplay;
+#[cfg(feature = "webrtc")]
 pub mod online;
 pub mod pacing;
 pub mod stats;

@@ -41,6 +41,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use client::load_rules;
 use client::net::conditioner::ConditionerConfig;
+use client::net::webrtc::IceServers;
 use client::net::wire::Role;
 use client::runs::{BotMatch, Resume};
 use client::session::synctest::SyncTest;
@@ -244,10 +245,19 @@ enum Command {
         /// Match seed, should this peer host.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[command(flatten)]
-        ice: client::net::webrtc::IceServers,
+        /// A STUN or TURN server for crossing NATs (`stun:stun.example.org:3478`,
+        /// `turn:turn.example.org:3478`); repeat for several. Default: the public STUN servers
+        /// stun.l.google.com:19302 and stun.cloudflare.com:3478 (`--no-ice`: none, LAN only).
+        #[arg(long = "ice", value_name = "URL")]
+        ice: Vec<String>,
+        /// User name for the TURN server.
+        #[arg(long = "ice-user", value_name = "USER")]
+        ice_user: Option<String>,
+        /// Password for the TURN server.
+        #[arg(long = "ice-password", value_name = "PASSWORD")]
+        ice_password: Option<String>,
         /// No STUN or TURN server at all: only peers on one machine or one LAN connect.
-        #[arg(long, conflicts_with = "urls")]
+        #[arg(long, conflicts_with = "ice")]
         no_ice: bool,
         #[command(flatten)]
         net: NetArgs,
@@ -509,9 +519,16 @@ fn run() -> Result<ExitCode> {
             spectators,
             seed,
             ice,
+            ice_user,
+            ice_password,
             no_ice,
             net,
         } => {
+            let ice = IceServers {
+                urls: ice,
+                username: ice_user,
+                credential: ice_password,
+            };
             let role = if spectate {
                 Role::Spectator
             } else {
