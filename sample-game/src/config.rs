@@ -223,11 +223,16 @@ impl Config {
     }
 
     /// The file's text: every setting, player keys by SDL's key names.
+    ///
+    /// Laid out here rather than by `toml`'s serializer because the file is for people too: it
+    /// carries comments (what `ice` may be) and an order a serializer would not keep. Every
+    /// string goes through `toml`'s own quoting, so any value reads back as written.
     #[must_use]
     pub fn to_toml(&self) -> String {
+        let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
         let names = |keys: &[Scancode]| {
-            let quoted: Vec<String> = keys.iter().map(|k| format!("{:?}", k.name())).collect();
-            format!("[{}]", quoted.join(", "))
+            let names: Vec<String> = keys.iter().map(|k| quoted(k.name())).collect();
+            format!("[{}]", names.join(", "))
         };
         let mut out = String::from("# maze-duel settings (the options screen writes this file)\n");
         out += &format!("input_delay = {}\n", self.input_delay);
@@ -240,7 +245,6 @@ impl Config {
         );
         out += "# STUN/TURN servers for online rooms: \"public-stun\", \"off\" (LAN only) or \"custom\"\n";
         out += &format!("ice = \"{}\"\n", self.ice.name());
-        let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
         if !self.ice_custom.urls.is_empty() {
             let urls: Vec<String> = self.ice_custom.urls.iter().map(|u| quoted(u)).collect();
             out += &format!("ice_servers = [{}]\n", urls.join(", "));
