@@ -212,6 +212,40 @@ mod tests {
         assert_eq!(Game::tick(&wire), 120, "a refused step changes nothing");
     }
 
+    /// The duel's answers to the netcode layer are the engine's own: rules bytes and hash, the
+    /// players, one bit of perturbation, a full table of inputs.
+    #[test]
+    fn the_duel_answers_with_the_engines_own_values() {
+        let rules = Rules {
+            block_hp: 7,
+            ..Rules::default()
+        };
+        let mut world = World::new(rules.clone(), 3, MAX_PLAYERS).expect("world");
+        assert_eq!(<World as Game>::rules_hash(&rules), rules.hash());
+        assert_ne!(<World as Game>::rules_hash(&rules), Rules::default().hash());
+        assert_eq!(
+            <World as Game>::rules_to_bytes(&rules),
+            rules.canonical_bytes()
+        );
+        assert_eq!(
+            <World as Game>::rules_from_bytes(&rules.canonical_bytes()),
+            Some(rules.clone())
+        );
+        assert_eq!(Game::rules(&world), &rules);
+        assert_eq!(Game::player_count(&world), MAX_PLAYERS);
+        let before = world.state().players[1].pos.x;
+        world.debug_perturb();
+        assert_eq!(
+            world.state().players[1].pos.x - before,
+            crate::fx::fx_bits(1)
+        );
+        Game::step(&mut world, &[WireInput::default(); MAX_PLAYERS]).expect("one input each");
+        let snapshot = world.snapshot();
+        let mut other = World::new(rules, 3, MAX_PLAYERS).expect("world");
+        Game::restore(&mut other, &snapshot).expect("restore");
+        assert_eq!(other.state(), &snapshot);
+    }
+
     #[test]
     fn section_hashes_are_the_duels_sections() {
         let world = World::new(Rules::default(), 5, 2).expect("world");

@@ -35,6 +35,7 @@ pub fn check_all<G: Game>(
 ) -> Result<(), String> {
     phases_are_named_once::<G>()?;
     sections_are_named_once::<G>()?;
+    rules_players_and_restore_hold::<G>(rules.clone(), seed, players, &script)?;
     for restore_at in [0, ticks / 3, ticks / 2] {
         restore_replays_bit_identically::<G>(
             rules.clone(),
@@ -47,6 +48,46 @@ pub fn check_all<G: Game>(
     }
     traced_steps_are_plain_steps::<G>(rules.clone(), seed, players, ticks, &script)?;
     every_perturbation_is_seen::<G>(rules, seed, players, &script)
+}
+
+/// A new game has the players and rules it was given; the rules read back from their bytes
+/// (and not from one byte less); `restore` puts a game that has moved on back into the
+/// snapshot's state.
+///
+/// # Errors
+/// What does not hold.
+pub fn rules_players_and_restore_hold<G: Game>(
+    rules: G::Rules,
+    seed: u64,
+    players: usize,
+    script: &impl Script<G>,
+) -> Result<(), String> {
+    let mut game = G::new(rules.clone(), seed, players).map_err(fail)?;
+    if game.player_count() != players {
+        return Err(format!(
+            "{players} players asked for, player_count says {}",
+            game.player_count()
+        ));
+    }
+    if game.rules() != &rules {
+        return Err("rules() is not the rules the game was made with".into());
+    }
+    let bytes = G::rules_to_bytes(&rules);
+    if G::rules_from_bytes(&bytes).as_ref() != Some(&rules) {
+        return Err("the rules do not read back from their bytes".into());
+    }
+    if !bytes.is_empty() && G::rules_from_bytes(&bytes[..bytes.len() - 1]).is_some() {
+        return Err("the rules read back from their bytes less one".into());
+    }
+    let start = game.snapshot();
+    for tick in 0..10 {
+        game.step(&inputs_at(script, tick, players)).map_err(fail)?;
+    }
+    game.restore(&start).map_err(fail)?;
+    if game.snapshot() != start || game.tick() != 0 {
+        return Err("restore does not put the game back in the snapshot's state".into());
+    }
+    Ok(())
 }
 
 /// Phase names are unique, at most [`crate::MAX_PHASES`], and read back by name.

@@ -1,0 +1,310 @@
+//! The contract checks can fail: a toy game with one deliberate flaw at a time is refused by
+//! the check that names that flaw, and the flawless toy passes every check.
+
+use game_api::{conformance, Game, SectionHash, StepObserver, Tick};
+use serde::{Deserialize, Serialize};
+
+/// The defect a toy is built with (its rules: they reach `new`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flaw {
+    None,
+    /// A field that changes the future is not in the snapshot.
+    HiddenState,
+    /// `restore` keeps the current state.
+    RestoreIgnores,
+    /// The observer is not called after the second phase.
+    TraceSkipsPhase,
+    /// `debug_perturb` changes nothing.
+    PerturbUnseen,
+    /// The perturbation lands in a field the next phase resets.
+    PerturbOverwritten,
+    /// The events of a restored game differ from the original's.
+    EventsDiffer,
+    /// `player_count` says one player too many.
+    PlayerCount,
+    /// `rules()` answers other rules than those given.
+    OtherRules,
+    /// `rules_from_bytes` does not read `rules_to_bytes`.
+    RulesBytes,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct ToyState {
+    tick: Tick,
+    totals: Vec<i64>,
+    /// Reset by the second phase every step.
+    scratch: i64,
+    /// Set by a restore: a restored toy with `EventsDiffer` reports other events.
+    restored: bool,
+}
+
+/// `NAMES`: 1 names two phases alike; 2 has no phases. `S`: 1 names two sections alike, 2
+/// builds a hash from too few sections.
+#[derive(Clone, Debug)]
+struct Toy<const NAMES: u8, const S: u8> {
+    flaw: Flaw,
+    state: ToyState,
+    hidden: i64,
+    events: Vec<(Tick, u8)>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ToyHash<const S: u8>(u64, [u64; 2]);
+
+impl<const S: u8> SectionHash for ToyHash<S> {
+    const SECTIONS: &'static [&'static str] = match S {
+        1 => &["totals", "totals"],
+        _ => &["totals", "clock"],
+    };
+    fn combined(&self) -> u64 {
+        self.0
+    }
+    fn section(&self, i: usize) -> u64 {
+        self.1.get(i).copied().unwrap_or(0)
+    }
+    fn from_sections(s: &[u64]) -> Option<ToyHash<S>> {
+        let s: [u64; 2] = match (S, s) {
+            (2, [a]) => [*a, 0],
+            _ => s.try_into().ok()?,
+        };
+        Some(ToyHash(s[0].rotate_left(7) ^ s[1], s))
+    }
+}
+
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 29)
+}
+
+impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
+    const NAME: &'static str = "toy";
+    const VERSION: &'static str = "1";
+    const SNAPSHOT_FORMAT: u32 = 1;
+    const MAX_SNAPSHOT_BYTES: u64 = 1024;
+    const MAX_PLAYERS: usize = 4;
+    const PHASES: &'static [&'static str] = match NAMES {
+        1 => &["push", "push"],
+        2 => &[],
+        _ => &["push", "clock"],
+    };
+    type Input = i8;
+    type Rules = Flaw;
+    type Snapshot = ToyState;
+    type Event = (Tick, u8);
+    type EventKey = (Tick, u8);
+    type Hash = ToyHash<S>;
+    type Phase = &'static str;
+    type Error = std::fmt::Error;
+
+    fn new(flaw: Flaw, _: u64, players: usize) -> Result<Self, std::fmt::Error> {
+        let state = ToyState {
+            tick: 0,
+            totals: vec![0; players],
+            scratch: 0,
+            restored: false,
+        };
+        Ok(Toy {
+            flaw,
+            state,
+            hidden: 0,
+            events: Vec::new(),
+        })
+    }
+    fn from_snapshot(flaw: Flaw, s: &ToyState) -> Result<Self, std::fmt::Error> {
+        let mut toy = Toy::new(flaw, 0, s.totals.len())?;
+        toy.restore(s)?;
+        Ok(toy)
+    }
+    fn restore(&mut self, s: &ToyState) -> Result<(), std::fmt::Error> {
+        if self.flaw != Flaw::RestoreIgnores {
+            self.state.clone_from(s);
+            self.state.restored = true;
+        }
+        Ok(())
+    }
+    fn save_into(&self, out: &mut ToyState) {
+        out.clone_from(&self.state);
+        out.restored = false;
+    }
+    fn snapshot(&self) -> ToyState {
+        let mut s = self.state.clone();
+        s.restored = false;
+        s
+    }
+    fn tick(&self) -> Tick {
+        self.state.tick
+    }
+    fn player_count(&self) -> usize {
+        self.state.totals.len() + usize::from(self.flaw == Flaw::PlayerCount)
+    }
+    fn rules(&self) -> &Flaw {
+        if self.flaw == Flaw::OtherRules {
+            &Flaw::None
+        } else {
+            &self.flaw
+        }
+    }
+    fn state_hash(&self) -> ToyHash<S> {
+        let totals = self
+            .state
+            .totals
+            .iter()
+            .fold(0u64, |h, &t| mix(h ^ t as u64));
+        let rest = mix(u64::from(self.state.tick)) ^ mix(self.state.scratch as u64);
+        ToyHash::from_sections(&[totals, rest]).expect("two")
+    }
+    fn step_observed<O: StepObserver<Self>>(
+        &mut self,
+        inputs: &[i8],
+        observer: &mut O,
+    ) -> Result<&[(Tick, u8)], std::fmt::Error> {
+        if inputs.len() != self.state.totals.len() {
+            return Err(std::fmt::Error);
+        }
+        self.events.clear();
+        for (slot, (total, &push)) in self.state.totals.iter_mut().zip(inputs).enumerate() {
+            *total += i64::from(push) + self.hidden;
+            if push != 0 {
+                self.events.push((self.state.tick, slot as u8));
+            }
+        }
+        if self.flaw == Flaw::EventsDiffer && self.state.restored {
+            self.events.push((self.state.tick, 9));
+        }
+        if self.flaw == Flaw::HiddenState {
+            self.hidden += 1;
+        }
+        observer.after_phase(0, self);
+        self.state.scratch = 0;
+        self.state.tick += 1;
+        if self.flaw != Flaw::TraceSkipsPhase {
+            observer.after_phase(1, self);
+        }
+        Ok(&self.events)
+    }
+    fn last_events(&self) -> &[(Tick, u8)] {
+        &self.events
+    }
+    fn debug_perturb(&mut self) {
+        match self.flaw {
+            Flaw::PerturbUnseen => {}
+            Flaw::PerturbOverwritten => self.state.scratch += 1,
+            _ => self.state.totals[0] += 1,
+        }
+    }
+    fn phase_name(phase: &'static str) -> &'static str {
+        phase
+    }
+    fn event_key(event: &(Tick, u8)) -> (Tick, u8) {
+        *event
+    }
+    fn rules_to_bytes(flaw: &Flaw) -> Vec<u8> {
+        vec![*flaw as u8]
+    }
+    fn rules_from_bytes(bytes: &[u8]) -> Option<Flaw> {
+        const ALL: [Flaw; 10] = [
+            Flaw::None,
+            Flaw::HiddenState,
+            Flaw::RestoreIgnores,
+            Flaw::TraceSkipsPhase,
+            Flaw::PerturbUnseen,
+            Flaw::PerturbOverwritten,
+            Flaw::EventsDiffer,
+            Flaw::PlayerCount,
+            Flaw::OtherRules,
+            Flaw::RulesBytes,
+        ];
+        match bytes {
+            [b] if *b == Flaw::RulesBytes as u8 => None,
+            [b] => ALL.get(usize::from(*b)).copied(),
+            _ => None,
+        }
+    }
+    fn rules_hash(flaw: &Flaw) -> u64 {
+        *flaw as u64
+    }
+    fn snapshot_to_bytes(s: &ToyState) -> Vec<u8> {
+        // (The scratch field is always 0 between steps.)
+        let mut bytes = s.tick.to_le_bytes().to_vec();
+        bytes.push(s.totals.len() as u8);
+        for t in &s.totals {
+            bytes.extend_from_slice(&t.to_le_bytes());
+        }
+        bytes
+    }
+    fn snapshot_from_bytes(bytes: &[u8]) -> Result<ToyState, std::fmt::Error> {
+        let tick = Tick::from_le_bytes(bytes.get(..4).ok_or(std::fmt::Error)?.try_into().unwrap());
+        let n = usize::from(*bytes.get(4).ok_or(std::fmt::Error)?);
+        let totals = (0..n)
+            .map(|i| {
+                let at = 5 + 8 * i;
+                let b = bytes.get(at..at + 8).ok_or(std::fmt::Error)?;
+                Ok(i64::from_le_bytes(b.try_into().unwrap()))
+            })
+            .collect::<Result<Vec<_>, std::fmt::Error>>()?;
+        Ok(ToyState {
+            tick,
+            totals,
+            scratch: 0,
+            restored: false,
+        })
+    }
+}
+
+fn check<const N: u8, const S: u8>(flaw: Flaw) -> Result<(), String> {
+    conformance::check_all::<Toy<N, S>>(flaw, 0, 2, 90, |t, slot| (t % 7) as i8 - slot as i8)
+}
+
+#[test]
+fn the_flawless_toy_passes() {
+    check::<0, 0>(Flaw::None).expect("no flaw");
+}
+
+#[test]
+fn each_flaw_is_refused_by_its_check() {
+    let cases = [
+        (Flaw::HiddenState, "states differ"),
+        (Flaw::RestoreIgnores, "restore"),
+        (Flaw::EventsDiffer, "events"),
+        (Flaw::TraceSkipsPhase, "every phase"),
+        (
+            Flaw::PerturbUnseen,
+            "after `push` leaves the hash unchanged",
+        ),
+        (
+            Flaw::PerturbOverwritten,
+            "after `push` leaves the hash unchanged",
+        ),
+        (Flaw::PlayerCount, "player_count"),
+        (Flaw::OtherRules, "rules()"),
+        (Flaw::RulesBytes, "bytes"),
+    ];
+    for (flaw, said) in cases {
+        let err = check::<0, 0>(flaw).expect_err(&format!("{flaw:?} is refused"));
+        assert!(err.contains(said), "{flaw:?}: {err}");
+    }
+}
+
+#[test]
+fn badly_named_phases_and_sections_are_refused() {
+    let twice = check::<1, 0>(Flaw::None).expect_err("a phase named twice");
+    assert!(twice.contains("phase 1 `push`"), "{twice}");
+    let none = check::<2, 0>(Flaw::None).expect_err("no phases");
+    assert!(none.contains("0 phases"), "{none}");
+    let sections = check::<0, 1>(Flaw::None).expect_err("a section named twice");
+    assert!(sections.contains("section 1 `totals`"), "{sections}");
+    let short = check::<0, 2>(Flaw::None).expect_err("too few sections taken");
+    assert!(short.contains("too few"), "{short}");
+}
+
+#[test]
+fn the_first_differing_section_is_named_by_index() {
+    let a = ToyHash::<0>::from_sections(&[1, 2]).expect("two");
+    let b = ToyHash::<0>::from_sections(&[1, 3]).expect("two");
+    assert_eq!(a.first_difference(&b), Some(1));
+    assert_eq!(a.first_difference(&a), None);
+    assert_eq!(
+        b.first_difference(&ToyHash::<0>::from_sections(&[0, 3]).expect("two")),
+        Some(0)
+    );
+}
