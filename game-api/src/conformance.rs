@@ -22,7 +22,8 @@ fn fail(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// Every check below, on one match of `ticks` ticks.
+/// Every check below, on one match of `ticks` ticks (restored from its start and from its
+/// middle).
 ///
 /// # Errors
 /// The first check that fails.
@@ -36,7 +37,7 @@ pub fn check_all<G: Game>(
     phases_are_named_once::<G>()?;
     sections_are_named_once::<G>()?;
     rules_players_and_restore_hold::<G>(rules.clone(), seed, players, &script)?;
-    for restore_at in [0, ticks / 3, ticks / 2] {
+    for restore_at in [0, ticks / 2] {
         restore_replays_bit_identically::<G>(
             rules.clone(),
             seed,
@@ -84,7 +85,7 @@ pub fn rules_players_and_restore_hold<G: Game>(
         game.step(&inputs_at(script, tick, players)).map_err(fail)?;
     }
     game.restore(&start).map_err(fail)?;
-    if game.snapshot() != start || game.tick() != 0 {
+    if game.snapshot() != start {
         return Err("restore does not put the game back in the snapshot's state".into());
     }
     Ok(())

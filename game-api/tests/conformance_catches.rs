@@ -26,6 +26,8 @@ enum Flaw {
     OtherRules,
     /// `rules_from_bytes` does not read `rules_to_bytes`.
     RulesBytes,
+    /// The step refuses tick 5.
+    StepRefuses,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,8 +40,9 @@ struct ToyState {
     restored: bool,
 }
 
-/// `NAMES`: 1 names two phases alike; 2 has no phases. `S`: 1 names two sections alike, 2
-/// builds a hash from too few sections.
+/// `NAMES`: 1 names two phases alike; 2 has no phases; 3 has one phase too many, 4 as many
+/// as allowed. `S`: 1 names two sections alike, 2 builds a hash from too few sections, 3 has a
+/// section name with a space.
 #[derive(Clone, Debug)]
 struct Toy<const NAMES: u8, const S: u8> {
     flaw: Flaw,
@@ -54,6 +57,7 @@ struct ToyHash<const S: u8>(u64, [u64; 2]);
 impl<const S: u8> SectionHash for ToyHash<S> {
     const SECTIONS: &'static [&'static str] = match S {
         1 => &["totals", "totals"],
+        3 => &["totals", "the clock"],
         _ => &["totals", "clock"],
     };
     fn combined(&self) -> u64 {
@@ -85,6 +89,12 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     const PHASES: &'static [&'static str] = match NAMES {
         1 => &["push", "push"],
         2 => &[],
+        3 => &[
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q",
+        ],
+        4 => &[
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p",
+        ],
         _ => &["push", "clock"],
     };
     type Input = i8;
@@ -158,7 +168,9 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         inputs: &[i8],
         observer: &mut O,
     ) -> Result<&[(Tick, u8)], std::fmt::Error> {
-        if inputs.len() != self.state.totals.len() {
+        if inputs.len() != self.state.totals.len()
+            || (self.flaw == Flaw::StepRefuses && self.state.tick == 5)
+        {
             return Err(std::fmt::Error);
         }
         self.events.clear();
@@ -202,7 +214,8 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         vec![*flaw as u8]
     }
     fn rules_from_bytes(bytes: &[u8]) -> Option<Flaw> {
-        const ALL: [Flaw; 10] = [
+        // In declaration order: a flaw's byte is its discriminant.
+        const ALL: [Flaw; 11] = [
             Flaw::None,
             Flaw::HiddenState,
             Flaw::RestoreIgnores,
@@ -213,6 +226,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
             Flaw::PlayerCount,
             Flaw::OtherRules,
             Flaw::RulesBytes,
+            Flaw::StepRefuses,
         ];
         match bytes {
             [b] if *b == Flaw::RulesBytes as u8 => None,
@@ -278,6 +292,8 @@ fn each_flaw_is_refused_by_its_check() {
         (Flaw::PlayerCount, "player_count"),
         (Flaw::OtherRules, "rules()"),
         (Flaw::RulesBytes, "bytes"),
+        // The game's own error, as it says it.
+        (Flaw::StepRefuses, &std::fmt::Error.to_string()),
     ];
     for (flaw, said) in cases {
         let err = check::<0, 0>(flaw).expect_err(&format!("{flaw:?} is refused"));
@@ -295,6 +311,14 @@ fn badly_named_phases_and_sections_are_refused() {
     assert!(sections.contains("section 1 `totals`"), "{sections}");
     let short = check::<0, 2>(Flaw::None).expect_err("too few sections taken");
     assert!(short.contains("too few"), "{short}");
+    let spaced = check::<0, 3>(Flaw::None).expect_err("a section name with a space");
+    assert!(spaced.contains("section 1 `the clock`"), "{spaced}");
+    assert!(
+        conformance::phases_are_named_once::<Toy<4, 0>>().is_ok(),
+        "16 phases"
+    );
+    let many = conformance::phases_are_named_once::<Toy<3, 0>>().expect_err("17 phases");
+    assert!(many.contains("17 phases"), "{many}");
 }
 
 #[test]
