@@ -242,7 +242,11 @@ impl<G: Game> Driver<G> {
                 GgrsRequest::SaveGameState { cell, frame } => {
                     let tick = self.expect_frame(frame)?;
                     if self.keep_first_saves && self.first_saves.get(tick).is_err() {
-                        *self.first_saves.slot_mut(tick) = Some(self.world.snapshot());
+                        // The slot's old snapshot is overwritten in place: no clone per frame.
+                        match self.first_saves.slot_mut(tick) {
+                            Some(kept) => self.world.save_into(kept),
+                            empty => *empty = Some(self.world.snapshot()),
+                        }
                     }
                     // The world's current state is already in the history with its hash (kept
                     // there by `new`, every advance and every load): saving copies nothing.
