@@ -124,6 +124,10 @@ impl Game for World {
         rules.hash()
     }
 
+    fn rules_differences(ours: &Rules, theirs: &Rules) -> Vec<(&'static str, String, String)> {
+        ours.differences(theirs)
+    }
+
     fn snapshot_to_bytes(snapshot: &WorldSnapshot) -> Vec<u8> {
         snapshot.to_bytes()
     }

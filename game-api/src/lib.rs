@@ -209,6 +209,17 @@ pub trait Game: Clone + Debug + Sized + 'static {
     /// The 64-bit hash of the rules peers compare at the handshake.
     fn rules_hash(rules: &Self::Rules) -> u64;
 
+    /// The rules in which `ours` and `theirs` differ, as `(name, ours, theirs)`, so that a
+    /// handshake refused for other rules can say which. The default names none (a refusal
+    /// then shows the two rules hashes only).
+    fn rules_differences(
+        ours: &Self::Rules,
+        theirs: &Self::Rules,
+    ) -> Vec<(&'static str, String, String)> {
+        let _ = (ours, theirs);
+        Vec::new()
+    }
+
     /// The snapshot's canonical bytes (format [`Game::SNAPSHOT_FORMAT`]), for dumps, logs'
     /// checkpoints and snapshot transfers.
     fn snapshot_to_bytes(snapshot: &Self::Snapshot) -> Vec<u8>;

@@ -20,6 +20,7 @@ use client::logs::peer_logs::LogPaths;
 use client::net::wire::Role;
 use client::session::netplay::NetConfig;
 use engine::Rules;
+use engine::World;
 use sdl2::controller::Button;
 use sdl2::event::Event;
 use sdl2::keyboard::Scancode;
@@ -290,7 +291,7 @@ impl FrontEnd {
         let mut start = || -> Result<client::runs::RejoinFromLog, client::Error> {
             let read = client::logs::matchlog::read_log(&log)?;
             let peer = client::runs::rejoin_peer(&read, &log)?;
-            let config = NetConfig {
+            let config = NetConfig::<World> {
                 handshake_timeout: JOIN_TIMEOUT,
                 ..self.net_config(&menu.config)
             };
@@ -372,7 +373,7 @@ impl FrontEnd {
         &mut self,
         app: &mut App,
         menu: &mut Menu,
-        peer: client::session::netplay::NetPeer,
+        peer: client::session::netplay::NetPeer<World>,
         side: Side,
     ) -> anyhow::Result<bool> {
         let mode = match side {
@@ -405,12 +406,12 @@ impl FrontEnd {
         seed
     }
 
-    fn net_config(&mut self, config: &Config) -> NetConfig {
-        NetConfig {
+    fn net_config(&mut self, config: &Config) -> NetConfig<World> {
+        NetConfig::<World> {
             rules: self.rules.clone(),
             seed: self.next_seed(),
             input_delay: usize::from(config.input_delay),
-            ..NetConfig::default()
+            ..NetConfig::<World>::default()
         }
     }
 
@@ -448,7 +449,7 @@ pub fn last_unfinished_match(dir: &std::path::Path) -> Option<PathBuf> {
 /// The status screen while a rejoin is under way.
 #[must_use]
 pub fn rejoin_status(
-    r: &client::session::netplay::rejoin::Rejoining,
+    r: &client::session::netplay::rejoin::Rejoining<World>,
     log: &std::path::Path,
 ) -> StatusScreen {
     let name = log

@@ -10,6 +10,7 @@ use client::net::webrtc::{IceServers, RoomConfig};
 use client::net::wire::Role;
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
+use engine::World;
 use engine::{PlayerId, Rules};
 use sample_game::cli::{InviteChoice, Mode, NetOptions};
 use sample_game::{
@@ -278,7 +279,7 @@ fn match_source(
                 net.timeout,
                 if *spectators > 0 { format!(" and {spectators} spectator(s)") } else { String::new() }
             );
-            let peer = NetPeer::host_on(link, &config)?;
+            let peer = NetPeer::<World>::host_on(link, &config)?;
             online(peer, net, "host", cli, log_for)
         }
         Some(Mode::Join { address, net }) | Some(Mode::Spectate { address, net }) => {
@@ -296,7 +297,7 @@ fn match_source(
                 "maze-duel: contacting {host} (giving up after {} s)",
                 net.timeout
             );
-            let peer = NetPeer::join_on(link, host, role, &config)
+            let peer = NetPeer::<World>::join_on(link, host, role, &config)
                 .with_context(|| format!("joining {host}"))?;
             let mode = if role == Role::Player {
                 "join"
@@ -382,8 +383,8 @@ fn match_source(
                 "maze-duel: entering room {url}; waiting up to {} s for the others (Ctrl-C to cancel)",
                 net.timeout
             );
-            let peer =
-                NetPeer::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+            let peer = NetPeer::<World>::online(&room, role, &config)
+                .with_context(|| format!("room {url}"))?;
             let mode = match peer.local_slot() {
                 Some(0) => "host",
                 Some(_) => "join",
@@ -394,20 +395,20 @@ fn match_source(
     }
 }
 
-fn net_config(net: &NetOptions, rules: Rules, seed: u64, spectators: usize) -> NetConfig {
-    NetConfig {
+fn net_config(net: &NetOptions, rules: Rules, seed: u64, spectators: usize) -> NetConfig<World> {
+    NetConfig::<World> {
         rules,
         seed,
         input_delay: usize::from(net.input_delay),
         handshake_timeout: Duration::from_secs(net.timeout),
         spectators,
         conditioner: net.conditioner.unwrap_or_default(),
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     }
 }
 
 fn online(
-    peer: NetPeer,
+    peer: NetPeer<World>,
     net: &NetOptions,
     mode: &str,
     cli: &Cli,

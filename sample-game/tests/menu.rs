@@ -12,6 +12,7 @@ mod text;
 use client::net::wire::Role;
 use client::session::netplay::NetConfig;
 use engine::Rules;
+use engine::World;
 use sample_game::menu::online::{Connection, Poll};
 use sample_game::menu::Screen;
 use sample_game::{
@@ -133,7 +134,7 @@ fn a_refusal_is_shown_in_red_with_the_way_back() {
 
 #[test]
 fn the_waiting_screen_shows_the_address_to_share() {
-    let host = Connection::host(NetConfig::default()).expect("binds a port");
+    let host = Connection::host(NetConfig::<World>::default()).expect("binds a port");
     let port = host.local_addr().port();
     let status = status_of(&host);
     let frame = Frame::new(
@@ -196,7 +197,7 @@ fn the_disconnect_screen_says_why_and_leads_back_to_the_menu() {
 
 /// One frame of a peer that is ready: it plays its first frames (with no input) and then
 /// only exchanges datagrams, so its history holds everything a later run would log.
-fn play_on(peer: &mut client::session::netplay::NetPeer) {
+fn play_on(peer: &mut client::session::netplay::NetPeer<World>) {
     if peer.world().tick() < 2 {
         let _ = peer.advance(engine::WireInput::default());
     } else {
@@ -219,16 +220,16 @@ fn poll_until<T>(what: &str, mut step: impl FnMut() -> Option<T>) -> T {
 
 #[test]
 fn a_menu_host_and_a_menu_joiner_meet_polling_frame_by_frame() {
-    let mut host = Connection::host(NetConfig {
+    let mut host = Connection::host(NetConfig::<World> {
         seed: 77,
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     })
     .expect("host");
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
     let mut joiner = Connection::join(
         addr,
         Role::Player,
-        NetConfig::default(),
+        NetConfig::<World>::default(),
         Duration::from_secs(20),
     )
     .expect("joiner");
@@ -263,14 +264,14 @@ fn a_menu_host_and_a_menu_joiner_meet_polling_frame_by_frame() {
 
 #[test]
 fn refusals_come_back_with_their_reason() {
-    let mut host = Connection::host(NetConfig::default()).expect("host");
+    let mut host = Connection::host(NetConfig::<World>::default()).expect("host");
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
     // Different rules: refused, naming the rules.
     let mut rules = Rules::default();
     rules.rounds_to_win += 1;
-    let other = NetConfig {
+    let other = NetConfig::<World> {
         rules,
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     };
     let mut joiner =
         Connection::join(addr, Role::Player, other, Duration::from_secs(20)).expect("joiner");
@@ -291,7 +292,7 @@ fn refusals_come_back_with_their_reason() {
     let mut watcher = Connection::join(
         addr,
         Role::Spectator,
-        NetConfig::default(),
+        NetConfig::<World>::default(),
         Duration::from_secs(20),
     )
     .expect("spectator");
@@ -314,7 +315,7 @@ fn refusals_come_back_with_their_reason() {
     let mut lonely = Connection::join(
         addr,
         Role::Player,
-        NetConfig::default(),
+        NetConfig::<World>::default(),
         Duration::from_secs(20),
     )
     .expect("joiner");
@@ -442,9 +443,9 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
 #[test]
 fn a_host_whose_joiner_vanishes_waits_for_another() {
     use sample_game::menu::online::Stage;
-    let config = NetConfig {
+    let config = NetConfig::<World> {
         sync_timeout: Duration::from_millis(300),
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     };
     let mut host = Connection::host(config.clone()).expect("host");
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
@@ -454,7 +455,7 @@ fn a_host_whose_joiner_vanishes_waits_for_another() {
             Default::default(),
         )
         .expect("ghost link");
-        let info = client::net::wire::PeerInfo::local(&Rules::default());
+        let info = client::net::wire::PeerInfo::local::<World>(&Rules::default());
         client::net::handshake::join(
             &link,
             &info,
@@ -518,10 +519,10 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
         )
         .expect("host link");
         port_tx.send(link.borrow().local_addr()).expect("port");
-        let config = NetConfig {
+        let config = NetConfig::<World> {
             spectators: 1,
             handshake_timeout: Duration::from_secs(20),
-            ..NetConfig::default()
+            ..NetConfig::<World>::default()
         };
         let mut peer = client::session::netplay::NetPeer::host_on(link, &config).expect("host");
         // Keep answering until the others are surely running too.
@@ -532,9 +533,9 @@ fn a_welcomed_spectator_waits_for_the_player_to_arrive() {
         }
     });
     let addr = port_rx.recv().expect("host address");
-    let config = NetConfig {
+    let config = NetConfig::<World> {
         sync_timeout: sync,
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     };
     let mut watcher = Connection::join(
         addr,
@@ -595,8 +596,14 @@ fn two_menu_players_meet_in_a_webrtc_room_by_its_link() {
     let timeout = Duration::from_secs(60);
     let open = || {
         let ice = client::net::webrtc::IceServers::default();
-        Connection::room(&link, Role::Player, ice, NetConfig::default(), timeout)
-            .expect("room link")
+        Connection::room(
+            &link,
+            Role::Player,
+            ice,
+            NetConfig::<World>::default(),
+            timeout,
+        )
+        .expect("room link")
     };
     let (mut a, mut b) = (open(), open());
     assert_eq!(status_of(&a).title, "ENTERING ROOM");

@@ -7,6 +7,7 @@ use client::net::conditioner::ConditionerConfig;
 use client::net::wire::Role;
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
+use engine::World;
 use engine::{buttons, EventKey, InputCmd};
 use sample_game::present::sound::{Mixer, SoundDirector, SAMPLE_RATE};
 use sample_game::{MatchSource, NetMatch};
@@ -41,11 +42,11 @@ fn rough(seed: u64) -> ConditionerConfig {
     .expect("conditioner")
 }
 
-fn config() -> NetConfig {
-    NetConfig {
+fn config() -> NetConfig<World> {
+    NetConfig::<World> {
         disconnect_timeout: Duration::from_secs(10),
         handshake_timeout: Duration::from_secs(20),
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     }
 }
 
@@ -64,7 +65,7 @@ fn every_happening_is_heard_once_through_rollbacks() {
     let host = std::thread::spawn(move || -> anyhow::Result<()> {
         let link = open_link("127.0.0.1:0".parse()?, rough(5))?;
         tx.send(link.borrow().local_addr())?;
-        let mut source = NetMatch::new(NetPeer::host_on(link, &config())?, 2, &no_logs())?;
+        let mut source = NetMatch::new(NetPeer::<World>::host_on(link, &config())?, 2, &no_logs())?;
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut t = 0;
         while source.peer().final_tick() < TICKS && Instant::now() < deadline {
@@ -83,7 +84,7 @@ fn every_happening_is_heard_once_through_rollbacks() {
     });
     let addr = rx.recv().expect("host address");
     let link = open_link("127.0.0.1:0".parse().expect("addr"), rough(6)).expect("link");
-    let peer = NetPeer::join_on(link, addr, Role::Player, &config()).expect("join");
+    let peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config()).expect("join");
     let mut source = NetMatch::new(peer, 2, &no_logs()).expect("match");
     let mut mixer = Mixer::default();
     let mut director = SoundDirector::default();

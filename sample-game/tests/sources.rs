@@ -8,6 +8,7 @@ use client::net::conditioner::ConditionerConfig;
 use client::net::wire::Role;
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
+use engine::World;
 use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
     LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView, SourceCommand,
@@ -41,11 +42,11 @@ fn input(player: u32, t: u32) -> InputCmd {
     }
 }
 
-fn config() -> NetConfig {
-    NetConfig {
+fn config() -> NetConfig<World> {
+    NetConfig::<World> {
         disconnect_timeout: Duration::from_secs(10),
         handshake_timeout: Duration::from_secs(20),
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     }
 }
 
@@ -113,14 +114,14 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
     let host = std::thread::spawn(move || {
         let link = open_link("127.0.0.1:0".parse().unwrap(), lag()).unwrap();
         tx.send(link.borrow().local_addr()).unwrap();
-        let peer = NetPeer::host_on(link, &config()).unwrap();
+        let peer = NetPeer::<World>::host_on(link, &config()).unwrap();
         run(NetMatch::new(peer, 2, &hp).unwrap(), 0)
     });
     let addr = rx.recv().unwrap();
     let joiner = std::thread::spawn(move || {
         let link = open_link("127.0.0.1:0".parse().unwrap(), lag()).unwrap();
         let mut source = NetMatch::new(
-            NetPeer::join_on(link, addr, Role::Player, &config()).unwrap(),
+            NetPeer::<World>::join_on(link, addr, Role::Player, &config()).unwrap(),
             2,
             &jp,
         )
@@ -184,7 +185,8 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
     let host = std::thread::spawn(move || -> anyhow::Result<u32> {
         let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default()).unwrap();
         tx.send(link.borrow().local_addr()).unwrap();
-        let mut source = NetMatch::new(NetPeer::host_on(link, &config()).unwrap(), 2, &hp)?;
+        let mut source =
+            NetMatch::new(NetPeer::<World>::host_on(link, &config()).unwrap(), 2, &hp)?;
         let start = std::time::Instant::now();
         while !waits.load(Ordering::SeqCst) && start.elapsed() < limit {
             source.hold()?;
@@ -200,7 +202,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
     let (ready, waits) = (Arc::clone(&host_ready), Arc::clone(&joiner_waits));
     let joiner = std::thread::spawn(move || -> anyhow::Result<(u32, u32, bool)> {
         let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default()).unwrap();
-        let peer = NetPeer::join_on(link, addr, Role::Player, &config()).unwrap();
+        let peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config()).unwrap();
         let mut source = NetMatch::new(peer, 2, &jp)?;
         let countdown = source.rules().round_start_ticks;
         let (mut t, mut furthest, mut least_left) = (0, 0, u32::MAX);
@@ -236,7 +238,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
         "the player reading the controls simulated nothing"
     );
     assert!(waited, "the ready player was told it waits for the other");
-    let window = client::session::netplay::NetConfig::default().max_prediction as u32;
+    let window = client::session::netplay::NetConfig::<World>::default().max_prediction as u32;
     assert!(
         furthest <= window + 4,
         "the ready player ran {furthest} ticks alone (prediction window {window})"
@@ -398,7 +400,7 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
         round_start_ticks: 10,
         ..Rules::default()
     };
-    let config = NetConfig { rules, ..config() };
+    let config = NetConfig::<World> { rules, ..config() };
     let host_asked = Arc::new(AtomicBool::new(false));
     let joiner_asked = Arc::new(AtomicBool::new(false));
     // Advances with `input` until `done` (or the limit); `check` sees every state.
@@ -449,7 +451,7 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
     let host = std::thread::spawn(move || -> anyhow::Result<Vec<String>> {
         let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
         tx.send(link.borrow().local_addr()).unwrap();
-        let peer = NetPeer::host_on(link, &host_config)?;
+        let peer = NetPeer::<World>::host_on(link, &host_config)?;
         let mut source = NetMatch::new(peer, 2, &hp)?;
         let mut bot = Bot::new(0, 7);
         run(&mut source, |s| bot.think(s.peer().world()), |_| {}, over)?;
@@ -479,7 +481,7 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
     let (mine, theirs) = (joiner_asked, host_asked);
     let joiner = std::thread::spawn(move || -> anyhow::Result<Vec<String>> {
         let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
-        let peer = NetPeer::join_on(link, addr, Role::Player, &config)?;
+        let peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config)?;
         let mut source = NetMatch::new(peer, 2, &jp)?;
         run(&mut source, idle, |_| {}, over)?;
         // The other's ask shows here too, and starts nothing.

@@ -56,7 +56,7 @@ pub struct PeerLogs {
 
 /// What a player's match log keeps for `--rejoin`: its slot, the other player and the match's
 /// secret (`None` for a spectator, or a match without a secret).
-fn rejoin_key(peer: &NetPeer) -> Option<RejoinKey> {
+fn rejoin_key(peer: &NetPeer<World>) -> Option<RejoinKey> {
     let agreement = peer.agreement();
     Some(RejoinKey {
         slot: agreement.local_slot?,
@@ -73,7 +73,7 @@ fn rejoin_key(peer: &NetPeer) -> Option<RejoinKey> {
 /// may check a later frame than due when the due one is no longer saved; the hash logs, which
 /// hold every tick, still name the first divergent tick then.)
 fn dump_around(
-    peer: &NetPeer,
+    peer: &NetPeer<World>,
     dir: &Path,
     role: &str,
     tick: Tick,
@@ -106,7 +106,7 @@ fn dump_around(
 
 /// `host`, `join` or `spectate`.
 #[must_use]
-pub fn role_of(peer: &NetPeer) -> &'static str {
+pub fn role_of(peer: &NetPeer<World>) -> &'static str {
     match peer.local_slot() {
         Some(0) => "host",
         Some(_) => "join",
@@ -120,7 +120,7 @@ impl PeerLogs {
     /// # Errors
     /// [`Error::Io`] creating the files.
     pub fn open(
-        peer: &NetPeer,
+        peer: &NetPeer<World>,
         paths: &LogPaths,
         bot_seed: Option<u64>,
     ) -> Result<PeerLogs, Error> {
@@ -174,7 +174,7 @@ impl PeerLogs {
     /// afresh by `hash_log` (the caller fills in the ticks the match log already holds).
     #[must_use]
     pub fn rejoined(
-        peer: &NetPeer,
+        peer: &NetPeer<World>,
         paths: &LogPaths,
         hash_log: Option<HashLogWriter>,
         writer: MatchLogWriter,
@@ -201,7 +201,7 @@ impl PeerLogs {
     /// # Errors
     /// I/O errors, or a tick no longer in the peer's history (cannot happen while the logs are
     /// caught up every frame).
-    pub fn catch_up(&mut self, peer: &NetPeer, limit: Tick) -> Result<(), Error> {
+    pub fn catch_up(&mut self, peer: &NetPeer<World>, limit: Tick) -> Result<(), Error> {
         let upto = peer.final_tick().min(limit);
         self.note_happenings(peer)?;
         while self.logged < upto {
@@ -242,7 +242,7 @@ impl PeerLogs {
     /// Records the peer's outages and epochs that happened at the last tick logged (each
     /// follows the tick it happened after; one that happened earlier is recorded at once,
     /// after the last tick logged).
-    fn note_happenings(&mut self, peer: &NetPeer) -> Result<(), Error> {
+    fn note_happenings(&mut self, peer: &NetPeer<World>) -> Result<(), Error> {
         let logged = self.logged;
         while let Some(o) = peer.outages().get(self.outages_logged) {
             if o.tick > logged {
@@ -312,7 +312,7 @@ impl PeerLogs {
     /// [`Error::Io`].
     pub fn on_desync(
         &mut self,
-        peer: &NetPeer,
+        peer: &NetPeer<World>,
         tick: Tick,
         local: u64,
         remote: u64,

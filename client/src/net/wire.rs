@@ -10,7 +10,7 @@
 //! sealed ([`crate::net::seal`]). Payloads are bincode with a size limit.
 //!
 use bincode::Options;
-use engine::Rules;
+use game_api::Game;
 use serde::{Deserialize, Serialize};
 
 /// First two bytes of every datagram.
@@ -36,7 +36,9 @@ pub enum Kind {
 /// 4: rejoin (`Rejoin`, `Resume`, `ResumeAt`).
 /// 5: resync after a desync (`Resync`, `ResyncAt`, snapshot chunks); every sealed GGRS datagram
 /// names its epoch.
-pub const PROTOCOL_VERSION: u32 = 5;
+/// 6: the game is named ([`PeerInfo::game`], its version and snapshot format); inputs in
+/// control messages travel as the game's own wire form ([`InputRun`]).
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// Most differing rules named one by one in a refusal; the rest are counted.
 const MAX_RULES_NAMED: usize = 8;
@@ -51,37 +53,100 @@ pub enum Role {
 }
 
 /// What a peer states about itself; everything must match for a match to start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Made by [`PeerInfo::local`] for a game `G`; one decoded from a peer knows no game, so the
+/// rules that differ are named by the local side's ([`PeerInfo::differences`]).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct PeerInfo {
     /// [`PROTOCOL_VERSION`].
     pub protocol: u32,
-    /// Version of the engine crate.
-    pub engine_version: String,
-    /// `engine::SNAPSHOT_FORMAT_VERSION`.
+    /// The game played ([`Game::NAME`]).
+    pub game: String,
+    /// Its version ([`Game::VERSION`]).
+    pub game_version: String,
+    /// Its snapshot format ([`Game::SNAPSHOT_FORMAT`]).
     pub state_format: u32,
-    /// Hash of the rules the peer plays by.
+    /// Hash of the rules the peer plays by ([`Game::rules_hash`]).
     pub rules_hash: u64,
-    /// The rules themselves ([`Rules::canonical_bytes`], about 110 bytes), so that a mismatch
-    /// can say which rules differ. Untrusted: only ever decoded to be compared.
+    /// The rules themselves ([`Game::rules_to_bytes`]), so that a mismatch can say which rules
+    /// differ. Untrusted: only ever decoded to be compared.
     pub rules: Vec<u8>,
+    /// How this build names the rules two rules' bytes differ in (the local game's); `None`
+    /// in an info decoded from a peer.
+    #[serde(skip)]
+    names_rules: Option<RulesNamer>,
+}
+
+/// Names the rules in which two rules' bytes differ, `None` unless both decode.
+type RulesNamer = fn(&[u8], &[u8]) -> Option<Vec<(&'static str, String, String)>>;
+
+/// [`RulesNamer`] of the game `G`.
+fn rules_named_by<G: Game>(
+    ours: &[u8],
+    theirs: &[u8],
+) -> Option<Vec<(&'static str, String, String)>> {
+    let (ours, theirs) = (G::rules_from_bytes(ours)?, G::rules_from_bytes(theirs)?);
+    Some(G::rules_differences(&ours, &theirs))
+}
+
+impl PartialEq for PeerInfo {
+    /// Equal when everything sent is: the local namer is not part of what a peer states.
+    fn eq(&self, other: &PeerInfo) -> bool {
+        (
+            self.protocol,
+            &self.game,
+            &self.game_version,
+            self.state_format,
+        ) == (
+            other.protocol,
+            &other.game,
+            &other.game_version,
+            other.state_format,
+        ) && (self.rules_hash, &self.rules) == (other.rules_hash, &other.rules)
+    }
+}
+
+impl Eq for PeerInfo {}
+
+impl std::fmt::Debug for PeerInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeerInfo")
+            .field("protocol", &self.protocol)
+            .field("game", &self.game)
+            .field("game_version", &self.game_version)
+            .field("state_format", &self.state_format)
+            .field("rules_hash", &format_args!("{:016x}", self.rules_hash))
+            .field("rules", &format_args!("{} bytes", self.rules.len()))
+            .finish()
+    }
 }
 
 impl PeerInfo {
-    /// This build's info for a match played by `rules`.
+    /// This build's info for a match of `G` played by `rules`.
     #[must_use]
-    pub fn local(rules: &Rules) -> PeerInfo {
+    pub fn local<G: Game>(rules: &G::Rules) -> PeerInfo {
         PeerInfo {
             protocol: PROTOCOL_VERSION,
-            engine_version: engine::ENGINE_VERSION.to_owned(),
-            state_format: engine::SNAPSHOT_FORMAT_VERSION,
-            rules_hash: rules.hash(),
-            rules: rules.canonical_bytes(),
+            game: G::NAME.to_owned(),
+            game_version: G::VERSION.to_owned(),
+            state_format: G::SNAPSHOT_FORMAT,
+            rules_hash: G::rules_hash(rules),
+            rules: G::rules_to_bytes(rules),
+            names_rules: Some(rules_named_by::<G>),
         }
     }
 
     /// Every way `other` differs from `self`, as a human-readable list, or `None` if they agree.
+    /// Another game is said alone (its version and rules mean nothing to this one).
     #[must_use]
     pub fn differences(&self, other: &PeerInfo) -> Option<String> {
+        if self.game != other.game {
+            return Some(format!(
+                "game {} vs {}",
+                printable(&self.game, 40),
+                printable(&other.game, 40)
+            ));
+        }
         let mut diffs = Vec::new();
         if self.protocol != other.protocol {
             diffs.push(format!(
@@ -89,11 +154,12 @@ impl PeerInfo {
                 self.protocol, other.protocol
             ));
         }
-        if self.engine_version != other.engine_version {
+        if self.game_version != other.game_version {
             diffs.push(format!(
-                "engine {} vs {}",
-                printable(&self.engine_version, 40),
-                printable(&other.engine_version, 40)
+                "{} {} vs {}",
+                printable(&self.game, 40),
+                printable(&self.game_version, 40),
+                printable(&other.game_version, 40)
             ));
         }
         if self.state_format != other.state_format {
@@ -109,7 +175,7 @@ impl PeerInfo {
     }
 
     /// The rules that differ, by name and value (ours first), when both sides' rules decode
-    /// as this build's; otherwise just the two hashes.
+    /// as this build's game's; otherwise just the two hashes.
     fn rules_differences(&self, other: &PeerInfo) -> String {
         let hashes = if self.rules_hash == other.rules_hash {
             format!(
@@ -122,10 +188,8 @@ impl PeerInfo {
                 self.rules_hash, other.rules_hash
             )
         };
-        let (Some(ours), Some(theirs)) = (
-            Rules::from_canonical_bytes(&self.rules),
-            Rules::from_canonical_bytes(&other.rules),
-        ) else {
+        let Some(differing) = (self.names_rules).and_then(|names| names(&self.rules, &other.rules))
+        else {
             return hashes;
         };
         // A peer could send rules that do not match the hash it states: name the rules only
@@ -133,7 +197,6 @@ impl PeerInfo {
         if xxhash_rust::xxh3::xxh3_64(&other.rules) != other.rules_hash {
             return format!("{hashes} (its rules do not match its hash)");
         }
-        let differing = ours.differences(&theirs);
         if differing.is_empty() {
             return hashes;
         }
@@ -146,6 +209,37 @@ impl PeerInfo {
             named.push(format!("and {} more", differing.len() - MAX_RULES_NAMED));
         }
         format!("rules differ: {}", named.join(", "))
+    }
+}
+
+/// A run of inputs (every player's, slot order, tick after tick) in a control message: the
+/// game's inputs in their wire form ([`encode_payload`] of a `Vec<G::Input>`), so the framing
+/// and the socket need not know the game. Decoded, with the payload's limits, only by the
+/// session that plays `G`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InputRun(Vec<u8>);
+
+impl Default for InputRun {
+    /// No inputs: the encoding of an empty run (its length, 0), which decodes as any game's.
+    fn default() -> InputRun {
+        InputRun::encode::<()>(&[])
+    }
+}
+
+impl InputRun {
+    /// `inputs` in their wire form.
+    #[must_use]
+    pub fn encode<I: Serialize>(inputs: &[I]) -> InputRun {
+        InputRun(encode_payload(&inputs))
+    }
+
+    /// The inputs, decoded as `I` within the payload limit.
+    ///
+    /// # Errors
+    /// [`Reject::Undecodable`]: not exactly a run of `I`s.
+    pub fn decode<I: for<'de> Deserialize<'de>>(&self) -> Result<Vec<I>, Reject> {
+        decode(&self.0)
     }
 }
 
@@ -235,7 +329,7 @@ pub enum Control {
         /// The combined state hash there.
         hash: u64,
         /// Inputs of ticks `through + 1 - recent.len() / players ..= through`, flattened.
-        recent: Vec<engine::WireInput>,
+        recent: InputRun,
     },
     /// Sealed only, the waiting player → rejoiner: the match goes on from `tick` (state hash
     /// `hash`) under `epoch`; `gap` holds every player's input for the ticks the rejoiner's
@@ -248,7 +342,7 @@ pub enum Control {
         /// The combined state hash at `tick`.
         hash: u64,
         /// The inputs of the gap.
-        gap: Vec<engine::WireInput>,
+        gap: InputRun,
     },
     /// Sealed only, either player → the other: the states differ at `tick` (a desync was
     /// detected there). From the joiner it asks the host to lead a resync; from the host it
@@ -268,7 +362,7 @@ pub enum Control {
         /// The resume tick: GGRS frame 0 of the new session.
         tick: u32,
         /// The inputs of the ticks the joiner lacks, flattened as in `Resume`.
-        gap: Vec<engine::WireInput>,
+        gap: InputRun,
         /// The snapshot that follows in chunks.
         snapshot: SnapshotOffer,
     },
@@ -306,7 +400,7 @@ pub enum Control {
         /// The first tick.
         from: u32,
         /// The inputs, flattened.
-        inputs: Vec<engine::WireInput>,
+        inputs: InputRun,
         /// The host's hash at tick `from + inputs.len() / players - 1`.
         hash: u64,
     },
@@ -324,7 +418,7 @@ pub enum Control {
 pub struct SnapshotOffer {
     /// The snapshot's tick.
     pub tick: u32,
-    /// Its length in bytes (`WorldSnapshot::to_bytes`).
+    /// Its length in bytes ([`Game::snapshot_to_bytes`]).
     pub len: u32,
     /// xxh3 of those bytes.
     pub checksum: u64,
@@ -393,7 +487,7 @@ pub enum HostAnswer {
 /// them in flight breaks the handshake.
 #[must_use]
 pub fn hello_prologue(info: &PeerInfo, role: Role, invite: bool) -> Vec<u8> {
-    let mut prologue = b"maze-duel hello v3\0".to_vec();
+    let mut prologue = b"rollback hello v6\0".to_vec();
     prologue.extend_from_slice(&encode_payload(&(info, role, invite)));
     prologue
 }
@@ -401,7 +495,7 @@ pub fn hello_prologue(info: &PeerInfo, role: Role, invite: bool) -> Vec<u8> {
 /// The Noise prologue of a `Rejoin`: a label and its clear fields.
 #[must_use]
 pub fn rejoin_prologue(info: &PeerInfo, slot: u8) -> Vec<u8> {
-    let mut prologue = b"maze-duel rejoin v4\0".to_vec();
+    let mut prologue = b"rollback rejoin v6\0".to_vec();
     prologue.extend_from_slice(&encode_payload(&(info, slot)));
     prologue
 }
@@ -516,6 +610,7 @@ pub fn decode<T: for<'de> Deserialize<'de>>(payload: &[u8]) -> Result<T, Reject>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::{Rules, World};
 
     #[test]
     fn round_trip_and_damage_detection() {
@@ -536,9 +631,9 @@ mod tests {
 
     #[test]
     fn a_huge_engine_version_is_not_echoed_whole() {
-        let a = PeerInfo::local(&Rules::default());
+        let a = PeerInfo::local::<World>(&Rules::default());
         let mut b = a.clone();
-        b.engine_version = "\u{1b}[2J".to_string() + &"9".repeat(4000);
+        b.game_version = "\u{1b}[2J".to_string() + &"9".repeat(4000);
         let text = a.differences(&b).expect("differs");
         assert!(text.len() < 200 && !text.contains('\u{1b}'), "{text}");
         let reject = Control::Reject { reason: text };
@@ -547,7 +642,7 @@ mod tests {
 
     #[test]
     fn differences_name_each_mismatch() {
-        let a = PeerInfo::local(&Rules::default());
+        let a = PeerInfo::local::<World>(&Rules::default());
         let mut b = a.clone();
         assert_eq!(a.differences(&b), None);
         b.rules_hash = 2;
@@ -561,8 +656,8 @@ mod tests {
 
     #[test]
     fn a_rules_mismatch_names_the_rules_and_values() {
-        let ours = PeerInfo::local(&Rules::default());
-        let theirs = PeerInfo::local(&Rules {
+        let ours = PeerInfo::local::<World>(&Rules::default());
+        let theirs = PeerInfo::local::<World>(&Rules {
             melee_damage: 30,
             block_hp: 5,
             ..Rules::default()
@@ -594,15 +689,15 @@ mod tests {
 
     #[test]
     fn many_differing_rules_are_counted_past_the_first_eight() {
-        let ours = PeerInfo::local(&Rules::default());
+        let ours = PeerInfo::local::<World>(&Rules::default());
         let text = ours
-            .differences(&PeerInfo::local(&rules_differing_in(10)))
+            .differences(&PeerInfo::local::<World>(&rules_differing_in(10)))
             .expect("differs");
         assert!(text.ends_with(", and 2 more"), "{text}");
         assert_eq!(text.matches(" vs ").count(), MAX_RULES_NAMED, "{text}");
         // Exactly eight: all named, nothing counted.
         let text = ours
-            .differences(&PeerInfo::local(&rules_differing_in(8)))
+            .differences(&PeerInfo::local::<World>(&rules_differing_in(8)))
             .expect("differs");
         assert_eq!(text.matches(" vs ").count(), 8, "{text}");
         assert!(!text.contains("more"), "{text}");
@@ -610,8 +705,8 @@ mod tests {
 
     #[test]
     fn rules_that_do_not_match_their_hash_or_do_not_decode_fall_back_to_hashes() {
-        let ours = PeerInfo::local(&Rules::default());
-        let mut liar = PeerInfo::local(&Rules {
+        let ours = PeerInfo::local::<World>(&Rules::default());
+        let mut liar = PeerInfo::local::<World>(&Rules {
             block_hp: 5,
             ..Rules::default()
         });
@@ -633,7 +728,7 @@ mod tests {
 
     #[test]
     fn the_protocol_of_a_hello_from_another_version_is_read_from_its_prefix() {
-        let mut old = PeerInfo::local(&Rules::default());
+        let mut old = PeerInfo::local::<World>(&Rules::default());
         old.protocol = 1;
         let hello = Control::Hello {
             info: old,
@@ -645,7 +740,7 @@ mod tests {
         assert_eq!(hello_protocol(&payload), Some(1));
         assert_eq!(hello_protocol(&payload[..7]), None);
         let ours = encode_payload(&Control::Hello {
-            info: PeerInfo::local(&Rules::default()),
+            info: PeerInfo::local::<World>(&Rules::default()),
             role: Role::Player,
             invite: true,
             noise: vec![0; 48],
@@ -658,7 +753,7 @@ mod tests {
     #[test]
     fn a_hello_fits_in_one_small_datagram() {
         let hello = Control::Hello {
-            info: PeerInfo::local(&Rules::default()),
+            info: PeerInfo::local::<World>(&Rules::default()),
             role: Role::Spectator,
             invite: true,
             noise: vec![0; 48],
@@ -714,7 +809,7 @@ mod tests {
     /// same hash twice.
     #[test]
     fn other_rules_bytes_under_the_same_hash_are_said_so() {
-        let ours = PeerInfo::local(&Rules::default());
+        let ours = PeerInfo::local::<World>(&Rules::default());
         let mut forged = ours.clone();
         forged.rules = vec![0xFF; 3];
         let text = ours.differences(&forged).expect("differs");
@@ -737,17 +832,17 @@ mod tests {
     /// Contract: each field of the peer info is compared on its own.
     #[test]
     fn each_peer_info_field_alone_is_a_difference() {
-        let a = PeerInfo::local(&Rules::default());
+        let a = PeerInfo::local::<World>(&Rules::default());
         let edits: [fn(&mut PeerInfo); 5] = [
             |p| p.protocol += 1,
-            |p| p.engine_version.push('x'),
+            |p| p.game_version.push('x'),
             |p| p.state_format += 1,
             |p| p.rules_hash += 1,
             |p| p.rules[0] ^= 1,
         ];
         for (edit, named) in edits.into_iter().zip([
             "protocol",
-            "engine",
+            "maze-duel",
             "state format",
             "rules hash",
             "rules hash",
@@ -759,6 +854,76 @@ mod tests {
         }
     }
 
+    /// Contract: a peer of another game is told so alone; its version, format and rules
+    /// mean nothing to this game.
+    #[test]
+    fn another_game_is_said_alone() {
+        let a = PeerInfo::local::<World>(&Rules::default());
+        let mut b = a.clone();
+        b.game = "ring-race".into();
+        b.protocol += 1;
+        b.rules_hash ^= 1;
+        assert_eq!(
+            a.differences(&b).as_deref(),
+            Some("game maze-duel vs ring-race")
+        );
+    }
+
+    /// Contract: an info read off the wire equals the one sent, but names rules only through
+    /// the local game: decoded, it compares by hashes.
+    #[test]
+    fn a_decoded_info_names_rules_only_through_the_local_game() {
+        let ours = PeerInfo::local::<World>(&Rules::default());
+        let theirs = PeerInfo::local::<World>(&Rules {
+            block_hp: 5,
+            ..Rules::default()
+        });
+        let decoded: PeerInfo = decode(&encode_payload(&theirs)).expect("decodes");
+        assert_eq!(decoded, theirs);
+        assert_eq!(
+            ours.differences(&decoded).as_deref(),
+            Some("rules differ: block_hp 3 vs 5")
+        );
+        let text = decoded.differences(&ours).expect("differs");
+        assert!(
+            text.starts_with("rules hash ") && !text.contains("block_hp"),
+            "{text}"
+        );
+    }
+
+    /// Contract: a run decodes as the inputs encoded, the empty run (the default) as no
+    /// inputs of any game, and bytes that are not exactly a run are refused.
+    #[test]
+    fn input_runs_decode_as_encoded_and_nothing_else() {
+        let inputs = [
+            engine::WireInput {
+                buttons: 3,
+                move_x: -5,
+                ..engine::WireInput::default()
+            },
+            engine::WireInput::default(),
+        ];
+        let run = InputRun::encode(&inputs);
+        assert_eq!(run.decode::<engine::WireInput>(), Ok(inputs.to_vec()));
+        assert_eq!(
+            InputRun::default().decode::<engine::WireInput>(),
+            Ok(Vec::new())
+        );
+        assert_eq!(InputRun::default().decode::<u64>(), Ok(Vec::new()));
+        let mut longer = run.clone();
+        longer.0.push(0);
+        assert_eq!(
+            longer.decode::<engine::WireInput>(),
+            Err(Reject::Undecodable)
+        );
+        let cut = InputRun(run.0[..run.0.len() - 1].to_vec());
+        assert_eq!(cut.decode::<engine::WireInput>(), Err(Reject::Undecodable));
+        assert_eq!(
+            InputRun(Vec::new()).decode::<u8>(),
+            Err(Reject::Undecodable)
+        );
+    }
+
     mod fuzz {
         use super::*;
         use proptest::prelude::*;
@@ -767,7 +932,7 @@ mod tests {
         /// `differences` sees hostile rules bytes, versions and lengths.
         fn edited_hello() -> impl Strategy<Value = Vec<u8>> {
             let base = encode_payload(&Control::Hello {
-                info: PeerInfo::local(&Rules::default()),
+                info: PeerInfo::local::<World>(&Rules::default()),
                 role: Role::Player,
                 invite: true,
                 noise: vec![7; 48],
@@ -796,7 +961,7 @@ mod tests {
             ) {
                 let _ = hello_protocol(&payload);
                 if let Ok(Control::Hello { info, .. }) = decode::<Control>(&payload) {
-                    let ours = PeerInfo::local(&Rules::default());
+                    let ours = PeerInfo::local::<World>(&Rules::default());
                     if let Some(text) = ours.differences(&info) {
                         prop_assert!(text.len() < 1200, "{} bytes", text.len());
                         prop_assert!(!text.chars().any(char::is_control), "{text}");

@@ -12,7 +12,7 @@ use crate::session::netplay::rejoin::RejoinPlan;
 use crate::session::netplay::rejoin::{Rejoining, MAX_RECENT_TICKS};
 use crate::session::netplay::{EpochCause, NetConfig, NetEvent, NetPeer, Outage};
 use crate::session::pacing::{FrameDecision, FramePacer};
-use engine::{Bot, Phase, StateHash, Tick, WireInput};
+use engine::{Bot, Phase, StateHash, Tick, WireInput, World};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -134,7 +134,7 @@ impl std::fmt::Display for NetRunSummary {
 ///
 /// # Errors
 /// Engine, GGRS or I/O errors.
-pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, Error> {
+pub fn run_net_peer(mut peer: NetPeer<World>, plan: &NetRun) -> Result<NetRunSummary, Error> {
     let slot = peer.local_slot();
     if let Some(tick) = plan.inject_desync {
         peer.driver_mut().inject(Injection {
@@ -153,7 +153,7 @@ pub fn run_net_peer(mut peer: NetPeer, plan: &NetRun) -> Result<NetRunSummary, E
 /// # Errors
 /// As [`run_net_peer`].
 pub fn run_with_logs(
-    mut peer: NetPeer,
+    mut peer: NetPeer<World>,
     plan: &NetRun,
     mut logs: PeerLogs,
 ) -> Result<NetRunSummary, Error> {
@@ -298,7 +298,7 @@ pub fn run_with_logs(
 /// As [`rejoin_from_log`] and [`run_net_peer`].
 pub fn rejoin_logged_match(
     link: SharedLink,
-    config: &NetConfig,
+    config: &NetConfig<World>,
     plan: &NetRun,
 ) -> Result<NetRunSummary, Error> {
     let (peer, logs) = rejoin_from_log(link, config, &plan.log_paths(), Some(plan.bot_seed))?;
@@ -339,10 +339,10 @@ pub fn rejoin_peer(log: &MatchLog, path: &Path) -> Result<SocketAddr, Error> {
 /// the log.
 pub fn rejoin_from_log(
     link: SharedLink,
-    config: &NetConfig,
+    config: &NetConfig<World>,
     paths: &LogPaths,
     bot_seed: Option<u64>,
-) -> Result<(NetPeer, PeerLogs), Error> {
+) -> Result<(NetPeer<World>, PeerLogs), Error> {
     let mut rejoin = RejoinFromLog::start(link, config, paths, bot_seed)?;
     loop {
         if let Some(done) = rejoin.poll()? {
@@ -356,7 +356,7 @@ pub fn rejoin_from_log(
 /// player answers.
 #[derive(Debug)]
 pub struct RejoinFromLog {
-    rejoining: Rejoining,
+    rejoining: Rejoining<World>,
     /// What continues the logs once back.
     logs: Option<ContinuedLogs>,
     paths: LogPaths,
@@ -370,7 +370,7 @@ impl RejoinFromLog {
     /// [`RejoinFromLog::poll`] returns.
     pub fn start(
         link: SharedLink,
-        config: &NetConfig,
+        config: &NetConfig<World>,
         paths: &LogPaths,
         bot_seed: Option<u64>,
     ) -> Result<RejoinFromLog, Error> {
@@ -384,7 +384,7 @@ impl RejoinFromLog {
 
     /// The rejoin under way (who is asked, for how long, at what step).
     #[must_use]
-    pub fn rejoining(&self) -> &Rejoining {
+    pub fn rejoining(&self) -> &Rejoining<World> {
         &self.rejoining
     }
 
@@ -392,7 +392,7 @@ impl RejoinFromLog {
     ///
     /// # Errors
     /// As [`rejoin_from_log`].
-    pub fn poll(&mut self) -> Result<Option<(NetPeer, PeerLogs)>, Error> {
+    pub fn poll(&mut self) -> Result<Option<(NetPeer<World>, PeerLogs)>, Error> {
         let Some(peer) = self.rejoining.poll()? else {
             return Ok(None);
         };
@@ -414,10 +414,10 @@ type ContinuedLogs = (Option<HashLogWriter>, MatchLogWriter, Tick);
 /// rules, and the logs to continue (the hash log rewritten from tick 1, the match log
 /// reopened where it ends).
 fn plan_rejoin(
-    config: &NetConfig,
+    config: &NetConfig<World>,
     paths: &LogPaths,
     bot_seed: Option<u64>,
-) -> Result<(RejoinPlan, NetConfig, ContinuedLogs), Error> {
+) -> Result<(RejoinPlan<World>, NetConfig<World>, ContinuedLogs), Error> {
     let refuse = |reason: String| Error::RejoinRefused { reason };
     let path = (paths.match_log.as_deref())
         .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
@@ -452,6 +452,7 @@ fn plan_rejoin(
         world,
         recent,
         secret: key.secret,
+        match_seed: log.header.match_seed,
         slot: key.slot,
         peer: peer_addr,
         epoch,
@@ -469,7 +470,7 @@ const FINISH_LINGER: Duration = Duration::from_millis(600);
 
 /// Says `Finish` every 100 ms while keeping the session polled (so the peers still get our
 /// retransmissions) until every peer has said it too, or `timeout` passes.
-fn finish(peer: &mut NetPeer, confirmed: Tick, timeout: Duration) -> bool {
+fn finish(peer: &mut NetPeer<World>, confirmed: Tick, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
     let mut next = Instant::now();
     while Instant::now() < deadline {

@@ -228,7 +228,7 @@ impl RailBot {
 }
 
 /// Whether `victim` stood behind cover from `shot`'s muzzle in `peer`'s own state for `tick`.
-fn behind_cover(peer: &NetPeer, tick: Tick, shot: &ShotRecord, victim: usize) -> bool {
+fn behind_cover(peer: &NetPeer<World>, tick: Tick, shot: &ShotRecord, victim: usize) -> bool {
     peer.driver()
         .snapshot_at(tick)
         .map(|s| !s.maze.line_of_sight(shot.origin, s.players[victim].pos))
@@ -240,7 +240,10 @@ fn behind_cover(peer: &NetPeer, tick: Tick, shot: &ShotRecord, victim: usize) ->
 ///
 /// # Errors
 /// [`Error::NotAPlayer`] for a spectator; engine, GGRS or I/O errors.
-pub fn run_fairness_peer(mut peer: NetPeer, plan: &FairnessPlan) -> Result<FairnessReport, Error> {
+pub fn run_fairness_peer(
+    mut peer: NetPeer<World>,
+    plan: &FairnessPlan,
+) -> Result<FairnessReport, Error> {
     let me = peer.local_slot().ok_or(Error::NotAPlayer {
         what: "a fairness run",
     })?;

@@ -19,6 +19,7 @@ use crate::net::socket::{Refusing, SharedLink};
 use crate::net::transport::PortProbe;
 use crate::net::wire::{PeerInfo, Role};
 use crate::session::netplay::{NetConfig, NetPeer};
+use game_api::Game;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -41,11 +42,11 @@ pub enum ConnectStage {
     },
 }
 
-enum Stage {
+enum Stage<G: Game> {
     Host(HostHandshake),
     Join(Box<JoinHandshake>),
     Synchronizing {
-        peer: Box<NetPeer>,
+        peer: Box<NetPeer<G>>,
         deadline: Instant,
         allowed: Duration,
         synced: Vec<SocketAddr>,
@@ -58,19 +59,19 @@ enum Stage {
 }
 
 /// A networked peer being set up; see the module documentation.
-pub struct Connecting {
+pub struct Connecting<G: Game> {
     link: SharedLink,
-    config: NetConfig,
+    config: NetConfig<G>,
     info: PeerInfo,
     role: Option<Role>,
     /// When the handshake gives up (`None`: a host waits until the caller stops polling).
     handshake_deadline: Option<Instant>,
-    stage: Stage,
+    stage: Stage<G>,
     /// A joiner over plain UDP: whether the OS says nothing listens at the host.
     probe: Option<PortProbe>,
 }
 
-impl std::fmt::Debug for Connecting {
+impl<G: Game> std::fmt::Debug for Connecting<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connecting")
             .field("stage", &self.stage())
@@ -78,12 +79,12 @@ impl std::fmt::Debug for Connecting {
     }
 }
 
-impl Connecting {
+impl<G: Game> Connecting<G> {
     /// Hosts on `link` as player 0: waits for a joiner and `config.spectators` spectators for
     /// up to `config.handshake_timeout`.
     #[must_use]
-    pub fn host(link: SharedLink, config: &NetConfig) -> Connecting {
-        let info = PeerInfo::local(&config.rules);
+    pub fn host(link: SharedLink, config: &NetConfig<G>) -> Connecting<G> {
+        let info = PeerInfo::local::<G>(&config.rules);
         let stage = match config.check() {
             Ok(()) => Stage::Host(HostHandshake::new(
                 &link,
@@ -108,8 +109,8 @@ impl Connecting {
     /// Joins (as a player or a spectator) the host at `host` over `link`, giving the handshake
     /// up to `config.handshake_timeout`.
     #[must_use]
-    pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig) -> Self {
-        let info = PeerInfo::local(&config.rules);
+    pub fn join(link: SharedLink, host: SocketAddr, role: Role, config: &NetConfig<G>) -> Self {
+        let info = PeerInfo::local::<G>(&config.rules);
         let stage = match config.check().and_then(|()| {
             JoinHandshake::new(&link, &info, host, role, config.invite).map_err(|e| e.to_string())
         }) {
@@ -135,7 +136,7 @@ impl Connecting {
     /// A host that waits for its joiner until the caller stops polling (a window with a cancel
     /// key), instead of for `handshake_timeout`.
     #[must_use]
-    pub fn waiting_indefinitely(mut self) -> Connecting {
+    pub fn waiting_indefinitely(mut self) -> Connecting<G> {
         if self.role.is_none() {
             self.handshake_deadline = None;
         }
@@ -172,7 +173,7 @@ impl Connecting {
     /// [`Error::HandshakeTimeout`], [`Error::Refused`], [`Error::SyncTimeout`], GGRS setup
     /// errors; after an error or once the peer was handed over, polling again is
     /// [`Error::Refused`] saying so.
-    pub fn poll(&mut self) -> Result<Option<NetPeer>, Error> {
+    pub fn poll(&mut self) -> Result<Option<NetPeer<G>>, Error> {
         let result = self.step();
         if result.is_err() {
             self.stage = Stage::Over;
@@ -180,7 +181,7 @@ impl Connecting {
         result
     }
 
-    fn step(&mut self) -> Result<Option<NetPeer>, Error> {
+    fn step(&mut self) -> Result<Option<NetPeer<G>>, Error> {
         let now = Instant::now();
         let handshake_over = self.handshake_deadline.is_some_and(|d| passed(d, now));
         match &mut self.stage {
@@ -300,7 +301,7 @@ impl Connecting {
         }
     }
 
-    fn synchronize(&mut self, peer: NetPeer, allowed: Duration) {
+    fn synchronize(&mut self, peer: NetPeer<G>, allowed: Duration) {
         self.stage = Stage::Synchronizing {
             peer: Box::new(peer),
             deadline: Instant::now() + allowed,

@@ -22,7 +22,7 @@ mod tests {
     #[test]
     fn peers_drivers_and_sync_tests_are_send() {
         fn send<T: Send>() {}
-        send::<super::netplay::NetPeer>();
+        send::<super::netplay::NetPeer<engine::World>>();
         send::<super::driver::Driver<engine::World>>();
         send::<super::synctest::SyncTester<engine::World>>();
         send::<crate::net::socket::SharedLink>();

@@ -12,7 +12,7 @@ use crate::session::connecting::Connecting;
 use crate::session::driver::{Driver, HISTORY_TICKS};
 use crate::session::stats::{NetStats, StatsClock};
 use crate::session::GgrsConfig;
-use engine::{Rules, StateHash, Tick, WireInput, World};
+use game_api::{Game, Tick};
 use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, InputStatus, P2PSession, PlayerType,
     SessionBuilder, SessionState, SpectatorSession,
@@ -53,9 +53,9 @@ pub const MAX_PREDICTION: usize = 30;
 
 /// How a networked session is set up.
 #[derive(Debug, Clone)]
-pub struct NetConfig {
-    /// Rules; must hash the same on every peer.
-    pub rules: Rules,
+pub struct NetConfig<G: Game> {
+    /// G::Rules; must hash the same on every peer.
+    pub rules: G::Rules,
     /// Match seed (chosen by the host; ignored when joining).
     pub seed: u64,
     /// Frames of input delay (default 2); changeable at run time.
@@ -112,7 +112,7 @@ pub struct NetConfig {
     pub resync: bool,
 }
 
-impl NetConfig {
+impl<G: Game> NetConfig<G> {
     /// Checks every value against its range (the constants above), so a typo is an error
     /// naming the field instead of a panic inside GGRS or a deadline past `Instant`'s range.
     ///
@@ -198,10 +198,13 @@ impl NetConfig {
     }
 }
 
-impl Default for NetConfig {
-    fn default() -> NetConfig {
+impl<G: Game> Default for NetConfig<G>
+where
+    G::Rules: Default,
+{
+    fn default() -> NetConfig<G> {
         NetConfig {
-            rules: Rules::default(),
+            rules: G::Rules::default(),
             seed: 1,
             input_delay: 2,
             max_prediction: 8,
@@ -295,8 +298,8 @@ pub enum NetEvent {
     },
 }
 
-impl From<GgrsEvent<GgrsConfig<World>>> for NetEvent {
-    fn from(e: GgrsEvent<GgrsConfig<World>>) -> NetEvent {
+impl<G: Game> From<GgrsEvent<GgrsConfig<G>>> for NetEvent {
+    fn from(e: GgrsEvent<GgrsConfig<G>>) -> NetEvent {
         match e {
             GgrsEvent::Synchronizing { addr, total, count } => NetEvent::Synchronizing {
                 peer: addr,
@@ -337,7 +340,7 @@ pub const MAX_DESYNC_HISTORY: usize = 600;
 
 /// Extra ticks of history a peer keeps so that a desync dump reaches back to the last agreeing
 /// checksum: the interval, up to [`MAX_DESYNC_HISTORY`].
-fn desync_history(config: &NetConfig) -> usize {
+fn desync_history<G: Game>(config: &NetConfig<G>) -> usize {
     (config.desync_interval.max(1) as usize).min(MAX_DESYNC_HISTORY)
 }
 
@@ -345,15 +348,15 @@ fn desync_history(config: &NetConfig) -> usize {
 /// last agreeing checksum (for desync dumps), and the ticks a rejoining player's log may lack
 /// (a killed process loses up to its last second of log; the survivor sends the inputs of the
 /// gap and checks the rejoiner's state where its log ends, both from this history).
-fn peer_history(config: &NetConfig) -> usize {
+fn peer_history<G: Game>(config: &NetConfig<G>) -> usize {
     HISTORY_TICKS + desync_history(config) + rejoin::MAX_GAP_TICKS
 }
 
-enum Session {
-    P2P(Box<P2PSession<GgrsConfig<World>>>),
-    Spectator(Box<SpectatorSession<GgrsConfig<World>>>),
+enum Session<G: Game> {
+    P2P(Box<P2PSession<GgrsConfig<G>>>),
+    Spectator(Box<SpectatorSession<GgrsConfig<G>>>),
     /// A spectator welcomed after the start, following the host's relayed inputs.
-    Relay(Box<watch::Relayed>),
+    Relay(Box<watch::Relayed<G>>),
 }
 
 /// What one call to [`NetPeer::advance`] did.
@@ -421,10 +424,10 @@ struct Silence {
 }
 
 /// A peer in a networked match.
-pub struct NetPeer {
+pub struct NetPeer<G: Game> {
     link: SharedLink,
-    session: Session,
-    driver: Driver<World>,
+    session: Session<G>,
+    driver: Driver<G>,
     agreement: Agreement,
     local_handle: Option<usize>,
     events: Vec<NetEvent>,
@@ -449,11 +452,11 @@ pub struct NetPeer {
     /// Peers dropped because the grace ran out while they were silent.
     timed_out: Vec<SocketAddr>,
     /// The configuration, to start the session again after a rejoin.
-    config: NetConfig,
+    config: NetConfig<G>,
     /// A player coming back from a new process (see `rejoin.rs`).
     rejoin: rejoin::Survivor,
     /// Every resume since the start: the epoch and its first tick.
-    epochs: Vec<EpochChange>,
+    epochs: Vec<EpochChange<G>>,
     /// An error met between calls (starting a new epoch), returned by the next `advance`.
     failure: Option<Error>,
     /// How this player's own rejoin went, if it came back by one.
@@ -461,14 +464,14 @@ pub struct NetPeer {
     /// When the session of a new epoch started, until it runs.
     resyncing_since: Option<Instant>,
     /// A resync after a desync (see `resync.rs`).
-    resync: resync::Resyncs,
+    resync: resync::Resyncs<G>,
     /// Spectators welcomed after the start (see `watch.rs`).
     watch: watch::Watch,
 }
 
 /// Why a new epoch began.
 #[derive(Debug, Clone, PartialEq)]
-pub enum EpochCause {
+pub enum EpochCause<G: Game> {
     /// A player whose process died took its slot back.
     Rejoin,
     /// This player took its slot back from a log that ended before the other side's history:
@@ -478,26 +481,26 @@ pub enum EpochCause {
     /// its own state at the epoch's tick the host's.
     Followed,
     /// A desync was repaired: the host's state replaced the joiner's.
-    Resync(Box<ResyncDetail>),
+    Resync(Box<ResyncDetail<G>>),
 }
 
 /// A new epoch of the match: a player took its slot back, or a desync was repaired, and play
 /// went on from `tick`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EpochChange {
+pub struct EpochChange<G: Game> {
     /// The new epoch.
     pub epoch: u32,
     /// The tick both sides resumed from (GGRS frame 0 of the new session).
     pub tick: Tick,
     /// The state hash both hold at `tick`.
-    pub hash: StateHash,
+    pub hash: G::Hash,
     /// Where the other player is heard from now.
     pub peer: SocketAddr,
     /// Why.
-    pub cause: EpochCause,
+    pub cause: EpochCause<G>,
 }
 
-impl std::fmt::Debug for NetPeer {
+impl<G: Game> std::fmt::Debug for NetPeer<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetPeer")
             .field("agreement", &self.agreement)
@@ -520,13 +523,13 @@ pub fn open_link(bind: SocketAddr, conditioner: ConditionerConfig) -> Result<Sha
     })
 }
 
-impl NetPeer {
+impl<G: Game> NetPeer<G> {
     /// Hosts a match on `bind` as player 0: waits for a joiner (and `config.spectators`
     /// spectators), then starts the session.
     ///
     /// # Errors
     /// Bind errors (port in use), handshake refusal or timeout, GGRS setup errors.
-    pub fn host(bind: SocketAddr, config: &NetConfig) -> Result<NetPeer, Error> {
+    pub fn host(bind: SocketAddr, config: &NetConfig<G>) -> Result<NetPeer<G>, Error> {
         Self::host_on(open_link(bind, config.conditioner)?, config)
     }
 
@@ -534,12 +537,12 @@ impl NetPeer {
     ///
     /// # Errors
     /// As [`NetPeer::host`].
-    pub fn host_on(link: SharedLink, config: &NetConfig) -> Result<NetPeer, Error> {
+    pub fn host_on(link: SharedLink, config: &NetConfig<G>) -> Result<NetPeer<G>, Error> {
         Self::connect(Connecting::host(link, config))
     }
 
     /// Polls `connecting` until it hands over the peer or fails.
-    fn connect(mut connecting: Connecting) -> Result<NetPeer, Error> {
+    fn connect(mut connecting: Connecting<G>) -> Result<NetPeer<G>, Error> {
         loop {
             if let Some(peer) = connecting.poll()? {
                 return Ok(peer);
@@ -552,7 +555,11 @@ impl NetPeer {
     ///
     /// # Errors
     /// As [`NetPeer::host`].
-    pub fn join(host: SocketAddr, bind: SocketAddr, config: &NetConfig) -> Result<NetPeer, Error> {
+    pub fn join(
+        host: SocketAddr,
+        bind: SocketAddr,
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         Self::join_on(
             open_link(bind, config.conditioner)?,
             host,
@@ -568,8 +575,8 @@ impl NetPeer {
     pub fn spectate(
         host: SocketAddr,
         bind: SocketAddr,
-        config: &NetConfig,
-    ) -> Result<NetPeer, Error> {
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         Self::join_on(
             open_link(bind, config.conditioner)?,
             host,
@@ -586,8 +593,8 @@ impl NetPeer {
         link: SharedLink,
         host: SocketAddr,
         role: Role,
-        config: &NetConfig,
-    ) -> Result<NetPeer, Error> {
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         Self::connect(Connecting::join(link, host, role, config))
     }
 
@@ -677,17 +684,22 @@ impl NetPeer {
     pub fn start_agreed(
         link: SharedLink,
         agreement: Agreement,
-        config: &NetConfig,
-    ) -> Result<NetPeer, Error> {
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         Self::start(link, agreement, config)
     }
 
-    fn start(link: SharedLink, agreement: Agreement, config: &NetConfig) -> Result<NetPeer, Error> {
+    fn start(
+        link: SharedLink,
+        agreement: Agreement,
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         if let Err(info) = config.check() {
             return Err(Error::Ggrs(GgrsError::InvalidRequest { info }));
         }
         let players = usize::from(agreement.players);
-        let world = World::new(config.rules.clone(), agreement.match_seed, players)?;
+        let world =
+            G::new(config.rules.clone(), agreement.match_seed, players).map_err(Error::game)?;
         let driver = Driver::with_history(world, peer_history(config));
         Self::start_with(link, agreement, config, driver)
     }
@@ -696,9 +708,9 @@ impl NetPeer {
     fn start_with(
         link: SharedLink,
         agreement: Agreement,
-        config: &NetConfig,
-        mut driver: Driver<World>,
-    ) -> Result<NetPeer, Error> {
+        config: &NetConfig<G>,
+        mut driver: Driver<G>,
+    ) -> Result<NetPeer<G>, Error> {
         driver.start_frames_here();
         let agreement_epoch = agreement.epoch;
         let (session, local_handle) = Self::session_for(&link, &agreement, config)?;
@@ -740,10 +752,10 @@ impl NetPeer {
     fn session_for(
         link: &SharedLink,
         agreement: &Agreement,
-        config: &NetConfig,
-    ) -> Result<(Session, Option<usize>), Error> {
+        config: &NetConfig<G>,
+    ) -> Result<(Session<G>, Option<usize>), Error> {
         let players = usize::from(agreement.players);
-        let mut builder = SessionBuilder::<GgrsConfig<World>>::new()
+        let mut builder = SessionBuilder::<GgrsConfig<G>>::new()
             .with_num_players(players)?
             .with_max_prediction_window(config.max_prediction)
             .with_input_delay(config.input_delay)
@@ -755,7 +767,7 @@ impl NetPeer {
             })
             .with_max_frames_behind(config.max_frames_behind)?
             .with_catchup_speed(config.catchup_speed)?;
-        let limits = Limits::for_match::<GgrsConfig<World>>(players, config.max_prediction);
+        let limits = Limits::for_match::<GgrsConfig<G>>(players, config.max_prediction);
         let senders: Vec<(SocketAddr, Sender)> = match agreement.local_slot {
             Some(_) => agreement
                 .remote_players
@@ -823,7 +835,7 @@ impl NetPeer {
     }
 
     fn collect_events(&mut self) {
-        let drained: Vec<GgrsEvent<GgrsConfig<World>>> = match &mut self.session {
+        let drained: Vec<GgrsEvent<GgrsConfig<G>>> = match &mut self.session {
             Session::P2P(s) => s.events().collect(),
             Session::Spectator(s) => s.events().collect(),
             Session::Relay(_) => Vec::new(),
@@ -900,14 +912,24 @@ impl NetPeer {
                 Control::Rejoin { info, slot, noise } => {
                     self.answer_rejoin(from, &info, slot, &noise);
                 }
+                // Inputs that do not decode as this game's are a message no peer of ours sends:
+                // dropped like any other impossible message.
                 Control::Resume {
                     through, recent, ..
-                } if self.resync_answers(from) => self.answer_resync(from, through, &recent),
+                } if self.resync_answers(from) => {
+                    if let Ok(recent) = recent.decode::<G::Input>() {
+                        self.answer_resync(from, through, &recent);
+                    }
+                }
                 Control::Resume {
                     through,
                     hash,
                     recent,
-                } => self.resume_for(from, through, hash, &recent),
+                } => {
+                    if let Ok(recent) = recent.decode::<G::Input>() {
+                        self.resume_for(from, through, hash, &recent);
+                    }
+                }
                 // A desync the other player saw (one of an epoch already left is stale).
                 Control::Resync { tick, hash }
                     if self.remote_player_is(from)
@@ -920,7 +942,11 @@ impl NetPeer {
                     tick,
                     gap,
                     snapshot,
-                } => self.take_resync_answer(from, epoch, tick, gap, snapshot),
+                } => {
+                    if let Ok(gap) = gap.decode::<G::Input>() {
+                        self.take_resync_answer(from, epoch, tick, gap, snapshot);
+                    }
+                }
                 Control::SnapshotChunk { tick, index, bytes } => {
                     let host = self.agreement.remote_players.first().map(|&(_, a)| a);
                     if host != Some(from) || !self.take_catch_up_part(tick, index, &bytes) {
@@ -942,7 +968,9 @@ impl NetPeer {
                     inputs,
                     hash,
                 } => {
-                    self.take_relay(from, first, &inputs, hash);
+                    if let Ok(inputs) = inputs.decode::<G::Input>() {
+                        self.take_relay(from, first, &inputs, hash);
+                    }
                 }
                 Control::RelayAck { through } => self.take_relay_ack(from, through),
                 _ => {}
@@ -1036,7 +1064,7 @@ impl NetPeer {
     /// # Errors
     /// GGRS errors other than "not synchronized" and "prediction threshold", engine errors,
     /// [`Error::SpectatorTooFarBehind`].
-    pub fn advance(&mut self, local: WireInput) -> Result<Advance, Error> {
+    pub fn advance(&mut self, local: G::Input) -> Result<Advance, Error> {
         if let Some(failure) = self.failure.take() {
             return Err(failure);
         }
@@ -1183,7 +1211,7 @@ impl NetPeer {
 
     /// GGRS feeding "disconnected" inputs for a remote player it never reported gone (however
     /// it came to drop the player) is reported as that player's disconnect.
-    fn watch_for_silent_disconnects(&mut self, requests: &[GgrsRequest<GgrsConfig<World>>]) {
+    fn watch_for_silent_disconnects(&mut self, requests: &[GgrsRequest<GgrsConfig<G>>]) {
         if !matches!(self.session, Session::P2P(_)) {
             return;
         }
@@ -1215,7 +1243,7 @@ impl NetPeer {
 
     /// The world (at the predicted tick).
     #[must_use]
-    pub fn world(&self) -> &World {
+    pub fn world(&self) -> &G {
         self.driver.world()
     }
 
@@ -1227,12 +1255,12 @@ impl NetPeer {
 
     /// The driver (history, hashes, counters).
     #[must_use]
-    pub fn driver(&self) -> &Driver<World> {
+    pub fn driver(&self) -> &Driver<G> {
         &self.driver
     }
 
     /// Mutable driver, for deliberate perturbation in desync tooling.
-    pub fn driver_mut(&mut self) -> &mut Driver<World> {
+    pub fn driver_mut(&mut self) -> &mut Driver<G> {
         &mut self.driver
     }
 

@@ -12,6 +12,7 @@ use crate::net::socket::{Link, SharedLink};
 use crate::net::webrtc::{RoomConfig, WebRtcTransport};
 use crate::net::wire::Role;
 use crate::session::netplay::{NetConfig, NetPeer};
+use game_api::Game;
 use std::net::SocketAddr;
 use std::time::Instant;
 
@@ -37,7 +38,11 @@ pub struct OpenRoom {
 /// [`Error::Address`] (malformed URL or room name), [`Error::SignalUnreachable`],
 /// [`Error::RoomLost`], [`Error::RoomNotConnected`] (nobody to play with could be connected
 /// to, with the stage that failed).
-pub fn open_room(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<OpenRoom, Error> {
+pub fn open_room<G: Game>(
+    room: &RoomConfig,
+    role: Role,
+    config: &NetConfig<G>,
+) -> Result<OpenRoom, Error> {
     let deadline = Instant::now() + config.handshake_timeout;
     let mut transport = WebRtcTransport::connect(room, role, config.handshake_timeout)?;
     let part = transport.settle(deadline.saturating_duration_since(Instant::now()))?;
@@ -54,13 +59,17 @@ pub fn open_room(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<Op
     })
 }
 
-impl NetPeer {
+impl<G: Game> NetPeer<G> {
     /// Plays (or, as [`Role::Spectator`], watches) the match of `room`: [`open_room`], then
     /// [`NetPeer::online_on`].
     ///
     /// # Errors
     /// As [`open_room`] and [`NetPeer::host`].
-    pub fn online(room: &RoomConfig, role: Role, config: &NetConfig) -> Result<NetPeer, Error> {
+    pub fn online(
+        room: &RoomConfig,
+        role: Role,
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         let open = open_room(room, role, config)?;
         Self::online_on(open.link, open.part, config)
     }
@@ -74,8 +83,8 @@ impl NetPeer {
     pub fn online_on(
         link: SharedLink,
         part: RoomPart<SocketAddr>,
-        config: &NetConfig,
-    ) -> Result<NetPeer, Error> {
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         match part {
             RoomPart::Host => NetPeer::host_on(link, config),
             RoomPart::Join(host) => NetPeer::join_on(link, host, Role::Player, config),

@@ -2,7 +2,7 @@
 
 use crate::net::socket::SocketCounters;
 use crate::session::driver::{RollbackCounters, MAX_TRACKED_DEPTH};
-use engine::Tick;
+use game_api::Tick;
 use std::time::{Duration, Instant};
 
 /// One second's view of the connection and of rollback, for HUDs, logs and summaries.

@@ -16,6 +16,7 @@ use client::runs::NetRunSummary;
 use client::session::netplay::NetPeer;
 use client::Error;
 use engine::DetRng;
+use engine::World;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -541,7 +542,7 @@ fn a_hello_flood_from_many_ports_does_not_keep_the_real_joiner_out() {
     let (joined_tx, joined_rx) = mpsc::channel();
     let joiner_plan = plan(ticks, 2, &j);
     let joiner = std::thread::spawn(move || {
-        let peer = NetPeer::join_on(
+        let peer = NetPeer::<World>::join_on(
             loopback_link(Default::default()),
             addr,
             Role::Player,
@@ -591,7 +592,7 @@ fn with_an_invite_code_only_the_joiner_holding_it_gets_in() {
             let mut config = test_config(Default::default());
             config.invite = invite;
             std::thread::spawn(move || {
-                NetPeer::join_on(
+                NetPeer::<World>::join_on(
                     loopback_link(Default::default()),
                     addr,
                     Role::Player,

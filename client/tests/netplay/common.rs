@@ -8,6 +8,7 @@ use client::net::wire::Role;
 use client::runs::{run_net_peer, NetRun, NetRunSummary};
 use client::session::netplay::{NetConfig, NetPeer};
 use client::Error;
+use engine::World;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -30,15 +31,15 @@ pub fn rough_link(seed: u64) -> ConditionerConfig {
 
 /// Settings for tests: generous timeouts so a loaded CI machine cannot turn slowness into a
 /// disconnect; correctness never depends on them.
-pub fn test_config(conditioner: ConditionerConfig) -> NetConfig {
-    NetConfig {
+pub fn test_config(conditioner: ConditionerConfig) -> NetConfig<World> {
+    NetConfig::<World> {
         seed: 2026,
         disconnect_timeout: Duration::from_secs(10),
         disconnect_notify: Duration::from_secs(2),
         handshake_timeout: Duration::from_secs(20),
         sync_timeout: Duration::from_secs(20),
         conditioner,
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     }
 }
 
@@ -83,21 +84,21 @@ pub type PeerThread = JoinHandle<Result<NetRunSummary, Error>>;
 /// Starts a host in a thread; returns its address once bound.
 pub fn spawn_host(
     make_link: impl FnOnce() -> SharedLink + Send + 'static,
-    config: NetConfig,
+    config: NetConfig<World>,
     plan: NetRun,
 ) -> (SocketAddr, PeerThread) {
     let (tx, rx) = mpsc::channel();
     let handle = std::thread::spawn(move || {
         let link = make_link();
         tx.send(link.borrow().local_addr()).expect("report address");
-        let peer = NetPeer::host_on(link, &config)?;
+        let peer = NetPeer::<World>::host_on(link, &config)?;
         run_net_peer(peer, &plan)
     });
     (rx.recv().expect("host address"), handle)
 }
 
 /// Starts a host on a loopback UDP link in a thread; returns its address once bound.
-pub fn spawn_loopback_host(config: NetConfig, plan: NetRun) -> (SocketAddr, PeerThread) {
+pub fn spawn_loopback_host(config: NetConfig<World>, plan: NetRun) -> (SocketAddr, PeerThread) {
     spawn_host(|| loopback_link(Default::default()), config, plan)
 }
 
@@ -105,7 +106,7 @@ pub fn spawn_loopback_host(config: NetConfig, plan: NetRun) -> (SocketAddr, Peer
 pub fn spawn_loopback_joiner(
     host: SocketAddr,
     role: Role,
-    config: NetConfig,
+    config: NetConfig<World>,
     plan: NetRun,
 ) -> PeerThread {
     spawn_joiner(
@@ -122,11 +123,11 @@ pub fn spawn_joiner(
     make_link: impl FnOnce() -> SharedLink + Send + 'static,
     host: SocketAddr,
     role: Role,
-    config: NetConfig,
+    config: NetConfig<World>,
     plan: NetRun,
 ) -> PeerThread {
     std::thread::spawn(move || {
-        let peer = NetPeer::join_on(make_link(), host, role, &config)?;
+        let peer = NetPeer::<World>::join_on(make_link(), host, role, &config)?;
         run_net_peer(peer, &plan)
     })
 }

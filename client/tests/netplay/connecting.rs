@@ -4,6 +4,7 @@
 use crate::common::*;
 use client::net::wire::Role;
 use client::session::connecting::{ConnectStage, Connecting};
+use engine::World;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -13,14 +14,14 @@ fn polled_connections_go_through_their_stages_on_one_thread() {
     host_config.handshake_timeout = Duration::ZERO;
     let host_link = loopback_link(Default::default());
     let addr = host_link.borrow().local_addr();
-    let mut host = Connecting::host(host_link, &host_config).waiting_indefinitely();
+    let mut host = Connecting::<World>::host(host_link, &host_config).waiting_indefinitely();
     assert_eq!(host.stage(), ConnectStage::Waiting { for_player: true });
     for _ in 0..20 {
         assert!(host.poll().expect("still waiting").is_none());
         std::thread::sleep(Duration::from_millis(5));
     }
     let config = test_config(Default::default());
-    let mut joiner = Connecting::join(
+    let mut joiner = Connecting::<World>::join(
         loopback_link(Default::default()),
         addr,
         Role::Player,

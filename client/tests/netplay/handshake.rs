@@ -10,10 +10,11 @@ use client::net::wire::{PeerInfo, Role};
 use client::session::netplay::NetPeer;
 use client::Error;
 use engine::Rules;
+use engine::World;
 use std::time::Duration;
 
 /// A host that gives up quickly, for tests whose host never gets a joiner it can accept.
-fn impatient_host() -> client::session::netplay::NetConfig {
+fn impatient_host() -> client::session::netplay::NetConfig<World> {
     let mut config = test_config(Default::default());
     config.handshake_timeout = Duration::from_secs(2);
     config
@@ -28,7 +29,7 @@ fn different_rules_are_refused_with_the_reason() {
         block_hp: 5,
         ..Rules::default()
     };
-    let joined = NetPeer::join_on(
+    let joined = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Player,
@@ -53,7 +54,7 @@ fn another_protocol_or_state_format_is_refused() {
     let dir = scratch_dir("handshake-version");
     let (addr, host) = spawn_loopback_host(impatient_host(), plan(60, 1, &dir.join("h.log")));
     let link = loopback_link(Default::default());
-    let mut info = PeerInfo::local(&Rules::default());
+    let mut info = PeerInfo::local::<World>(&Rules::default());
     info.protocol += 1;
     info.state_format += 1;
     let err = handshake::join(
@@ -84,7 +85,7 @@ fn a_host_that_never_answers_times_out_with_a_message() {
     let silent = UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
     let addr = client::net::transport::Transport::local_addr(&silent);
     let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
-    let info = PeerInfo::local(&Rules::default());
+    let info = PeerInfo::local::<World>(&Rules::default());
     let err = handshake::join(
         &link,
         &info,
@@ -109,7 +110,7 @@ fn the_joiner_plays_the_hosts_seed_in_slot_1_and_a_third_player_is_refused() {
     let (addr, host) = spawn_loopback_host(host_config.clone(), plan(60, 1, &dir.join("h.log")));
     let mut config = test_config(Default::default());
     config.seed = host_config.seed + 1;
-    let mut peer = NetPeer::join_on(
+    let mut peer = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Player,
@@ -129,7 +130,7 @@ fn the_joiner_plays_the_hosts_seed_in_slot_1_and_a_third_player_is_refused() {
         peer.advance(engine::WireInput::default()).expect("advance");
         if peer.final_tick() >= 5 && late.is_none() {
             late = Some(std::thread::spawn(move || {
-                NetPeer::join_on(
+                NetPeer::<World>::join_on(
                     loopback_link(Default::default()),
                     addr,
                     Role::Player,
@@ -160,7 +161,7 @@ fn a_code_at_a_host_without_one_is_refused_saying_so() {
     let (addr, host) = spawn_loopback_host(impatient_host(), plan(60, 1, &dir.join("h.log")));
     let mut config = test_config(Default::default());
     config.invite = Some(client::net::seal::InviteCode::from_bytes([1; 10]));
-    let joined = NetPeer::join_on(
+    let joined = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Player,

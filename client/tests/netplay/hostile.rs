@@ -13,11 +13,12 @@ use client::session::netplay::NetPeer;
 use client::session::GgrsConfig;
 use client::Error;
 use engine::Rules;
+use engine::World;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 pub fn other_rules_info() -> PeerInfo {
-    PeerInfo::local(&Rules {
+    PeerInfo::local::<World>(&Rules {
         block_hp: 5,
         ..Rules::default()
     })
@@ -100,7 +101,7 @@ fn a_hello_with_a_huge_engine_version_is_refused_without_crashing_the_host() {
     let host = ImpatientHost::start("hostile-huge-version", 0);
     let mut info = our_info();
     // As long as a Hello may be (the payload limit is 4096 bytes, the rules take ~110).
-    info.engine_version = "9".repeat(3700);
+    info.game_version = "9".repeat(3700);
     let reason = refusal(RawPeer::bind().handshake(&info, Role::Player, None, host.addr));
     assert!(reason.contains("engine") && reason.len() < 300, "{reason}");
     host.times_out();
@@ -161,7 +162,7 @@ fn at_half_loss_a_refused_joiner_hears_the_reason_not_no_answer() {
         block_hp: 5,
         ..Rules::default()
     };
-    let joined = NetPeer::join_on(
+    let joined = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Player,
@@ -188,7 +189,7 @@ fn a_late_joiner_is_told_the_match_is_under_way() {
     let (tx, rx) = mpsc::channel();
     let joiner_plan = plan(ticks, 2, &j);
     let joiner = std::thread::spawn(move || {
-        let peer = NetPeer::join_on(
+        let peer = NetPeer::<World>::join_on(
             loopback_link(Default::default()),
             addr,
             Role::Player,
@@ -278,7 +279,7 @@ fn a_host_that_vanishes_after_the_welcome_is_reported() {
     config.sync_timeout = Duration::from_secs(1);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let joined = NetPeer::join_on(
+        let joined = NetPeer::<World>::join_on(
             loopback_link(Default::default()),
             host_addr,
             Role::Player,
@@ -327,7 +328,7 @@ fn a_welcome_with_impossible_numbers_is_refused() {
         let host_addr = fake_host.addr();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            let joined = NetPeer::join_on(
+            let joined = NetPeer::<World>::join_on(
                 loopback_link(Default::default()),
                 host_addr,
                 Role::Player,
@@ -355,7 +356,7 @@ fn the_hosts_first_sync_request_arriving_with_the_welcome_is_answered() {
     let mut config = test_config(Default::default());
     config.sync_timeout = Duration::from_secs(5);
     std::thread::spawn(move || {
-        let _ = NetPeer::join_on(
+        let _ = NetPeer::<World>::join_on(
             loopback_link(Default::default()),
             host_addr,
             Role::Player,

@@ -10,6 +10,7 @@ use client::logs::peer_logs::{LogPaths, PeerLogs};
 use client::logs::replay::Replay;
 use client::net::wire::Role;
 use client::session::netplay::NetPeer;
+use engine::World;
 use engine::{Bot, Event};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,8 @@ fn presented_events_equal_the_confirmed_history() {
     let log_path = dir.join("join.duellog");
     let config = test_config(rough_link(8));
     let mut peer =
-        NetPeer::join_on(loopback_link(rough_link(8)), addr, Role::Player, &config).expect("join");
+        NetPeer::<World>::join_on(loopback_link(rough_link(8)), addr, Role::Player, &config)
+            .expect("join");
     let paths = LogPaths {
         hash_log: None,
         match_log: Some(log_path.clone()),

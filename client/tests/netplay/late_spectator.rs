@@ -9,14 +9,15 @@ use client::logs::matchlog::read_log;
 use client::logs::replay::verify;
 use client::net::wire::Role;
 use client::session::netplay::NetConfig;
+use engine::World;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 const TICKS: u32 = 2400;
 
 /// Four times real time, so the match is long but the test is not.
-fn fast() -> NetConfig {
-    NetConfig {
+fn fast() -> NetConfig<World> {
+    NetConfig::<World> {
         fps: 240,
         ..test_config(Default::default())
     }

@@ -9,6 +9,7 @@ use client::runs::rail_fairness::{
     fairness_rules, run_fairness_peer, FairnessPlan, FairnessReport,
 };
 use client::session::netplay::NetPeer;
+use engine::World;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -26,10 +27,10 @@ fn fairness_pair(
         bot_seed: 11,
         view,
         fps: 60,
-        input_delay: client::session::netplay::NetConfig::default().input_delay,
+        input_delay: client::session::netplay::NetConfig::<World>::default().input_delay,
         deadline: Duration::from_secs(u64::from(ticks) / 15 + 60),
     };
-    let config = |seed| client::session::netplay::NetConfig {
+    let config = |seed| client::session::netplay::NetConfig::<World> {
         rules: fairness_rules(),
         ..test_config(link(seed))
     };
@@ -42,12 +43,12 @@ fn fairness_pair(
     let host = std::thread::spawn(move || {
         let link = loopback_link(link(21));
         tx.send(link.borrow().local_addr()).expect("address");
-        let peer = NetPeer::host_on(link, &host_config)?;
+        let peer = NetPeer::<World>::host_on(link, &host_config)?;
         run_fairness_peer(peer, &host_plan)
     });
     let addr = rx.recv().expect("host address");
-    let peer =
-        NetPeer::join_on(loopback_link(link(22)), addr, Role::Player, &config(22)).expect("join");
+    let peer = NetPeer::<World>::join_on(loopback_link(link(22)), addr, Role::Player, &config(22))
+        .expect("join");
     let joiner = run_fairness_peer(peer, &plan).expect("joiner runs");
     let host = host.join().expect("host thread").expect("host runs");
     (host, joiner)

@@ -8,6 +8,7 @@
 use client::net::ggrs_message::GgrsMessage;
 use client::net::seal::{self, Channel, Initiator, Inner, InviteCode, Responder};
 use client::net::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role};
+use engine::World;
 use engine::{DetRng, Rules};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub fn our_info() -> PeerInfo {
-    PeerInfo::local(&Rules::default())
+    PeerInfo::local::<World>(&Rules::default())
 }
 
 /// Bounds a hang: generous, never a threshold the outcome depends on.

@@ -9,6 +9,7 @@ use client::net::transport::{Transport, UdpTransport};
 use client::net::wire::Role;
 use client::runs::NetRunSummary;
 use client::session::netplay::NetConfig;
+use engine::World;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -110,10 +111,10 @@ impl Transport for DarkLink {
 }
 
 /// The default reconnect grace (30 s), generous handshake and sync waits for a loaded machine.
-fn grace_config() -> NetConfig {
-    NetConfig {
-        disconnect_timeout: NetConfig::default().disconnect_timeout,
-        disconnect_notify: NetConfig::default().disconnect_notify,
+fn grace_config() -> NetConfig<World> {
+    NetConfig::<World> {
+        disconnect_timeout: NetConfig::<World>::default().disconnect_timeout,
+        disconnect_notify: NetConfig::<World>::default().disconnect_notify,
         ..test_config(ConditionerConfig::default())
     }
 }

@@ -7,6 +7,7 @@
 use crate::child::{output_within, stdout_lines, wait_until, wait_within, KillOnDrop, CHILD_LIMIT};
 use crate::common::{assert_logs_identical, scratch_dir};
 use client::logs::matchlog::read_log;
+use engine::World;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -66,7 +67,7 @@ fn host_and_joiner<const H: usize, const J: usize>(
 /// tick it logged.
 fn dying_joiner(
     addr: std::net::SocketAddr,
-    config: &client::session::netplay::NetConfig,
+    config: &client::session::netplay::NetConfig<World>,
     log: &Path,
     logged: u32,
     played: u32,
@@ -275,7 +276,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let (hh, hm) = (dir.join("host.hashes"), dir.join("host.duel"));
     let mut host_plan = plan(1800, 1, &hh);
     host_plan.match_log = Some(hm.clone());
-    let host_config = client::session::netplay::NetConfig {
+    let host_config = client::session::netplay::NetConfig::<World> {
         spectators: 1,
         ..config.clone()
     };

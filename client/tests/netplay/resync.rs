@@ -8,6 +8,7 @@ use client::logs::matchlog::read_log;
 use client::logs::replay::verify;
 use client::net::wire::Role;
 use client::session::netplay::NetConfig;
+use engine::World;
 use std::path::Path;
 
 /// Which side's step to tick 150 is nudged (the faulty peer).
@@ -21,7 +22,7 @@ enum Faulty {
 /// both summaries.
 fn play(
     dir: &Path,
-    config: impl Fn() -> NetConfig,
+    config: impl Fn() -> NetConfig<World>,
     faulty: Faulty,
 ) -> (client::runs::NetRunSummary, client::runs::NetRunSummary) {
     let mut host_plan = plan(600, 1, &dir.join("host.log"));
@@ -126,7 +127,7 @@ fn with_resync_off_the_desync_stays_and_is_only_reported() {
     let dir = scratch_dir("resync-off");
     let (host, joiner) = play(
         &dir,
-        || NetConfig {
+        || NetConfig::<World> {
             resync: false,
             ..test_config(Default::default())
         },

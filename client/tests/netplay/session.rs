@@ -3,6 +3,7 @@
 
 use crate::common::*;
 use client::net::wire::Role;
+use engine::World;
 
 /// 3 600 ticks at ~80 ms RTT, jitter, 5 % loss, duplication and reordering: no desync,
 /// identical confirmed hash logs on both players and the spectator.
@@ -81,7 +82,7 @@ fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
         plan(600, 22, &dir.join("join.log")),
     );
     let config = test_config(Default::default());
-    let mut spectator = NetPeer::join_on(
+    let mut spectator = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Spectator,
@@ -91,7 +92,7 @@ fn a_spectator_behind_catches_up_and_says_when_it_cannot() {
     // The deadline only turns a hang into a failure; no assertion depends on timing.
     let deadline = Instant::now() + Duration::from_secs(60);
     let bounded = |what: &str| assert!(Instant::now() < deadline, "{what}: still waiting at 60 s");
-    let behind = |s: &NetPeer| s.frames_behind_host().expect("a spectator");
+    let behind = |s: &NetPeer<World>| s.frames_behind_host().expect("a spectator");
     let pause = || std::thread::sleep(Duration::from_millis(5));
 
     while spectator.world().tick() < 30 {
@@ -156,7 +157,7 @@ fn a_host_does_not_wait_for_the_finish_of_a_spectator_that_left() {
         test_config(Default::default()),
         plan(600, 22, &dir.join("join.log")),
     );
-    let mut spectator = NetPeer::join_on(
+    let mut spectator = NetPeer::<World>::join_on(
         loopback_link(Default::default()),
         addr,
         Role::Spectator,

@@ -9,6 +9,7 @@ use client::logs::matchlog::read_log;
 use client::logs::replay::verify;
 use client::net::wire::Role;
 use client::session::netplay::NetConfig;
+use engine::World;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -16,8 +17,8 @@ const TICKS: u32 = 2400;
 /// The joiner's step to this tick is nudged: a desync, then a resync into epoch 2.
 const FAULT: u32 = 1500;
 
-fn fast() -> NetConfig {
-    NetConfig {
+fn fast() -> NetConfig<World> {
+    NetConfig::<World> {
         fps: 240,
         spectators: 1,
         ..test_config(Default::default())

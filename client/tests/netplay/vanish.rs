@@ -5,6 +5,7 @@ use crate::common::*;
 use client::net::wire::Role;
 use client::session::netplay::NetPeer;
 use engine::Bot;
+use engine::World;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -21,8 +22,9 @@ fn the_survivor_reports_the_disconnect_and_flushes_its_log() {
     );
     // The joiner plays about 300 frames by hand, then disappears without a word.
     let joiner = std::thread::spawn(move || {
-        let mut peer = NetPeer::join_on(loopback_link(rough_link(2)), addr, Role::Player, &config)
-            .expect("join");
+        let mut peer =
+            NetPeer::<World>::join_on(loopback_link(rough_link(2)), addr, Role::Player, &config)
+                .expect("join");
         let mut bot = Bot::new(1, 5);
         let deadline = Instant::now() + Duration::from_secs(60);
         while peer.world().tick() < 300 && Instant::now() < deadline {

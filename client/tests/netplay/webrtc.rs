@@ -9,6 +9,7 @@ use client::net::wire::Role;
 use client::runs::{run_net_peer, NetRun, NetRunSummary};
 use client::session::netplay::{NetConfig, NetPeer};
 use client::Error;
+use engine::World;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,11 +24,11 @@ pub(crate) fn signal_server() -> SignalServer {
 fn spawn_online(
     room: RoomConfig,
     role: Role,
-    config: NetConfig,
+    config: NetConfig<World>,
     plan: NetRun,
 ) -> JoinHandle<Result<NetRunSummary, Error>> {
     std::thread::spawn(move || {
-        let peer = NetPeer::online(&room, role, &config)?;
+        let peer = NetPeer::<World>::online(&room, role, &config)?;
         run_net_peer(peer, &plan)
     })
 }
@@ -104,7 +105,7 @@ fn two_peers_and_a_spectator_in_a_room_agree_through_the_conditioner() {
     let second = spawn_online(
         room.clone(),
         Role::Player,
-        NetConfig {
+        NetConfig::<World> {
             conditioner: rough_link(2),
             ..player_config
         },
@@ -140,7 +141,7 @@ fn a_room_on_a_signalling_server_that_is_down_says_so() {
         .port();
     let room = RoomConfig::new(format!("ws://127.0.0.1:{port}"), "nobody");
     let started = std::thread::spawn(move || {
-        NetPeer::online(&room, Role::Player, &test_config(Default::default())).map(|_| ())
+        NetPeer::<World>::online(&room, Role::Player, &test_config(Default::default())).map(|_| ())
     });
     match join_within(started, "peer of a dead server") {
         Err(e @ Error::SignalUnreachable { .. }) => {
@@ -161,7 +162,7 @@ fn a_malformed_room_or_url_is_refused() {
         RoomConfig::new("ws://127.0.0.1:1", "a/b"),
         RoomConfig::new("http://127.0.0.1:1", "ok"),
     ] {
-        match NetPeer::online(&room, Role::Player, &test_config(Default::default())) {
+        match NetPeer::<World>::online(&room, Role::Player, &test_config(Default::default())) {
             Err(Error::Address(_)) => {}
             other => panic!("{room:?}: expected an address error, got {other:?}"),
         }
@@ -188,7 +189,8 @@ fn a_third_player_in_a_full_room_is_refused() {
                 third_done.clone(),
             );
             std::thread::spawn(move || {
-                let peer = NetPeer::online(&room, Role::Player, &test_config(Default::default()));
+                let peer =
+                    NetPeer::<World>::online(&room, Role::Player, &test_config(Default::default()));
                 let _ = started_tx.send(());
                 let mut peer = peer?;
                 // The match is under way: keep exchanging datagrams (answering the third
@@ -215,7 +217,7 @@ fn a_third_player_in_a_full_room_is_refused() {
             .expect("both players entered the room (hang guard)");
     }
     let late = std::thread::spawn(move || {
-        NetPeer::online(&room, Role::Player, &test_config(Default::default())).map(|_| ())
+        NetPeer::<World>::online(&room, Role::Player, &test_config(Default::default())).map(|_| ())
     });
     let late = join_within(late, "third player");
     third_done.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -236,7 +238,7 @@ fn a_third_player_in_a_full_room_is_refused() {
 fn a_player_with_other_rules_is_refused_with_the_reason() {
     let server = signal_server();
     let room = RoomConfig::new(server.url(), "rules");
-    let config = |block_hp| NetConfig {
+    let config = |block_hp| NetConfig::<World> {
         rules: engine::Rules {
             block_hp,
             ..engine::Rules::default()
@@ -249,7 +251,9 @@ fn a_player_with_other_rules_is_refused_with_the_reason() {
         .into_iter()
         .map(|hp| {
             let (room, config) = (room.clone(), config(hp));
-            std::thread::spawn(move || NetPeer::online(&room, Role::Player, &config).map(|_| ()))
+            std::thread::spawn(move || {
+                NetPeer::<World>::online(&room, Role::Player, &config).map(|_| ())
+            })
         })
         .collect();
     let results: Vec<_> = peers
@@ -300,7 +304,8 @@ fn the_survivor_of_a_vanished_peer_reports_the_disconnect() {
         plan(3600, 1, &log),
     );
     let leaver = std::thread::spawn(move || {
-        let mut peer = NetPeer::online(&room, Role::Player, &config).expect("enter the room");
+        let mut peer =
+            NetPeer::<World>::online(&room, Role::Player, &config).expect("enter the room");
         let mut bot = engine::Bot::new(peer.local_slot().expect("a player") as u8, 5);
         let deadline = Instant::now() + LIMIT;
         while peer.world().tick() < 300 && Instant::now() < deadline {

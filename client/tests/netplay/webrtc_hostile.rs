@@ -14,6 +14,7 @@ use client::net::wire::Role;
 use client::runs::{run_net_peer, NetRunSummary};
 use client::session::netplay::NetPeer;
 use client::Error;
+use engine::World;
 use futures::{SinkExt, StreamExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,7 +45,8 @@ fn players_waiting_for(
                 attack_over.clone(),
             );
             std::thread::spawn(move || {
-                let peer = NetPeer::online(&room, Role::Player, &test_config(Default::default()));
+                let peer =
+                    NetPeer::<World>::online(&room, Role::Player, &test_config(Default::default()));
                 let _ = entered_tx.send(());
                 let mut peer = peer?;
                 let deadline = Instant::now() + LIMIT;
@@ -186,7 +188,7 @@ fn a_stranger_without_the_secret_is_refused_and_the_players_finish() {
             "the room `private` is protected by a secret, and this link has none",
         ),
     ] {
-        match NetPeer::online(&stranger, Role::Player, &config) {
+        match NetPeer::<World>::online(&stranger, Role::Player, &config) {
             Err(e @ Error::RoomRefused { .. }) => {
                 let text = e.to_string();
                 assert!(text.contains(expected), "{text}");

@@ -140,6 +140,13 @@ impl Game for RingRace {
         rules.hash()
     }
 
+    fn rules_differences(
+        ours: &RingRules,
+        theirs: &RingRules,
+    ) -> Vec<(&'static str, String, String)> {
+        ours.differences(theirs)
+    }
+
     fn snapshot_to_bytes(snapshot: &RingSnapshot) -> Vec<u8> {
         snapshot.to_bytes()
     }

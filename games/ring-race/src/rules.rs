@@ -92,6 +92,43 @@ impl RingRules {
         xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes())
     }
 
+    /// The rules in which `self` and `other` differ, as `(name, ours, theirs)`, in
+    /// declaration order.
+    #[must_use]
+    pub fn differences(&self, other: &RingRules) -> Vec<(&'static str, String, String)> {
+        let fields: [(&'static str, u16, u16); 9] = [
+            ("track_length", self.track_length, other.track_length),
+            ("accel", self.accel, other.accel),
+            ("drag", self.drag.into(), other.drag.into()),
+            ("max_speed", self.max_speed.into(), other.max_speed.into()),
+            (
+                "dash_boost",
+                self.dash_boost.into(),
+                other.dash_boost.into(),
+            ),
+            ("dash_cooldown", self.dash_cooldown, other.dash_cooldown),
+            (
+                "racer_size",
+                self.racer_size.into(),
+                other.racer_size.into(),
+            ),
+            (
+                "pickup_radius",
+                self.pickup_radius.into(),
+                other.pickup_radius.into(),
+            ),
+            (
+                "coins_to_win",
+                self.coins_to_win.into(),
+                other.coins_to_win.into(),
+            ),
+        ];
+        (fields.into_iter())
+            .filter(|(_, a, b)| a != b)
+            .map(|(name, a, b)| (name, a.to_string(), b.to_string()))
+            .collect()
+    }
+
     pub(crate) fn length(&self) -> Fx {
         Fx::from_num(self.track_length)
     }
@@ -103,4 +140,40 @@ fn options() -> impl bincode::Options {
         .with_little_endian()
         .reject_trailing_bytes()
         .with_limit(256)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Contract: every rule edited alone is named alone, with both values, ours first; equal
+    /// rules name none.
+    #[test]
+    fn each_rule_edited_alone_is_named_alone() {
+        let ours = RingRules::default();
+        assert!(ours.differences(&ours.clone()).is_empty());
+        let edits: [(&str, fn(&mut RingRules)); 9] = [
+            ("track_length", |r| r.track_length += 1),
+            ("accel", |r| r.accel += 1),
+            ("drag", |r| r.drag += 1),
+            ("max_speed", |r| r.max_speed += 1),
+            ("dash_boost", |r| r.dash_boost += 1),
+            ("dash_cooldown", |r| r.dash_cooldown += 1),
+            ("racer_size", |r| r.racer_size += 1),
+            ("pickup_radius", |r| r.pickup_radius += 1),
+            ("coins_to_win", |r| r.coins_to_win += 1),
+        ];
+        for (name, edit) in edits {
+            let mut theirs = ours.clone();
+            edit(&mut theirs);
+            let named = ours.differences(&theirs);
+            assert_eq!(named.len(), 1, "{name}: {named:?}");
+            assert_eq!(named[0].0, name);
+            assert_eq!(
+                named[0].2.parse::<u32>().ok(),
+                named[0].1.parse::<u32>().ok().map(|v| v + 1),
+                "{name}"
+            );
+        }
+    }
 }

@@ -12,6 +12,7 @@ use client::journal::PredictionJournal;
 use client::logs::peer_logs::{LogPaths, PeerLogs};
 use client::remote_view::{RemoteView, ViewDelay};
 use client::session::netplay::{Advance, NetEvent, NetPeer};
+use engine::World;
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
 /// Input delay bounds offered by F5/F6.
@@ -24,7 +25,7 @@ const SLOWDOWN_EVERY: u32 = 10;
 
 /// An online match seen from this machine.
 pub struct NetMatch {
-    peer: NetPeer,
+    peer: NetPeer<World>,
     mode: NetMode,
     local: Vec<PlayerId>,
     previous: WorldSnapshot,
@@ -63,14 +64,18 @@ impl NetMatch {
     ///
     /// # Errors
     /// If the logs cannot be created.
-    pub fn new(peer: NetPeer, input_delay: usize, logs: &LogPaths) -> anyhow::Result<NetMatch> {
+    pub fn new(
+        peer: NetPeer<World>,
+        input_delay: usize,
+        logs: &LogPaths,
+    ) -> anyhow::Result<NetMatch> {
         let logs = PeerLogs::open(&peer, logs, None).context("opening the match logs")?;
         Ok(NetMatch::with_logs(peer, input_delay, logs))
     }
 
     /// Wraps a peer whose logs are open already (a rejoin continues the log it came from).
     #[must_use]
-    pub fn with_logs(peer: NetPeer, input_delay: usize, logs: PeerLogs) -> NetMatch {
+    pub fn with_logs(peer: NetPeer<World>, input_delay: usize, logs: PeerLogs) -> NetMatch {
         let (mode, local) = match peer.local_slot() {
             Some(0) => (NetMode::Host, vec![0]),
             Some(slot) => (NetMode::Join, vec![slot as PlayerId]),
@@ -105,7 +110,7 @@ impl NetMatch {
 
     /// The session.
     #[must_use]
-    pub fn peer(&self) -> &NetPeer {
+    pub fn peer(&self) -> &NetPeer<World> {
         &self.peer
     }
 

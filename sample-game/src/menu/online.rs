@@ -14,6 +14,7 @@ use client::session::connecting::{ConnectStage, Connecting};
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
 use client::Error;
+use engine::World;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -38,8 +39,8 @@ pub enum Side {
 type Opening = mpsc::Receiver<Result<(WebRtcTransport, RoomPart<SocketAddr>), Error>>;
 
 enum Inner {
-    Opening(Opening, Box<NetConfig>),
-    Connecting(Box<Connecting>),
+    Opening(Opening, Box<NetConfig<World>>),
+    Connecting(Box<Connecting<World>>),
 }
 
 /// Where a connection stands, for the status screen.
@@ -61,7 +62,7 @@ pub enum Poll {
     /// Still going.
     Pending,
     /// Synchronized: the match can start.
-    Ready(Box<NetPeer>),
+    Ready(Box<NetPeer<World>>),
     /// The other side turned us away (different rules or build, the match is full), with its
     /// reason.
     Refused(String),
@@ -91,7 +92,7 @@ impl Connection {
     ///
     /// # Errors
     /// If no UDP port can be bound at all.
-    pub fn host(config: NetConfig) -> Result<Connection, Error> {
+    pub fn host(config: NetConfig<World>) -> Result<Connection, Error> {
         let any = SocketAddr::from((Ipv4Addr::UNSPECIFIED, HOST_PORT));
         let link = open_link(any, config.conditioner).or_else(|_| {
             open_link(
@@ -110,7 +111,7 @@ impl Connection {
             .collect();
         Ok(Connection::new(
             Inner::Connecting(Box::new(
-                Connecting::host(link, &config).waiting_indefinitely(),
+                Connecting::<World>::host(link, &config).waiting_indefinitely(),
             )),
             Side::Host,
             None,
@@ -125,16 +126,18 @@ impl Connection {
     pub fn join(
         host: SocketAddr,
         role: Role,
-        config: NetConfig,
+        config: NetConfig<World>,
         timeout: Duration,
     ) -> Result<Connection, Error> {
         let link = open_link(default_bind_for(host), config.conditioner)?;
-        let config = NetConfig {
+        let config = NetConfig::<World> {
             handshake_timeout: timeout,
             ..config
         };
         Ok(Connection::new(
-            Inner::Connecting(Box::new(Connecting::join(link, host, role, &config))),
+            Inner::Connecting(Box::new(Connecting::<World>::join(
+                link, host, role, &config,
+            ))),
             Side::Join(host, role),
             Some(timeout),
             Vec::new(),
@@ -151,7 +154,7 @@ impl Connection {
         link: &str,
         role: Role,
         ice: IceServers,
-        config: NetConfig,
+        config: NetConfig<World>,
         timeout: Duration,
     ) -> Result<Connection, Error> {
         let room = RoomConfig::from_link(link)?.with_ice(ice);
@@ -165,7 +168,7 @@ impl Connection {
             // The window may have given up and dropped the receiver: nothing to tell.
             let _ = tx.send(opened);
         });
-        let config = NetConfig {
+        let config = NetConfig::<World> {
             handshake_timeout: timeout,
             ..config
         };
@@ -244,10 +247,14 @@ impl Connection {
                 Ok(Ok((transport, part))) => {
                     let link = room_link(transport, config);
                     let connecting = match part {
-                        RoomPart::Host => Connecting::host(link, config).waiting_indefinitely(),
-                        RoomPart::Join(host) => Connecting::join(link, host, Role::Player, config),
+                        RoomPart::Host => {
+                            Connecting::<World>::host(link, config).waiting_indefinitely()
+                        }
+                        RoomPart::Join(host) => {
+                            Connecting::<World>::join(link, host, Role::Player, config)
+                        }
                         RoomPart::Spectate(host) => {
-                            Connecting::join(link, host, Role::Spectator, config)
+                            Connecting::<World>::join(link, host, Role::Spectator, config)
                         }
                     };
                     self.inner = Inner::Connecting(Box::new(connecting));
@@ -282,7 +289,7 @@ impl Connection {
 
 /// A room's transport as a link, through the conditioner when one is configured (as
 /// `client::session::online::open_room` does).
-fn room_link(transport: WebRtcTransport, config: &NetConfig) -> SharedLink {
+fn room_link(transport: WebRtcTransport, config: &NetConfig<World>) -> SharedLink {
     if config.conditioner.is_active() {
         Link::new(LinkConditioner::new(transport, config.conditioner))
     } else {

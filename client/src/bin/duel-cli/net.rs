@@ -17,6 +17,7 @@ use client::runs::{run_net_peer, NetRun};
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
 use engine::Phase;
+use engine::World;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -124,8 +125,8 @@ impl NetArgs {
         }
     }
 
-    fn config(&self, seed: u64, spectators: usize) -> Result<NetConfig> {
-        Ok(NetConfig {
+    fn config(&self, seed: u64, spectators: usize) -> Result<NetConfig<World>> {
+        Ok(NetConfig::<World> {
             rules: load_rules(self.rules.as_deref())?,
             seed,
             input_delay: self.input_delay,
@@ -139,7 +140,7 @@ impl NetArgs {
             spectators,
             conditioner: self.conditioner.unwrap_or_default(),
             resync: !self.no_resync,
-            ..NetConfig::default()
+            ..NetConfig::<World>::default()
         })
     }
 
@@ -177,7 +178,7 @@ pub(crate) fn host(
     if let Some(code) = config.invite {
         out!("invite: {local}#{code} (share it with the other player; it is the key)");
     }
-    let peer = NetPeer::host_on(link, &config)?;
+    let peer = NetPeer::<World>::host_on(link, &config)?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
@@ -202,8 +203,8 @@ pub(crate) fn join(
     let mut config = net.config(0, 0)?;
     config.invite = in_address.or(given);
     let link = open_link(bind, config.conditioner)?;
-    let peer =
-        NetPeer::join_on(link, host, role, &config).with_context(|| format!("joining {host}"))?;
+    let peer = NetPeer::<World>::join_on(link, host, role, &config)
+        .with_context(|| format!("joining {host}"))?;
     Ok(net_exit(&run_net_peer(peer, &net.plan())?))
 }
 
@@ -306,7 +307,7 @@ pub(crate) fn online(
     let open = client::session::online::open_room(room, role, &config)
         .and_then(|open| {
             let entries = open.entries;
-            NetPeer::online_on(open.link, open.part, &config).map(|peer| (peer, entries))
+            NetPeer::<World>::online_on(open.link, open.part, &config).map(|peer| (peer, entries))
         })
         .with_context(|| format!("room {url}"));
     let (peer, entries) = open?;

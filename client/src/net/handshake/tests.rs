@@ -8,6 +8,7 @@ use crate::net::socket::Link;
 use crate::net::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::net::transport::{Transport, MAX_DATAGRAM};
 use engine::Rules;
+use engine::World;
 
 const SEED: u64 = 4242;
 
@@ -20,7 +21,7 @@ fn code(byte: u8) -> InviteCode {
 }
 
 fn info(block_hp: u8) -> PeerInfo {
-    PeerInfo::local(&Rules {
+    PeerInfo::local::<World>(&Rules {
         block_hp,
         ..Rules::default()
     })

@@ -10,6 +10,7 @@ use crate::net::seal::{Initiator, Responder, SEALED_HEADER_LEN};
 use crate::net::transport::memory::MemoryNet;
 use crate::session::GgrsConfig;
 use engine::Rules;
+use engine::World;
 use std::collections::BTreeMap;
 
 /// The link under test listens here.
@@ -174,7 +175,7 @@ fn limits() -> Limits {
 }
 
 fn info(block_hp: u8) -> PeerInfo {
-    PeerInfo::local(&Rules {
+    PeerInfo::local::<World>(&Rules {
         block_hp,
         ..Rules::default()
     })

@@ -7,39 +7,40 @@ use crate::net::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::net::transport::{Transport, MAX_DATAGRAM};
 use crate::net::wire::{self, Control, Kind};
 use crate::session::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
+use engine::World;
 
 fn addr(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
 }
 
-fn config(handshake_ms: u64, sync_ms: u64, spectators: usize) -> NetConfig {
-    NetConfig {
+fn config(handshake_ms: u64, sync_ms: u64, spectators: usize) -> NetConfig<World> {
+    NetConfig::<World> {
         handshake_timeout: Duration::from_millis(handshake_ms),
         sync_timeout: Duration::from_millis(sync_ms),
         spectators,
-        ..NetConfig::default()
+        ..NetConfig::<World>::default()
     }
 }
 
 /// A host at port 1.
-fn host(net: &MemoryNet, config: &NetConfig) -> Connecting {
-    Connecting::host(Link::new(net.endpoint(1)), config)
+fn host(net: &MemoryNet, config: &NetConfig<World>) -> Connecting<World> {
+    Connecting::<World>::host(Link::new(net.endpoint(1)), config)
 }
 
 /// A peer at `port` joining the host as `role`.
-fn joiner(net: &MemoryNet, port: u16, role: Role, config: &NetConfig) -> Connecting {
-    Connecting::join(Link::new(net.endpoint(port)), addr(1), role, config)
+fn joiner(net: &MemoryNet, port: u16, role: Role, config: &NetConfig<World>) -> Connecting<World> {
+    Connecting::<World>::join(Link::new(net.endpoint(port)), addr(1), role, config)
 }
 
 /// Polls every side in turn until `done` says so, each side's results and stages kept;
 /// fails after 10 s of wall time (a guard against hanging, not a measure: a lossless network
 /// needs no waiting).
 fn poll_until(
-    sides: &mut [&mut Connecting],
-    mut done: impl FnMut(&[Option<NetPeer>], &[ConnectStage]) -> bool,
-) -> (Vec<Option<NetPeer>>, Vec<Vec<ConnectStage>>) {
+    sides: &mut [&mut Connecting<World>],
+    mut done: impl FnMut(&[Option<NetPeer<World>>], &[ConnectStage]) -> bool,
+) -> (Vec<Option<NetPeer<World>>>, Vec<Vec<ConnectStage>>) {
     let guard = Instant::now() + Duration::from_secs(10);
-    let mut peers: Vec<Option<NetPeer>> = sides.iter().map(|_| None).collect();
+    let mut peers: Vec<Option<NetPeer<World>>> = sides.iter().map(|_| None).collect();
     let mut seen: Vec<Vec<ConnectStage>> = sides.iter().map(|s| vec![s.stage()]).collect();
     loop {
         for (i, side) in sides.iter_mut().enumerate() {
@@ -68,7 +69,7 @@ fn poll_until(
 }
 
 /// Polls `side` alone until it fails; panics if it hands over a peer or takes over 10 s.
-fn poll_until_error(side: &mut Connecting) -> Error {
+fn poll_until_error(side: &mut Connecting<World>) -> Error {
     let guard = Instant::now() + Duration::from_secs(10);
     loop {
         match side.poll() {
@@ -81,12 +82,12 @@ fn poll_until_error(side: &mut Connecting) -> Error {
     }
 }
 
-fn all_handed_over(peers: &[Option<NetPeer>], _: &[ConnectStage]) -> bool {
+fn all_handed_over(peers: &[Option<NetPeer<World>>], _: &[ConnectStage]) -> bool {
     peers.iter().all(Option::is_some)
 }
 
 /// A host at port 1 and a player joined from port 2, both handed over (the match runs).
-fn connected_pair(net: &MemoryNet, cfg: &NetConfig) -> (NetPeer, NetPeer) {
+fn connected_pair(net: &MemoryNet, cfg: &NetConfig<World>) -> (NetPeer<World>, NetPeer<World>) {
     let mut h = host(net, cfg);
     let mut j = joiner(net, 2, Role::Player, cfg);
     let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
@@ -115,7 +116,7 @@ fn control_at(at: &mut MemoryEndpoint) -> Vec<Control> {
 /// A stranger at `port` says `Hello` to `to` as `role`.
 fn stranger_hello(net: &MemoryNet, port: u16, to: u16, role: Role) -> MemoryEndpoint {
     let mut at = net.endpoint(port);
-    let info = PeerInfo::local(&engine::Rules::default());
+    let info = PeerInfo::local::<World>(&engine::Rules::default());
     let noise = crate::net::seal::Initiator::new(&wire::hello_prologue(&info, role, false), None)
         .expect("initiator")
         .message()
@@ -130,7 +131,7 @@ fn stranger_hello(net: &MemoryNet, port: u16, to: u16, role: Role) -> MemoryEndp
     at
 }
 
-fn over(result: Result<Option<NetPeer>, Error>) -> bool {
+fn over(result: Result<Option<NetPeer<World>>, Error>) -> bool {
     matches!(result, Err(Error::Refused { reason }) if reason.contains("this connection is over"))
 }
 
@@ -196,7 +197,7 @@ fn a_host_waits_for_its_spectators_and_while_synchronizing_refuses_only_what_it_
                 st[0] == ConnectStage::Waiting { for_player: false }
             });
         }
-        let mut sides: Vec<&mut Connecting> = vec![&mut h, &mut j];
+        let mut sides: Vec<&mut Connecting<World>> = vec![&mut h, &mut j];
         if spectators == 1 {
             sides.push(&mut s);
         }
@@ -224,7 +225,8 @@ fn a_handshake_out_of_time_names_who_is_missing_unless_the_host_waits_indefinite
     let cfg = config(0, 5_000, 0);
     let mut h = host(&net, &cfg);
     let mut j = joiner(&net, 2, Role::Player, &cfg);
-    let mut patient = Connecting::host(Link::new(net.endpoint(5)), &cfg).waiting_indefinitely();
+    let mut patient =
+        Connecting::<World>::host(Link::new(net.endpoint(5)), &cfg).waiting_indefinitely();
     let mut patient_joiner = joiner(&net, 6, Role::Player, &cfg).waiting_indefinitely();
     std::thread::sleep(Duration::from_millis(2));
     match h.poll() {
@@ -361,7 +363,7 @@ fn a_joiner_that_synchronizes_but_sends_no_input_loses_the_slot() {
 #[test]
 fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
     let net = MemoryNet::default();
-    let cfg = NetConfig {
+    let cfg = NetConfig::<World> {
         freeze_timeout: Duration::from_millis(400),
         ..config(30_000, 5_000, 0)
     };
@@ -402,14 +404,14 @@ fn a_match_that_confirms_nothing_for_the_freeze_timeout_ends_saying_so() {
 #[test]
 fn a_silent_peer_is_waited_for_through_the_grace_and_then_given_up_saying_why() {
     let net = MemoryNet::default();
-    let cfg = NetConfig {
+    let cfg = NetConfig::<World> {
         freeze_timeout: Duration::from_millis(400),
         disconnect_notify: Duration::from_millis(100),
         disconnect_timeout: Duration::from_millis(1500),
         ..config(30_000, 5_000, 0)
     };
     let (mut hosted, mut joined) = connected_pair(&net, &cfg);
-    let play = |hosted: &mut NetPeer, joined: Option<&mut NetPeer>, for_ms: u64| {
+    let play = |hosted: &mut NetPeer<World>, joined: Option<&mut NetPeer<World>>, for_ms: u64| {
         let mut joined = joined;
         let until = Instant::now() + Duration::from_millis(for_ms);
         let mut waiting = Vec::new();
@@ -477,31 +479,31 @@ fn a_config_out_of_range_is_refused_naming_it_not_a_panic() {
     let net = MemoryNet::default();
     let cases = [
         (
-            NetConfig {
+            NetConfig::<World> {
                 handshake_timeout: Duration::MAX,
-                ..NetConfig::default()
+                ..NetConfig::<World>::default()
             },
             "handshake timeout",
         ),
         (
-            NetConfig {
+            NetConfig::<World> {
                 sync_timeout: Duration::from_secs(u64::MAX),
-                ..NetConfig::default()
+                ..NetConfig::<World>::default()
             },
             "sync timeout",
         ),
         (
-            NetConfig {
+            NetConfig::<World> {
                 disconnect_timeout: Duration::ZERO,
-                ..NetConfig::default()
+                ..NetConfig::<World>::default()
             },
             "disconnect timeout",
         ),
         (config(1000, 1000, MAX_SPECTATORS + 1), "spectators"),
         (
-            NetConfig {
+            NetConfig::<World> {
                 input_delay: MAX_INPUT_DELAY + 1,
-                ..NetConfig::default()
+                ..NetConfig::<World>::default()
             },
             "input delay",
         ),
@@ -511,11 +513,12 @@ fn a_config_out_of_range_is_refused_naming_it_not_a_panic() {
         let mut h = host(&net, &config);
         let err = poll_until_error(&mut h).to_string();
         assert!(err.contains(words), "host: {err}");
-        let mut j = Connecting::join(Link::new(net.endpoint(2)), addr(1), Role::Player, &config);
+        let mut j =
+            Connecting::<World>::join(Link::new(net.endpoint(2)), addr(1), Role::Player, &config);
         let err = poll_until_error(&mut j).to_string();
         assert!(err.contains(words), "joiner: {err}");
     }
-    assert_eq!(NetConfig::default().check(), Ok(()));
+    assert_eq!(NetConfig::<World>::default().check(), Ok(()));
 }
 
 /// Contract: every limit `NetConfig::check` applies takes its own value and refuses one past it.
@@ -527,12 +530,12 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
     };
     let tick = Duration::from_millis(1);
     let (min_disconnect, max_disconnect) = DISCONNECT_TIMEOUT_RANGE;
-    let with = |edit: &dyn Fn(&mut NetConfig)| {
-        let mut c = NetConfig::default();
+    let with = |edit: &dyn Fn(&mut NetConfig<World>)| {
+        let mut c = NetConfig::<World>::default();
         edit(&mut c);
         c
     };
-    type Edit = Box<dyn Fn(&mut NetConfig)>;
+    type Edit = Box<dyn Fn(&mut NetConfig<World>)>;
     let cases: Vec<(Edit, Edit, &str)> = vec![
         (
             Box::new(|c| c.input_delay = MAX_INPUT_DELAY),
@@ -643,7 +646,7 @@ fn a_joiner_to_a_closed_udp_port_is_told_at_once() {
         .local_addr();
     let cfg = config(20_000, 5_000, 0);
     let link = Link::new(UdpTransport::bind("127.0.0.1:0".parse().expect("addr")).expect("bind"));
-    let mut joining = Connecting::join(link, closed, Role::Player, &cfg);
+    let mut joining = Connecting::<World>::join(link, closed, Role::Player, &cfg);
     let err = poll_until_error(&mut joining);
     match &err {
         Error::PortClosed { host } => assert_eq!(*host, closed),

@@ -27,9 +27,9 @@ use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
 use crate::net::seal::{Initiator, MatchSecret, Psk, Responder};
 use crate::net::socket::SharedLink;
-use crate::net::wire::{self, Control, Kind, PeerInfo, RejoinAnswer};
+use crate::net::wire::{self, Control, InputRun, Kind, PeerInfo, RejoinAnswer};
 use crate::session::{driver::Driver, netplay::NetConfig};
-use engine::{Tick, WireInput, World};
+use game_api::{Game, SectionHash, Tick};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -48,14 +48,16 @@ const REPEAT: Duration = Duration::from_millis(150);
 
 /// What a player coming back from a new process needs: where its log ends and what it holds.
 #[derive(Debug, Clone)]
-pub struct RejoinPlan {
+pub struct RejoinPlan<G: Game> {
     /// The world at the log's last tick (re-simulated and checked from the log).
-    pub world: World,
+    pub world: G,
     /// Every player's inputs of the log's last ticks, oldest first, ending at the world's tick
     /// (at most [`MAX_RECENT_TICKS`] are sent).
-    pub recent: Vec<Vec<WireInput>>,
+    pub recent: Vec<Vec<G::Input>>,
     /// The match's secret, from the log.
     pub secret: MatchSecret,
+    /// The match seed, from the log.
+    pub match_seed: u64,
     /// The slot this player played.
     pub slot: u8,
     /// The other player's address, from the log.
@@ -106,27 +108,27 @@ impl std::fmt::Display for RejoinReport {
 pub struct Transferred {
     /// The log's last tick (the ticks after it, up to the epoch's, were never this side's).
     pub from: Tick,
-    /// The state at the epoch's tick, as sent (`WorldSnapshot::to_bytes`).
+    /// The state at the epoch's tick, as sent ([`Game::snapshot_to_bytes`]).
     pub snapshot: Vec<u8>,
 }
 
 /// A resume the survivor (or the host of a resync) agreed to.
 #[derive(Debug)]
-pub(super) struct Agreed {
+pub(super) struct Agreed<G: Game> {
     /// The resume tick.
     pub(super) resume: Tick,
     /// Every player's inputs of the ticks the other side lacks, flattened.
-    pub(super) gap: Vec<WireInput>,
+    pub(super) gap: Vec<G::Input>,
     /// Every player's inputs of the ticks the other side has final past our last final tick.
-    pub(super) ahead: Vec<WireInput>,
+    pub(super) ahead: Vec<G::Input>,
     /// Whether our state at the resume tick goes whole instead of `gap` (the other side's
     /// log ends before the history this side keeps).
     pub(super) transfer: bool,
 }
 
-impl Agreed {
+impl<G: Game> Agreed<G> {
     /// A resume at `resume` from our state there, sent whole.
-    fn transfer(resume: Tick) -> Agreed {
+    fn transfer(resume: Tick) -> Agreed<G> {
         Agreed {
             resume,
             gap: Vec::new(),
@@ -165,7 +167,7 @@ impl Default for Survivor {
     }
 }
 
-impl NetPeer {
+impl<G: Game> NetPeer<G> {
     /// Whether an accepted rejoin holds the old session still (it is not polled meanwhile, so
     /// nothing of the old epoch goes to the rejoiner's new address).
     pub(super) fn rejoin_pending(&mut self) -> bool {
@@ -196,7 +198,7 @@ impl NetPeer {
 
     /// Every resume so far: the epochs after the first, and where each began.
     #[must_use]
-    pub fn epochs(&self) -> &[EpochChange] {
+    pub fn epochs(&self) -> &[EpochChange<G>] {
         &self.epochs
     }
 
@@ -242,7 +244,7 @@ impl NetPeer {
             self.link.borrow_mut().send_raw(&bytes, from);
             return;
         };
-        let answer = match PeerInfo::local(&self.config.rules).differences(info) {
+        let answer = match PeerInfo::local::<G>(&self.config.rules).differences(info) {
             Some(diff) => RejoinAnswer::Refused {
                 reason: format!("the rejoiner differs (our value first): {diff}"),
             },
@@ -274,7 +276,7 @@ impl NetPeer {
         from: SocketAddr,
         through: Tick,
         hash: u64,
-        recent: &[WireInput],
+        recent: &[G::Input],
     ) {
         if let Some((to, answer)) = &self.rejoin.resumed {
             if *to == from {
@@ -311,9 +313,9 @@ impl NetPeer {
         &self,
         through: Tick,
         hash: u64,
-        recent: &[WireInput],
+        recent: &[G::Input],
         check_states: bool,
-    ) -> Result<Agreed, String> {
+    ) -> Result<Agreed<G>, String> {
         let players = usize::from(self.agreement.players);
         let ours = self.final_tick;
         let n = recent.len() / players;
@@ -356,8 +358,7 @@ impl NetPeer {
                         ));
                     }
                 }
-                let cmds: Vec<_> = inputs.iter().map(|i| i.at(tick)).collect();
-                world.step(&cmds).map_err(|e| e.to_string())?;
+                world.step(inputs).map_err(|e| e.to_string())?;
                 ahead.extend_from_slice(inputs);
             }
             Ok(world.state_hash())
@@ -366,11 +367,11 @@ impl NetPeer {
         };
         match theirs {
             Ok(_) if !check_states => {}
-            Ok(h) if h.combined == hash => {}
+            Ok(h) if h.combined() == hash => {}
             Ok(h) => {
                 return Err(format!(
                     "the states differ at tick {through}: ours {:016x}, yours {hash:016x}",
-                    h.combined
+                    h.combined()
                 ))
             }
             // A rejoin from a log that ends before our history: our state goes whole.
@@ -408,7 +409,7 @@ impl NetPeer {
 
     /// Starts epoch `epoch + 1` from `tick` with the rejoiner at `from` in `slot`: a new GGRS
     /// session, frame 0 at `tick`; the old session and every peer of it are dropped.
-    fn start_epoch(&mut self, from: SocketAddr, slot: u8, agreed: Agreed) -> Result<(), Error> {
+    fn start_epoch(&mut self, from: SocketAddr, slot: u8, agreed: Agreed<G>) -> Result<(), Error> {
         let Agreed {
             resume: tick,
             gap,
@@ -419,12 +420,12 @@ impl NetPeer {
         let epoch = self.agreement.epoch + 1;
         let mut offered = None;
         let answer = if transfer {
-            let bytes = self.driver.snapshot_at(tick)?.to_bytes();
+            let bytes = G::snapshot_to_bytes(self.driver.snapshot_at(tick)?);
             let answer = Control::ResyncAt {
                 epoch,
                 tick,
-                gap: Vec::new(),
-                snapshot: super::transfer::offer(tick, &bytes, hash.combined),
+                gap: InputRun::default(),
+                snapshot: super::transfer::offer(tick, &bytes, hash.combined()),
             };
             offered = Some(bytes);
             answer
@@ -432,8 +433,8 @@ impl NetPeer {
             Control::ResumeAt {
                 epoch,
                 tick,
-                hash: hash.combined,
-                gap,
+                hash: hash.combined(),
+                gap: InputRun::encode(&gap),
             }
         };
         let mut agreement = self.agreement.clone();
@@ -481,9 +482,9 @@ impl NetPeer {
     /// the other side has final past it, final now too), to the resume tick `tick`; its hash.
     pub(super) fn step_to_resume(
         &mut self,
-        ahead: &[WireInput],
+        ahead: &[G::Input],
         tick: Tick,
-    ) -> Result<engine::StateHash, Error> {
+    ) -> Result<G::Hash, Error> {
         self.driver.rewind_to(self.final_tick)?;
         for inputs in ahead.chunks(usize::from(self.agreement.players)) {
             self.driver.step_confirmed(inputs)?;
@@ -519,9 +520,9 @@ impl NetPeer {
     /// handshake timeout; engine and GGRS errors.
     pub fn rejoin(
         link: SharedLink,
-        plan: RejoinPlan,
-        config: &NetConfig,
-    ) -> Result<NetPeer, Error> {
+        plan: RejoinPlan<G>,
+        config: &NetConfig<G>,
+    ) -> Result<NetPeer<G>, Error> {
         let mut rejoining = Rejoining::start(link, plan, config)?;
         loop {
             if let Some(peer) = rejoining.poll()? {
@@ -556,17 +557,17 @@ enum Stage {
 
 /// A rejoin under way, polled (a window keeps drawing a status screen meanwhile):
 /// [`NetPeer::rejoin`] one step at a time.
-pub struct Rejoining {
+pub struct Rejoining<G: Game> {
     link: SharedLink,
-    plan: Option<RejoinPlan>,
-    config: NetConfig,
+    plan: Option<RejoinPlan<G>>,
+    config: NetConfig<G>,
     started: Instant,
     deadline: Instant,
     next: Instant,
     stage: Stage,
 }
 
-impl std::fmt::Debug for Rejoining {
+impl<G: Game> std::fmt::Debug for Rejoining<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Rejoining")
             .field("stage", &self.stage_name())
@@ -574,20 +575,20 @@ impl std::fmt::Debug for Rejoining {
     }
 }
 
-impl Rejoining {
+impl<G: Game> Rejoining<G> {
     /// Starts rejoining on a freshly opened `link` with what the log holds.
     ///
     /// # Errors
     /// A configuration out of range; [`Error::RejoinRefused`] if the handshake cannot start.
     pub fn start(
         link: SharedLink,
-        plan: RejoinPlan,
-        config: &NetConfig,
-    ) -> Result<Rejoining, Error> {
+        plan: RejoinPlan<G>,
+        config: &NetConfig<G>,
+    ) -> Result<Rejoining<G>, Error> {
         if let Err(info) = config.check() {
             return Err(Error::Ggrs(ggrs::GgrsError::InvalidRequest { info }));
         }
-        let info = PeerInfo::local(&config.rules);
+        let info = PeerInfo::local::<G>(&config.rules);
         let prologue = wire::rejoin_prologue(&info, plan.slot);
         let initiator =
             Initiator::keyed(&prologue, Some(Psk::Secret(&plan.secret))).map_err(|e| {
@@ -645,7 +646,7 @@ impl Rejoining {
     /// # Errors
     /// As [`NetPeer::rejoin`]; once it has returned a peer or an error, every poll is an
     /// error.
-    pub fn poll(&mut self) -> Result<Option<NetPeer>, Error> {
+    pub fn poll(&mut self) -> Result<Option<NetPeer<G>>, Error> {
         let result = self.step();
         if result.as_ref().map_or(true, Option::is_some) {
             self.stage = Stage::Over;
@@ -653,7 +654,7 @@ impl Rejoining {
         result
     }
 
-    fn step(&mut self) -> Result<Option<NetPeer>, Error> {
+    fn step(&mut self) -> Result<Option<NetPeer<G>>, Error> {
         let Some(peer) = self.peer() else {
             return Err(Error::RejoinRefused {
                 reason: "this rejoin is over".into(),
@@ -738,13 +739,17 @@ impl Rejoining {
                             tick,
                             hash,
                             gap,
-                        } => return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some),
+                        } => {
+                            let gap = decoded_gap::<G>(&gap)?;
+                            return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some);
+                        }
                         Control::ResyncAt {
                             epoch,
                             tick,
                             gap,
                             snapshot,
                         } => {
+                            let gap = decoded_gap::<G>(&gap)?;
                             let mut assembly =
                                 self.transfer_offered(epoch, tick, &gap, snapshot)?;
                             // Its parts came with it, most likely.
@@ -796,7 +801,7 @@ impl Rejoining {
         &self,
         epoch: u32,
         tick: Tick,
-        gap: &[WireInput],
+        gap: &[G::Input],
         offer: wire::SnapshotOffer,
     ) -> Result<Assembly, Error> {
         let refuse = |reason: String| Error::RejoinRefused { reason };
@@ -823,14 +828,14 @@ impl Rejoining {
         channel_id: u32,
         epoch: u32,
         assembly: &Assembly,
-    ) -> Result<NetPeer, Error> {
+    ) -> Result<NetPeer<G>, Error> {
         let plan = self.plan.take().ok_or_else(|| Error::RejoinRefused {
             reason: "this rejoin is over".into(),
         })?;
         let offer = *assembly.offer();
         let (world, snapshot) =
             assembly
-                .finish(plan.world.rules())
+                .finish::<G>(plan.world.rules())
                 .map_err(|e| Error::RejoinRefused {
                     reason: format!("the other player's state was refused: {e}"),
                 })?;
@@ -843,7 +848,7 @@ impl Rejoining {
             answer_bytes: wire::encode_payload(&Control::ResyncAt {
                 epoch,
                 tick,
-                gap: Vec::new(),
+                gap: InputRun::default(),
                 snapshot: offer,
             })
             .len(),
@@ -863,14 +868,14 @@ impl Rejoining {
         let Some(plan) = &self.plan else {
             return Control::Joined;
         };
-        let recent: Vec<WireInput> = (plan.recent.iter().rev().take(MAX_RECENT_TICKS).rev())
+        let recent: Vec<G::Input> = (plan.recent.iter().rev().take(MAX_RECENT_TICKS).rev())
             .flatten()
             .copied()
             .collect();
         Control::Resume {
             through: plan.world.tick(),
-            hash: plan.world.state_hash().combined,
-            recent,
+            hash: plan.world.state_hash().combined(),
+            recent: InputRun::encode(&recent),
         }
     }
 
@@ -882,8 +887,8 @@ impl Rejoining {
         epoch: u32,
         tick: Tick,
         hash: u64,
-        gap: Vec<WireInput>,
-    ) -> Result<NetPeer, Error> {
+        gap: Vec<G::Input>,
+    ) -> Result<NetPeer<G>, Error> {
         let plan = self.plan.take().ok_or_else(|| Error::RejoinRefused {
             reason: "this rejoin is over".into(),
         })?;
@@ -898,7 +903,7 @@ impl Rejoining {
                 epoch,
                 tick,
                 hash,
-                gap: gap.clone(),
+                gap: InputRun::encode(&gap),
             })
             .len(),
             snapshot_bytes: 0,
@@ -923,10 +928,10 @@ impl Rejoining {
             driver.step_confirmed(inputs)?;
         }
         let ours = driver.hash_at(tick)?;
-        if ours.combined != hash {
+        if ours.combined() != hash {
             return Err(refuse(format!(
                 "the states differ at the resume tick {tick}: ours {:016x}, the other player's {hash:016x}",
-                ours.combined
+                ours.combined()
             )));
         }
         let cause = EpochCause::Rejoin;
@@ -937,16 +942,16 @@ impl Rejoining {
     #[allow(clippy::too_many_arguments)] // one call per way of coming back, each naming all
     fn start_epoch_peer(
         &self,
-        plan: RejoinPlan,
+        plan: RejoinPlan<G>,
         channel_id: u32,
         epoch: u32,
-        driver: Driver<World>,
-        hash: engine::StateHash,
+        driver: Driver<G>,
+        hash: G::Hash,
         report: RejoinReport,
-        cause: EpochCause,
-    ) -> Result<NetPeer, Error> {
+        cause: EpochCause<G>,
+    ) -> Result<NetPeer<G>, Error> {
         let agreement = Agreement {
-            match_seed: driver.world().state().match_seed,
+            match_seed: plan.match_seed,
             players: plan.world.player_count() as u8,
             local_slot: Some(plan.slot),
             remote_players: vec![(1 - plan.slot.min(1), plan.peer)],
@@ -1019,3 +1024,13 @@ fn accepted(
 }
 
 use crate::net::handshake::{Agreement, AnswerBudget};
+
+/// The inputs of an answer's gap, as this game's.
+///
+/// # Errors
+/// [`Error::RejoinRefused`]: they do not decode (no peer of this game sends that).
+fn decoded_gap<G: Game>(gap: &wire::InputRun) -> Result<Vec<G::Input>, Error> {
+    gap.decode().map_err(|_| Error::RejoinRefused {
+        reason: format!("the answer's inputs are not {}'s", G::NAME),
+    })
+}

@@ -16,7 +16,7 @@
 //!    (its log misses none), and the offer of its own snapshot at `R`, sent in
 //!    [`Control::SnapshotChunk`]s. Then it starts the new epoch's session.
 //! 3. The joiner asks again for what is missing ([`Control::SnapshotNeed`]), checks the whole
-//!    ([`super::transfer`]: checksum, `WorldSnapshot::from_bytes`, tick, rules, hash), steps
+//!    ([`super::transfer`]: checksum, `Game::snapshot_from_bytes`, tick, rules, hash), steps
 //!    its own state through the gap, replaces its state at `R` by the host's and starts the
 //!    new epoch's session too. Its logs keep its own state up to `R` and record the resync
 //!    after it, with the host's snapshot, so `verify` goes straight through.
@@ -27,8 +27,8 @@
 use super::transfer::{self, Assembly};
 use super::{EpochCause, EpochChange, NetEvent, NetPeer};
 use crate::error::Error;
-use crate::net::wire::Control;
-use engine::{StateHash, Tick, WireInput, WorldSnapshot};
+use crate::net::wire::{Control, InputRun};
+use game_api::{Game, SectionHash, Tick};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -40,16 +40,16 @@ const REPEAT: Duration = Duration::from_millis(150);
 
 /// What a resync replaced, kept with the epoch it began.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResyncDetail {
+pub struct ResyncDetail<G: Game> {
     /// The tick the desync was detected at.
     pub desync: Tick,
     /// This side's own state hash at the resume tick, before it was replaced (the host's
     /// equals the new one).
-    pub replaced: StateHash,
+    pub replaced: G::Hash,
     /// This side's own state at the resume tick, before it was replaced (what its logs hold
     /// for that tick).
-    pub replaced_state: WorldSnapshot,
-    /// The authoritative snapshot at the resume tick, as sent (`WorldSnapshot::to_bytes`).
+    pub replaced_state: G::Snapshot,
+    /// The authoritative snapshot at the resume tick, as sent ([`Game::snapshot_to_bytes`]).
     pub snapshot: Vec<u8>,
     /// From the desync seen to the new epoch started, on this side.
     pub took: Duration,
@@ -57,7 +57,7 @@ pub struct ResyncDetail {
 
 /// The joiner's side of a resync under way.
 #[derive(Debug)]
-struct Following {
+struct Following<G: Game> {
     desync: Tick,
     since: Instant,
     next: Instant,
@@ -65,7 +65,7 @@ struct Following {
     resume: Control,
     /// The host's answer, once it came: the new epoch, the resume tick, the gap's inputs and
     /// the snapshot arriving.
-    answer: Option<(u32, Tick, Vec<WireInput>, Assembly)>,
+    answer: Option<(u32, Tick, Vec<G::Input>, Assembly)>,
 }
 
 /// The host's side of a resync under way: a desync at `desync` seen, the joiner's `Resume`
@@ -78,12 +78,12 @@ struct Leading {
 }
 
 /// Both sides' resync state.
-#[derive(Debug, Default)]
-pub(super) struct Resyncs {
+#[derive(Debug)]
+pub(super) struct Resyncs<G: Game> {
     /// Resyncs started in this match.
     started: u32,
     leading: Option<Leading>,
-    following: Option<Following>,
+    following: Option<Following<G>>,
     /// The host's last answer and the snapshot it offers, to send again when asked.
     answered: Option<(SocketAddr, Control, Vec<u8>)>,
     /// Snapshot parts refused (of another tick, out of range, of the wrong length).
@@ -92,7 +92,20 @@ pub(super) struct Resyncs {
     parts_due: Option<Instant>,
 }
 
-impl NetPeer {
+impl<G: Game> Default for Resyncs<G> {
+    fn default() -> Resyncs<G> {
+        Resyncs {
+            started: 0,
+            leading: None,
+            following: None,
+            answered: None,
+            refused_parts: 0,
+            parts_due: None,
+        }
+    }
+}
+
+impl<G: Game> NetPeer<G> {
     /// Whether a resync holds the old session still (it is not polled meanwhile).
     pub(super) fn resync_holds(&self) -> bool {
         self.resync.leading.is_some() || self.resync.following.is_some()
@@ -165,7 +178,7 @@ impl NetPeer {
 
     /// This side's checksum at `tick` (0 if it is no longer kept).
     fn own_checksum(&self, tick: Tick) -> u64 {
-        self.driver.hash_at(tick).map_or(0, |h| h.combined)
+        self.driver.hash_at(tick).map_or(0, |h| h.combined())
     }
 
     /// Whether a `Resume` from `from` belongs to a resync (led now, or answered already).
@@ -216,8 +229,8 @@ impl NetPeer {
         }
         Control::Resume {
             through,
-            hash: self.driver.hash_at(through).map_or(0, |h| h.combined),
-            recent,
+            hash: self.driver.hash_at(through).map_or(0, |h| h.combined()),
+            recent: InputRun::encode(&recent),
         }
     }
 
@@ -266,7 +279,7 @@ impl NetPeer {
     }
 
     /// The host's answer to the joiner's `Resume` during a resync (or the same answer again).
-    pub(crate) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[WireInput]) {
+    pub(crate) fn answer_resync(&mut self, from: SocketAddr, through: Tick, recent: &[G::Input]) {
         if let Some((to, answer, _)) = &self.resync.answered {
             // The answer again, not the parts: those go when asked for.
             if *to == from {
@@ -306,7 +319,7 @@ impl NetPeer {
     fn lead_epoch(
         &mut self,
         to: SocketAddr,
-        agreed: super::rejoin::Agreed,
+        agreed: super::rejoin::Agreed<G>,
         lead: Leading,
     ) -> Result<(), Error> {
         let super::rejoin::Agreed {
@@ -317,13 +330,13 @@ impl NetPeer {
         } = agreed;
         let hash = self.step_to_resume(&ahead, tick)?;
         let state = self.driver.snapshot_at(tick)?.clone();
-        let bytes = state.to_bytes();
+        let bytes = G::snapshot_to_bytes(&state);
         let epoch = self.agreement.epoch + 1;
         let answer = Control::ResyncAt {
             epoch,
             tick,
-            gap,
-            snapshot: transfer::offer(tick, &bytes, hash.combined),
+            gap: InputRun::encode(&gap),
+            snapshot: transfer::offer(tick, &bytes, hash.combined()),
         };
         self.offer_snapshot(to, answer, bytes.clone());
         let detail = ResyncDetail {
@@ -385,7 +398,7 @@ impl NetPeer {
         from: SocketAddr,
         epoch: u32,
         tick: Tick,
-        gap: Vec<WireInput>,
+        gap: Vec<G::Input>,
         offer: crate::net::wire::SnapshotOffer,
     ) {
         if self.remote_player() != Some(from) || self.agreement.local_slot == Some(0) {
@@ -468,7 +481,7 @@ impl NetPeer {
             return Ok(());
         };
         let (world, bytes) = assembly
-            .finish(self.driver.world().rules())
+            .finish::<G>(self.driver.world().rules())
             .map_err(|e| resync_failed(format!("the host's state was refused: {e}")))?;
         self.driver.rewind_to(self.final_tick)?;
         for inputs in gap.chunks(usize::from(self.agreement.players)) {
@@ -491,8 +504,8 @@ impl NetPeer {
         &mut self,
         epoch: u32,
         tick: Tick,
-        hash: StateHash,
-        detail: ResyncDetail,
+        hash: G::Hash,
+        detail: ResyncDetail<G>,
     ) -> Result<(), Error> {
         let mut agreement = self.agreement.clone();
         // The spectators of the old session follow the new one outside GGRS.

@@ -1,21 +1,22 @@
-//! A world state sent in chunks: split, offered, reassembled and checked like any untrusted
+//! A game's state sent in chunks: split, offered, reassembled and checked like any untrusted
 //! input before it is restored.
 //!
 //! The sender offers the snapshot ([`SnapshotOffer`]: tick, length, xxh3 of the bytes, the
 //! state hash it restores to) and sends it in parts of [`CHUNK_BYTES`]. The receiver takes a
 //! part only if it names the offered tick, an index inside the offer and exactly the length
 //! that index must have; the whole must match the checksum, decode through
-//! `WorldSnapshot::from_bytes` (its own limits and `WorldSnapshot::check`), be of the offered
-//! tick, restore under our rules and hash as offered. Until then nothing is restored: a bad
+//! [`Game::snapshot_from_bytes`] (the game's own limits) and [`Game::from_snapshot`] (its
+//! invariants, under our rules), be of the offered tick and hash as offered. Until then nothing is restored: a bad
 //! part or a bad whole changes nothing on the receiving side.
 
 use crate::net::wire::SnapshotOffer;
-use engine::{Rules, World, WorldSnapshot};
+use game_api::{Game, SectionHash};
 
 /// Bytes of every part but the last (a sealed datagram holds at most 4096).
 pub const CHUNK_BYTES: usize = 2048;
-/// Largest snapshot offered or taken: far past the largest world the rules allow (8192
-/// projectiles in a 63 × 63 grid is about 350 KB).
+/// Largest snapshot offered or taken, whatever the game (the duel's largest world, 8192
+/// projectiles in a 63 × 63 grid, is about 350 KB); a game's own
+/// [`Game::MAX_SNAPSHOT_BYTES`] may be smaller and is checked when the bytes are decoded.
 pub const MAX_TRANSFER_BYTES: u32 = 1 << 20;
 /// Most missing parts a receiver names in one request.
 pub const MAX_NEEDED: usize = 64;
@@ -245,7 +246,7 @@ impl Assembly {
     ///
     /// # Errors
     /// The first check that fails.
-    pub fn finish(&self, rules: &Rules) -> Result<(World, Vec<u8>), TransferError> {
+    pub fn finish<G: Game>(&self, rules: &G::Rules) -> Result<(G, Vec<u8>), TransferError> {
         let missing = self.parts.iter().filter(|p| p.is_none()).count();
         if missing > 0 {
             return Err(TransferError::Incomplete { missing });
@@ -258,8 +259,8 @@ impl Assembly {
                 offered: self.offer.checksum,
             });
         }
-        let world = restore(rules, self.offer.tick, &bytes)?;
-        let got = world.state_hash().combined;
+        let world = restore::<G>(rules, self.offer.tick, &bytes)?;
+        let got = world.state_hash().combined();
         if got != self.offer.hash {
             return Err(TransferError::Hash {
                 got,
@@ -276,25 +277,25 @@ impl Assembly {
 /// # Errors
 /// [`TransferError::Snapshot`], or [`TransferError::OtherTick`] for a snapshot of another
 /// tick.
-pub fn restore(rules: &Rules, tick: u32, bytes: &[u8]) -> Result<World, TransferError> {
-    let failed = |e: engine::Error| TransferError::Snapshot {
+pub fn restore<G: Game>(rules: &G::Rules, tick: u32, bytes: &[u8]) -> Result<G, TransferError> {
+    let failed = |e: G::Error| TransferError::Snapshot {
         reason: e.to_string(),
     };
-    let snapshot = WorldSnapshot::from_bytes(bytes).map_err(failed)?;
-    snapshot.check().map_err(failed)?;
-    if snapshot.tick != tick {
+    let snapshot = G::snapshot_from_bytes(bytes).map_err(failed)?;
+    let world = G::from_snapshot(rules.clone(), &snapshot).map_err(failed)?;
+    if world.tick() != tick {
         return Err(TransferError::OtherTick {
-            got: snapshot.tick,
+            got: world.tick(),
             offered: tick,
         });
     }
-    World::from_snapshot(rules.clone(), &snapshot).map_err(failed)
+    Ok(world)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::InputCmd;
+    use engine::{InputCmd, Rules, World};
     use proptest::prelude::*;
 
     /// Rules under which both players keep firing: many projectiles in flight, so that a
@@ -328,7 +329,7 @@ mod tests {
 
     fn send_all(world: &World, bytes: &[u8]) -> Assembly {
         let tick = world.tick();
-        let offer = offer(tick, bytes, world.state_hash().combined);
+        let offer = offer(tick, bytes, world.state_hash().combined());
         let mut a = Assembly::new(offer).unwrap();
         for i in 0..parts(offer.len) as u16 {
             a.add(tick, i, chunk(bytes, i).unwrap()).unwrap();
@@ -341,7 +342,7 @@ mod tests {
         let (world, bytes) = played(200);
         let a = send_all(&world, &bytes);
         assert!(a.missing().is_empty());
-        let (got, kept) = a.finish(world.rules()).unwrap();
+        let (got, kept) = a.finish::<World>(world.rules()).unwrap();
         assert_eq!(kept, bytes);
         assert_eq!(got.state_hash(), world.state_hash());
         assert_eq!(got.tick(), world.tick());
@@ -352,7 +353,7 @@ mod tests {
         let (world, bytes) = played(120);
         assert!(parts(bytes.len() as u32) > 2, "{} bytes", bytes.len());
         let tick = world.tick();
-        let offer = offer(tick, &bytes, world.state_hash().combined);
+        let offer = offer(tick, &bytes, world.state_hash().combined());
         let mut a = Assembly::new(offer).unwrap();
         let n = parts(offer.len) as u16;
         let first = chunk(&bytes, 0).unwrap();
@@ -384,7 +385,7 @@ mod tests {
         // Nothing of those was kept.
         assert_eq!(a.missing().len(), n as usize);
         assert_eq!(
-            a.finish(world.rules()).unwrap_err(),
+            a.finish::<World>(world.rules()).unwrap_err(),
             TransferError::Incomplete {
                 missing: n as usize
             }
@@ -469,7 +470,7 @@ mod tests {
     fn a_damaged_part_fails_the_checksum_and_a_forged_whole_fails_the_hash() {
         let (world, bytes) = played(150);
         let tick = world.tick();
-        let good = offer(tick, &bytes, world.state_hash().combined);
+        let good = offer(tick, &bytes, world.state_hash().combined());
         let mut damaged = bytes.clone();
         damaged[bytes.len() / 2] ^= 0x40;
         let mut a = Assembly::new(good).unwrap();
@@ -477,14 +478,14 @@ mod tests {
             a.add(tick, i, chunk(&damaged, i).unwrap()).unwrap();
         }
         assert!(matches!(
-            a.finish(world.rules()),
+            a.finish::<World>(world.rules()),
             Err(TransferError::Checksum { .. })
         ));
         // A sender that checksums its forgery still has to match the hash it offered.
         let (other, other_bytes) = played(151);
         let forged = SnapshotOffer {
             tick: other.tick(),
-            ..offer(other.tick(), &other_bytes, world.state_hash().combined)
+            ..offer(other.tick(), &other_bytes, world.state_hash().combined())
         };
         let mut b = Assembly::new(forged).unwrap();
         for i in 0..parts(forged.len) as u16 {
@@ -492,7 +493,7 @@ mod tests {
                 .unwrap();
         }
         assert!(matches!(
-            b.finish(world.rules()),
+            b.finish::<World>(world.rules()),
             Err(TransferError::Hash { .. })
         ));
     }
@@ -500,20 +501,20 @@ mod tests {
     #[test]
     fn a_snapshot_of_another_tick_than_offered_or_of_other_rules_is_refused() {
         let (world, bytes) = played(90);
-        let lying = offer(world.tick() + 5, &bytes, world.state_hash().combined);
+        let lying = offer(world.tick() + 5, &bytes, world.state_hash().combined());
         let mut a = Assembly::new(lying).unwrap();
         for i in 0..parts(lying.len) as u16 {
             a.add(lying.tick, i, chunk(&bytes, i).unwrap()).unwrap();
         }
         assert!(matches!(
-            a.finish(world.rules()),
+            a.finish::<World>(world.rules()),
             Err(TransferError::OtherTick { .. })
         ));
         let a = send_all(&world, &bytes);
         let mut other = busy_rules();
         other.max_hp = other.max_hp.saturating_add(1);
         assert!(matches!(
-            a.finish(&other),
+            a.finish::<World>(&other),
             Err(TransferError::Snapshot { .. })
         ));
     }
@@ -532,7 +533,7 @@ mod tests {
         ) {
             let (world, bytes) = played(ticks);
             let tick = world.tick();
-            let offer = offer(tick, &bytes, world.state_hash().combined);
+            let offer = offer(tick, &bytes, world.state_hash().combined());
             let mut a = Assembly::new(offer).unwrap();
             for (tick_off, index, how, flip, at) in ops {
                 let claimed = tick + tick_off.saturating_sub(1);
@@ -544,7 +545,7 @@ mod tests {
                 }
                 let _ = a.add(claimed, index, &part);
             }
-            if let Ok((got, kept)) = a.finish(world.rules()) {
+            if let Ok((got, kept)) = a.finish::<World>(world.rules()) {
                 prop_assert_eq!(got.state_hash(), world.state_hash());
                 prop_assert_eq!(kept, bytes);
             }

@@ -27,9 +27,9 @@ use super::{NetEvent, NetPeer, Session};
 use crate::error::Error;
 use crate::net::handshake::AnswerBudget;
 use crate::net::seal::Responder;
-use crate::net::wire::{self, Control, HostAnswer, Kind, PeerInfo, Role, SnapshotOffer};
+use crate::net::wire::{self, Control, HostAnswer, InputRun, Kind, PeerInfo, Role, SnapshotOffer};
 use crate::session::driver::Driver;
-use engine::{Tick, WireInput};
+use game_api::{Game, SectionHash, Tick};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -77,17 +77,17 @@ struct Watcher {
 
 /// A late spectator's side: the snapshot arriving, then the relayed ticks.
 #[derive(Debug)]
-pub(super) struct Relayed {
+pub(super) struct Relayed<G: Game> {
     /// Inputs of the ticks after the world's, oldest first.
-    queue: VecDeque<Vec<WireInput>>,
+    queue: VecDeque<Vec<G::Input>>,
     /// The host's hashes still to compare, `(tick, hash)`, oldest first.
     expected: VecDeque<(Tick, u64)>,
     heard: Instant,
     next_ack: Instant,
 }
 
-impl Relayed {
-    fn new() -> Relayed {
+impl<G: Game> Relayed<G> {
+    fn new() -> Relayed<G> {
         let now = Instant::now();
         Relayed {
             queue: VecDeque::new(),
@@ -120,7 +120,7 @@ pub(super) struct Watch {
     mark: Option<(u32, Tick, u64)>,
 }
 
-impl NetPeer {
+impl<G: Game> NetPeer<G> {
     /// A spectator's `Hello` at a running host: welcomed as a late spectator, or refused.
     pub(super) fn answer_late_hello(&mut self, from: SocketAddr, hello: &Control) {
         let Control::Hello {
@@ -169,7 +169,7 @@ impl NetPeer {
             self.watch.refused += 1;
             return refuse(&self.link, "the invite code does not match the host's");
         };
-        let ours = PeerInfo::local(&self.config.rules);
+        let ours = PeerInfo::local::<G>(&self.config.rules);
         let answer = if let Some(diff) = ours.differences(info) {
             HostAnswer::Reject {
                 reason: format!("peer {from} differs from host (host's value first): {diff}"),
@@ -209,11 +209,11 @@ impl NetPeer {
         else {
             return;
         };
-        let bytes = snapshot.to_bytes();
+        let bytes = G::snapshot_to_bytes(snapshot);
         let now = Instant::now();
         self.watch.watchers.push(Watcher {
             addr: from,
-            offer: transfer::offer(tick, &bytes, hash.combined),
+            offer: transfer::offer(tick, &bytes, hash.combined()),
             bytes,
             acked: None,
             sent_through: tick,
@@ -244,8 +244,8 @@ impl NetPeer {
         if old.is_empty() && self.watch.watchers.is_empty() {
             return Ok(());
         }
-        let bytes = self.driver.snapshot_at(tick)?.to_bytes();
-        let offer = transfer::offer(tick, &bytes, self.driver.hash_at(tick)?.combined);
+        let bytes = G::snapshot_to_bytes(self.driver.snapshot_at(tick)?);
+        let offer = transfer::offer(tick, &bytes, self.driver.hash_at(tick)?.combined());
         let now = Instant::now();
         for w in &mut self.watch.watchers {
             w.announce = Some((epoch, offer));
@@ -386,8 +386,8 @@ impl NetPeer {
             };
             let relay = Control::Relay {
                 from,
-                inputs,
-                hash: hash.combined,
+                inputs: InputRun::encode(&inputs),
+                hash: hash.combined(),
             };
             link.send_control(&relay, w.addr);
             w.sent_through = w.sent_through.max(through);
@@ -500,7 +500,7 @@ impl NetPeer {
             return;
         }
         let epoch = *epoch;
-        let result = assembly.finish(self.driver.world().rules());
+        let result = assembly.finish::<G>(self.driver.world().rules());
         self.watch.catch_up = None;
         let world = match result {
             Ok((world, _)) => world,
@@ -569,10 +569,10 @@ impl NetPeer {
             return;
         };
         let host = self.agreement.remote_players[0].1;
-        if ours.combined != hash {
+        if ours.combined() != hash {
             self.events.push(NetEvent::DesyncDetected {
                 tick,
-                local: ours.combined,
+                local: ours.combined(),
                 remote: hash,
                 peer: host,
             });
@@ -591,7 +591,7 @@ impl NetPeer {
         &mut self,
         from: SocketAddr,
         first: Tick,
-        inputs: &[WireInput],
+        inputs: &[G::Input],
         hash: u64,
     ) {
         let players = usize::from(self.agreement.players);
@@ -653,7 +653,7 @@ impl NetPeer {
                 relay.expected.pop_front();
                 // Every tick stepped this frame is compared, not only the last (catching up
                 // steps several).
-                let Ok(ours) = self.driver.hash_at(t).map(|h| h.combined) else {
+                let Ok(ours) = self.driver.hash_at(t).map(|h| h.combined()) else {
                     continue;
                 };
                 if ours != hash {

@@ -85,18 +85,22 @@ fn peer_info() -> impl Strategy<Value = PeerInfo> {
         1 => (1u8..=20).prop_map(info),
         1 => (
             any::<u32>(),
+            prop_oneof![Just("maze-duel".to_owned()), ".{0,80}"],
             ".{0,80}",
             any::<u32>(),
             any::<u64>(),
             proptest::collection::vec(any::<u8>(), 0..200)
         )
             .prop_map(
-                |(protocol, engine_version, state_format, rules_hash, rules)| PeerInfo {
-                    protocol,
-                    engine_version,
-                    state_format,
-                    rules_hash,
-                    rules,
+                |(protocol, game, game_version, state_format, rules_hash, rules)| {
+                    let mut forged = info(Rules::default().block_hp);
+                    forged.protocol = protocol;
+                    forged.game = game;
+                    forged.game_version = game_version;
+                    forged.state_format = state_format;
+                    forged.rules_hash = rules_hash;
+                    forged.rules = rules;
+                    forged
                 }
             ),
     ]
@@ -140,9 +144,10 @@ fn control_msg() -> impl Strategy<Value = Control> {
     ]
 }
 
-fn wire_inputs() -> impl Strategy<Value = Vec<engine::WireInput>> {
-    proptest::collection::vec(any::<[u8; 5]>(), 0..12).prop_map(|raw| {
-        raw.into_iter()
+/// A run of the duel's inputs, or of bytes that are no game's inputs.
+fn wire_inputs() -> impl Strategy<Value = wire::InputRun> {
+    let inputs = proptest::collection::vec(any::<[u8; 5]>(), 0..12).prop_map(|raw| {
+        let inputs: Vec<engine::WireInput> = (raw.into_iter())
             .map(|b| engine::WireInput {
                 buttons: b[0],
                 move_x: b[1] as i8,
@@ -150,8 +155,12 @@ fn wire_inputs() -> impl Strategy<Value = Vec<engine::WireInput>> {
                 view_ticks: b[3],
                 view_frac: b[4],
             })
-            .collect()
-    })
+            .collect();
+        wire::InputRun::encode(&inputs)
+    });
+    let bytes =
+        proptest::collection::vec(any::<u8>(), 0..40).prop_map(|b| wire::InputRun::encode(&b));
+    prop_oneof![3 => inputs, 1 => bytes]
 }
 
 fn ggrs_body() -> impl Strategy<Value = Body> {

@@ -148,7 +148,7 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
             clear(&Control::Resume {
                 through: 3,
                 hash: 4,
-                recent: Vec::new(),
+                recent: crate::net::wire::InputRun::default(),
             })
         }),
         ("clear ResumeAt", |_| {
@@ -156,7 +156,7 @@ fn table_datagrams() -> Vec<(&'static str, Maker)> {
                 epoch: 2,
                 tick: 3,
                 hash: 4,
-                gap: Vec::new(),
+                gap: crate::net::wire::InputRun::default(),
             })
         }),
         ("clear Resync", |_| {

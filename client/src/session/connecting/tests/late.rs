@@ -9,7 +9,7 @@ use crate::net::wire::HostAnswer;
 use engine::WireInput;
 
 /// A running pair on `net` and a spectator at port 5 welcomed after `ticks`, caught up.
-fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer, NetPeer, NetPeer) {
+fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
     let cfg = config(30_000, 5_000, 0);
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
@@ -91,13 +91,13 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
     assert_eq!(desyncs, vec![(next, 0)]);
 }
 
-fn spectator_queue(spectator: &NetPeer) -> usize {
+fn spectator_queue(spectator: &NetPeer<World>) -> usize {
     spectator.frames_behind_host().expect("a spectator")
 }
 
 /// A late spectator's `Hello` with `info` (and an invite flag) at a running host: what it is
 /// answered, opened where it is sealed for it.
-fn late_hello(cfg: &NetConfig, info: PeerInfo, invite: bool) -> Vec<String> {
+fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> Vec<String> {
     let net = MemoryNet::default();
     let (mut hosted, mut joined) = connected_pair(&net, cfg);
     let guard = Instant::now() + Duration::from_secs(20);
@@ -140,23 +140,35 @@ fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_re
     let cfg = config(30_000, 5_000, 0);
     let mut other = engine::Rules::default();
     other.max_hp += 1;
-    let said = late_hello(&cfg, PeerInfo::local(&other), false);
+    let said = late_hello(&cfg, PeerInfo::local::<World>(&other), false);
     assert!(
         said.iter().any(|r| r.contains("differs from host")),
         "{said:?}"
     );
-    let said = late_hello(&cfg, PeerInfo::local(&engine::Rules::default()), true);
+    let said = late_hello(
+        &cfg,
+        PeerInfo::local::<World>(&engine::Rules::default()),
+        true,
+    );
     assert!(
         said.iter().any(|r| r.contains("takes no invite code")),
         "{said:?}"
     );
-    let none = NetConfig {
+    let none = NetConfig::<World> {
         late_spectators: 0,
         ..cfg.clone()
     };
-    let said = late_hello(&none, PeerInfo::local(&engine::Rules::default()), false);
+    let said = late_hello(
+        &none,
+        PeerInfo::local::<World>(&engine::Rules::default()),
+        false,
+    );
     assert!(said.iter().any(|r| r.contains("under way")), "{said:?}");
-    let said = late_hello(&cfg, PeerInfo::local(&engine::Rules::default()), false);
+    let said = late_hello(
+        &cfg,
+        PeerInfo::local::<World>(&engine::Rules::default()),
+        false,
+    );
     assert_eq!(
         said,
         vec!["welcome".to_string()],

@@ -5,14 +5,14 @@
 
 use super::*;
 use crate::net::seal::{Initiator, MatchSecret, Psk};
-use crate::net::wire::RejoinAnswer;
+use crate::net::wire::{InputRun, RejoinAnswer};
 use engine::{Rules, StateHash, Tick, WireInput};
 
 /// A match played to `ticks` on the in-memory network whose joiner then died: the host still
 /// waiting for it, the joiner's secret, its last final tick and the hashes it held.
 struct Orphaned {
     net: MemoryNet,
-    host: NetPeer,
+    host: NetPeer<World>,
     secret: MatchSecret,
     hashes: Vec<(Tick, StateHash)>,
     inputs: Vec<Vec<WireInput>>,
@@ -20,7 +20,7 @@ struct Orphaned {
 
 fn orphaned(ticks: Tick) -> Orphaned {
     let net = MemoryNet::default();
-    let cfg = NetConfig {
+    let cfg = NetConfig::<World> {
         disconnect_notify: Duration::from_millis(50),
         disconnect_timeout: Duration::from_secs(3),
         ..config(30_000, 5_000, 0)
@@ -70,7 +70,7 @@ fn orphaned(ticks: Tick) -> Orphaned {
 /// `secret`; or the host's clear refusal.
 fn handshake(o: &mut Orphaned, port: u16, secret: &MatchSecret) -> Result<SharedLink, String> {
     let link = Link::new(o.net.endpoint(port));
-    let info = PeerInfo::local(&Rules::default());
+    let info = PeerInfo::local::<World>(&Rules::default());
     let mut initiator =
         Initiator::keyed(&wire::rejoin_prologue(&info, 1), Some(Psk::Secret(secret)))
             .expect("initiator");
@@ -122,8 +122,13 @@ fn resume(through: Tick, hash: u64, recent: Vec<WireInput>) -> Control {
     Control::Resume {
         through,
         hash,
-        recent,
+        recent: InputRun::encode(&recent),
     }
+}
+
+/// The duel's inputs a run carries (every run a survivor sends decodes).
+fn duel_inputs(run: &InputRun) -> Vec<WireInput> {
+    run.decode().expect("the duel's inputs")
 }
 
 fn refusal(answer: Control) -> String {
@@ -199,7 +204,7 @@ fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answe
     };
     assert_eq!(epoch, 2);
     assert!(tick >= through);
-    assert_eq!(gap.len(), (tick - through) as usize * 2);
+    assert_eq!(duel_inputs(&gap).len(), (tick - through) as usize * 2);
     assert_eq!(o.host.epochs().len(), 1);
     assert_eq!(o.host.epochs()[0].peer, addr(21));
     assert_eq!(o.host.final_tick(), tick);
@@ -259,7 +264,10 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
     else {
         panic!("expected the resume, got {answer:?}");
     };
-    assert_eq!((tick, gap.len(), at), (ours + k, 0, hash.combined));
+    assert_eq!(
+        (tick, duel_inputs(&gap).len(), at),
+        (ours + k, 0, hash.combined)
+    );
     assert_eq!(o.host.final_tick(), ours + k);
     assert_eq!(o.host.driver().hash_at(ours + k).expect("kept"), hash);
     assert_eq!(
@@ -301,7 +309,7 @@ fn assembled(answers: Vec<Control>) -> (Tick, Vec<WireInput>, engine::World) {
     }
     assert_eq!(assembly.missing(), Vec::<u16>::new(), "every part sent");
     let (world, _) = assembly.finish(&Rules::default()).expect("checks out");
-    (tick, gap, world)
+    (tick, duel_inputs(&gap), world)
 }
 
 /// A log cut further back than the survivor's history (past what a killed process can lose):
@@ -359,7 +367,7 @@ fn a_flood_of_forged_rejoins_is_answered_within_the_budget() {
     let mut o = orphaned(60);
     let attacker = Link::new(o.net.endpoint(40));
     attacker.borrow_mut().add_peer(addr(1));
-    let info = PeerInfo::local(&Rules::default());
+    let info = PeerInfo::local::<World>(&Rules::default());
     let forged = MatchSecret::from_bytes([9; 32]);
     for _ in 0..200 {
         let initiator =
@@ -450,7 +458,10 @@ fn a_resume_at_each_limit_is_taken_and_one_past_it_refused() {
     else {
         panic!("expected the resume, got {answer:?}");
     };
-    assert_eq!((resumed, gap.len()), (ours, MAX_GAP_TICKS * 2));
+    assert_eq!(
+        (resumed, duel_inputs(&gap).len()),
+        (ours, MAX_GAP_TICKS * 2)
+    );
 }
 
 /// One tick past the gap a resume carries, the survivor's state goes whole instead; so it
@@ -505,7 +516,7 @@ fn a_rejoin_for_a_player_still_heard_is_not_answered() {
 #[test]
 fn a_repeated_rejoin_gets_the_same_answer_and_another_its_own() {
     let mut o = orphaned(60);
-    let info = PeerInfo::local(&Rules::default());
+    let info = PeerInfo::local::<World>(&Rules::default());
     let secret = o.secret.clone();
     let rejoin = |o: &mut Orphaned, port: u16, initiator: &Initiator| -> Vec<u8> {
         let mut at = o.net.endpoint(port);
@@ -630,7 +641,7 @@ fn a_rejoiner_at_exactly_the_survivors_tick_needs_no_inputs() {
     let link = handshake(&mut o, 90, &secret).expect("accepted");
     let answer = ask(&mut o, &link, &resume(ours, hash, Vec::new()));
     assert!(
-        matches!(&answer, Control::ResumeAt { tick, gap, .. } if *tick == ours && gap.is_empty()),
+        matches!(&answer, Control::ResumeAt { tick, gap, .. } if *tick == ours && duel_inputs(&gap).is_empty()),
         "{answer:?}"
     );
 }
@@ -676,14 +687,14 @@ proptest::proptest! {
             Control::ResumeAt { epoch, tick, gap, .. } => {
                 proptest::prop_assert_eq!(epoch, 2);
                 proptest::prop_assert!(tick >= through);
-                proptest::prop_assert_eq!(gap.len(), (tick - through) as usize * 2);
+                proptest::prop_assert_eq!(duel_inputs(&gap).len(), (tick - through) as usize * 2);
                 proptest::prop_assert_eq!(o.host.final_tick(), tick);
             }
             // A log end the survivor cannot step from: its own state, whole.
             Control::ResyncAt { epoch, tick, gap, snapshot } => {
                 proptest::prop_assert_eq!(epoch, 2);
                 proptest::prop_assert!(tick > through);
-                proptest::prop_assert!(gap.is_empty());
+                proptest::prop_assert!(duel_inputs(&gap).is_empty());
                 proptest::prop_assert_eq!(snapshot.tick, tick);
                 proptest::prop_assert_eq!(o.host.final_tick(), tick);
             }
@@ -706,7 +717,7 @@ type Offer = fn(&engine::World) -> Vec<Control>;
 /// `offer` answers its `Resume` (and its every `SnapshotNeed`) with what it returns, the
 /// survivor's state being the same match at tick 80. The rejoin's outcome, and the stages
 /// it said it was at, in order.
-fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static str>) {
+fn rejoin_against(offer: Offer) -> (Result<NetPeer<World>, crate::Error>, Vec<&'static str>) {
     use crate::net::seal::Responder;
     use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
     let net = MemoryNet::default();
@@ -724,10 +735,11 @@ fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static 
     while theirs.tick() < 80 {
         idle(&mut theirs);
     }
-    let plan = RejoinPlan {
+    let plan = RejoinPlan::<World> {
         world,
         recent: Vec::new(),
         secret: secret.clone(),
+        match_seed: 7,
         slot: 1,
         peer: addr(1),
         epoch: 1,
@@ -735,7 +747,8 @@ fn rejoin_against(offer: Offer) -> (Result<NetPeer, crate::Error>, Vec<&'static 
     let survivor = Link::new(net.endpoint(1));
     survivor.borrow_mut().accept_rejoins(true);
     let cfg = config(5_000, 5_000, 0);
-    let mut rejoining = Rejoining::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    let mut rejoining =
+        Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut stages = vec![rejoining.stage_name()];
     loop {
@@ -790,7 +803,7 @@ fn honest(world: &engine::World) -> Vec<Control> {
     let mut out = vec![Control::ResyncAt {
         epoch: 2,
         tick,
-        gap: Vec::new(),
+        gap: crate::net::wire::InputRun::default(),
         snapshot: transfer::offer(tick, &bytes, world.state_hash().combined),
     }];
     out.extend(transfer::part_messages(
@@ -892,7 +905,9 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
             |w| {
                 let mut m = honest(w);
                 if let Control::ResyncAt { gap, .. } = &mut m[0] {
-                    gap.push(WireInput::default());
+                    let mut inputs = duel_inputs(gap);
+                    inputs.push(WireInput::default());
+                    *gap = InputRun::encode(&inputs);
                 }
                 m
             },

@@ -12,7 +12,7 @@ use engine::{StateHash, Tick, WireInput};
 
 /// A match played to about `ticks` on the in-memory network, then the joiner following a
 /// resync (as if it had seen a desync); the host is not polled again.
-fn following(ticks: Tick) -> (NetPeer, NetPeer) {
+fn following(ticks: Tick) -> (NetPeer<World>, NetPeer<World>) {
     let net = MemoryNet::default();
     let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
     let guard = Instant::now() + Duration::from_secs(20);
@@ -36,7 +36,7 @@ fn following(ticks: Tick) -> (NetPeer, NetPeer) {
 }
 
 /// The host's state at `tick`, as a resync sends it.
-fn host_state(hosted: &NetPeer, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
+fn host_state(hosted: &NetPeer<World>, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
     let snapshot = hosted
         .driver()
         .snapshot_at(tick)
@@ -47,12 +47,12 @@ fn host_state(hosted: &NetPeer, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
     (bytes, offer)
 }
 
-fn host_of(joined: &NetPeer) -> SocketAddr {
+fn host_of(joined: &NetPeer<World>) -> SocketAddr {
     joined.agreement().remote_players[0].1
 }
 
 /// What the joiner holds: its last final tick and the hash there.
-fn held(joined: &NetPeer) -> (Tick, StateHash) {
+fn held(joined: &NetPeer<World>) -> (Tick, StateHash) {
     let tick = joined.final_tick();
     (tick, joined.driver().hash_at(tick).expect("hash"))
 }
@@ -153,7 +153,7 @@ fn the_host_state_taken_whole_replaces_the_own_and_the_next_epoch_begins_there()
     let change = joined.epochs().last().expect("a new epoch");
     assert_eq!((change.epoch, change.tick), (2, tick));
     assert_eq!(change.hash.combined, offer.hash);
-    let EpochCause::Resync(detail) = &change.cause else {
+    let EpochCause::<World>::Resync(detail) = &change.cause else {
         panic!("a resync: {:?}", change.cause)
     };
     assert_eq!(
@@ -223,7 +223,7 @@ fn a_host_refuses_a_resync_resume_from_before_its_history() {
 }
 
 /// Plays `hosted` and `joined` until both are in `epoch` and running again.
-fn play_into_epoch(hosted: &mut NetPeer, joined: &mut NetPeer, epoch: u32) {
+fn play_into_epoch(hosted: &mut NetPeer<World>, joined: &mut NetPeer<World>, epoch: u32) {
     let guard = Instant::now() + Duration::from_secs(20);
     loop {
         assert!(Instant::now() < guard, "epoch {epoch} never runs on both");
@@ -233,7 +233,7 @@ fn play_into_epoch(hosted: &mut NetPeer, joined: &mut NetPeer, epoch: u32) {
         joined
             .advance(WireInput::default())
             .expect("joiner advances");
-        let there = |p: &NetPeer| p.agreement().epoch == epoch && p.running();
+        let there = |p: &NetPeer<World>| p.agreement().epoch == epoch && p.running();
         if there(hosted) && there(joined) {
             return;
         }
@@ -258,7 +258,7 @@ fn a_second_desync_is_resynchronized_like_the_first() {
         joined.begin_resync(tick, false);
         play_into_epoch(&mut hosted, &mut joined, epoch);
     }
-    let epochs = |p: &NetPeer| p.epochs().iter().map(|e| e.epoch).collect::<Vec<_>>();
+    let epochs = |p: &NetPeer<World>| p.epochs().iter().map(|e| e.epoch).collect::<Vec<_>>();
     assert_eq!(epochs(&hosted), vec![2, 3]);
     assert_eq!(epochs(&joined), vec![2, 3]);
 }
