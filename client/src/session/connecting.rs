@@ -43,7 +43,7 @@ pub enum ConnectStage {
 }
 
 enum Stage<G: Game> {
-    Host(HostHandshake),
+    Host(Box<HostHandshake>),
     Join(Box<JoinHandshake>),
     Synchronizing {
         peer: Box<NetPeer<G>>,
@@ -86,13 +86,13 @@ impl<G: Game> Connecting<G> {
     pub fn host(link: SharedLink, config: &NetConfig<G>) -> Connecting<G> {
         let info = PeerInfo::local::<G>(&config.rules);
         let stage = match config.check() {
-            Ok(()) => Stage::Host(HostHandshake::new(
+            Ok(()) => Stage::Host(Box::new(HostHandshake::new(
                 &link,
                 &info,
                 config.seed,
                 config.spectators,
                 config.invite,
-            )),
+            ))),
             Err(problem) => Stage::Failed(problem),
         };
         Connecting {
@@ -277,13 +277,13 @@ impl<G: Game> Connecting<G> {
                     None if !handshake_over => {
                         self.stage = Stage::Over; // drops the session before its link is reset
                         self.link.borrow_mut().forget_peers();
-                        self.stage = Stage::Host(HostHandshake::new(
+                        self.stage = Stage::Host(Box::new(HostHandshake::new(
                             &self.link,
                             &self.info,
                             self.config.seed,
                             self.config.spectators,
                             self.config.invite,
-                        ));
+                        )));
                         Ok(None)
                     }
                     _ => Err(Error::SyncTimeout {

@@ -152,7 +152,8 @@ mod tests {
     fn each_rule_edited_alone_is_named_alone() {
         let ours = RingRules::default();
         assert!(ours.differences(&ours.clone()).is_empty());
-        let edits: [(&str, fn(&mut RingRules)); 9] = [
+        type Edit = (&'static str, fn(&mut RingRules));
+        let edits: [Edit; 9] = [
             ("track_length", |r| r.track_length += 1),
             ("accel", |r| r.accel += 1),
             ("drag", |r| r.drag += 1),

@@ -8,6 +8,7 @@ use crate::net::transport::{Transport, MAX_DATAGRAM};
 use crate::net::wire::{self, Control, Kind};
 use crate::session::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
 use engine::World;
+use game_api::Game;
 
 fn addr(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
@@ -23,30 +24,30 @@ fn config(handshake_ms: u64, sync_ms: u64, spectators: usize) -> NetConfig<World
 }
 
 /// A host at port 1.
-fn host(net: &MemoryNet, config: &NetConfig<World>) -> Connecting<World> {
-    Connecting::<World>::host(Link::new(net.endpoint(1)), config)
+fn host<G: Game>(net: &MemoryNet, config: &NetConfig<G>) -> Connecting<G> {
+    Connecting::host(Link::new(net.endpoint(1)), config)
 }
 
 /// A peer at `port` joining the host as `role`.
-fn joiner(net: &MemoryNet, port: u16, role: Role, config: &NetConfig<World>) -> Connecting<World> {
-    Connecting::<World>::join(Link::new(net.endpoint(port)), addr(1), role, config)
+fn joiner<G: Game>(net: &MemoryNet, port: u16, role: Role, config: &NetConfig<G>) -> Connecting<G> {
+    Connecting::join(Link::new(net.endpoint(port)), addr(1), role, config)
 }
 
 /// Polls every side in turn until `done` says so, each side's results and stages kept;
 /// fails after 10 s of wall time (a guard against hanging, not a measure: a lossless network
 /// needs no waiting).
-fn poll_until(
-    sides: &mut [&mut Connecting<World>],
-    mut done: impl FnMut(&[Option<NetPeer<World>>], &[ConnectStage]) -> bool,
-) -> (Vec<Option<NetPeer<World>>>, Vec<Vec<ConnectStage>>) {
+fn poll_until<G: Game>(
+    sides: &mut [&mut Connecting<G>],
+    mut done: impl FnMut(&[Option<NetPeer<G>>], &[ConnectStage]) -> bool,
+) -> (Vec<Option<NetPeer<G>>>, Vec<Vec<ConnectStage>>) {
     let guard = Instant::now() + Duration::from_secs(10);
-    let mut peers: Vec<Option<NetPeer<World>>> = sides.iter().map(|_| None).collect();
+    let mut peers: Vec<Option<NetPeer<G>>> = sides.iter().map(|_| None).collect();
     let mut seen: Vec<Vec<ConnectStage>> = sides.iter().map(|s| vec![s.stage()]).collect();
     loop {
         for (i, side) in sides.iter_mut().enumerate() {
             if let Some(peer) = peers[i].as_mut() {
                 // A handed-over peer plays on (a host hands over only once it heard input).
-                let _ = peer.advance(engine::WireInput::default());
+                let _ = peer.advance(G::Input::default());
                 continue;
             }
             match side.poll() {
@@ -82,12 +83,12 @@ fn poll_until_error(side: &mut Connecting<World>) -> Error {
     }
 }
 
-fn all_handed_over(peers: &[Option<NetPeer<World>>], _: &[ConnectStage]) -> bool {
+fn all_handed_over<G: Game>(peers: &[Option<NetPeer<G>>], _: &[ConnectStage]) -> bool {
     peers.iter().all(Option::is_some)
 }
 
 /// A host at port 1 and a player joined from port 2, both handed over (the match runs).
-fn connected_pair(net: &MemoryNet, cfg: &NetConfig<World>) -> (NetPeer<World>, NetPeer<World>) {
+fn connected_pair<G: Game>(net: &MemoryNet, cfg: &NetConfig<G>) -> (NetPeer<G>, NetPeer<G>) {
     let mut h = host(net, cfg);
     let mut j = joiner(net, 2, Role::Player, cfg);
     let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
@@ -634,6 +635,7 @@ fn every_config_limit_takes_its_value_and_refuses_one_past() {
 mod late;
 mod rejoin;
 mod resync;
+mod second_game;
 
 /// A joiner over UDP to a port nothing listens on gives up as soon as the OS says so (ICMP
 /// port unreachable, on loopback at once), naming the port, instead of waiting out its 20 s

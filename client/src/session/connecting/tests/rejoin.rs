@@ -641,7 +641,7 @@ fn a_rejoiner_at_exactly_the_survivors_tick_needs_no_inputs() {
     let link = handshake(&mut o, 90, &secret).expect("accepted");
     let answer = ask(&mut o, &link, &resume(ours, hash, Vec::new()));
     assert!(
-        matches!(&answer, Control::ResumeAt { tick, gap, .. } if *tick == ours && duel_inputs(&gap).is_empty()),
+        matches!(&answer, Control::ResumeAt { tick, gap, .. } if *tick == ours && duel_inputs(gap).is_empty()),
         "{answer:?}"
     );
 }

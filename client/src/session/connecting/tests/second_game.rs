@@ -1,0 +1,167 @@
+//! The ring race — a second game with a differently shaped state — played by the same
+//! generic session code as the duel, over the in-memory network: a host, a joiner and a
+//! spectator agree tick by tick with a plain run of the confirmed inputs; a desync injected
+//! into the joiner's step is detected and repaired by the host's state; a peer of the other
+//! game is refused by name.
+
+use super::*;
+use crate::session::driver::Injection;
+use crate::session::netplay::{EpochCause, NetEvent};
+use game_api::Tick;
+use ring_race::{buttons, RingInput, RingPhase, RingRace, RingRules};
+
+fn race_config(spectators: usize) -> NetConfig<RingRace> {
+    NetConfig::<RingRace> {
+        handshake_timeout: Duration::from_secs(30),
+        sync_timeout: Duration::from_secs(5),
+        spectators,
+        seed: 11,
+        ..NetConfig::<RingRace>::default()
+    }
+}
+
+/// Slot `slot`'s input when its world stands at `tick`: thrust that sweeps both ways, a dash
+/// now and then, so that racers pass, bump and take coins.
+fn racer_input(slot: usize, tick: Tick) -> RingInput {
+    let sweep = (tick as i32 * (3 + slot as i32 * 2) + slot as i32 * 90) % 254;
+    RingInput {
+        thrust: (sweep - 127) as i8,
+        buttons: if tick.is_multiple_of(37 + slot as u32 * 11) {
+            buttons::DASH
+        } else {
+            0
+        },
+    }
+}
+
+/// Every peer advanced once with its scripted input (a spectator's is ignored).
+fn advance_all(peers: &mut [NetPeer<RingRace>]) {
+    for (slot, peer) in peers.iter_mut().enumerate() {
+        let input = racer_input(slot, peer.world().tick());
+        let _ = peer.advance(input);
+    }
+}
+
+/// The confirmed inputs of ticks `from..` the host's final tick, appended to `inputs`.
+fn record_confirmed(host: &NetPeer<RingRace>, inputs: &mut Vec<Vec<RingInput>>) {
+    for tick in inputs.len() as Tick..host.final_tick() {
+        let played = host.driver().inputs_at(tick).expect("still in the history");
+        inputs.push(played.to_vec());
+    }
+}
+
+/// A host, a joiner and a spectator of the ring race, connected (the match runs).
+fn race_of_three(net: &MemoryNet, cfg: &NetConfig<RingRace>) -> Vec<NetPeer<RingRace>> {
+    let mut h = host(net, cfg);
+    let mut j = joiner(net, 2, Role::Player, cfg);
+    let mut s = joiner(net, 3, Role::Spectator, cfg);
+    let (peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
+    peers.into_iter().map(|p| p.expect("handed over")).collect()
+}
+
+#[test]
+fn the_ring_race_plays_over_the_network_as_a_plain_run_of_its_confirmed_inputs() {
+    let net = MemoryNet::default();
+    let mut peers = race_of_three(&net, &race_config(1));
+    let mut confirmed = Vec::new();
+    let guard = Instant::now() + Duration::from_secs(30);
+    while peers.iter().any(|p| p.final_tick() < 400) {
+        assert!(Instant::now() < guard, "the race does not get going");
+        advance_all(&mut peers);
+        record_confirmed(&peers[0], &mut confirmed);
+    }
+    // A plain run of the confirmed inputs, from a fresh race.
+    let mut plain = RingRace::new(RingRules::default(), 11, 2).expect("a race");
+    let mut hashes = vec![plain.state_hash()];
+    for inputs in &confirmed {
+        plain.step(inputs).expect("steps");
+        hashes.push(plain.state_hash());
+    }
+    // Both racers' scripted inputs reached the host as played (the joiner's over the wire).
+    let thrusts: std::collections::BTreeSet<(usize, i8)> = (confirmed.iter())
+        .flat_map(|inputs| inputs.iter().enumerate().map(|(s, i)| (s, i.thrust)))
+        .collect();
+    assert!(thrusts.len() > 100, "{} distinct inputs", thrusts.len());
+    // Every peer's state at every tick it still holds is the plain run's.
+    let last = peers.iter().map(NetPeer::final_tick).min().expect("peers");
+    for (who, peer) in ["host", "joiner", "spectator"].iter().zip(&peers) {
+        for tick in last.saturating_sub(40)..=last {
+            let held = peer.driver().hash_at(tick).expect("held");
+            assert_eq!(held, hashes[tick as usize], "{who} at tick {tick}");
+        }
+    }
+    let scores: Vec<u8> = plain.state().racers.iter().map(|r| r.score).collect();
+    assert!(
+        scores.iter().any(|&s| s > 0),
+        "coins were taken: {scores:?}"
+    );
+}
+
+#[test]
+fn a_desync_in_the_joiners_bumps_is_detected_and_repaired_by_the_hosts_state() {
+    let net = MemoryNet::default();
+    let cfg = race_config(0);
+    let (hosted, joined) = connected_pair(&net, &cfg);
+    let mut peers = vec![hosted, joined];
+    peers[1].driver_mut().inject(Injection {
+        tick: 150,
+        first_pass_only: false,
+        after: RingPhase::Bumps,
+    });
+    let mut desyncs = Vec::new();
+    let guard = Instant::now() + Duration::from_secs(30);
+    while peers.iter().any(|p| p.final_tick() < 450) {
+        assert!(
+            Instant::now() < guard,
+            "the race does not get past the resync"
+        );
+        advance_all(&mut peers);
+        for peer in &mut peers {
+            for event in peer.take_events() {
+                if let NetEvent::DesyncDetected { tick, .. } = event {
+                    desyncs.push(tick);
+                }
+            }
+        }
+    }
+    assert!(desyncs.iter().any(|&t| t >= 150), "detected: {desyncs:?}");
+    // The joiner went on from the host's state in a new epoch; since then both agree.
+    let epochs = peers[1].epochs();
+    let resync = (epochs.iter())
+        .find(|e| matches!(e.cause, EpochCause::Resync(_)))
+        .expect("a resync epoch");
+    let EpochCause::Resync(detail) = &resync.cause else {
+        unreachable!()
+    };
+    assert_ne!(
+        detail.replaced, resync.hash,
+        "the joiner's own state differed"
+    );
+    let last = peers[0].final_tick().min(peers[1].final_tick());
+    for tick in last.saturating_sub(40)..=last {
+        assert_eq!(
+            peers[0].driver().hash_at(tick).expect("host"),
+            peers[1].driver().hash_at(tick).expect("joiner"),
+            "tick {tick}"
+        );
+    }
+}
+
+#[test]
+fn a_peer_of_the_other_game_is_refused_by_name() {
+    let net = MemoryNet::default();
+    let mut h = host(&net, &race_config(0));
+    let mut j = joiner(&net, 2, Role::Player, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(10);
+    let refusal = loop {
+        assert!(Instant::now() < guard, "no refusal");
+        let _ = h.poll();
+        match j.poll() {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("a duel joined a ring race"),
+            Err(e) => break e.to_string(),
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert!(refusal.contains("game ring-race vs maze-duel"), "{refusal}");
+}
