@@ -5,7 +5,7 @@
 //! — sound, sparks, a damage number. When the real inputs arrive and the session re-simulates,
 //! the same frames may produce the same events, slightly different ones (the hit did 8, not
 //! 18), none (the shot never happened), or new ones. The journal remembers every presented
-//! event by its stable identity ([`engine::EventKey`]) until its tick is final, and after each
+//! event by its stable identity ([`Game::EventKey`], [`Game::event_key`]) until its tick is final, and after each
 //! re-simulation says what to do:
 //!
 //! - [`JournalAction::Play`]: an event not presented before;
@@ -16,38 +16,49 @@
 //! and drops entries once their tick is confirmed. Re-simulating a frame that comes out the
 //! same changes nothing: presenting is idempotent per key.
 
-use engine::{Event, Tick};
+use game_api::{Game, Tick};
 
 /// What presentation should do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JournalAction {
+pub enum JournalAction<E> {
     /// Present this event.
-    Play(Event),
+    Play(E),
     /// A presented event came out differently: replace `old` with `new`.
     Correct {
         /// What was presented.
-        old: Event,
+        old: E,
         /// What actually happened.
-        new: Event,
+        new: E,
     },
     /// A presented event did not happen after all: undo it.
-    Retract(Event),
+    Retract(E),
 }
 
-/// Presented events not yet final, in tick order.
-#[derive(Debug, Default, Clone)]
-pub struct PredictionJournal {
-    entries: Vec<Event>,
+/// Presented events of a game `G` not yet final, in tick order.
+#[derive(Debug, Clone)]
+pub struct PredictionJournal<G: Game> {
+    entries: Vec<G::Event>,
     /// Counters: events confirmed unchanged, corrected, retracted.
     confirmed: u64,
     corrected: u64,
     retracted: u64,
 }
 
-impl PredictionJournal {
+impl<G: Game> Default for PredictionJournal<G> {
+    fn default() -> PredictionJournal<G> {
+        PredictionJournal {
+            entries: Vec::new(),
+            confirmed: 0,
+            corrected: 0,
+            retracted: 0,
+        }
+    }
+}
+
+impl<G: Game> PredictionJournal<G> {
     /// An empty journal.
     #[must_use]
-    pub fn new() -> PredictionJournal {
+    pub fn new() -> PredictionJournal<G> {
         PredictionJournal::default()
     }
 
@@ -57,34 +68,38 @@ impl PredictionJournal {
     /// them); entries before `final_tick` can no longer change and are dropped as confirmed.
     pub fn reconcile(
         &mut self,
-        events: &[Event],
+        events: &[G::Event],
         resimulated_from: Option<Tick>,
         final_tick: Tick,
-    ) -> Vec<JournalAction> {
+    ) -> Vec<JournalAction<G::Event>> {
         let mut actions = Vec::new();
         // Entries the update re-simulated are on trial; the rest stay as they are.
         let mut on_trial = match resimulated_from {
             Some(from) => {
-                let split = self.entries.partition_point(|e| e.tick < from);
+                let split = self.entries.partition_point(|e| G::event_tick(e) < from);
                 self.entries.split_off(split)
             }
             None => Vec::new(),
         };
         let mut kept = Vec::with_capacity(events.len());
         for event in events {
-            let key = event.key();
-            match on_trial.iter().position(|old| old.key() == key) {
+            let key = G::event_key(event);
+            match on_trial.iter().position(|old| G::event_key(old) == key) {
                 Some(i) => {
                     let old = on_trial.remove(i);
                     if old != *event {
                         self.corrected += 1;
-                        actions.push(JournalAction::Correct { old, new: *event });
+                        actions.push(JournalAction::Correct {
+                            old,
+                            new: event.clone(),
+                        });
                     }
                 }
-                None if self.entries.iter().any(|e| e.key() == key) => continue, // already shown
-                None => actions.push(JournalAction::Play(*event)),
+                // Already shown.
+                None if self.entries.iter().any(|e| G::event_key(e) == key) => continue,
+                None => actions.push(JournalAction::Play(event.clone())),
             }
-            kept.push(*event);
+            kept.push(event.clone());
         }
         // Whatever is left on trial did not happen in the new history: undo, newest first.
         for old in on_trial.into_iter().rev() {
@@ -92,8 +107,10 @@ impl PredictionJournal {
             actions.push(JournalAction::Retract(old));
         }
         self.entries.extend(kept);
-        self.entries.sort_by_key(|e| e.tick); // stable: keeps same-tick order
-        let final_count = self.entries.partition_point(|e| e.tick < final_tick);
+        self.entries.sort_by_key(|e| G::event_tick(e)); // stable: keeps same-tick order
+        let final_count = self
+            .entries
+            .partition_point(|e| G::event_tick(e) < final_tick);
         self.confirmed += final_count as u64;
         self.entries.drain(..final_count);
         actions
@@ -101,7 +118,7 @@ impl PredictionJournal {
 
     /// Events presented and not yet final.
     #[must_use]
-    pub fn pending(&self) -> &[Event] {
+    pub fn pending(&self) -> &[G::Event] {
         &self.entries
     }
 
@@ -115,7 +132,7 @@ impl PredictionJournal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{EventKind, HitSource};
+    use engine::{Event, EventKind, HitSource, World};
 
     fn shot(tick: Tick, player: u8, projectile: u32) -> Event {
         Event {
@@ -139,7 +156,7 @@ mod tests {
 
     #[test]
     fn new_frames_play_and_identical_resimulation_changes_nothing() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         let a = j.reconcile(&[shot(10, 0, 1)], None, 0);
         assert_eq!(a, vec![JournalAction::Play(shot(10, 0, 1))]);
         let b = j.reconcile(&[shot(10, 0, 1), hit(11, 8)], Some(10), 0);
@@ -152,7 +169,7 @@ mod tests {
 
     #[test]
     fn a_changed_detail_is_corrected_and_a_vanished_event_retracted() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(10, 0, 1), hit(12, 18), shot(13, 1, 2)], None, 0);
         // The real inputs: the hit did 8, and player 1 never fired at 13.
         let actions = j.reconcile(&[shot(10, 0, 1), hit(12, 8)], Some(11), 0);
@@ -172,7 +189,7 @@ mod tests {
 
     #[test]
     fn retractions_come_newest_first_and_final_ticks_leave_the_journal() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(5, 0, 1), shot(6, 0, 2), shot(7, 0, 3)], None, 0);
         let actions = j.reconcile(&[], Some(5), 0);
         assert_eq!(
@@ -190,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_rollback_only_puts_the_resimulated_ticks_on_trial() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(3, 0, 1), shot(8, 0, 2)], None, 0);
         // Rolled back to 6: tick 3 is untouched even though the update does not repeat it.
         let actions = j.reconcile(&[shot(8, 0, 2)], Some(6), 0);
@@ -201,7 +218,7 @@ mod tests {
     /// An event at exactly the first re-simulated tick is on trial; one tick earlier is not.
     #[test]
     fn the_first_resimulated_tick_is_on_trial_and_the_one_before_is_not() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(5, 0, 1), shot(6, 0, 2)], None, 0);
         let actions = j.reconcile(&[], Some(6), 0);
         assert_eq!(actions, vec![JournalAction::Retract(shot(6, 0, 2))]);
@@ -212,7 +229,7 @@ mod tests {
     /// An update without a rollback that repeats a presented event does not play it again.
     #[test]
     fn an_event_already_presented_outside_the_rollback_is_not_played_again() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(3, 0, 1)], None, 0);
         assert!(j.reconcile(&[shot(3, 0, 1)], None, 0).is_empty());
         assert!(j.reconcile(&[shot(3, 0, 1)], Some(5), 0).is_empty());
@@ -222,11 +239,45 @@ mod tests {
     /// Entries before the final tick are confirmed and counted; the final tick itself stays.
     #[test]
     fn ticks_before_the_final_tick_are_confirmed_and_counted() {
-        let mut j = PredictionJournal::new();
+        let mut j = PredictionJournal::<World>::new();
         j.reconcile(&[shot(1, 0, 1), shot(2, 0, 2), shot(3, 0, 3)], None, 3);
         assert_eq!(j.pending(), &[shot(3, 0, 3)]);
         assert_eq!(j.counts(), (2, 0, 0));
         j.reconcile(&[], None, 4);
         assert_eq!((j.pending().len(), j.counts()), (0, (3, 0, 0)));
+    }
+
+    /// Contract: the journal knows events only through the game (`event_key`, `event_tick`):
+    /// the ring race's are played, retracted and confirmed like the duel's.
+    #[test]
+    fn another_games_events_are_played_retracted_and_confirmed_by_their_keys_and_ticks() {
+        use ring_race::{RingEvent, RingRace};
+        let dash = |tick, racer| RingEvent::Dash { tick, racer };
+        let bump = RingEvent::Bump {
+            tick: 7,
+            a: 0,
+            b: 1,
+        };
+        let mut j = PredictionJournal::<RingRace>::new();
+        let played = j.reconcile(&[dash(5, 0), dash(6, 1)], None, 0);
+        assert_eq!(
+            played,
+            vec![
+                JournalAction::Play(dash(5, 0)),
+                JournalAction::Play(dash(6, 1))
+            ]
+        );
+        // Rolled back to 6: racer 1 never dashed, the racers bumped at 7 instead.
+        let actions = j.reconcile(&[bump], Some(6), 0);
+        assert_eq!(
+            actions,
+            vec![
+                JournalAction::Play(bump),
+                JournalAction::Retract(dash(6, 1))
+            ]
+        );
+        assert_eq!(j.pending(), &[dash(5, 0), bump]);
+        j.reconcile(&[], None, 7);
+        assert_eq!((j.pending(), j.counts()), (&[bump][..], (1, 0, 1)));
     }
 }

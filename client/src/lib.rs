@@ -142,6 +142,9 @@
 //!     fn event_key(event: &(Tick, u8)) -> (Tick, u8) {
 //!         *event
 //!     }
+//!     fn event_tick(event: &(Tick, u8)) -> Tick {
+//!         event.0
+//!     }
 //!     fn rules_to_bytes(_: &()) -> Vec<u8> {
 //!         Vec::new()
 //!     }

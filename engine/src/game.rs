@@ -112,6 +112,10 @@ impl Game for World {
         event.key()
     }
 
+    fn event_tick(event: &Event) -> Tick {
+        event.tick
+    }
+
     fn rules_to_bytes(rules: &Rules) -> Vec<u8> {
         rules.canonical_bytes()
     }

@@ -199,6 +199,11 @@ pub trait Game: Clone + Debug + Sized + 'static {
     /// The stable key of `event`.
     fn event_key(event: &Self::Event) -> Self::EventKey;
 
+    /// The tick `event` belongs to (as its key holds it): the prediction journal keeps a
+    /// presented event until this tick is final, and re-judges it when a rollback re-simulates
+    /// from this tick or earlier.
+    fn event_tick(event: &Self::Event) -> Tick;
+
     /// The rules' canonical bytes: equal rules, equal bytes, on every platform.
     fn rules_to_bytes(rules: &Self::Rules) -> Vec<u8>;
 

@@ -210,6 +210,9 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     fn event_key(event: &(Tick, u8)) -> (Tick, u8) {
         *event
     }
+    fn event_tick(event: &(Tick, u8)) -> Tick {
+        event.0
+    }
     fn rules_to_bytes(flaw: &Flaw) -> Vec<u8> {
         vec![*flaw as u8]
     }

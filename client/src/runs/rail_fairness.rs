@@ -254,7 +254,7 @@ pub fn run_fairness_peer(
         delay: ViewDelay::default(),
         pressed: false,
     };
-    let mut journal = PredictionJournal::new();
+    let mut journal = PredictionJournal::<World>::new();
     let mut shots: BTreeMap<EventKey, ShotTrack> = BTreeMap::new();
     let mut pacer = FramePacer::new(plan.fps);
     let deadline = Instant::now() + plan.deadline;

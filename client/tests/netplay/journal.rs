@@ -34,7 +34,7 @@ fn presented_events_equal_the_confirmed_history() {
         dump_dir: None,
     };
     let mut logs = PeerLogs::open(&peer, &paths, None).expect("logs");
-    let mut journal = PredictionJournal::new();
+    let mut journal = PredictionJournal::<World>::new();
     let mut presented: Vec<Event> = Vec::new();
     let mut bot = Bot::new(1, 3);
     let (mut corrections, mut retractions) = (0, 0);
@@ -188,7 +188,7 @@ fn a_hit_whose_damage_changes_after_rollback_is_corrected() {
         inputs
     };
     let frames = 12;
-    let mut journal = PredictionJournal::new();
+    let mut journal = PredictionJournal::<World>::new();
     let mut presented: Vec<Event> = Vec::new();
     for t in 0..frames {
         let tick = world.tick();

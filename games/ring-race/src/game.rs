@@ -128,6 +128,10 @@ impl Game for RingRace {
         event.key()
     }
 
+    fn event_tick(event: &RingEvent) -> Tick {
+        event.key().tick
+    }
+
     fn rules_to_bytes(rules: &RingRules) -> Vec<u8> {
         rules.canonical_bytes()
     }

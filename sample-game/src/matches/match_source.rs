@@ -206,7 +206,7 @@ pub struct Timeline {
 /// Splits journal actions into the events to present now and the ones to take back (a
 /// correction is both: the old version goes, the new one comes).
 pub(crate) fn present(
-    actions: Vec<client::journal::JournalAction>,
+    actions: Vec<client::journal::JournalAction<engine::Event>>,
     retracted: &mut Vec<Event>,
 ) -> Vec<Event> {
     use client::journal::JournalAction;

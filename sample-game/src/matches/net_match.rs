@@ -30,7 +30,7 @@ pub struct NetMatch {
     local: Vec<PlayerId>,
     previous: WorldSnapshot,
     /// What has been presented, to reconcile with re-simulated history.
-    journal: PredictionJournal,
+    journal: PredictionJournal<World>,
     /// Presented events the last update took back.
     retracted: Vec<Event>,
     logs: PeerLogs,

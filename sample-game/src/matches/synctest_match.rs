@@ -20,7 +20,7 @@ pub struct SyncTestMatch {
     tester: SyncTester<World>,
     previous: WorldSnapshot,
     check_distance: usize,
-    journal: PredictionJournal,
+    journal: PredictionJournal<World>,
     retracted: Vec<Event>,
     local: [PlayerId; 2],
     logs: LocalLogs,
