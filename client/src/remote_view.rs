@@ -7,14 +7,15 @@
 //! pose history — and to send with every input how far back that was ([`input_view`], which
 //! adds the input delay: an input sampled at tick `T` is simulated at `T + delay`). The
 //! simulation then
-//! judges the shot against exactly those poses (see `engine::ViewTime`), so every peer
+//! judges the shot against exactly those poses (see [`ViewTime`]), so every peer
 //! reaches the verdict the shooter saw. The local player is always drawn predicted.
 //!
 //! [`ViewDelay`] keeps the distance to the past steady: it jumps up at once when confirmation
 //! falls further behind (nothing unconfirmed is ever shown) and eases back down one tick at a
 //! time, so remote players move smoothly instead of stuttering with every late datagram.
 
-use engine::{RewoundPose, Tick, ViewTime, World};
+use game_api::lag::{LagCompensated, Rewound, ViewTime};
+use game_api::Tick;
 use std::fmt;
 use std::str::FromStr;
 
@@ -117,22 +118,20 @@ pub fn input_view(mode: RemoteView, shown: ViewTime, input_delay: usize) -> View
     }
 }
 
-/// Where player `slot` is shown at `view`: its pose read from the world's history, exactly as
-/// the simulation will read it for a rail shot carrying that view.
+/// Where player `slot` is shown at `view`: its pose read from the game's pose ring, exactly
+/// as the simulation will read it for a hit check carrying that view.
 ///
 /// # Panics
-/// If `slot` is not a player of `world`.
+/// If `slot` is not a player of `game`.
 #[must_use]
-pub fn shown_pose(world: &World, slot: usize, view: ViewTime) -> RewoundPose {
-    let state = world.state();
-    state
-        .pose_history
-        .pose_at(slot, state.tick, view, world.rules().pose_history_ticks)
+pub fn shown_pose<G: LagCompensated>(game: &G, slot: usize, view: ViewTime) -> Rewound<G::Pose> {
+    game.pose_seen(slot, view)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::World;
 
     #[test]
     fn the_delay_jumps_up_at_once_and_eases_down_slowly() {

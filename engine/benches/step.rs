@@ -12,6 +12,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use engine::bench_support::loaded_world;
+use engine::HitboxHistory;
 use engine::{InputCmd, Rules, World, WorldSnapshot};
 use std::hint::black_box;
 

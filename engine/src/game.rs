@@ -141,6 +141,24 @@ impl Game for World {
     }
 }
 
+/// The rail's lag compensation: the duel's hitbox ring, for presentation to show remote players
+/// exactly as a rail shot carrying the same view is judged.
+impl game_api::lag::LagCompensated for World {
+    type Pose = crate::pose_history::PoseSample;
+
+    fn pose_ring(&self) -> &crate::pose_history::PoseHistory {
+        &self.state().pose_history
+    }
+
+    fn pose_window(&self) -> u8 {
+        self.rules().pose_history_ticks
+    }
+
+    fn pose_now(&self) -> Tick {
+        self.state().tick
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,7 +78,8 @@ pub use input::{buttons, InputCmd, WireInput, STICK_MAX};
 pub use maze::{Maze, Tile};
 pub use player::{Action, Player, PlayerId, PlayerStats, MAX_PLAYERS};
 pub use pose_history::{
-    lerp_fx, pose_flags, PoseHistory, PoseSample, RewoundPose, ViewClamp, ViewTime, VIEW_FRAC_UNITS,
+    lerp_fx, pose_flags, HitboxHistory, PoseHistory, PoseSample, RewoundPose, ViewClamp, ViewTime,
+    VIEW_FRAC_UNITS,
 };
 pub use projectile::{Projectile, ProjectileId};
 pub use rail::{ShotOutcome, ShotRecord, ShotTarget};

@@ -7,11 +7,15 @@
 //! The history is simulation state — a rolled-back world must judge the same shot the same
 //! way — so it lives in the snapshot, is hashed as its own section, and is checked on restore.
 //!
-//! "Time `t`" is the world after `t` steps. [`PoseHistory::record`] runs at the end of every
+//! "Time `t`" is the world after `t` steps. [`HitboxHistory::record`] runs at the end of every
 //! step (and once when the world is created), so the newest sample is always the current time.
 //!
+//! The ring, the clamping and the cut policy are generic ([`game_api::lag`]); this module is
+//! the duel's instance: its hitbox ([`PoseSample`]), where its cuts are, and what a valid sample
+//! is.
+//!
 //! # Rewinding
-//! [`PoseHistory::pose_at`] is a pure read. A view time between two samples is interpolated
+//! [`PoseRing::pose_at`] is a pure read. A view time between two samples is interpolated
 //! linearly in fixed point (the factor is a multiple of 1/256 tick; the interpolated position
 //! is exact to one 16.16 unit, rounded toward −∞). Interpolation never crosses a
 //! *discontinuity* — a sample whose player was respawned (new life generation) or moved more
@@ -23,15 +27,12 @@
 use crate::fx::{fx_bits, Fx, FxVec, ONE};
 use crate::player::Player;
 use crate::Tick;
+use game_api::lag::{Pose, PoseRing, Rewound};
+pub use game_api::lag::{ViewClamp, ViewTime, VIEW_FRAC_UNITS};
 use serde::{Deserialize, Serialize};
 
 /// The largest pose window the rules allow (`pose_history_ticks`' maximum).
 pub const MAX_POSE_WINDOW: u8 = 30;
-
-/// Sub-tick units per tick in a view time.
-pub const VIEW_FRAC_UNITS: u32 = 256;
-// A fraction is one byte, and `pose_at` takes it mod 256 by keeping the low byte.
-const _: () = assert!(VIEW_FRAC_UNITS == 1 << u8::BITS);
 
 /// Flag bits of a [`PoseSample`].
 pub mod pose_flags {
@@ -70,37 +71,29 @@ impl PoseSample {
     }
 }
 
-/// A view time relative to a tick `T`: `T − ticks_back + frac / 256`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ViewTime {
-    /// Whole ticks back from `T`.
-    pub ticks_back: u8,
-    /// 1/256 tick forward from `T − ticks_back`.
-    pub frac: u8,
+impl Pose for PoseSample {
+    fn cut(&self) -> bool {
+        PoseSample::cut(self)
+    }
+
+    /// Position and radius interpolated on raw 16.16 bits ([`lerp_fx`]); the life of `b`;
+    /// alive only if alive at both ends (nobody is hit on the way to a KO).
+    fn between(a: &PoseSample, b: &PoseSample, num: u32, den: u32) -> PoseSample {
+        let lerp = |x: Fx, y: Fx| lerp_fx(x, y, num, den);
+        PoseSample {
+            pos: FxVec::new(lerp(a.pos.x, b.pos.x), lerp(a.pos.y, b.pos.y)),
+            radius: lerp(a.radius, b.radius),
+            generation: b.generation,
+            flags: a.flags & b.flags & pose_flags::ALIVE,
+        }
+    }
 }
 
-/// How a requested view was changed before use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ViewClamp {
-    /// Used as requested.
-    #[default]
-    None,
-    /// Older than the history window (or than the match): the oldest sample was used.
-    TooOld,
-    /// Later than now: now was used.
-    Future,
-}
+/// Every player's recent hitbox poses: the generic ring over the duel's [`PoseSample`].
+pub type PoseHistory = PoseRing<PoseSample>;
 
-/// A pose read from history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RewoundPose {
-    /// The pose (interpolated, or a real sample).
-    pub pose: PoseSample,
-    /// The view time actually used, relative to now.
-    pub used: ViewTime,
-    /// Whether and why the requested view was clamped.
-    pub clamp: ViewClamp,
-}
+/// A hitbox read from history.
+pub type RewoundPose = Rewound<PoseSample>;
 
 /// `a + (b − a) · num / den` on raw 16.16 bits, rounded toward −∞ (`0 < den`, `0 ≤ num ≤ den`).
 /// Exact integer arithmetic: the only rounding is the final floor division.
@@ -112,122 +105,48 @@ pub fn lerp_fx(a: Fx, b: Fx, num: u32, den: u32) -> Fx {
     fx_bits((a + step) as i32)
 }
 
-/// Every player's recent hitbox poses: `depth = N + 1` samples per player, player-major.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PoseHistory {
-    /// `samples[player * depth + time % depth]`.
-    pub samples: Vec<PoseSample>,
-}
-
-impl PoseHistory {
-    /// Samples kept per player for a window of `window` ticks.
-    #[must_use]
-    pub fn depth(window: u8) -> usize {
-        usize::from(window) + 1
-    }
-
-    fn index(player: usize, time: u64, depth: usize) -> usize {
-        player * depth + (time % depth as u64) as usize
-    }
-
+/// The duel's side of the pose ring: which poses are recorded, where a cut is, what a valid
+/// sample is.
+pub trait HitboxHistory {
     /// Fills the whole ring with each player's current pose (as a new world does; tools and
     /// tests use it after placing players by hand). Reuses the buffer.
-    pub fn reset(&mut self, players: &[Player], radius: Fx, window: u8) {
-        let depth = PoseHistory::depth(window);
-        self.samples.clear();
-        for p in players {
-            let first = sample_of(p, radius, pose_flags::CUT);
-            self.samples.extend(std::iter::repeat_n(first, depth));
-        }
-    }
+    fn reset(&mut self, players: &[Player], radius: Fx, window: u8);
 
     /// Records every player's pose at time `now`, marking a discontinuity where the player was
     /// respawned or moved more than one tile on an axis since time `now − 1`.
-    pub fn record(&mut self, now: Tick, players: &[Player], radius: Fx, window: u8) {
-        let depth = PoseHistory::depth(window);
-        let now = u64::from(now);
+    fn record(&mut self, now: Tick, players: &[Player], radius: Fx, window: u8);
+
+    /// Checks the ring against a world of `players` players and `window`: its length, and
+    /// every sample's position, radius and flags in range.
+    ///
+    /// # Errors
+    /// What is out of range.
+    fn check(&self, players: usize, window: u8, width: Fx, height: Fx) -> Result<(), String>;
+}
+
+impl HitboxHistory for PoseHistory {
+    fn reset(&mut self, players: &[Player], radius: Fx, window: u8) {
+        self.fill(
+            players
+                .iter()
+                .map(|p| sample_of(p, radius, pose_flags::CUT)),
+            window,
+        );
+    }
+
+    fn record(&mut self, now: Tick, players: &[Player], radius: Fx, window: u8) {
         for (i, p) in players.iter().enumerate() {
-            let prev = self.samples[PoseHistory::index(i, now.wrapping_sub(1), depth)];
+            let prev = self.sample(i, now.wrapping_sub(1), window);
             let d = p.pos - prev.pos;
             let jumped = !(-ONE..=ONE).contains(&d.x) || !(-ONE..=ONE).contains(&d.y);
             let cut = now == 0 || prev.generation != p.generation || jumped;
             let flags = if cut { pose_flags::CUT } else { 0 };
-            self.samples[PoseHistory::index(i, now, depth)] = sample_of(p, radius, flags);
+            self.set(i, now, window, sample_of(p, radius, flags));
         }
     }
 
-    /// The pose of `player` at the view `view` relative to `now`, for a window of `window`
-    /// ticks: clamped into `[max(now − window, 0), now]`, then interpolated (see the module
-    /// documentation for the policy). A pure read.
-    ///
-    /// # Panics
-    /// If `player` has no samples (the caller passes a slot of the world).
-    #[must_use]
-    pub fn pose_at(&self, player: usize, now: Tick, view: ViewTime, window: u8) -> RewoundPose {
-        let depth = PoseHistory::depth(window);
-        let units = u64::from(VIEW_FRAC_UNITS);
-        let now_u = u64::from(now) * units;
-        let oldest = u64::from(now).saturating_sub(u64::from(window)) * units;
-        // Requested time in 1/256 tick, as a signed value (it may precede time 0).
-        let requested =
-            now_u as i64 - i64::from(view.ticks_back) * units as i64 + i64::from(view.frac);
-        let (at, clamp) = if requested > now_u as i64 {
-            (now_u, ViewClamp::Future)
-        } else if requested < oldest as i64 {
-            (oldest, ViewClamp::TooOld)
-        } else {
-            (requested as u64, ViewClamp::None)
-        };
-        let (t0, part) = (at / units, (at % units) as u32);
-        let sample = |t: u64| self.samples[PoseHistory::index(player, t, depth)];
-        let s0 = sample(t0);
-        let pose = if part == 0 {
-            s0
-        } else {
-            let s1 = sample(t0 + 1);
-            if s1.cut() {
-                if part < VIEW_FRAC_UNITS / 2 {
-                    s0
-                } else {
-                    s1
-                }
-            } else {
-                let lerp = |a: Fx, b: Fx| lerp_fx(a, b, part, VIEW_FRAC_UNITS);
-                PoseSample {
-                    pos: FxVec::new(lerp(s0.pos.x, s1.pos.x), lerp(s0.pos.y, s1.pos.y)),
-                    radius: lerp(s0.radius, s1.radius),
-                    generation: s1.generation,
-                    // Alive only if alive at both ends: nobody is hit on the way to a KO.
-                    flags: s0.flags & s1.flags & pose_flags::ALIVE,
-                }
-            }
-        };
-        let back = now_u - at;
-        let used = ViewTime {
-            ticks_back: back.div_ceil(units) as u8,
-            // Forward from the whole ticks back: (−back) mod 256, the low byte negated.
-            frac: (back as u8).wrapping_neg(),
-        };
-        RewoundPose { pose, used, clamp }
-    }
-
-    /// Checks the ring against a world of `players` players and `window`: its length, and
-    /// every sample's position, radius and flags in range.
-    pub(crate) fn check(
-        &self,
-        players: usize,
-        window: u8,
-        width: Fx,
-        height: Fx,
-    ) -> Result<(), String> {
-        let expected = players * PoseHistory::depth(window);
-        if self.samples.len() != expected {
-            return Err(format!(
-                "pose history holds {} samples, {players} players × {} expected",
-                self.samples.len(),
-                PoseHistory::depth(window)
-            ));
-        }
+    fn check(&self, players: usize, window: u8, width: Fx, height: Fx) -> Result<(), String> {
+        self.check_len(players, window)?;
         let zero = crate::fx::ZERO;
         for (i, s) in self.samples.iter().enumerate() {
             let inside =

@@ -15,7 +15,7 @@ use crate::maze::Tile;
 use crate::movement::{move_box, pushbox_separation};
 use crate::player::MAX_PLAYERS;
 use crate::player::{Action, PlayerId};
-use crate::pose_history::ViewTime;
+use crate::pose_history::{HitboxHistory, ViewTime};
 use crate::projectile::Projectile;
 use crate::rail::{ShotOutcome, ShotTarget};
 use crate::round::{everyone, RoundPhase};

@@ -7,7 +7,7 @@ use crate::hash::StateHash;
 use crate::input::InputCmd;
 use crate::maze::{Maze, MazeScratch};
 use crate::player::{Action, Player, PlayerStats, MAX_PLAYERS};
-use crate::pose_history::PoseHistory;
+use crate::pose_history::{HitboxHistory, PoseHistory};
 use crate::rng::DetRng;
 use crate::round::{everyone, RoundPhase, RoundState};
 use crate::rules::Rules;

@@ -2,8 +2,8 @@
 //!
 //! The netcode layer (`client`: GGRS sessions, the sealed socket, hash logs, match logs,
 //! replays, desync forensics, the prediction journal) is written against the [`Game`] trait
-//! alone. A game that implements it — the maze duel's `engine::World`, or the ring racer of
-//! `examples/ring-racer` — gets all of it without a line of netcode of its own.
+//! alone. A game that implements it — the maze duel's `engine::World`, or the ring race of
+//! `games/ring-race` — gets all of it without a line of netcode of its own.
 //!
 //! The contract, in short (each item is stated on the trait's members):
 //!
@@ -22,11 +22,13 @@
 //!   happening, re-simulated" from a new one.
 //!
 //! The rings the netcode layer keeps past ticks in ([`TickRing`], [`StateHistory`]) live here
-//! too, so a game's own tools can use them.
+//! too, so a game's own tools can use them, and so does lag compensation ([`lag`]: the
+//! pose-history ring over a game's own hitbox type, interpolation with cuts, view clamping).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod conformance;
+pub mod lag;
 mod phases;
 mod ring;
 

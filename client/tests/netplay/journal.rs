@@ -10,6 +10,7 @@ use client::logs::peer_logs::{LogPaths, PeerLogs};
 use client::logs::replay::Replay;
 use client::net::wire::Role;
 use client::session::netplay::NetPeer;
+use engine::HitboxHistory;
 use engine::World;
 use engine::{Bot, Event};
 use std::time::{Duration, Instant};

@@ -1,5 +1,6 @@
 //! Shared helpers: scripted arenas, input shorthands, uninterrupted runs.
 
+use engine::HitboxHistory;
 use engine::{buttons, Fx, FxVec, InputCmd, Maze, RoundPhase, Rules, Tile, World, WorldSnapshot};
 
 /// A world in the Fighting phase on a hand-drawn arena (`#` wall, `.` floor, `1`–`9` block),

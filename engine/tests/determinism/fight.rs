@@ -2,6 +2,7 @@
 //! equally, so it changes the feel of a hit but not who acts first afterwards.
 
 use crate::common::{arena, ROOM};
+use engine::HitboxHistory;
 use engine::{buttons, stick_towards, Action, EventKind, InputCmd, Rules, World};
 
 /// Two fighters side by side against the east wall of the room: the attacker (player 0) mashes

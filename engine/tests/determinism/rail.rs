@@ -3,6 +3,7 @@
 //! documented tie-breaks, only against the target's current life, without changing the state.
 
 use crate::common::{arena, centre, ROOM};
+use engine::HitboxHistory;
 use engine::{
     buttons, EventKind, Fx, FxVec, InputCmd, PoseSample, Rules, ShotOutcome, ShotRecord,
     ShotTarget, ViewClamp, ViewTime, World,
