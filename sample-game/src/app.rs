@@ -84,6 +84,72 @@ pub struct MatchEnd {
     pub window_closed: bool,
 }
 
+/// What one match's window loop carries from frame to frame.
+struct MatchLoop {
+    window_closed: bool,
+    /// One tick of wall time, and the wall time banked toward the next.
+    tick: Duration,
+    banked: Duration,
+    last: Instant,
+    last_present: Instant,
+    effects: Effects,
+    overlay: Overlay,
+    show_net: bool,
+    rail_debug: bool,
+    /// Ticks since the match was decided.
+    decided_for: u32,
+    pacing: PacingRecorder,
+    director: SoundDirector,
+    smoother: Smoother,
+    rolled_back: bool,
+    /// Why the match ended early (a peer left, refused, or the session failed): shown in the
+    /// window until the player closes it, then returned as the run's error.
+    ended: Option<anyhow::Error>,
+    /// What the last presented frame showed of the remote players: what a rail press sampled
+    /// now was aimed at.
+    shown: ShownView,
+    bindings: KeyBindings,
+    /// A new match began from the result screen: the window title names it.
+    retitle: bool,
+}
+
+impl MatchLoop {
+    fn new(options: &AppOptions) -> MatchLoop {
+        let now = Instant::now();
+        MatchLoop {
+            window_closed: false,
+            tick: Duration::from_secs(1) / TICKS_PER_SECOND,
+            banked: Duration::ZERO,
+            last: now,
+            last_present: now,
+            effects: Effects::new(),
+            overlay: if options.controls_at_start {
+                Overlay::Controls { at_start: true }
+            } else {
+                Overlay::None
+            },
+            show_net: false,
+            rail_debug: options.rail_debug,
+            decided_for: 0,
+            pacing: PacingRecorder::new(),
+            director: SoundDirector::default(),
+            smoother: Smoother::new(),
+            rolled_back: false,
+            ended: None,
+            shown: ShownView::default(),
+            bindings: options.bindings.clone(),
+            retitle: false,
+        }
+    }
+
+    /// A rematch or another level began: effects of the last match cleared, the title renewed.
+    fn new_match(&mut self) {
+        self.effects.clear();
+        self.decided_for = 0;
+        self.retitle = true;
+    }
+}
+
 /// The game window: SDL, the canvas, input devices and the renderer.
 pub struct App {
     pub(crate) options: AppOptions,
@@ -188,235 +254,28 @@ impl App {
         source: &mut dyn MatchSource,
         from_menu: bool,
     ) -> anyhow::Result<MatchEnd> {
-        let mut window_closed = false;
-        let tick = Duration::from_secs(1) / TICKS_PER_SECOND;
-        let mut banked = Duration::ZERO;
-        let mut last = Instant::now();
-        let mut last_present = last;
-        let mut effects = Effects::new();
-        let mut overlay = if self.options.controls_at_start {
-            Overlay::Controls { at_start: true }
-        } else {
-            Overlay::None
-        };
-        let mut show_net = false;
-        let mut rail_debug = self.options.rail_debug;
-        let mut decided_for = 0u32;
-        let mut pacing = PacingRecorder::new();
-        let mut director = SoundDirector::default();
-        let mut smoother = Smoother::new();
-        let mut rolled_back = false;
-        // Why the match ended early (a peer left, refused, or the session failed): shown in
-        // the window until the player closes it, then returned as the run's error.
-        let mut ended: Option<anyhow::Error> = None;
-        // What the last presented frame showed of the remote players: what a rail press
-        // sampled now was aimed at.
-        let mut shown = ShownView::default();
-        let bindings = self.options.bindings.clone();
+        let mut run = MatchLoop::new(&self.options);
         self.set_title(source);
-        // A new match began from the result screen: the window title names it.
-        let mut retitle = false;
-        'frames: loop {
-            for event in self.events.poll_iter() {
-                self.input.handle_event(&event, self.controllers.as_ref());
-                let match_over = source.current().round.phase == RoundPhase::MatchOver;
-                let action = menu_action(&event, &bindings, overlay, match_over);
-                if action == MenuAction::None {
-                    let watching = source.local_players().is_empty();
-                    if let Some(command) = source_command(&event, watching) {
-                        source.command(command)?;
-                    }
-                    if let (Event::MouseButtonDown { x, y, .. }, Some(timeline)) =
-                        (&event, source.timeline())
-                    {
-                        let maze = &source.current().maze;
-                        let size = self.canvas.output_size().map_err(|e| anyhow!(e))?;
-                        let layout = Layout::new(size, (maze.width, maze.height));
-                        if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
-                            source.command(SourceCommand::SeekTo(tick))?;
-                        }
-                    }
-                    if let Event::KeyDown {
-                        scancode: Some(Scancode::F4),
-                        repeat: false,
-                        ..
-                    } = event
-                    {
-                        smoother.enabled = !smoother.enabled;
-                    }
-                    if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
-                        if let Ok(mut mixer) = audio.mixer.lock() {
-                            change.apply(&mut mixer);
-                        }
-                    }
-                }
-                match action {
-                    MenuAction::None => {}
-                    MenuAction::Quit => {
-                        window_closed = matches!(event, Event::Quit { .. });
-                        break 'frames;
-                    }
-                    MenuAction::Dismiss => overlay = Overlay::None,
-                    MenuAction::Controls => overlay = Overlay::Controls { at_start: false },
-                    MenuAction::Pause => {
-                        if source.can_pause() {
-                            overlay = match overlay {
-                                Overlay::Paused => Overlay::None,
-                                _ => Overlay::Paused,
-                            };
-                        }
-                    }
-                    MenuAction::NetHud => show_net = !show_net,
-                    MenuAction::RailDebug => rail_debug = !rail_debug,
-                    MenuAction::Rematch => {
-                        if source.current().round.phase == RoundPhase::MatchOver
-                            && source.rematch()?
-                        {
-                            effects.clear();
-                            decided_for = 0;
-                            retitle = true;
-                        }
-                    }
-                    MenuAction::OtherLevel => {
-                        if let Some(level) = source.after_match().other_level {
-                            if source.current().round.phase == RoundPhase::MatchOver
-                                && source.play_level(level)?
-                            {
-                                effects.clear();
-                                decided_for = 0;
-                                retitle = true;
-                            }
-                        }
-                    }
-                }
+        loop {
+            if self.take_events(&mut run, source)? {
+                break;
             }
-
-            if std::mem::take(&mut retitle) {
+            if std::mem::take(&mut run.retitle) {
                 self.set_title(source);
             }
-            let now = Instant::now();
-            let elapsed = (now - last).min(MAX_CATCH_UP);
-            last = now;
-            let clock = clock(overlay, source.can_pause());
-            if clock == Clock::Hold && ended.is_none() {
-                if let Err(e) = source.hold() {
-                    eprintln!("maze-duel: {e:#}");
-                    ended = Some(e);
-                }
-            }
-            if clock == Clock::Run {
-                banked += elapsed;
-            }
-            while banked >= tick {
-                banked -= tick;
-                if ended.is_some() {
-                    banked = Duration::ZERO;
-                    break;
-                }
-                let locals = source.local_players().len();
-                let inputs = if overlay == Overlay::None {
-                    let keys = self.events.keyboard_state();
-                    let view = shown.for_input(source.input_tick());
-                    self.input
-                        .sample(locals, |k: Scancode| keys.is_scancode_pressed(k), view)
-                } else {
-                    vec![InputCmd::idle(0); locals]
-                };
-                let happened = match source.advance(&inputs) {
-                    Ok(happened) => happened,
-                    Err(e) => {
-                        eprintln!("maze-duel: {e:#}");
-                        ended = Some(e);
-                        break;
-                    }
-                };
-                rolled_back |= source.rolled_back();
-                let retracted = source.take_retractions();
-                for gone in &retracted {
-                    effects.retract(&gone.key());
-                }
-                if let Some(mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
-                    let mut mixer = mixer;
-                    director.frame(&happened, &retracted, &mut mixer);
-                }
-                effects.on_tick(&happened, source.previous(), source.current());
-                pacing.tick();
-                if source.current().round.phase != RoundPhase::MatchOver && decided_for > 0 {
-                    // Online, the match agreed on by both players began in the simulation.
-                    effects.clear();
-                    decided_for = 0;
-                }
-                if source.current().round.phase == RoundPhase::MatchOver {
-                    decided_for += 1;
-                    if self
-                        .options
-                        .auto_rematch_after
-                        .is_some_and(|t| decided_for >= t)
-                        && source.rematch()?
-                    {
-                        effects.clear();
-                        decided_for = 0;
-                        self.set_title(source);
-                    }
-                }
-            }
-            let alpha = banked.as_secs_f32() / tick.as_secs_f32();
-            shown = ShownView {
-                tick: source.current().tick,
-                back: source.remote_view_back(),
-                alpha_256: alpha_256(banked.as_nanos(), tick.as_nanos()),
-            };
-
-            let mut net_view = source.net_view();
-            if net_view.ping_ms.is_some() {
-                net_view.smoothed = Some((smoother.corrections, smoother.enabled));
-            }
-            let net = show_net.then_some(&net_view);
-            let controllers = self.input.controller_names();
-            smoother.update(source.current(), std::mem::take(&mut rolled_back));
-            let timeline = source.timeline();
-            let training = source.training();
-            let ended_text = ended.as_ref().map(|e| format!("{e:#}"));
-            let scene = Scene {
-                current: source.current(),
-                previous: source.previous(),
-                alpha,
-                rules: source.rules(),
-                shown,
-                local_players: source.local_players(),
-                rail_debug,
-                net,
-                net_line: Some(&net_view),
-                effects: &effects,
-                overlay,
-                bindings: &bindings,
-                controllers: &controllers,
-                after_match: source.after_match(),
-                smoothing: Some(&smoother),
-                ended: ended_text.as_deref(),
-                timeline,
-                from_menu,
-                training: training.as_ref(),
-            };
-            let drawing = Instant::now();
-            self.renderer
-                .draw(&mut self.canvas, &scene)
-                .map_err(|e| anyhow!("drawing: {e}"))?;
-            self.canvas.present();
-            pacing.drew(drawing.elapsed());
-            let since = last_present.elapsed();
-            if since < self.min_frame {
-                std::thread::sleep(self.min_frame - since);
-            }
-            last_present = Instant::now();
-            pacing.frame();
-            if self.options.run_for.is_some_and(|d| pacing.elapsed() >= d) {
+            self.run_ticks(&mut run, source)?;
+            self.present(&mut run, source, from_menu)?;
+            if self
+                .options
+                .run_for
+                .is_some_and(|d| run.pacing.elapsed() >= d)
+            {
                 break;
             }
         }
         let (name, vsync) = self.renderer_info();
-        let report = pacing.report(&name, vsync);
-        if ended.is_some() {
+        let report = run.pacing.report(&name, vsync);
+        if run.ended.is_some() {
             // The logs are flushed; a goodbye to a peer that is gone may fail, and that is
             // not the news.
             let _ = source.close();
@@ -425,9 +284,223 @@ impl App {
         }
         Ok(MatchEnd {
             report,
-            ended,
-            window_closed,
+            ended: run.ended,
+            window_closed: run.window_closed,
         })
+    }
+
+    /// Handles the window's events: input, source commands (seek, pause), overlays, sound
+    /// keys, rematches. Whether the player quit.
+    fn take_events(
+        &mut self,
+        run: &mut MatchLoop,
+        source: &mut dyn MatchSource,
+    ) -> anyhow::Result<bool> {
+        for event in self.events.poll_iter() {
+            self.input.handle_event(&event, self.controllers.as_ref());
+            let match_over = source.current().round.phase == RoundPhase::MatchOver;
+            let action = menu_action(&event, &run.bindings, run.overlay, match_over);
+            if action == MenuAction::None {
+                let watching = source.local_players().is_empty();
+                if let Some(command) = source_command(&event, watching) {
+                    source.command(command)?;
+                }
+                if let (Event::MouseButtonDown { x, y, .. }, Some(timeline)) =
+                    (&event, source.timeline())
+                {
+                    let maze = &source.current().maze;
+                    let size = self.canvas.output_size().map_err(|e| anyhow!(e))?;
+                    let layout = Layout::new(size, (maze.width, maze.height));
+                    if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
+                        source.command(SourceCommand::SeekTo(tick))?;
+                    }
+                }
+                if let Event::KeyDown {
+                    scancode: Some(Scancode::F4),
+                    repeat: false,
+                    ..
+                } = event
+                {
+                    run.smoother.enabled = !run.smoother.enabled;
+                }
+                if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
+                    if let Ok(mut mixer) = audio.mixer.lock() {
+                        change.apply(&mut mixer);
+                    }
+                }
+            }
+            match action {
+                MenuAction::None => {}
+                MenuAction::Quit => {
+                    run.window_closed = matches!(event, Event::Quit { .. });
+                    return Ok(true);
+                }
+                MenuAction::Dismiss => run.overlay = Overlay::None,
+                MenuAction::Controls => run.overlay = Overlay::Controls { at_start: false },
+                MenuAction::Pause => {
+                    if source.can_pause() {
+                        run.overlay = match run.overlay {
+                            Overlay::Paused => Overlay::None,
+                            _ => Overlay::Paused,
+                        };
+                    }
+                }
+                MenuAction::NetHud => run.show_net = !run.show_net,
+                MenuAction::RailDebug => run.rail_debug = !run.rail_debug,
+                MenuAction::Rematch => {
+                    if source.current().round.phase == RoundPhase::MatchOver && source.rematch()? {
+                        run.new_match();
+                    }
+                }
+                MenuAction::OtherLevel => {
+                    if let Some(level) = source.after_match().other_level {
+                        if source.current().round.phase == RoundPhase::MatchOver
+                            && source.play_level(level)?
+                        {
+                            run.new_match();
+                        }
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Banks the wall time since the last frame and runs every whole tick banked: inputs
+    /// sampled, the source advanced, retractions, sounds and effects, an automatic rematch.
+    /// A failing source ends the match (kept in `run.ended`, shown until the window closes).
+    fn run_ticks(
+        &mut self,
+        run: &mut MatchLoop,
+        source: &mut dyn MatchSource,
+    ) -> anyhow::Result<()> {
+        let now = Instant::now();
+        let elapsed = (now - run.last).min(MAX_CATCH_UP);
+        run.last = now;
+        let clock = clock(run.overlay, source.can_pause());
+        if clock == Clock::Hold && run.ended.is_none() {
+            if let Err(e) = source.hold() {
+                eprintln!("maze-duel: {e:#}");
+                run.ended = Some(e);
+            }
+        }
+        if clock == Clock::Run {
+            run.banked += elapsed;
+        }
+        while run.banked >= run.tick {
+            run.banked -= run.tick;
+            if run.ended.is_some() {
+                run.banked = Duration::ZERO;
+                break;
+            }
+            let locals = source.local_players().len();
+            let inputs = if run.overlay == Overlay::None {
+                let keys = self.events.keyboard_state();
+                let view = run.shown.for_input(source.input_tick());
+                self.input
+                    .sample(locals, |k: Scancode| keys.is_scancode_pressed(k), view)
+            } else {
+                vec![InputCmd::idle(0); locals]
+            };
+            let happened = match source.advance(&inputs) {
+                Ok(happened) => happened,
+                Err(e) => {
+                    eprintln!("maze-duel: {e:#}");
+                    run.ended = Some(e);
+                    break;
+                }
+            };
+            run.rolled_back |= source.rolled_back();
+            let retracted = source.take_retractions();
+            for gone in &retracted {
+                run.effects.retract(&gone.key());
+            }
+            if let Some(mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
+                let mut mixer = mixer;
+                run.director.frame(&happened, &retracted, &mut mixer);
+            }
+            run.effects
+                .on_tick(&happened, source.previous(), source.current());
+            run.pacing.tick();
+            if source.current().round.phase != RoundPhase::MatchOver && run.decided_for > 0 {
+                // Online, the match agreed on by both players began in the simulation.
+                run.effects.clear();
+                run.decided_for = 0;
+            }
+            if source.current().round.phase == RoundPhase::MatchOver {
+                run.decided_for += 1;
+                if self
+                    .options
+                    .auto_rematch_after
+                    .is_some_and(|t| run.decided_for >= t)
+                    && source.rematch()?
+                {
+                    run.new_match();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws the frame `alpha` of the way from the previous tick to the current one, presents
+    /// it, and waits out the shortest frame time.
+    fn present(
+        &mut self,
+        run: &mut MatchLoop,
+        source: &mut dyn MatchSource,
+        from_menu: bool,
+    ) -> anyhow::Result<()> {
+        let alpha = run.banked.as_secs_f32() / run.tick.as_secs_f32();
+        run.shown = ShownView {
+            tick: source.current().tick,
+            back: source.remote_view_back(),
+            alpha_256: alpha_256(run.banked.as_nanos(), run.tick.as_nanos()),
+        };
+        let mut net_view = source.net_view();
+        if net_view.ping_ms.is_some() {
+            net_view.smoothed = Some((run.smoother.corrections, run.smoother.enabled));
+        }
+        let net = run.show_net.then_some(&net_view);
+        let controllers = self.input.controller_names();
+        run.smoother
+            .update(source.current(), std::mem::take(&mut run.rolled_back));
+        let timeline = source.timeline();
+        let training = source.training();
+        let ended_text = run.ended.as_ref().map(|e| format!("{e:#}"));
+        let scene = Scene {
+            current: source.current(),
+            previous: source.previous(),
+            alpha,
+            rules: source.rules(),
+            shown: run.shown,
+            local_players: source.local_players(),
+            rail_debug: run.rail_debug,
+            net,
+            net_line: Some(&net_view),
+            effects: &run.effects,
+            overlay: run.overlay,
+            bindings: &run.bindings,
+            controllers: &controllers,
+            after_match: source.after_match(),
+            smoothing: Some(&run.smoother),
+            ended: ended_text.as_deref(),
+            timeline,
+            from_menu,
+            training: training.as_ref(),
+        };
+        let drawing = Instant::now();
+        self.renderer
+            .draw(&mut self.canvas, &scene)
+            .map_err(|e| anyhow!("drawing: {e}"))?;
+        self.canvas.present();
+        run.pacing.drew(drawing.elapsed());
+        let since = run.last_present.elapsed();
+        if since < self.min_frame {
+            std::thread::sleep(self.min_frame - since);
+        }
+        run.last_present = Instant::now();
+        run.pacing.frame();
+        Ok(())
     }
 
     /// Sets the sound volume (0..=100), opening the audio device if it was not open.

@@ -96,7 +96,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A panel of rows under a title, `selected` highlighted, then a note and a hint.
 struct Page<'a> {
-    title: &'a str,
+    title: std::borrow::Cow<'a, str>,
     title_color: Color,
     /// A dim line under the title.
     subtitle: Option<&'a str>,
@@ -118,7 +118,7 @@ fn draw_page<T: RenderTarget>(
     backdrop(canvas, s)?;
     let cx = (w / 2) as i32;
     // As large as four times the text, as long as the title fits across.
-    let fit = (w.saturating_sub(8 * s) / BitmapFont::text_width(page.title, 1).max(1)).max(1);
+    let fit = (w.saturating_sub(8 * s) / BitmapFont::text_width(&page.title, 1).max(1)).max(1);
     let title_scale = (s * 4).min(fit);
     let row_scale = (s * page.row_halves / 2).max(1);
     let row_h = (CELL_H + 4) * row_scale;
@@ -142,7 +142,7 @@ fn draw_page<T: RenderTarget>(
     centred(
         canvas,
         font,
-        page.title,
+        &page.title,
         (cx, title_y),
         title_scale,
         page.title_color,
@@ -219,124 +219,108 @@ pub fn draw_menu<T: RenderTarget>(
     font: &BitmapFont,
     menu: &Menu,
 ) -> Result<(), String> {
+    draw_page(canvas, font, &page_of(menu))
+}
+
+/// What the menu's current screen shows.
+fn page_of(menu: &Menu) -> Page<'_> {
     let plain = |rows: Vec<String>| -> Vec<(String, Color)> {
         rows.into_iter().map(|r| (r, palette::TEXT)).collect()
     };
-    let page = match &menu.screen {
+    let page = |title: &'static str, rows, selected, hint, row_halves| Page {
+        title: title.into(),
+        title_color: palette::ACCENT,
+        subtitle: None,
+        rows,
+        selected,
+        note: menu.note.as_deref(),
+        hint,
+        row_halves,
+    };
+    match &menu.screen {
         Screen::Main => Page {
-            title: "MAZE DUEL",
-            title_color: palette::ACCENT,
             subtitle: Some("Two fighters, one maze, rollback netcode"),
-            rows: plain((0..MAIN_ITEMS.len()).map(|r| menu.main_label(r)).collect()),
-            selected: Some(menu.main_row),
-            note: menu.note.as_deref(),
-            hint: NAV_HINT,
-            row_halves: 3,
+            ..page(
+                "MAZE DUEL",
+                plain((0..MAIN_ITEMS.len()).map(|r| menu.main_label(r)).collect()),
+                Some(menu.main_row),
+                NAV_HINT,
+                3,
+            )
         },
-        Screen::Options => Page {
-            title: "OPTIONS",
-            title_color: palette::ACCENT,
-            subtitle: None,
-            rows: plain(menu.option_labels()),
-            selected: Some(menu.options_row),
-            note: menu.note.as_deref(),
-            hint: "Left/Right: change (saved at once)   Esc: back",
-            row_halves: 3,
-        },
-        Screen::Keys => Page {
-            title: "KEYS",
-            title_color: palette::ACCENT,
-            subtitle: None,
-            rows: plain(menu.key_labels()),
-            selected: Some(menu.keys_row),
-            note: menu.note.as_deref(),
-            hint: "Enter: press a new key for the action   Esc: back",
-            row_halves: 2,
-        },
-        Screen::Binding { player, action } => {
-            let title = format!(
+        Screen::Options => page(
+            "OPTIONS",
+            plain(menu.option_labels()),
+            Some(menu.options_row),
+            "Left/Right: change (saved at once)   Esc: back",
+            3,
+        ),
+        Screen::Keys => page(
+            "KEYS",
+            plain(menu.key_labels()),
+            Some(menu.keys_row),
+            "Enter: press a new key for the action   Esc: back",
+            2,
+        ),
+        Screen::Binding { player, action } => Page {
+            title: format!(
                 "KEY FOR P{} {}",
                 player + 1,
                 crate::config::ACTIONS[*action].to_uppercase()
-            );
-            return draw_page(
-                canvas,
-                font,
-                &Page {
-                    title: &title,
-                    title_color: palette::ACCENT,
-                    subtitle: None,
-                    rows: plain(menu.key_labels()),
-                    selected: Some(player * crate::config::ACTIONS.len() + action),
-                    note: Some("press the new key (Esc: keep the old one)"),
-                    hint: "Esc: cancel",
-                    row_halves: 2,
-                },
-            );
-        }
-        Screen::Replays => {
-            let rows = if menu.replays.is_empty() {
-                vec![(
-                    "No match logs yet: play a match first".to_string(),
-                    palette::TEXT_DIM,
-                )]
-            } else {
-                plain(menu.replays.iter().map(|r| r.label().to_owned()).collect())
-            };
-            Page {
-                title: "REPLAYS",
-                title_color: palette::ACCENT,
-                subtitle: None,
-                selected: (!menu.replays.is_empty()).then_some(menu.replay_row),
-                rows,
-                note: menu.note.as_deref(),
-                hint: "Enter: watch (newest first)   Esc: back",
-                row_halves: 2,
-            }
-        }
-        Screen::Address { spectate } => {
-            let title = if *spectate { "SPECTATE" } else { "JOIN ONLINE" };
-            let rows = vec![
+            )
+            .into(),
+            note: Some("press the new key (Esc: keep the old one)"),
+            ..page(
+                "",
+                plain(menu.key_labels()),
+                Some(player * crate::config::ACTIONS.len() + action),
+                "Esc: cancel",
+                2,
+            )
+        },
+        Screen::Replays if menu.replays.is_empty() => page(
+            "REPLAYS",
+            vec![(
+                "No match logs yet: play a match first".to_string(),
+                palette::TEXT_DIM,
+            )],
+            None,
+            "Enter: watch (newest first)   Esc: back",
+            2,
+        ),
+        Screen::Replays => page(
+            "REPLAYS",
+            plain(menu.replays.iter().map(|r| r.label().to_owned()).collect()),
+            Some(menu.replay_row),
+            "Enter: watch (newest first)   Esc: back",
+            2,
+        ),
+        Screen::Address { spectate } => page(
+            if *spectate { "SPECTATE" } else { "JOIN ONLINE" },
+            vec![
                 ("Host address (HOST:PORT):".to_string(), palette::TEXT_DIM),
                 (format!("{}_", menu.address), palette::ACCENT),
-            ];
-            return draw_page(
-                canvas,
-                font,
-                &Page {
-                    title,
-                    title_color: palette::ACCENT,
-                    subtitle: None,
-                    rows,
-                    selected: None,
-                    note: menu.note.as_deref(),
-                    hint: "Type the address   Enter: connect   Esc: back",
-                    row_halves: 3,
-                },
-            );
-        }
-        Screen::Notice { title, text } => {
-            let rows = wrap(text, 52)
-                .into_iter()
-                .map(|l| (l, palette::TEXT))
-                .collect();
-            return draw_page(
-                canvas,
-                font,
-                &Page {
-                    title,
-                    title_color: palette::DANGER,
-                    subtitle: None,
-                    rows,
-                    selected: None,
-                    note: None,
-                    hint: "Enter or Esc: back to the menu",
-                    row_halves: 2,
-                },
-            );
-        }
-    };
-    draw_page(canvas, font, &page)
+            ],
+            None,
+            "Type the address   Enter: connect   Esc: back",
+            3,
+        ),
+        Screen::Notice { title, text } => Page {
+            title: title.as_str().into(),
+            title_color: palette::DANGER,
+            note: None,
+            ..page(
+                "",
+                wrap(text, 52)
+                    .into_iter()
+                    .map(|l| (l, palette::TEXT))
+                    .collect(),
+                None,
+                "Enter or Esc: back to the menu",
+                2,
+            )
+        },
+    }
 }
 
 /// Draws a status screen over the whole canvas.
@@ -369,7 +353,7 @@ pub fn draw_status<T: RenderTarget>(
         canvas,
         font,
         &Page {
-            title: &status.title,
+            title: std::borrow::Cow::Borrowed(&status.title),
             title_color: palette::ACCENT,
             subtitle: None,
             rows,
