@@ -43,7 +43,7 @@
 //! }
 //!
 //! /// Combined hash, then one per section.
-//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 //! struct TallyHash(u64, [u64; 2]);
 //!
 //! impl SectionHash for TallyHash {
@@ -71,6 +71,7 @@
 //!     type Rules = ();
 //!     type Snapshot = TallyState;
 //!     type Event = (Tick, u8);
+//!     type Audit = (Tick, u8);
 //!     type EventKey = (Tick, u8);
 //!     type Hash = TallyHash;
 //!     type Phase = &'static str;
@@ -103,12 +104,18 @@
 //!         &()
 //!     }
 //!     fn state_hash(&self) -> TallyHash {
-//!         let totals: Vec<u8> = self.state.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+//!         Tally::snapshot_hash(&self.state)
+//!     }
+//!     fn snapshot_hash(state: &TallyState) -> TallyHash {
+//!         let totals: Vec<u8> = state.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
 //!         let sections = [
 //!             xxhash_rust::xxh3::xxh3_64(&totals),
-//!             xxhash_rust::xxh3::xxh3_64(&self.state.tick.to_le_bytes()),
+//!             xxhash_rust::xxh3::xxh3_64(&state.tick.to_le_bytes()),
 //!         ];
 //!         TallyHash::from_sections(&sections).expect("two sections")
+//!     }
+//!     fn snapshot_tick(state: &TallyState) -> Tick {
+//!         state.tick
 //!     }
 //!     fn step_observed<O: StepObserver<Tally>>(
 //!         &mut self,
@@ -141,6 +148,12 @@
 //!     }
 //!     fn event_key(event: &(Tick, u8)) -> (Tick, u8) {
 //!         *event
+//!     }
+//!     fn audit(events: &[(Tick, u8)], out: &mut Vec<(Tick, u8)>) {
+//!         out.extend_from_slice(events);
+//!     }
+//!     fn seed(&self) -> u64 {
+//!         0
 //!     }
 //!     fn rules_to_bytes(_: &()) -> Vec<u8> {
 //!         Vec::new()
