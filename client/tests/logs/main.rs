@@ -106,7 +106,7 @@ fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
 #[test]
 fn a_recorded_multi_round_match_verifies() {
     let dir = scratch("verify");
-    let log = read_log::<engine::World>(&record(&dir)).expect("reads");
+    let log = read_log::<World>(&record(&dir)).expect("reads");
     assert!(log.end.is_some());
     let report = verify(&log, None).expect("verifies");
     assert_eq!(report.ticks, log.last_tick());
@@ -122,7 +122,7 @@ fn a_recorded_multi_round_match_verifies() {
 #[test]
 fn a_state_past_the_logs_end_is_refused_naming_its_last_tick() {
     let dir = scratch("past-end");
-    let log = read_log::<engine::World>(&record(&dir)).expect("reads");
+    let log = read_log::<World>(&record(&dir)).expect("reads");
     let last = log.last_tick();
     let state = client::logs::replay::verified_state_at(&log, last).expect("the last tick");
     assert_eq!(state.tick(), last);
@@ -146,7 +146,7 @@ fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
     let victim = offsets.len() / 2;
     bytes[offsets[victim] + PREFIX + 9] ^= 0x01;
     std::fs::write(&path, &bytes).expect("write");
-    match read_log::<engine::World>(&path) {
+    match read_log::<World>(&path) {
         Err(Error::LogCorrupt {
             offset,
             lsn,
@@ -171,7 +171,7 @@ fn a_missing_record_breaks_the_lsn_chain_and_is_not_skipped() {
     let mut cut = bytes[..offsets[victim]].to_vec();
     cut.extend_from_slice(&bytes[offsets[victim + 1]..]);
     std::fs::write(&path, &cut).expect("write");
-    let err = read_log::<engine::World>(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     let Error::LogCorrupt {
         offset,
         lsn,
@@ -190,12 +190,12 @@ fn a_missing_record_breaks_the_lsn_chain_and_is_not_skipped() {
 fn a_torn_tail_is_cut_at_the_last_whole_record_and_still_replays() {
     let dir = scratch("torn");
     let path = record(&dir);
-    let full = read_log::<engine::World>(&path).expect("reads");
+    let full = read_log::<World>(&path).expect("reads");
     let bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     let keep = offsets[offsets.len() * 2 / 3] + 17; // in the middle of a record
     std::fs::write(&path, &bytes[..keep]).expect("truncate");
-    let log = read_log::<engine::World>(&path).expect("a torn tail is not an error");
+    let log = read_log::<World>(&path).expect("a torn tail is not an error");
     assert_eq!(log.torn_bytes, 17);
     assert!(log.end.is_none());
     assert!(log.last_tick() < full.last_tick());
@@ -217,7 +217,7 @@ fn another_format_version_is_refused_by_name() {
     let mut header = LogHeader::for_game(&world, "local", None);
     header.format_version = LOG_FORMAT_VERSION + 1;
     drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-    let err = read_log::<engine::World>(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(
         matches!(err, Error::LogVersion { found, .. } if found == LOG_FORMAT_VERSION + 1),
         "{err}"
@@ -232,11 +232,11 @@ fn another_rules_hash_is_refused_by_name() {
     let mut header = LogHeader::for_game(&world, "local", None);
     header.rules_hash ^= 0xFF;
     drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-    let log = read_log::<engine::World>(&path).expect("the framing is intact");
+    let log = read_log::<World>(&path).expect("the framing is intact");
     let err = verify(&log, None).unwrap_err();
     assert!(matches!(err, Error::LogRulesMismatch { .. }), "{err}");
     // And an intact log verified against other rules.
-    let good = read_log::<engine::World>(&record(&dir)).expect("reads");
+    let good = read_log::<World>(&record(&dir)).expect("reads");
     let other = Rules {
         max_hp: 90,
         ..Rules::default()
@@ -275,7 +275,7 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
     });
     child.kill().expect("SIGKILL");
     wait_within(&mut child, CHILD_LIMIT, "the killed bot match");
-    let cut = read_log::<engine::World>(&log).expect("a killed log reads (torn tail cut)");
+    let cut = read_log::<World>(&log).expect("a killed log reads (torn tail cut)");
     let killed_at = cut.last_tick();
     let target = killed_at + 2000;
     let resumed = output_within(
@@ -309,10 +309,8 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
         CHILD_LIMIT,
     );
     assert!(straight.status.success());
-    let after: Vec<_> =
-        read_hash_log::<engine::World>(&dir.join("resumed.hashlog")).expect("resumed log");
-    let all: Vec<_> =
-        read_hash_log::<engine::World>(&dir.join("straight.hashlog")).expect("straight log");
+    let after: Vec<_> = read_hash_log::<World>(&dir.join("resumed.hashlog")).expect("resumed log");
+    let all: Vec<_> = read_hash_log::<World>(&dir.join("straight.hashlog")).expect("straight log");
     assert_eq!(after.len() as u32, target - killed_at);
     assert_eq!(
         after[..],
@@ -320,7 +318,7 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
         "every tick after the resume matches"
     );
     // The continued log replays from the start, through the resume point, to the end.
-    let whole = read_log::<engine::World>(&log).expect("continued log reads");
+    let whole = read_log::<World>(&log).expect("continued log reads");
     assert_eq!(whole.last_tick(), target);
     verify(&whole, None).expect("the resumed log verifies end to end");
 }
@@ -349,7 +347,7 @@ fn malformed_rules_in_a_log_are_an_error_not_a_panic() {
             header.rules.len()
         };
         drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-        let log = read_log::<engine::World>(&path).expect("the framing is intact");
+        let log = read_log::<World>(&path).expect("the framing is intact");
         assert!(verify(&log, None).is_err(), "verify {bad}");
         assert!(Replay::new(log.clone()).is_err(), "replay {bad}");
         assert!(client::logs::replay::recover(log).is_err(), "resume {bad}");
@@ -381,18 +379,16 @@ fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
     ));
     writer.flush().expect("flush");
     drop(writer);
-    let mut replay =
-        Replay::new(read_log::<engine::World>(&path).expect("reads")).expect("replays");
+    let mut replay = Replay::new(read_log::<World>(&path).expect("reads")).expect("replays");
     assert!(!replay.step().expect("the end of the log"));
-    client::logs::replay::recover(read_log::<engine::World>(&path).expect("reads"))
-        .expect("resumes");
+    client::logs::replay::recover(read_log::<World>(&path).expect("reads")).expect("resumes");
     // A tick record after it cannot follow the last tick.
     let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
     writer.append(&Record::Tick(next)).expect("append");
     writer.flush().expect("flush");
     drop(writer);
     assert!(matches!(
-        read_log::<engine::World>(&path),
+        read_log::<World>(&path),
         Err(Error::LogCorrupt { .. })
     ));
 }

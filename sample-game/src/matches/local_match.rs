@@ -62,9 +62,7 @@ impl LocalLogs {
         }
         if let Some(path) = &self.hash_log_path {
             let identity = MatchIdentity::of_game(world, inputs_of(mode, None));
-            self.logs.hash_log = Some(HashLogWriter::<engine::World>::create(
-                path, &identity, mode,
-            )?);
+            self.logs.hash_log = Some(HashLogWriter::<World>::create(path, &identity, mode)?);
         }
         Ok(())
     }
@@ -190,8 +188,7 @@ impl LocalMatch {
     /// # Errors
     /// If the log is damaged, already finished, or does not re-simulate.
     pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
-        let log = read_log::<engine::World>(path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let log = read_log::<World>(path).with_context(|| format!("reading {}", path.display()))?;
         let difficulty = log
             .header
             .mode
@@ -228,9 +225,8 @@ impl LocalMatch {
         if let Some(path) = path {
             let identity = MatchIdentity::of_game(&self.world, inputs_of(self.mode(), None));
             let source = format!("resume from tick {}", self.world.tick());
-            self.logs.logs.hash_log = Some(HashLogWriter::<engine::World>::create(
-                &path, &identity, &source,
-            )?);
+            self.logs.logs.hash_log =
+                Some(HashLogWriter::<World>::create(&path, &identity, &source)?);
             self.logs.hash_log_path = Some(path);
         }
         Ok(self)
@@ -505,7 +501,7 @@ mod tests {
                 .unwrap();
             play(&mut first, 0..300);
             drop(first);
-            assert_eq!(read_log::<engine::World>(&path).unwrap().header.mode, mode);
+            assert_eq!(read_log::<World>(&path).unwrap().header.mode, mode);
             let mut resumed = LocalMatch::resume(&path).unwrap();
             play(&mut resumed, 300..600);
             assert_eq!(resumed.current(), whole.current(), "{level:?}");

@@ -196,7 +196,7 @@ mod tests {
     use client::logs::matchlog::read_log;
 
     /// A recorded bot match, in a file of its own per test (the writer locks its file).
-    fn recorded(name: &str) -> MatchLog<engine::World> {
+    fn recorded(name: &str) -> MatchLog<World> {
         let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.log"));
@@ -211,7 +211,7 @@ mod tests {
             match_log: Some(path.clone()),
         })
         .unwrap();
-        read_log::<engine::World>(&path).unwrap()
+        read_log::<World>(&path).unwrap()
     }
 
     #[test]
