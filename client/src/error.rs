@@ -353,7 +353,7 @@ pub enum Error {
         /// The server's reason.
         reason: String,
     },
-    /// A match log written by another engine version or state format: it would not
+    /// A match log written by another game, game version or state format: it would not
     /// re-simulate the same, so it is not verified as if it did.
     #[error("the log was written by another build: {what} {logged}, this build's is {ours}")]
     LogBuild {

@@ -20,7 +20,7 @@
 //!
 //! The netcode layer is written against [`game_api::Game`] (re-exported here as [`Game`]): a
 //! game that implements it runs through the same [`session::synctest::SyncTester`], [`session::driver::Driver`], phase
-//! traces, dumps and verdicts as the maze duel (`engine::World`) and the ring race
+//! traces, dumps, verdicts, hash logs, match logs and replays as the maze duel (`engine::World`) and the ring race
 //! (`games/ring-race`). The smallest game there is — two tallies pushed by the players'
 //! inputs — plugs in like this:
 //!
