@@ -261,13 +261,18 @@ fn a_log_of_one_game_read_as_the_other_names_both_games() {
         "maze-duel",
         "ring-race",
     );
-    // Nor can a writer of one game start a log whose header names the other.
+    // Nor can a writer of one game start a log whose header or identity names the other.
     let race = RingRace::new(RingRules::default(), 1, 2).expect("race");
     let duel = World::new(engine::Rules::default(), 1, 2).expect("duel");
     let header = LogHeader::for_game(&duel, "local", None);
     let err = MatchLogWriter::create(&dir.join("mixed.mlog"), &header, &race, 300).unwrap_err();
     refused(err, "maze-duel", "ring-race");
     assert!(!dir.join("mixed.mlog").exists(), "nothing is created");
+    let identity = MatchIdentity::of_game(&duel, inputs_of("local", None));
+    let err = HashLogWriter::<RingRace>::create(&dir.join("mixed.hashlog"), &identity, "mixed")
+        .unwrap_err();
+    refused(err, "maze-duel", "ring-race");
+    assert!(!dir.join("mixed.hashlog").exists(), "nothing is created");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
