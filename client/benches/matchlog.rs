@@ -24,7 +24,7 @@ fn bench(c: &mut Criterion) {
     let world = warm_world();
     let dir = std::env::temp_dir().join(format!("duel-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let header = LogHeader::for_world(&world, "bench", None);
+    let header = LogHeader::for_game(&world, "bench", None);
     let hash = world.state_hash();
     let inputs = vec![engine::InputCmd::idle(0).to_wire(); 2];
     let mut group = c.benchmark_group("matchlog");
@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
             tick,
             inputs: inputs.clone(),
             hash,
-            shots: Vec::new(),
+            audit: Vec::new(),
         };
         group.bench_function(name, |b| {
             b.iter(|| {

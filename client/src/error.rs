@@ -194,15 +194,27 @@ pub enum Error {
         /// What was asked.
         what: &'static str,
     },
-    /// Re-simulating a logged tick judged its rail shots differently from the log.
-    #[error("tick {tick}: the log's rail shots differ from the re-simulation: logged {logged}, re-simulated {got}")]
-    ShotMismatch {
+    /// Re-simulating a logged tick gave other audited events ([`game_api::Game::Audit`]: the
+    /// duel's rail shots as judged, the ring race's coins taken) than the log holds.
+    #[error("tick {tick}: the log's audited events differ from the re-simulation: logged {logged}, re-simulated {got}")]
+    AuditMismatch {
         /// The tick.
         tick: Tick,
-        /// The logged shot records.
+        /// The logged audited events.
         logged: String,
         /// The re-simulated ones.
         got: String,
+    },
+    /// A log (match log or hash log) of another game than the one it is read as: nothing of it
+    /// is read as that game's inputs, hashes or states.
+    #[error("{}: a log of the game `{found}`, read as `{expected}`", path.display())]
+    OtherGame {
+        /// The log.
+        path: PathBuf,
+        /// The game the log names (made printable, at most 40 characters).
+        found: String,
+        /// The game it was read as ([`game_api::Game::NAME`]).
+        expected: &'static str,
     },
     /// A sync test found a frame whose re-simulation differs from the original.
     #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}{}", dump.display(), phases.as_deref().map(|p| format!("; {p}")).unwrap_or_default())]
@@ -341,7 +353,7 @@ pub enum Error {
         /// The server's reason.
         reason: String,
     },
-    /// A match log written by another engine version or state format: it would not
+    /// A match log written by another game, game version or state format: it would not
     /// re-simulate the same, so it is not verified as if it did.
     #[error("the log was written by another build: {what} {logged}, this build's is {ours}")]
     LogBuild {
@@ -366,6 +378,15 @@ impl Error {
         Error::Io {
             path: path.into(),
             cause,
+        }
+    }
+
+    /// A log at `path` naming the game `found` (untrusted text), read as `G`.
+    pub fn other_game<G: game_api::Game>(path: &std::path::Path, found: &str) -> Error {
+        Error::OtherGame {
+            path: path.to_owned(),
+            found: crate::net::wire::printable(found, 40),
+            expected: G::NAME,
         }
     }
 

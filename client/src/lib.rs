@@ -20,7 +20,7 @@
 //!
 //! The netcode layer is written against [`game_api::Game`] (re-exported here as [`Game`]): a
 //! game that implements it runs through the same [`session::synctest::SyncTester`], [`session::driver::Driver`], phase
-//! traces, dumps and verdicts as the maze duel (`engine::World`) and the ring race
+//! traces, dumps, verdicts, hash logs, match logs and replays as the maze duel (`engine::World`) and the ring race
 //! (`games/ring-race`). The smallest game there is — two tallies pushed by the players'
 //! inputs — plugs in like this:
 //!
@@ -43,7 +43,7 @@
 //! }
 //!
 //! /// Combined hash, then one per section.
-//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 //! struct TallyHash(u64, [u64; 2]);
 //!
 //! impl SectionHash for TallyHash {
@@ -71,6 +71,7 @@
 //!     type Rules = ();
 //!     type Snapshot = TallyState;
 //!     type Event = (Tick, u8);
+//!     type Audit = (Tick, u8);
 //!     type EventKey = (Tick, u8);
 //!     type Hash = TallyHash;
 //!     type Phase = &'static str;
@@ -103,12 +104,18 @@
 //!         &()
 //!     }
 //!     fn state_hash(&self) -> TallyHash {
-//!         let totals: Vec<u8> = self.state.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
+//!         Tally::snapshot_hash(&self.state)
+//!     }
+//!     fn snapshot_hash(state: &TallyState) -> TallyHash {
+//!         let totals: Vec<u8> = state.totals.iter().flat_map(|t| t.to_le_bytes()).collect();
 //!         let sections = [
 //!             xxhash_rust::xxh3::xxh3_64(&totals),
-//!             xxhash_rust::xxh3::xxh3_64(&self.state.tick.to_le_bytes()),
+//!             xxhash_rust::xxh3::xxh3_64(&state.tick.to_le_bytes()),
 //!         ];
 //!         TallyHash::from_sections(&sections).expect("two sections")
+//!     }
+//!     fn snapshot_tick(state: &TallyState) -> Tick {
+//!         state.tick
 //!     }
 //!     fn step_observed<O: StepObserver<Tally>>(
 //!         &mut self,
@@ -144,6 +151,12 @@
 //!     }
 //!     fn event_tick(event: &(Tick, u8)) -> Tick {
 //!         event.0
+//!     }
+//!     fn audit(events: &[(Tick, u8)], out: &mut Vec<(Tick, u8)>) {
+//!         out.extend_from_slice(events);
+//!     }
+//!     fn seed(&self) -> u64 {
+//!         0
 //!     }
 //!     fn rules_to_bytes(_: &()) -> Vec<u8> {
 //!         Vec::new()

@@ -1,10 +1,11 @@
 //! The maze duel as a [`game_api::Game`]: what the netcode layer sees of it.
 
 use crate::error::Error;
-use crate::event::{Event, EventKey};
+use crate::event::{Event, EventKey, EventKind};
 use crate::hash::{Section, StateHash};
 use crate::input::WireInput;
 use crate::player::MAX_PLAYERS;
+use crate::rail::ShotRecord;
 use crate::rules::Rules;
 use crate::snapshot::{WorldSnapshot, MAX_SNAPSHOT_BYTES, SNAPSHOT_FORMAT_VERSION};
 use crate::step::{Phase, STEP_PHASES};
@@ -43,6 +44,7 @@ impl Game for World {
     type Rules = Rules;
     type Snapshot = WorldSnapshot;
     type Event = Event;
+    type Audit = ShotRecord;
     type EventKey = EventKey;
     type Hash = StateHash;
     type Phase = Phase;
@@ -70,6 +72,10 @@ impl Game for World {
 
     fn tick(&self) -> Tick {
         World::tick(self)
+    }
+
+    fn seed(&self) -> u64 {
+        self.state.match_seed
     }
 
     fn player_count(&self) -> usize {
@@ -116,6 +122,15 @@ impl Game for World {
         event.tick
     }
 
+    /// The rail shots, as judged (view, clamp, hit): a log shows exactly how each shot was
+    /// decided, and a replay must decide it the same way.
+    fn audit(events: &[Event], out: &mut Vec<ShotRecord>) {
+        out.extend(events.iter().filter_map(|e| match e.kind {
+            EventKind::RailShot(shot) => Some(shot),
+            _ => None,
+        }));
+    }
+
     fn rules_to_bytes(rules: &Rules) -> Vec<u8> {
         rules.canonical_bytes()
     }
@@ -130,6 +145,14 @@ impl Game for World {
 
     fn rules_differences(ours: &Rules, theirs: &Rules) -> Vec<(&'static str, String, String)> {
         ours.differences(theirs)
+    }
+
+    fn snapshot_tick(snapshot: &WorldSnapshot) -> Tick {
+        snapshot.tick
+    }
+
+    fn snapshot_hash(snapshot: &WorldSnapshot) -> StateHash {
+        snapshot.hash()
     }
 
     fn snapshot_to_bytes(snapshot: &WorldSnapshot) -> Vec<u8> {

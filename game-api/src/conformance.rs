@@ -80,13 +80,24 @@ pub fn rules_players_and_restore_hold<G: Game>(
     if !bytes.is_empty() && G::rules_from_bytes(&bytes[..bytes.len() - 1]).is_some() {
         return Err("the rules read back from their bytes less one".into());
     }
+    if game.seed() != seed {
+        return Err(format!("seed {seed} given, seed() says {}", game.seed()));
+    }
     let start = game.snapshot();
     for tick in 0..10 {
         game.step(&inputs_at(script, tick, players)).map_err(fail)?;
     }
+    // What logs read of a snapshot without a game: its tick and hash, the game's own.
+    let later = game.snapshot();
+    if G::snapshot_tick(&later) != game.tick() || G::snapshot_hash(&later) != game.state_hash() {
+        return Err("snapshot_tick or snapshot_hash is not the game's tick or state hash".into());
+    }
     game.restore(&start).map_err(fail)?;
     if game.snapshot() != start {
         return Err("restore does not put the game back in the snapshot's state".into());
+    }
+    if game.seed() != seed {
+        return Err("seed() is not kept through a restore".into());
     }
     Ok(())
 }

@@ -47,7 +47,12 @@ pub type Tick = u32;
 ///
 /// The combined value is what peers compare every tick; the sections are what hash logs and
 /// desync reports print, in [`SectionHash::SECTIONS`] order.
-pub trait SectionHash: Copy + Debug + Default + Eq + Send + Sync + 'static {
+///
+/// Its serde form is what match logs record per tick (bincode): it must carry the combined value
+/// and every section, so that a forged or damaged combined value is seen by `verify`.
+pub trait SectionHash:
+    Copy + Debug + Default + Eq + Serialize + DeserializeOwned + Send + Sync + 'static
+{
     /// The sections' names, in order (lower case, no spaces: they are hash-log columns).
     const SECTIONS: &'static [&'static str];
 
@@ -120,6 +125,10 @@ pub trait Game: Clone + Debug + Sized + 'static {
     type Snapshot: Clone + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// Something that happened in a step, for presentation (sounds, effects, the journal).
     type Event: Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// What of a step's events a match log keeps and a replay must reproduce exactly (the
+    /// duel's rail shots, as judged; the ring race's coins taken): logged per tick, compared
+    /// field for field when a log is verified. Keep it small: most ticks audit nothing.
+    type Audit: Clone + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// An event's stable identity (tick, kind, ids): equal keys are the same happening even if a
     /// re-simulation changed a detail.
     type EventKey: Copy + Debug + Eq + Ord + Hash + Send + Sync + 'static;
@@ -158,6 +167,11 @@ pub trait Game: Clone + Debug + Sized + 'static {
 
     /// The tick the next step simulates.
     fn tick(&self) -> Tick;
+
+    /// The seed the match was created with ([`Game::new`]'s): part of the state, so a game
+    /// restored from a snapshot gives the seed of the match the snapshot is of. Logs record it
+    /// as part of the match's identity.
+    fn seed(&self) -> u64;
 
     /// Number of players (one input each per step).
     fn player_count(&self) -> usize;
@@ -206,6 +220,11 @@ pub trait Game: Clone + Debug + Sized + 'static {
     /// from this tick or earlier.
     fn event_tick(event: &Self::Event) -> Tick;
 
+    /// Appends to `out` what of `events` (one step's, in order) is audited: the events a replay
+    /// must reproduce exactly, logged per tick ([`Game::Audit`]). Deterministic: the same
+    /// events give the same audit. `out` is the caller's, reused (no allocation once warm).
+    fn audit(events: &[Self::Event], out: &mut Vec<Self::Audit>);
+
     /// The rules' canonical bytes: equal rules, equal bytes, on every platform.
     fn rules_to_bytes(rules: &Self::Rules) -> Vec<u8>;
 
@@ -226,6 +245,14 @@ pub trait Game: Clone + Debug + Sized + 'static {
         let _ = (ours, theirs);
         Vec::new()
     }
+
+    /// The tick of the state `snapshot` holds (a game restored from it is at this tick).
+    fn snapshot_tick(snapshot: &Self::Snapshot) -> Tick;
+
+    /// The hash of the state `snapshot` holds, without a game: equal to [`Game::state_hash`]
+    /// of a game restored from it. Log readers check a checkpoint or a transferred state
+    /// against the hash a record names with it.
+    fn snapshot_hash(snapshot: &Self::Snapshot) -> Self::Hash;
 
     /// The snapshot's canonical bytes (format [`Game::SNAPSHOT_FORMAT`]), for dumps, logs'
     /// checkpoints and snapshot transfers.

@@ -51,7 +51,7 @@ struct Toy<const NAMES: u8, const S: u8> {
     events: Vec<(Tick, u8)>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct ToyHash<const S: u8>(u64, [u64; 2]);
 
 impl<const S: u8> SectionHash for ToyHash<S> {
@@ -101,6 +101,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     type Rules = Flaw;
     type Snapshot = ToyState;
     type Event = (Tick, u8);
+    type Audit = (Tick, u8);
     type EventKey = (Tick, u8);
     type Hash = ToyHash<S>;
     type Phase = &'static str;
@@ -155,13 +156,15 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         }
     }
     fn state_hash(&self) -> ToyHash<S> {
-        let totals = self
-            .state
-            .totals
-            .iter()
-            .fold(0u64, |h, &t| mix(h ^ t as u64));
-        let rest = mix(u64::from(self.state.tick)) ^ mix(self.state.scratch as u64);
+        Self::snapshot_hash(&self.state)
+    }
+    fn snapshot_hash(state: &ToyState) -> ToyHash<S> {
+        let totals = state.totals.iter().fold(0u64, |h, &t| mix(h ^ t as u64));
+        let rest = mix(u64::from(state.tick)) ^ mix(state.scratch as u64);
         ToyHash::from_sections(&[totals, rest]).expect("two")
+    }
+    fn snapshot_tick(state: &ToyState) -> Tick {
+        state.tick
     }
     fn step_observed<O: StepObserver<Self>>(
         &mut self,
@@ -212,6 +215,12 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     }
     fn event_tick(event: &(Tick, u8)) -> Tick {
         event.0
+    }
+    fn audit(events: &[(Tick, u8)], out: &mut Vec<(Tick, u8)>) {
+        out.extend_from_slice(events);
+    }
+    fn seed(&self) -> u64 {
+        0
     }
     fn rules_to_bytes(flaw: &Flaw) -> Vec<u8> {
         vec![*flaw as u8]

@@ -245,7 +245,7 @@ impl FrontEnd {
                 }
             }
             Choice::Replay(path) => {
-                let replay = client::logs::matchlog::read_log(&path)
+                let replay = client::logs::matchlog::read_log::<engine::World>(&path)
                     .map_err(anyhow::Error::from)
                     .and_then(ReplayMatch::new);
                 match replay {
@@ -289,7 +289,7 @@ impl FrontEnd {
             return Next::Stay;
         };
         let mut start = || -> Result<client::runs::RejoinFromLog, client::Error> {
-            let read = client::logs::matchlog::read_log(&log)?;
+            let read = client::logs::matchlog::read_log::<engine::World>(&log)?;
             let peer = client::runs::rejoin_peer(&read, &log)?;
             let config = NetConfig::<World> {
                 handshake_timeout: JOIN_TIMEOUT,
@@ -441,7 +441,7 @@ enum Next {
 #[must_use]
 pub fn last_unfinished_match(dir: &std::path::Path) -> Option<PathBuf> {
     list_replays(dir).into_iter().map(|e| e.path).find(|path| {
-        client::logs::matchlog::read_log(path)
+        client::logs::matchlog::read_log::<engine::World>(path)
             .is_ok_and(|log| log.header.rejoin.is_some() && log.end.is_none())
     })
 }

@@ -238,7 +238,7 @@ fn match_source(
             Ok(Box::new(m))
         }
         Some(Mode::Replay { log }) => {
-            let read = client::logs::matchlog::read_log(log)
+            let read = client::logs::matchlog::read_log::<engine::World>(log)
                 .with_context(|| format!("reading {}", log.display()))?;
             if let Some(cut) = read.tail_report() {
                 println!("maze-duel: {}: {cut}", log.display());
@@ -247,9 +247,11 @@ fn match_source(
             let mut replay = ReplayMatch::new(read)?;
             if let Some(path) = &cli.hash_log {
                 let source = format!("replay of {}", log.display());
-                replay = replay.with_hash_log(client::logs::hashlog::HashLogWriter::create(
-                    path, &identity, &source,
-                )?);
+                replay = replay.with_hash_log(
+                    client::logs::hashlog::HashLogWriter::<engine::World>::create(
+                        path, &identity, &source,
+                    )?,
+                );
             }
             Ok(Box::new(replay))
         }
@@ -307,7 +309,7 @@ fn match_source(
             online(peer, net, mode, cli, log_for)
         }
         Some(Mode::Rejoin { log, net }) => {
-            let read = client::logs::matchlog::read_log(log)
+            let read = client::logs::matchlog::read_log::<engine::World>(log)
                 .with_context(|| format!("the match log {}", log.display()))?;
             let peer = client::runs::rejoin_peer(&read, log)?;
             let config = net_config(net, rules, seed, 0);

@@ -660,7 +660,7 @@ fn rejoin_last_match_finds_the_newest_unfinished_log_of_an_online_player() {
             peer: "127.0.0.1:7000".into(),
             secret: client::net::seal::MatchSecret::from_bytes([7; 32]),
         }),
-        ..LogHeader::for_world(&world, "join", None)
+        ..LogHeader::for_game(&world, "join", None)
     };
     let cut = dir.join("join.duellog");
     let mut writer = MatchLogWriter::create(&cut, &header, &world, 300).expect("create");

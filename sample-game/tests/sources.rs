@@ -140,8 +140,8 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         h_rails > 0 && j_rails > 0,
         "lag-compensated rail shots were fired ({h_rails}, {j_rails})"
     );
-    let a = client::logs::hashlog::read_hash_log(&host_log).unwrap();
-    let b = client::logs::hashlog::read_hash_log(&join_log).unwrap();
+    let a = client::logs::hashlog::read_hash_log::<engine::World>(&host_log).unwrap();
+    let b = client::logs::hashlog::read_hash_log::<engine::World>(&join_log).unwrap();
     let common = a.len().min(b.len());
     assert!(common >= 400);
     assert_eq!(a[..common], b[..common]);
@@ -247,8 +247,8 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
         counted_down <= window + 4,
         "{counted_down} ticks of countdown ran alone"
     );
-    let a = client::logs::hashlog::read_hash_log(&host_log).unwrap();
-    let b = client::logs::hashlog::read_hash_log(&join_log).unwrap();
+    let a = client::logs::hashlog::read_hash_log::<engine::World>(&host_log).unwrap();
+    let b = client::logs::hashlog::read_hash_log::<engine::World>(&join_log).unwrap();
     let common = a.len().min(b.len());
     assert!(common >= 300);
     assert_eq!(a[..common], b[..common]);
@@ -284,14 +284,14 @@ fn the_sync_test_source_plays_without_mismatch() {
     );
     let at = m.current().clone();
     m.close().unwrap();
-    let log = client::logs::matchlog::read_log(&log_path).unwrap();
+    let log = client::logs::matchlog::read_log::<engine::World>(&log_path).unwrap();
     assert_eq!(log.header.mode, "sync-test");
     assert_eq!(log.last_tick(), 1200);
     client::logs::replay::verify(&log, None).expect("the sync test's match log re-simulates");
     let mut replay = ReplayMatch::new(log).unwrap();
     replay.command(SourceCommand::Seek(1200)).unwrap();
     assert_eq!(*replay.current(), at, "the log replays to the state played");
-    let hashes = client::logs::hashlog::read_hash_log(&hash_path).unwrap();
+    let hashes = client::logs::hashlog::read_hash_log::<engine::World>(&hash_path).unwrap();
     assert_eq!(
         hashes.iter().map(|e| e.tick).collect::<Vec<_>>(),
         (1..=1200).collect::<Vec<_>>(),
@@ -336,7 +336,7 @@ fn a_local_match_log_replays_and_resumes() {
     }
     let at = m.current().clone();
     drop(m); // the game was closed without finishing the match
-    let log = client::logs::matchlog::read_log(&path).unwrap();
+    let log = client::logs::matchlog::read_log::<engine::World>(&path).unwrap();
     client::logs::replay::verify(&log, None).unwrap();
     let mut replay = ReplayMatch::new(log).unwrap();
     replay.command(SourceCommand::Seek(700)).unwrap();
@@ -355,12 +355,12 @@ fn a_local_match_log_replays_and_resumes() {
         resumed.advance(&[input(0, t), input(1, t)]).unwrap();
     }
     resumed.close().unwrap();
-    let log = client::logs::matchlog::read_log(&path).unwrap();
+    let log = client::logs::matchlog::read_log::<engine::World>(&path).unwrap();
     assert_eq!(log.last_tick(), 800);
     client::logs::replay::verify(&log, None).unwrap();
     // --hash-log applies to a resumed match too: the ticks played after resuming, with the
     // hashes the match log holds for them.
-    let hashes = client::logs::hashlog::read_hash_log(&hash_path).unwrap();
+    let hashes = client::logs::hashlog::read_hash_log::<engine::World>(&hash_path).unwrap();
     let logged: Vec<_> = log
         .ticks
         .iter()
@@ -517,8 +517,8 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
             "new match: round 1, wins [0, 0]"
         ]
     );
-    let a = client::logs::hashlog::read_hash_log(&host_log).unwrap();
-    let b = client::logs::hashlog::read_hash_log(&join_log).unwrap();
+    let a = client::logs::hashlog::read_hash_log::<engine::World>(&host_log).unwrap();
+    let b = client::logs::hashlog::read_hash_log::<engine::World>(&join_log).unwrap();
     let common = a.len().min(b.len());
     assert!(common > 200, "{common} ticks in common");
     assert_eq!(a[..common], b[..common], "both played the same matches");

@@ -50,14 +50,14 @@ fn headless_runner_and_match_log_reproduce_the_plain_loop() {
     })
     .expect("bot match");
     let plain = plain_run(21, 22, ticks);
-    let logged: Vec<StateHash> = read_hash_log(&dir.join("run.hashlog"))
+    let logged: Vec<StateHash> = read_hash_log::<World>(&dir.join("run.hashlog"))
         .expect("hash log")
         .iter()
         .map(|e| e.hash)
         .collect();
     assert_eq!(logged, plain);
     assert_eq!(summary.final_hash, *plain.last().expect("ticks"));
-    let log = read_log(&dir.join("run.log")).expect("match log");
+    let log = read_log::<World>(&dir.join("run.log")).expect("match log");
     verify(&log, None).expect("verifies");
     let mut replay = Replay::new(log).expect("replay");
     for target in [1234, 300, ticks, 1] {

@@ -1,6 +1,10 @@
 //! The netcode layer is generic: the ring race, a game with nothing of the maze duel's shape,
 //! runs through the same sync tester, driver, dumps, phase traces and verdicts as the duel, and
-//! an injected desync is named down to its phase, section and field.
+//! an injected desync is named down to its phase, section and field; its logs are written,
+//! verified and replayed by the same code as the duel's ([`logs`]).
+
+#[path = "second_game/logs.rs"]
+mod logs;
 
 use client::forensics::dumps::read_snapshot_file;
 use client::forensics::read_phase_trace;

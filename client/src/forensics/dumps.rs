@@ -2,13 +2,12 @@
 //! engine's size limit, and the state at any tick of a match log or a dump.
 //!
 //! A `.snapshot` dump is [`SNAPSHOT_MAGIC`] ‖ xxh3 of the snapshot bytes (u64, little-endian)
-//! ‖ `WorldSnapshot::to_bytes`: a flipped bit is refused as damage instead of being read as a
-//! state that differs.
+//! ‖ [`Game::snapshot_to_bytes`]: a flipped bit is refused as damage instead of being read as a
+//! state that differs. Everything here is generic over the game whose states are read.
 
 use crate::error::Error;
 use crate::logs::matchlog::{read_limited, read_log, LOG_MAGIC};
-use engine::{Tick, World, WorldSnapshot};
-use game_api::Game;
+use game_api::{Game, Tick};
 use std::path::{Path, PathBuf};
 
 /// The files `*-tick-<t>.<ext>` in `dir` with their ticks, in no particular order (none if the
@@ -97,28 +96,29 @@ fn unavailable(path: &Path, reason: String) -> Error {
     }
 }
 
-/// The state at `tick` of a match log (re-simulated from its nearest checkpoint, every hash
-/// checked) or of a `.snapshot` dump (`tick`, if given, must be the dump's).
+/// The state at `tick` of a `G` match log (re-simulated from its nearest checkpoint, every hash
+/// checked) or of a `.snapshot` dump of a `G` state (`tick`, if given, must be the dump's).
 ///
 /// # Errors
 /// [`Error::StateUnavailable`] without a tick for a log, for a tick the file does not hold,
-/// or a log that does not re-simulate to it; the readers' errors.
-pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error> {
+/// or a log that does not re-simulate to it; the readers' errors ([`Error::OtherGame`] for a
+/// log of another game).
+pub fn state_at<G: Game>(path: &Path, tick: Option<Tick>) -> Result<G::Snapshot, Error> {
     let mut magic = [0u8; 8];
     let is_log = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
         .is_ok()
         && &magic == LOG_MAGIC;
     if !is_log {
-        let snapshot = read_snapshot_file::<World>(path)?;
-        if let Some(t) = tick.filter(|&t| t != snapshot.tick) {
-            let held = snapshot.tick;
+        let snapshot = read_snapshot_file::<G>(path)?;
+        let held = G::snapshot_tick(&snapshot);
+        if let Some(t) = tick.filter(|&t| t != held) {
             return Err(unavailable(path, format!("holds tick {held}, not {t}")));
         }
         return Ok(snapshot);
     }
     let tick = tick.ok_or_else(|| unavailable(path, "a match log needs --tick".into()))?;
-    let log = read_log(path)?;
+    let log = read_log::<G>(path)?;
     let last = log.last_tick();
     if tick > last {
         return Err(unavailable(path, format!("the log ends at tick {last}")));
@@ -133,7 +133,7 @@ pub fn state_at(path: &Path, tick: Option<Tick>) -> Result<WorldSnapshot, Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{Rules, World};
+    use engine::{Rules, World, WorldSnapshot};
     use proptest::prelude::*;
 
     fn dump() -> (PathBuf, Vec<u8>, WorldSnapshot) {

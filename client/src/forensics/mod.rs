@@ -1,10 +1,11 @@
 //! Desync forensics: what a peer leaves behind when a desync is detected, and the tools' reading
-//! of it.
+//! of it. Everything here is generic over the game ([`game_api::Game`]): the duel and the ring
+//! race leave the same kinds of files and are read by the same code.
 //!
 //! - [`DesyncNotice`]: what a peer prints at detection (tick, both checksums, dumps, the command
 //!   to run next).
 //! - [`PhaseTrace`] (`.phases` files): the inputs of the step to a dumped tick and the state
-//!   hash after each of `engine::STEP_PHASES`. Both peers held the same state before the first
+//!   hash after each of the game's `Game::PHASES`. Both peers held the same state before the first
 //!   divergent tick, so the first phase whose hashes differ between their files is where the
 //!   divergence began; equal phase hashes with different inputs point at input delivery instead.
 //! - [`dumps`]: finding dump files, reading snapshots and states from dumps or match logs, within

@@ -1,6 +1,6 @@
 //! What a peer prints the moment a desync is detected.
 
-use engine::Tick;
+use game_api::Tick;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;

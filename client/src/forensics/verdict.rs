@@ -29,21 +29,21 @@ pub fn phase_verdict<G: Game>(a: &PhaseTrace<G>, b: &PhaseTrace<G>) -> String {
 ///
 /// # Errors
 /// A line saying which log lacks the tick.
-pub fn inputs_agree(
-    a: (&Path, &MatchLog),
-    b: (&Path, &MatchLog),
+pub fn inputs_agree<G: Game>(
+    a: (&Path, &MatchLog<G>),
+    b: (&Path, &MatchLog<G>),
     tick: Tick,
     out: &mut Vec<String>,
 ) -> Result<bool, String> {
-    fn record<'l>(
-        (path, log): (&Path, &'l MatchLog),
+    fn record<'l, G: Game>(
+        (path, log): (&Path, &'l MatchLog<G>),
         tick: Tick,
-    ) -> Result<&'l crate::logs::matchlog::TickRecord, String> {
+    ) -> Result<&'l crate::logs::matchlog::TickRecord<G>, String> {
         log.tick_record(tick)
             .ok_or_else(|| format!("{} holds no inputs for tick {tick}", path.display()))
     }
     let (ra, rb) = (record(a, tick)?, record(b, tick)?);
-    let describe = |w: &engine::WireInput| describe_input(w);
+    let describe = |w: &G::Input| describe_input(w);
     let mut agree = ra.inputs.len() == rb.inputs.len();
     for (slot, (ia, ib)) in ra.inputs.iter().zip(&rb.inputs).enumerate() {
         if ia != ib {
@@ -61,7 +61,7 @@ pub fn inputs_agree(
 /// Re-simulates a match log from its start: `None` if every logged state follows from its
 /// inputs, else the first tick that does not and a description.
 #[must_use]
-pub fn first_unfollowed_tick(log: &MatchLog) -> Option<(Tick, String)> {
+pub fn first_unfollowed_tick<G: Game>(log: &MatchLog<G>) -> Option<(Tick, String)> {
     match crate::logs::replay::verify(log, None) {
         Ok(_) => None,
         Err(Error::VerifyMismatch {

@@ -1,11 +1,15 @@
-//! Per-tick hash logs: one line per confirmed tick, `tick combined players projectiles maze
-//! history rest check` in hex (one hash column per [`Section`], in [`Section::ALL`] order),
-//! after two header lines:
+//! Per-tick hash logs of any [`Game`]: one line per confirmed tick, `tick combined <sections>
+//! check` in hex (one hash column per section of the game's [`SectionHash::SECTIONS`], in
+//! order: the duel's `players projectiles maze history rest`), after two header lines:
 //!
-//! - `# duel hash log v5 seed=… rules=… players=… inputs=… engine=… format=… source=… check=…`:
-//!   the [`MatchIdentity`] (every field that decides the match's states: two logs are compared
-//!   only when all of them agree) and a free-text `source` (who wrote it: `host`, `replay`, …);
-//! - the column line [`COLUMNS`].
+//! - `# duel hash log v6 game=… seed=… rules=… players=… inputs=… version=… format=… source=…
+//!   check=…`: the [`MatchIdentity`] (the game's name, and every field that decides the match's
+//!   states: two logs are compared only when all of them agree) and a free-text `source` (who
+//!   wrote it: `host`, `replay`, …);
+//! - the column line ([`columns`]).
+//!
+//! A log is read as one game ([`read_hash_log_file::<G>`](read_hash_log_file)): a log of another
+//! game is refused, naming both ([`Error::OtherGame`]).
 //!
 //! A networked match that went on in a new epoch after a player rejoined has, right after the
 //! line of the tick it resumed from, the line `epoch N from TICK check` (the same on both
@@ -28,32 +32,40 @@
 
 use crate::error::Error;
 use crate::logs::matchlog::LogHeader;
-use engine::{Section, StateHash, Tick, World};
+use game_api::{Game, SectionHash, Tick};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Column header line of every hash log.
-pub const COLUMNS: &str = "# tick combined players projectiles maze history rest check";
+/// The column line of a hash log whose hashes are `H`: `# tick combined <sections> check`.
+#[must_use]
+pub fn columns<H: SectionHash>() -> String {
+    format!("# tick combined {} check", H::SECTIONS.join(" "))
+}
+
 /// Version of the hash log format, on its first line (2: the `history` column; 3: the match
-/// identity and the per-line check chain; 4: epoch lines; 5: epoch lines after a transfer).
-pub const HASH_LOG_VERSION: u32 = 5;
+/// identity and the per-line check chain; 4: epoch lines; 5: epoch lines after a transfer;
+/// 6: the game's name and version, the columns its sections). Only this version is read.
+pub const HASH_LOG_VERSION: u32 = 6;
 /// What the first line starts with (the version follows).
 const FIRST_LINE: &str = "# duel hash log v";
-/// Largest hash log read (a data line is 99 bytes: about two days of 60 Hz ticks).
+/// Largest hash log read (a duel's data line is 99 bytes: about two days of 60 Hz ticks).
 const MAX_HASH_LOG_BYTES: u64 = 1 << 30;
-/// Longest line a reader accepts (a data line is 99 bytes).
+/// Longest line a reader accepts (a duel's data line is 99 bytes).
 const MAX_LINE: usize = 4096;
 /// Longest time a written line may stay in the buffer.
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Everything that decides a match's states, as a hash log's first line records it: same
-/// identity and same engine ⇒ the same states tick by tick, so two logs with one identity are
-/// comparable and any difference is a divergence.
+/// identity (game and its version included) ⇒ the same states tick by tick, so two logs with
+/// one identity are comparable and any difference is a divergence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchIdentity {
+    /// The game's [`Game::NAME`] (one token).
+    pub game: String,
     /// Match seed.
     pub seed: u64,
     /// Hash of the rules.
@@ -63,9 +75,9 @@ pub struct MatchIdentity {
     /// Where the inputs came from ([`inputs_of`]): `bots-<seed>` for a headless bot match,
     /// `peers` for a networked one, the local mode otherwise. One token, no spaces.
     pub inputs: String,
-    /// Engine crate version.
-    pub engine: String,
-    /// `engine::SNAPSHOT_FORMAT_VERSION`.
+    /// The game's [`Game::VERSION`].
+    pub version: String,
+    /// The game's [`Game::SNAPSHOT_FORMAT`].
     pub state_format: u32,
 }
 
@@ -82,16 +94,17 @@ pub fn inputs_of(mode: &str, bot_seed: Option<u64>) -> String {
 }
 
 impl MatchIdentity {
-    /// The identity of `world`'s match, its inputs coming from `inputs`, this engine.
+    /// The identity of `game`'s match, its inputs coming from `inputs`, this build of the game.
     #[must_use]
-    pub fn of_world(world: &World, inputs: String) -> MatchIdentity {
+    pub fn of_game<G: Game>(game: &G, inputs: String) -> MatchIdentity {
         MatchIdentity {
-            seed: world.state().match_seed,
-            rules: world.rules().hash(),
-            players: world.player_count() as u8,
+            game: G::NAME.to_owned(),
+            seed: game.seed(),
+            rules: G::rules_hash(game.rules()),
+            players: game.player_count() as u8,
             inputs,
-            engine: engine::ENGINE_VERSION.to_owned(),
-            state_format: engine::SNAPSHOT_FORMAT_VERSION,
+            version: G::VERSION.to_owned(),
+            state_format: G::SNAPSHOT_FORMAT,
         }
     }
 
@@ -99,23 +112,25 @@ impl MatchIdentity {
     #[must_use]
     pub fn of_log(header: &LogHeader) -> MatchIdentity {
         MatchIdentity {
+            game: header.game.clone(),
             seed: header.match_seed,
             rules: header.rules_hash,
             players: header.players,
             inputs: inputs_of(&header.mode, header.bot_seed),
-            engine: header.engine_version.clone(),
+            version: header.game_version.clone(),
             state_format: header.state_format,
         }
     }
 
     /// The fields as the first line gives them, in order.
-    fn fields(&self) -> [(&'static str, String); 6] {
+    fn fields(&self) -> [(&'static str, String); 7] {
         [
+            ("game", self.game.clone()),
             ("seed", self.seed.to_string()),
             ("rules", format!("{:016x}", self.rules)),
             ("players", self.players.to_string()),
             ("inputs", self.inputs.clone()),
-            ("engine", self.engine.clone()),
+            ("version", self.version.clone()),
             ("format", self.state_format.to_string()),
         ]
     }
@@ -144,9 +159,9 @@ fn first_line_text(identity: &MatchIdentity, source: &str) -> String {
     )
 }
 
-/// Writes a hash log, refusing ticks out of order.
+/// Writes a hash log of a `G` match, refusing ticks out of order.
 #[derive(Debug)]
-pub struct HashLogWriter {
+pub struct HashLogWriter<G: Game> {
     path: PathBuf,
     out: BufWriter<File>,
     last: Option<Tick>,
@@ -154,9 +169,10 @@ pub struct HashLogWriter {
     last_flush: Instant,
     /// The line being written, reused: no allocation per tick.
     line: String,
+    game: PhantomData<fn() -> G>,
 }
 
-impl HashLogWriter {
+impl<G: Game> HashLogWriter<G> {
     /// Creates (truncates) `path` and writes the two header lines: the match's `identity` and
     /// `source` (free text, one line: who writes the log), then the column line. The writer
     /// holds the file's exclusive lock, as a match log's writer does, and takes it *before*
@@ -164,13 +180,17 @@ impl HashLogWriter {
     /// another) is refused with nothing lost.
     ///
     /// # Errors
+    /// [`Error::OtherGame`] if `identity` is of another game than `G` (nothing is touched);
     /// [`Error::LogLocked`] if another writer holds the file; [`Error::Io`] if it cannot be
     /// created.
     pub fn create(
         path: &Path,
         identity: &MatchIdentity,
         source: &str,
-    ) -> Result<HashLogWriter, Error> {
+    ) -> Result<HashLogWriter<G>, Error> {
+        if identity.game != G::NAME {
+            return Err(Error::other_game::<G>(path, &identity.game));
+        }
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -191,7 +211,7 @@ impl HashLogWriter {
         let text = first_line_text(identity, &source);
         let check = line_check(None, &text);
         let mut out = BufWriter::new(file);
-        writeln!(out, "{text} check={check:08x}\n{COLUMNS}")
+        writeln!(out, "{text} check={check:08x}\n{}", columns::<G::Hash>())
             .and_then(|()| out.flush())
             .map_err(|e| Error::io(path, e))?;
         Ok(HashLogWriter {
@@ -201,6 +221,7 @@ impl HashLogWriter {
             check,
             last_flush: Instant::now(),
             line: String::with_capacity(128),
+            game: PhantomData,
         })
     }
 
@@ -208,14 +229,14 @@ impl HashLogWriter {
     ///
     /// # Errors
     /// [`Error::HashLogOrder`] if `tick` is not after the last tick written; [`Error::Io`].
-    pub fn record(&mut self, tick: Tick, hash: &StateHash) -> Result<(), Error> {
+    pub fn record(&mut self, tick: Tick, hash: &G::Hash) -> Result<(), Error> {
         if let Some(last) = self.last {
             if tick <= last {
                 return Err(Error::HashLogOrder { last, got: tick });
             }
         }
         self.last = Some(tick);
-        self.append_line(format_args!("{tick} {hash}"))
+        self.append_line(format_args!("{tick} {}", HashColumns(hash)))
     }
 
     /// Appends `text` as a line with its check, chained to the line before.
@@ -296,24 +317,38 @@ impl HashLogWriter {
     }
 }
 
-impl Drop for HashLogWriter {
+impl<G: Game> Drop for HashLogWriter<G> {
     fn drop(&mut self) {
         let _ = self.out.flush();
     }
 }
 
-/// One parsed line of a hash log.
+/// A hash as a data line gives it: the combined hash, then each section, 16 lower-case hex
+/// digits each, one space apart (written straight to the line: no allocation).
+struct HashColumns<'a, H>(&'a H);
+
+impl<H: SectionHash> std::fmt::Display for HashColumns<'_, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:016x}", self.0.combined())?;
+        for i in 0..H::SECTIONS.len() {
+            write!(f, " {:016x}", self.0.section(i))?;
+        }
+        Ok(())
+    }
+}
+
+/// One parsed line of a hash log whose hashes are `H` (a game's [`Game::Hash`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HashLogEntry {
+pub struct HashLogEntry<H> {
     /// The tick.
     pub tick: Tick,
     /// Its hashes.
-    pub hash: StateHash,
+    pub hash: H,
 }
 
-/// A hash log read back.
+/// A hash log read back; its hashes are `H` (a game's [`Game::Hash`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HashLog {
+pub struct HashLog<H> {
     /// The format version on the first line.
     pub version: u32,
     /// The match the log is of.
@@ -321,31 +356,32 @@ pub struct HashLog {
     /// Who wrote it (`host`, `replay`, `bot-match`, …).
     pub source: String,
     /// Every entry, ticks strictly increasing.
-    pub entries: Vec<HashLogEntry>,
+    pub entries: Vec<HashLogEntry<H>>,
     /// Every epoch line: `(epoch, the tick it went on from)`, in order.
     pub epochs: Vec<(u32, Tick)>,
     /// A last line cut short by a crash and ignored: `(line number, bytes)`.
     pub torn_line: Option<(usize, usize)>,
 }
 
-/// Reads every entry of a hash log (see [`read_hash_log_file`]).
+/// Reads every entry of a hash log of a `G` match (see [`read_hash_log_file`]).
 ///
 /// # Errors
 /// As [`read_hash_log_file`].
-pub fn read_hash_log(path: &Path) -> Result<Vec<HashLogEntry>, Error> {
-    Ok(read_hash_log_file(path)?.entries)
+pub fn read_hash_log<G: Game>(path: &Path) -> Result<Vec<HashLogEntry<G::Hash>>, Error> {
+    Ok(read_hash_log_file::<G>(path)?.entries)
 }
 
-/// Reads a hash log: its header, its entries and a torn last line (see the module
-/// documentation).
+/// Reads a hash log of a `G` match: its header, its entries and a torn last line (see the
+/// module documentation).
 ///
 /// # Errors
 /// [`Error::Io`]; [`Error::NotALog`] for a file that is not a hash log (a match log is named);
-/// [`Error::LogVersion`] for another version; [`Error::HashLogSyntax`] naming the line (a
-/// damaged line among them: its check does not hold); [`Error::LogTooLarge`] over the limit.
-pub fn read_hash_log_file(path: &Path) -> Result<HashLog, Error> {
+/// [`Error::LogVersion`] for another version; [`Error::OtherGame`] for a log of another game
+/// (named, with `G`'s); [`Error::HashLogSyntax`] naming the line (a damaged line among them:
+/// its check does not hold); [`Error::LogTooLarge`] over the limit.
+pub fn read_hash_log_file<G: Game>(path: &Path) -> Result<HashLog<G::Hash>, Error> {
     let bytes = crate::logs::matchlog::read_limited(path, MAX_HASH_LOG_BYTES)?;
-    parse_hash_log(path, &bytes)
+    parse_hash_log::<G>(path, &bytes)
 }
 
 /// The identity and source of a first line (after the version) that is exactly in the
@@ -366,18 +402,19 @@ fn parse_first_line(rest: &str) -> Result<(MatchIdentity, String), String> {
     };
     let rules_text = field(fields, "rules")?;
     let identity = MatchIdentity {
+        game: field(fields, "game")?,
         seed: number("seed")?,
         rules: u64::from_str_radix(&rules_text, 16)
             .map_err(|e| format!("rules `{rules_text}`: {e}"))?,
         players: u8::try_from(number("players")?).map_err(|e| format!("players: {e}"))?,
         inputs: field(fields, "inputs")?,
-        engine: field(fields, "engine")?,
+        version: field(fields, "version")?,
         state_format: u32::try_from(number("format")?).map_err(|e| format!("format: {e}"))?,
     };
     Ok((identity, source.to_owned()))
 }
 
-fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
+fn parse_hash_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<HashLog<G::Hash>, Error> {
     let syntax = |line: usize, reason: String| Error::HashLogSyntax {
         path: path.to_owned(),
         line,
@@ -403,7 +440,8 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
     };
     let mut lines = whole.split(|&b| b == b'\n');
     lines.next_back(); // the empty piece after the last '\n'
-    let mut log: Option<HashLog> = None;
+    let columns = columns::<G::Hash>();
+    let mut log: Option<HashLog<G::Hash>> = None;
     let mut check = 0u32;
     let mut count = 0;
     for (i, raw) in lines.enumerate() {
@@ -418,8 +456,8 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
         let line = std::str::from_utf8(raw)
             .map_err(|e| syntax(number, format!("not UTF-8 text ({e})")))?;
         if number == 2 {
-            if line != COLUMNS {
-                return Err(syntax(2, format!("not the column line `{COLUMNS}`")));
+            if line != columns {
+                return Err(syntax(2, format!("not the column line `{columns}`")));
             }
             continue;
         }
@@ -442,6 +480,10 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
             if first_line_text(&identity, &source) != text {
                 return Err(syntax(1, "not in the writer's form".into()));
             }
+            // Before any data line is read as this game's hashes.
+            if identity.game != G::NAME {
+                return Err(Error::other_game::<G>(path, &identity.game));
+            }
             log = Some(HashLog {
                 version,
                 identity,
@@ -458,7 +500,7 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
             log.epochs.push(epoch);
             continue;
         }
-        let entry = parse_entry(text).map_err(|reason| syntax(number, reason))?;
+        let entry = parse_entry::<G::Hash>(text).map_err(|reason| syntax(number, reason))?;
         // After the last line, or the tick a transfer went on from.
         let floor = (log.entries.last().map(|e| e.tick)).max(log.epochs.last().map(|e| e.1));
         if let Some(last) = floor {
@@ -489,7 +531,7 @@ fn parse_hash_log(path: &Path, bytes: &[u8]) -> Result<HashLog, Error> {
 /// An epoch line after `epoch `, exactly in the writer's form (`N from TICK`, right after the
 /// line of its tick; or `N from TICK after LAST`, right after the line of `LAST`, before
 /// `TICK`), each epoch after the one before.
-fn parse_epoch(rest: &str, log: &HashLog) -> Result<(u32, Tick), String> {
+fn parse_epoch<H>(rest: &str, log: &HashLog<H>) -> Result<(u32, Tick), String> {
     let (epoch, ticks) = rest
         .split_once(" from ")
         .ok_or_else(|| format!("`epoch {rest}` is not `epoch N from TICK`"))?;
@@ -569,11 +611,11 @@ fn checked(prev: Option<u32>, text: &str, stated: u32) -> Result<u32, String> {
 }
 
 /// One data line's text (before its check): the tick, the combined hash and one hash per
-/// section (in [`Section::ALL`] order), all hex; the combined one the combination of the rest,
-/// in exactly the form the writer gives them (so no two texts read as the same entry).
-fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
+/// section (in [`SectionHash::SECTIONS`] order), all hex; the combined one the combination of
+/// the rest, in exactly the form the writer gives them (so no two texts read as the same entry).
+fn parse_entry<H: SectionHash>(line: &str) -> Result<HashLogEntry<H>, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
-    let expected = 2 + Section::ALL.len();
+    let expected = 2 + H::SECTIONS.len();
     if fields.len() != expected {
         return Err(format!(
             "expected {} fields, found {}",
@@ -582,20 +624,20 @@ fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
         ));
     }
     let tick = fields[0].parse().map_err(|e| format!("tick: {e}"))?;
-    let mut h = [0u64; 1 + Section::ALL.len()];
-    for (slot, text) in h.iter_mut().zip(&fields[1..]) {
-        *slot = u64::from_str_radix(text, 16).map_err(|e| format!("hash `{text}`: {e}"))?;
-    }
-    let [combined, sections @ ..] = h;
-    let hash = StateHash::from_sections(sections);
-    if hash.combined != combined {
+    let h = (fields[1..].iter())
+        .map(|text| u64::from_str_radix(text, 16).map_err(|e| format!("hash `{text}`: {e}")))
+        .collect::<Result<Vec<u64>, String>>()?;
+    let (combined, sections) = (h[0], &h[1..]);
+    let hash = H::from_sections(sections)
+        .ok_or_else(|| format!("{} section hashes do not make a hash", sections.len()))?;
+    if hash.combined() != combined {
         return Err(format!(
             "combined hash {combined:016x} is not the combination of its sections ({:016x})",
-            hash.combined
+            hash.combined()
         ));
     }
     let entry = HashLogEntry { tick, hash };
-    if format!("{tick} {hash}") != line {
+    if format!("{tick} {}", HashColumns(&hash)) != line {
         return Err(
             "not in the writer's form (`tick` then 16-digit lower-case hex hashes, one space \
              apart)"
@@ -610,8 +652,9 @@ fn parse_entry(line: &str) -> Result<HashLogEntry, String> {
 pub struct Divergence {
     /// The tick.
     pub tick: Tick,
-    /// The first section that differs (`None`: only the combined hash does).
-    pub section: Option<Section>,
+    /// The first section that differs, as its name in the game's [`SectionHash::SECTIONS`]
+    /// (`None`: only the combined hash does).
+    pub section: Option<&'static str>,
 }
 
 /// Two logs compared tick by tick.
@@ -638,14 +681,16 @@ impl LogComparison {
     /// from the middle of a log, which leaves that tick unchecked (rather than one log simply
     /// starting later or ending earlier). `a` and `b` are the entries compared.
     #[must_use]
-    pub fn has_gaps(&self, a: &[HashLogEntry], b: &[HashLogEntry]) -> bool {
-        let inside =
-            |only: &[(Tick, Tick)], other: &[HashLogEntry]| match (other.first(), other.last()) {
-                (Some(first), Some(last)) => only
-                    .iter()
-                    .any(|&(from, to)| to > first.tick && from < last.tick),
-                _ => false,
-            };
+    pub fn has_gaps<H>(&self, a: &[HashLogEntry<H>], b: &[HashLogEntry<H>]) -> bool {
+        let inside = |only: &[(Tick, Tick)], other: &[HashLogEntry<H>]| match (
+            other.first(),
+            other.last(),
+        ) {
+            (Some(first), Some(last)) => only
+                .iter()
+                .any(|&(from, to)| to > first.tick && from < last.tick),
+            _ => false,
+        };
         inside(&self.only_in_a, b) || inside(&self.only_in_b, a)
     }
 }
@@ -653,7 +698,7 @@ impl LogComparison {
 /// Compares two logs' entries (each with strictly increasing ticks, as read): every common tick
 /// on every column, and the ticks only one of them holds.
 #[must_use]
-pub fn compare_logs(a: &[HashLogEntry], b: &[HashLogEntry]) -> LogComparison {
+pub fn compare_logs<H: SectionHash>(a: &[HashLogEntry<H>], b: &[HashLogEntry<H>]) -> LogComparison {
     let mut out = LogComparison::default();
     let only = |ranges: &mut Vec<(Tick, Tick)>, tick: Tick| match ranges.last_mut() {
         Some(r) if r.1.checked_add(1) == Some(tick) => r.1 = tick,
@@ -667,7 +712,8 @@ pub fn compare_logs(a: &[HashLogEntry], b: &[HashLogEntry]) -> LogComparison {
                 if out.divergence.is_none() && ea.hash != eb.hash {
                     out.divergence = Some(Divergence {
                         tick: ea.tick,
-                        section: ea.hash.first_difference(&eb.hash),
+                        section: (ea.hash.first_difference(&eb.hash))
+                            .and_then(|i| H::SECTIONS.get(i).copied()),
                     });
                 }
                 i += 1;
@@ -688,9 +734,10 @@ pub fn compare_logs(a: &[HashLogEntry], b: &[HashLogEntry]) -> LogComparison {
 }
 
 /// What in two logs' first lines says they are not of the same match: another format version,
-/// or any field of the [`MatchIdentity`] that differs. Empty if nothing does.
+/// or any field of the [`MatchIdentity`] that differs, the game first (`game maze-duel vs
+/// ring-race`). Empty if nothing does.
 #[must_use]
-pub fn header_differences(a: &HashLog, b: &HashLog) -> Vec<String> {
+pub fn header_differences<H>(a: &HashLog<H>, b: &HashLog<H>) -> Vec<String> {
     let mut out = Vec::new();
     if a.version != b.version {
         out.push(format!("format version {} vs {}", a.version, b.version));
@@ -740,13 +787,25 @@ mod tests {
         assert_eq!(inputs_of("a b", None), "a-b");
     }
 
-    /// The column line names every section, in the order the lines give them.
+    /// The column line names every section of the game, in the order the lines give them:
+    /// the duel's as before format 6, the ring race's its own.
     #[test]
     fn the_column_line_names_every_section() {
-        let names: Vec<&str> = Section::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(
-            COLUMNS,
-            format!("# tick combined {} check", names.join(" "))
+            columns::<engine::StateHash>(),
+            "# tick combined players projectiles maze history rest check"
         );
+        assert_eq!(
+            columns::<ring_race::RingHash>(),
+            "# tick combined racers coin rest check"
+        );
+    }
+
+    /// A data line gives the duel's hash exactly as its own `Display` does (the format the
+    /// lines had before they were generic).
+    #[test]
+    fn a_data_line_is_the_duels_display_of_its_hash() {
+        let hash = engine::StateHash::from_sections([1, 2, 3, 4, 0xdead_beef]);
+        assert_eq!(HashColumns(&hash).to_string(), hash.to_string());
     }
 }

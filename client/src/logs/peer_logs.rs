@@ -41,7 +41,7 @@ pub fn dumps_next_to(log: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct PeerLogs {
     role: &'static str,
-    logs: TickLogs,
+    logs: TickLogs<World>,
     dump_dir: Option<PathBuf>,
     paths: LogPaths,
     dumped: Vec<Tick>,
@@ -134,7 +134,7 @@ impl PeerLogs {
         let hash_log = match &paths.hash_log {
             Some(path) => Some(HashLogWriter::create(
                 path,
-                &MatchIdentity::of_world(world, inputs_of(role, bot_seed)),
+                &MatchIdentity::of_game(world, inputs_of(role, bot_seed)),
                 role,
             )?),
             None => None,
@@ -144,7 +144,7 @@ impl PeerLogs {
                 path,
                 &LogHeader {
                     rejoin: rejoin_key(peer),
-                    ..LogHeader::for_world(world, role, bot_seed)
+                    ..LogHeader::for_game(world, role, bot_seed)
                 },
                 world,
                 DEFAULT_CHECKPOINT_EVERY,
@@ -176,8 +176,8 @@ impl PeerLogs {
     pub fn rejoined(
         peer: &NetPeer<World>,
         paths: &LogPaths,
-        hash_log: Option<HashLogWriter>,
-        writer: MatchLogWriter,
+        hash_log: Option<HashLogWriter<World>>,
+        writer: MatchLogWriter<World>,
         logged: Tick,
     ) -> PeerLogs {
         let dump_dir = (paths.dump_dir.clone())

@@ -1,8 +1,11 @@
-//! Re-simulating match logs: verification, seeking for replays, and resuming after a crash.
+//! Re-simulating match logs of any [`Game`]: verification, seeking for replays, and resuming
+//! after a crash. The game is the log's (`MatchLog<G>`): every function here is the same code
+//! for the duel and the ring race.
 
 use crate::error::Error;
-use crate::logs::matchlog::{MatchLog, TickRecord};
-use engine::{InputCmd, Rules, StateHash, Tick, World, WorldSnapshot};
+use crate::logs::hashlog::HashLogWriter;
+use crate::logs::matchlog::{MatchLog, MatchLogWriter, Record, ResyncRecord, TickRecord};
+use game_api::{Game, SectionHash, Tick};
 
 /// What a verification went through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,80 +25,91 @@ pub struct VerifyReport {
 ///
 /// # Errors
 /// [`Error::LogRulesMismatch`].
-pub fn log_rules(log: &MatchLog, expected: Option<&Rules>) -> Result<Rules, Error> {
-    let rules = log.header.rules()?;
+pub fn log_rules<G: Game>(
+    log: &MatchLog<G>,
+    expected: Option<&G::Rules>,
+) -> Result<G::Rules, Error> {
+    let rules = log.header.rules::<G>()?;
     if let Some(expected) = expected {
-        if expected.hash() != log.header.rules_hash {
+        let actual = G::rules_hash(expected);
+        if actual != log.header.rules_hash {
             return Err(Error::LogRulesMismatch {
                 recorded: log.header.rules_hash,
-                actual: expected.hash(),
+                actual,
             });
         }
     }
     Ok(rules)
 }
 
-/// A log re-simulates honestly only under the engine and state format that wrote it.
+/// A log re-simulates honestly only under the game, game version and snapshot format that
+/// wrote it.
 ///
 /// # Errors
 /// [`Error::LogBuild`] naming what differs.
-pub fn same_build(log: &MatchLog) -> Result<(), Error> {
+pub fn same_build<G: Game>(log: &MatchLog<G>) -> Result<(), Error> {
     let header = &log.header;
-    if header.engine_version != engine::ENGINE_VERSION {
-        return Err(Error::LogBuild {
-            what: "engine version",
-            logged: crate::net::wire::printable(&header.engine_version, 40),
-            ours: engine::ENGINE_VERSION.to_string(),
-        });
+    let differs = |what, logged: &str, ours: &str| Error::LogBuild {
+        what,
+        logged: crate::net::wire::printable(logged, 40),
+        ours: ours.to_owned(),
+    };
+    if header.game != G::NAME {
+        return Err(differs("game", &header.game, G::NAME));
     }
-    if header.state_format != engine::SNAPSHOT_FORMAT_VERSION {
-        return Err(Error::LogBuild {
-            what: "state format",
-            logged: header.state_format.to_string(),
-            ours: engine::SNAPSHOT_FORMAT_VERSION.to_string(),
-        });
+    if header.game_version != G::VERSION {
+        return Err(differs("game version", &header.game_version, G::VERSION));
+    }
+    if header.state_format != G::SNAPSHOT_FORMAT {
+        let (logged, ours) = (header.state_format, G::SNAPSHOT_FORMAT);
+        return Err(differs(
+            "state format",
+            &logged.to_string(),
+            &ours.to_string(),
+        ));
     }
     Ok(())
 }
 
-fn inputs_of(record: &TickRecord) -> Vec<InputCmd> {
-    record
-        .inputs
-        .iter()
-        .map(|w| w.at(record.tick - 1))
-        .collect()
-}
-
-fn check(record: &TickRecord, got: StateHash) -> Result<(), Error> {
+fn check<G: Game>(record: &TickRecord<G>, got: G::Hash) -> Result<(), Error> {
     match record.hash.first_difference(&got) {
         // Every section agrees, but a record's combined hash could still be wrong (forged or
         // damaged in a way its checksum does not see): it is compared too.
-        None if record.hash.combined != got.combined => Err(Error::VerifyMismatch {
+        None if record.hash.combined() != got.combined() => Err(Error::VerifyMismatch {
             tick: record.tick,
             section: "combined",
-            logged: record.hash.combined,
-            got: got.combined,
+            logged: record.hash.combined(),
+            got: got.combined(),
         }),
         None => Ok(()),
         Some(section) => Err(Error::VerifyMismatch {
             tick: record.tick,
-            section: section.name(),
+            section: <G::Hash as SectionHash>::SECTIONS
+                .get(section)
+                .copied()
+                .unwrap_or("section"),
             logged: record.hash.section(section),
             got: got.section(section),
         }),
     }
 }
 
-/// The logged rail shots of `record` must be exactly the re-simulated ones.
-fn check_shots(record: &TickRecord, events: &[engine::Event]) -> Result<(), Error> {
-    let got: Vec<engine::ShotRecord> = crate::logs::tick_logs::rail_shots(events).collect();
-    if got == record.shots {
+/// The logged audited events of `record` must be exactly the re-simulated ones (`scratch`
+/// holds them, reused from tick to tick).
+fn check_audit<G: Game>(
+    record: &TickRecord<G>,
+    events: &[G::Event],
+    scratch: &mut Vec<G::Audit>,
+) -> Result<(), Error> {
+    scratch.clear();
+    G::audit(events, scratch);
+    if *scratch == record.audit {
         return Ok(());
     }
-    Err(Error::ShotMismatch {
+    Err(Error::AuditMismatch {
         tick: record.tick,
-        logged: format!("{:?}", record.shots),
-        got: format!("{got:?}"),
+        logged: format!("{:?}", record.audit),
+        got: format!("{scratch:?}"),
     })
 }
 
@@ -104,7 +118,7 @@ fn check_shots(record: &TickRecord, events: &[engine::Event]) -> Result<(), Erro
 ///
 /// # Errors
 /// [`Error::VerifyMismatch`] at the first tick and section that differ; rules errors.
-pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Error> {
+pub fn verify<G: Game>(log: &MatchLog<G>, rules: Option<&G::Rules>) -> Result<VerifyReport, Error> {
     verify_logging(log, rules, None)
 }
 
@@ -113,21 +127,21 @@ pub fn verify(log: &MatchLog, rules: Option<&Rules>) -> Result<VerifyReport, Err
 ///
 /// # Errors
 /// As [`verify`], and I/O errors writing the hash log.
-pub fn verify_logging(
-    log: &MatchLog,
-    rules: Option<&Rules>,
-    hash_log: Option<&mut crate::logs::hashlog::HashLogWriter>,
+pub fn verify_logging<G: Game>(
+    log: &MatchLog<G>,
+    rules: Option<&G::Rules>,
+    hash_log: Option<&mut HashLogWriter<G>>,
 ) -> Result<VerifyReport, Error> {
     resimulate(log, rules, hash_log, None).map(|(report, _)| report)
 }
 
-/// The world at `tick` of a logged match, re-simulated from the header with every record and
+/// The game at `tick` of a logged match, re-simulated from the header with every record and
 /// every checkpoint on the way checked, as [`verify`] does: a checkpoint is never taken on
 /// trust (a forged one with a valid checksum would otherwise be believed).
 ///
 /// # Errors
 /// As [`verify`]; [`Error::LogEndsBefore`] if the log ends before `tick`.
-pub fn verified_state_at(log: &MatchLog, tick: Tick) -> Result<World, Error> {
+pub fn verified_state_at<G: Game>(log: &MatchLog<G>, tick: Tick) -> Result<G, Error> {
     let (_, world) = resimulate(log, None, None, Some(tick))?;
     if world.tick() != tick {
         return Err(Error::LogEndsBefore {
@@ -139,49 +153,50 @@ pub fn verified_state_at(log: &MatchLog, tick: Tick) -> Result<World, Error> {
 }
 
 /// Re-simulates `log` from its header up to `until` (or its end), checking every tick record,
-/// rail shot and checkpoint on the way; the report and the world where it stopped.
-fn resimulate(
-    log: &MatchLog,
-    rules: Option<&Rules>,
-    mut hash_log: Option<&mut crate::logs::hashlog::HashLogWriter>,
+/// audited event and checkpoint on the way; the report and the game where it stopped.
+fn resimulate<G: Game>(
+    log: &MatchLog<G>,
+    rules: Option<&G::Rules>,
+    mut hash_log: Option<&mut HashLogWriter<G>>,
     until: Option<Tick>,
-) -> Result<(VerifyReport, World), Error> {
+) -> Result<(VerifyReport, G), Error> {
     let rules = log_rules(log, rules)?;
     same_build(log)?;
     // A log begins at its first checkpoint: tick 0 of the match, or the tick a spectator
     // joined a running match at (the state it was sent); its origin, as the header is.
     let mut world = match log.checkpoints.first() {
         Some((tick, bytes)) if *tick > 0 => {
-            let world = restore(&rules, *tick, bytes)?;
-            if world.state().match_seed != log.header.match_seed {
+            let world = restore::<G>(&rules, *tick, bytes)?;
+            if world.seed() != log.header.match_seed {
                 return Err(Error::VerifyMismatch {
                     tick: *tick,
                     section: "checkpoint seed",
                     logged: log.header.match_seed,
-                    got: world.state().match_seed,
+                    got: world.seed(),
                 });
             }
             world
         }
-        _ => World::new(
-            rules,
-            log.header.match_seed,
-            usize::from(log.header.players),
-        )?,
+        _ => start_of(log, &rules)?,
     };
     let mut checkpoints = log.checkpoints.iter().peekable();
     let mut compared = 0;
-    let mut compare_checkpoint = |world: &World, compared: &mut usize| -> Result<(), Error> {
+    // The game's own snapshot, reused: comparing checkpoints allocates nothing per tick.
+    let mut ours = world.snapshot();
+    let mut compare_checkpoint = |world: &G, compared: &mut usize| -> Result<(), Error> {
         while let Some((tick, bytes)) = checkpoints.next_if(|c| c.0 <= world.tick()) {
             if *tick == world.tick() {
-                let logged = WorldSnapshot::from_bytes(bytes)?;
-                if logged != *world.state() {
-                    let section = logged.hash().first_difference(&world.state_hash());
+                let logged = G::snapshot_from_bytes(bytes).map_err(Error::game)?;
+                world.save_into(&mut ours);
+                if logged != ours {
+                    let (logged, got) = (G::snapshot_hash(&logged), world.state_hash());
+                    let section = (logged.first_difference(&got))
+                        .and_then(|i| <G::Hash as SectionHash>::SECTIONS.get(i).copied());
                     return Err(Error::VerifyMismatch {
                         tick: *tick,
-                        section: section.map_or("snapshot", |s| s.name()),
-                        logged: logged.hash().combined,
-                        got: world.state_hash().combined,
+                        section: section.unwrap_or("snapshot"),
+                        logged: logged.combined(),
+                        got: got.combined(),
                     });
                 }
                 *compared += 1;
@@ -193,9 +208,7 @@ fn resimulate(
     // A new epoch resumed from the state both sides held: the log's own state there must be it
     // (and a hash log written from a replay marks it as the players' do).
     let mut epochs = log.epochs.iter().peekable();
-    let mut check_epochs = |world: &World,
-                            out: Option<&mut crate::logs::hashlog::HashLogWriter>|
-     -> Result<(), Error> {
+    let mut check_epochs = |world: &G, out: Option<&mut HashLogWriter<G>>| -> Result<(), Error> {
         let mut out = out;
         // A transfer's epoch is applied where its `from` is reached (`apply_transfer`).
         while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
@@ -206,8 +219,8 @@ fn resimulate(
                 return Err(Error::VerifyMismatch {
                     tick: epoch.tick,
                     section: "epoch",
-                    logged: epoch.hash.combined,
-                    got: world.state_hash().combined,
+                    logged: epoch.hash.combined(),
+                    got: world.state_hash().combined(),
                 });
             }
             if let Some(out) = out.as_deref_mut() {
@@ -219,6 +232,7 @@ fn resimulate(
     check_epochs(&world, hash_log.as_deref_mut())?;
     let mut resyncs = log.resyncs.iter().peekable();
     apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
+    let mut audit = Vec::new();
     for record in &log.ticks {
         if until.is_some_and(|t| world.tick() >= t) {
             break;
@@ -229,9 +243,9 @@ fn resimulate(
             apply_transfer(log, &mut world, hash_log.as_deref_mut())?;
             compare_checkpoint(&world, &mut compared)?;
         }
-        world.step(&inputs_of(record))?;
+        world.step(&record.inputs).map_err(Error::game)?;
         check(record, world.state_hash())?;
-        check_shots(record, world.events())?;
+        check_audit(record, world.last_events(), &mut audit)?;
         if let Some(out) = hash_log.as_deref_mut() {
             out.record(world.tick(), &world.state_hash())?;
         }
@@ -256,10 +270,10 @@ fn resimulate(
 /// Replaces `world` by the snapshot of each resync at its tick: the log's own state there
 /// must be the one the record says it replaced, and the snapshot the state it names (a hash
 /// log written from a replay marks the new epoch as the players' do).
-fn apply_resyncs<'a>(
-    resyncs: &mut std::iter::Peekable<std::slice::Iter<'a, crate::logs::matchlog::ResyncRecord>>,
-    world: &mut World,
-    out: Option<&mut crate::logs::hashlog::HashLogWriter>,
+fn apply_resyncs<G: Game>(
+    resyncs: &mut std::iter::Peekable<std::slice::Iter<'_, ResyncRecord<G>>>,
+    world: &mut G,
+    out: Option<&mut HashLogWriter<G>>,
 ) -> Result<(), Error> {
     let mut out = out;
     while let Some(r) = resyncs.next_if(|r| r.tick <= world.tick()) {
@@ -270,17 +284,17 @@ fn apply_resyncs<'a>(
             return Err(Error::VerifyMismatch {
                 tick: r.tick,
                 section: "resync",
-                logged: r.replaced.combined,
-                got: world.state_hash().combined,
+                logged: r.replaced.combined(),
+                got: world.state_hash().combined(),
             });
         }
-        *world = restore(world.rules(), r.tick, &r.snapshot)?;
+        *world = restore::<G>(world.rules(), r.tick, &r.snapshot)?;
         if world.state_hash() != r.hash {
             return Err(Error::VerifyMismatch {
                 tick: r.tick,
                 section: "resync snapshot",
-                logged: r.hash.combined,
-                got: world.state_hash().combined,
+                logged: r.hash.combined(),
+                got: world.state_hash().combined(),
             });
         }
         if let Some(out) = out.as_deref_mut() {
@@ -297,10 +311,10 @@ fn apply_resyncs<'a>(
 /// # Errors
 /// [`Error::VerifyMismatch`] when no transfer goes on from here (ticks missing from the log)
 /// or its state is not the one named; snapshot errors.
-fn apply_transfer(
-    log: &MatchLog,
-    world: &mut World,
-    out: Option<&mut crate::logs::hashlog::HashLogWriter>,
+fn apply_transfer<G: Game>(
+    log: &MatchLog<G>,
+    world: &mut G,
+    out: Option<&mut HashLogWriter<G>>,
 ) -> Result<(), Error> {
     let Some((epoch, transfer)) = log.transfer_from(world.tick()) else {
         return Err(Error::VerifyMismatch {
@@ -310,13 +324,13 @@ fn apply_transfer(
             got: 0,
         });
     };
-    *world = restore(world.rules(), epoch.tick, &transfer.snapshot)?;
+    *world = restore::<G>(world.rules(), epoch.tick, &transfer.snapshot)?;
     if world.state_hash() != epoch.hash {
         return Err(Error::VerifyMismatch {
             tick: epoch.tick,
             section: "transfer snapshot",
-            logged: epoch.hash.combined,
-            got: world.state_hash().combined,
+            logged: epoch.hash.combined(),
+            got: world.state_hash().combined(),
         });
     }
     if let Some(out) = out {
@@ -325,24 +339,24 @@ fn apply_transfer(
     Ok(())
 }
 
-/// A world positioned anywhere in a logged match, for replay viewers.
+/// A game positioned anywhere in a logged match, for replay viewers.
 #[derive(Debug)]
-pub struct Replay {
-    log: MatchLog,
-    rules: Rules,
-    world: World,
+pub struct Replay<G: Game> {
+    log: MatchLog<G>,
+    rules: G::Rules,
+    world: G,
 }
 
-impl Replay {
+impl<G: Game> Replay<G> {
     /// A replay at the log's first checkpoint.
     ///
     /// # Errors
     /// Rules or snapshot errors from the log.
-    pub fn new(log: MatchLog) -> Result<Replay, Error> {
+    pub fn new(log: MatchLog<G>) -> Result<Replay<G>, Error> {
         let rules = log_rules(&log, None)?;
         let first = log.checkpoints.first().map(|c| c.0);
         let world = match first.and_then(|t| log.checkpoint_before(t)) {
-            Some((tick, bytes)) => restore(&rules, tick, bytes)?,
+            Some((tick, bytes)) => restore::<G>(&rules, tick, bytes)?,
             // Torn inside its first checkpoint: the header holds all that tick 0 needs.
             None => start_of(&log, &rules)?,
         };
@@ -351,13 +365,13 @@ impl Replay {
 
     /// The log.
     #[must_use]
-    pub fn log(&self) -> &MatchLog {
+    pub fn log(&self) -> &MatchLog<G> {
         &self.log
     }
 
-    /// The world at the current position.
+    /// The game at the current position.
     #[must_use]
-    pub fn world(&self) -> &World {
+    pub fn world(&self) -> &G {
         &self.world
     }
 
@@ -377,7 +391,7 @@ impl Replay {
         let now = self.world.tick();
         match self.log.checkpoint_before(tick) {
             Some((from, bytes)) if !(now >= from && now <= tick) => {
-                self.world = restore(&self.rules, from, bytes)?;
+                self.world = restore::<G>(&self.rules, from, bytes)?;
             }
             // No checkpoint at or before `tick` (the first one was torn): from the header.
             None if now > tick => self.world = start_of(&self.log, &self.rules)?,
@@ -413,18 +427,17 @@ impl Replay {
         let Some(record) = next.and_then(|t| self.log.tick_record(t)) else {
             return Ok(false);
         };
-        let inputs = inputs_of(record);
-        self.world.step(&inputs)?;
+        self.world.step(&record.inputs).map_err(Error::game)?;
         check(record, self.world.state_hash())?;
         // A resync replaced the state of this tick: the match went on from the host's.
         if let Some(r) = self.log.resync_at(self.world.tick()) {
-            self.world = restore(&self.rules, r.tick, &r.snapshot)?;
+            self.world = restore::<G>(&self.rules, r.tick, &r.snapshot)?;
         }
         Ok(true)
     }
 }
 
-/// Reopens a log read with [`crate::logs::matchlog::read_log`] to continue it: the world at its
+/// Reopens a log read with [`crate::logs::matchlog::read_log`] to continue it: the game at its
 /// last tick, re-simulated from the header and checked as [`verified_state_at`] does *before*
 /// the file is touched (a log that does not replay keeps everything), and its writer, having
 /// written the checkpoint a cut left missing at that tick (between a checkpoint tick's record
@@ -433,55 +446,53 @@ impl Replay {
 ///
 /// # Errors
 /// As [`verified_state_at`] and [`crate::logs::matchlog::MatchLogWriter::resume`].
-pub fn reopen_for_resume(
+pub fn reopen_for_resume<G: Game>(
     path: &std::path::Path,
-    log: &MatchLog,
+    log: &MatchLog<G>,
     checkpoint_every: Tick,
-) -> Result<(World, crate::logs::matchlog::MatchLogWriter), Error> {
+) -> Result<(G, MatchLogWriter<G>), Error> {
     let at = log.last_tick();
     let world = verified_state_at(log, at)?;
-    let mut writer = crate::logs::matchlog::MatchLogWriter::resume(path, log, checkpoint_every)?;
+    let mut writer = MatchLogWriter::resume(path, log, checkpoint_every)?;
     let has_checkpoint = log.checkpoints.last().is_some_and(|c| c.0 == at);
     if writer.is_checkpoint_tick(at) && !has_checkpoint {
-        writer.append(&crate::logs::matchlog::Record::Checkpoint {
+        writer.append(&Record::Checkpoint {
             tick: at,
-            snapshot: world.state().to_bytes(),
+            snapshot: G::snapshot_to_bytes(&world.snapshot()),
         })?;
         writer.sync()?;
     }
     Ok((world, writer))
 }
 
-/// The world at tick 0 of the match a log's header describes.
-fn start_of(log: &MatchLog, rules: &Rules) -> Result<World, Error> {
-    Ok(World::new(
-        rules.clone(),
-        log.header.match_seed,
-        usize::from(log.header.players),
-    )?)
+/// The game at tick 0 of the match a log's header describes.
+fn start_of<G: Game>(log: &MatchLog<G>, rules: &G::Rules) -> Result<G, Error> {
+    let players = usize::from(log.header.players);
+    G::new(rules.clone(), log.header.match_seed, players).map_err(Error::game)
 }
 
-/// The world of checkpoint `(tick, bytes)`, refusing a snapshot of another tick (a crafted log
+/// The game of checkpoint `(tick, bytes)`, refusing a snapshot of another tick (a crafted log
 /// could otherwise send a seek after a tick it never reaches).
-fn restore(rules: &Rules, tick: Tick, bytes: &[u8]) -> Result<World, Error> {
-    let snapshot = WorldSnapshot::from_bytes(bytes)?;
-    if snapshot.tick != tick {
+fn restore<G: Game>(rules: &G::Rules, tick: Tick, bytes: &[u8]) -> Result<G, Error> {
+    let snapshot = G::snapshot_from_bytes(bytes).map_err(Error::game)?;
+    let held = G::snapshot_tick(&snapshot);
+    if held != tick {
         return Err(Error::VerifyMismatch {
             tick,
             section: "checkpoint tick",
             logged: u64::from(tick),
-            got: u64::from(snapshot.tick),
+            got: u64::from(held),
         });
     }
-    Ok(World::from_snapshot(rules.clone(), &snapshot)?)
+    G::from_snapshot(rules.clone(), &snapshot).map_err(Error::game)
 }
 
-/// Rebuilds the world at the end of a log after a crash: the last checkpoint, then every logged
+/// Rebuilds the game at the end of a log after a crash: the last checkpoint, then every logged
 /// tick after it, checking each hash. The result equals the logged state at every tick.
 ///
 /// # Errors
 /// As [`Replay::seek`].
-pub fn recover(log: MatchLog) -> Result<World, Error> {
+pub fn recover<G: Game>(log: MatchLog<G>) -> Result<G, Error> {
     let last = log.last_tick();
     let mut replay = Replay::new(log)?;
     replay.seek(last)?;

@@ -106,9 +106,9 @@ fn bots_for(players: usize, bot_seed: u64) -> Vec<Bot> {
 pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
     let world = World::new(spec.rules.clone(), spec.seed, spec.players)?;
     let hash_log = match &spec.hash_log {
-        Some(path) => Some(HashLogWriter::create(
+        Some(path) => Some(HashLogWriter::<World>::create(
             path,
-            &MatchIdentity::of_world(&world, inputs_of("bot-match", Some(spec.bot_seed))),
+            &MatchIdentity::of_game(&world, inputs_of("bot-match", Some(spec.bot_seed))),
             "bot-match",
         )?),
         None => None,
@@ -116,7 +116,7 @@ pub fn run_bot_match(spec: &BotMatch) -> Result<BotMatchSummary, Error> {
     let match_log = match &spec.match_log {
         Some(path) => Some(MatchLogWriter::create(
             path,
-            &LogHeader::for_world(&world, BOT_MATCH_MODE, Some(spec.bot_seed))
+            &LogHeader::for_game(&world, BOT_MATCH_MODE, Some(spec.bot_seed))
                 .with_stop(spec.ticks, spec.stop_at_match_end),
             &world,
             DEFAULT_CHECKPOINT_EVERY,
@@ -165,7 +165,7 @@ pub fn resume_bot_match(
 /// re-simulate to their hashes.
 pub fn resume_logged_bot_match(spec: &Resume) -> Result<ResumeSummary, Error> {
     let path = spec.log.as_path();
-    let log = read_log(path)?;
+    let log = read_log::<World>(path)?;
     let refuse = |reason: String| Error::LogNotResumable {
         path: path.to_owned(),
         reason,
@@ -230,8 +230,8 @@ fn play_bots(
     bot_seed: u64,
     ticks: Tick,
     stop_at_match_end: bool,
-    hash_log: Option<HashLogWriter>,
-    match_log: Option<MatchLogWriter>,
+    hash_log: Option<HashLogWriter<World>>,
+    match_log: Option<MatchLogWriter<World>>,
 ) -> Result<BotMatchSummary, Error> {
     let mut logs = TickLogs::new(hash_log, match_log);
     let mut bots = bots_for(world.player_count(), bot_seed);

@@ -311,7 +311,7 @@ pub fn rejoin_logged_match(
 /// # Errors
 /// [`Error::RejoinRefused`]: the log holds no rejoin key (it is no networked player's), or
 /// names the other player by something that is not an address.
-pub fn rejoin_peer(log: &MatchLog, path: &Path) -> Result<SocketAddr, Error> {
+pub fn rejoin_peer(log: &MatchLog<World>, path: &Path) -> Result<SocketAddr, Error> {
     let refuse = |reason: String| Error::RejoinRefused { reason };
     let key = log.header.rejoin.as_ref().ok_or_else(|| {
         refuse(format!(
@@ -408,7 +408,7 @@ impl RejoinFromLog {
 }
 
 /// What continues a rejoiner's logs: the hash log, the match log's writer, its last tick.
-type ContinuedLogs = (Option<HashLogWriter>, MatchLogWriter, Tick);
+type ContinuedLogs = (Option<HashLogWriter<World>>, MatchLogWriter<World>, Tick);
 
 /// What a rejoin from `paths.match_log` needs: the plan, the configuration under the log's
 /// rules, and the logs to continue (the hash log rewritten from tick 1, the match log
@@ -421,7 +421,7 @@ fn plan_rejoin(
     let refuse = |reason: String| Error::RejoinRefused { reason };
     let path = (paths.match_log.as_deref())
         .ok_or_else(|| refuse("a rejoin needs the match log the player wrote".into()))?;
-    let log = read_log(path)?;
+    let log = read_log::<World>(path)?;
     // Checks the log holds a rejoin key, so the key below is there.
     let peer_addr = rejoin_peer(&log, path)?;
     let Some(key) = log.header.rejoin.clone() else {
@@ -432,7 +432,7 @@ fn plan_rejoin(
     let role = if key.slot == 0 { "host" } else { "join" };
     let hash_log = match &paths.hash_log {
         Some(out) => {
-            let identity = MatchIdentity::of_world(&world, inputs_of(role, bot_seed));
+            let identity = MatchIdentity::of_game(&world, inputs_of(role, bot_seed));
             let mut writer = HashLogWriter::create(out, &identity, role)?;
             verify_logging(&log, None, Some(&mut writer))?;
             Some(writer)

@@ -178,9 +178,9 @@ pub fn run_sync_test(spec: &SyncTest) -> Result<SyncTestSummary, Error> {
         Bot::new(1, engine::splitmix64(spec.bot_seed)),
     ];
     let mut log = match &spec.hash_log {
-        Some(path) => Some(HashLogWriter::create(
+        Some(path) => Some(HashLogWriter::<World>::create(
             path,
-            &MatchIdentity::of_world(
+            &MatchIdentity::of_game(
                 tester.driver().world(),
                 format!("sync-test-bots-{:016x}", spec.bot_seed),
             ),

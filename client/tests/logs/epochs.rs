@@ -16,22 +16,26 @@ use engine::{Bot, InputCmd, Rules, StateHash, World};
 use std::path::Path;
 
 /// One tick of the bots: `world` stepped with their inputs, and its tick record logged.
-fn bot_tick(world: &mut World, bots: &mut [Bot; 2], log: &mut MatchLogWriter) {
+fn bot_tick(world: &mut World, bots: &mut [Bot; 2], log: &mut MatchLogWriter<World>) {
     let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
     world.step(&inputs).expect("step");
     log.append(&Record::Tick(TickRecord {
         tick: world.tick(),
         inputs: inputs.iter().map(|i| i.to_wire()).collect(),
         hash: world.state_hash(),
-        shots: client::logs::tick_logs::rail_shots(world.events()).collect(),
+        audit: crate::audited(world.events()),
     }))
     .expect("append");
 }
 
 /// A log of `ticks` bot ticks; returns the state hashes by tick (index = tick).
-fn played(path: &Path, ticks: u32, extra: impl Fn(u32, &World) -> Vec<Record>) -> Vec<StateHash> {
+fn played(
+    path: &Path,
+    ticks: u32,
+    extra: impl Fn(u32, &World) -> Vec<Record<World>>,
+) -> Vec<StateHash> {
     let mut world = World::new(Rules::default(), 4, 2).expect("world");
-    let header = LogHeader::for_world(&world, "host", None);
+    let header = LogHeader::for_game(&world, "host", None);
     let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     let mut hashes = vec![world.state_hash()];
@@ -46,9 +50,9 @@ fn played(path: &Path, ticks: u32, extra: impl Fn(u32, &World) -> Vec<Record>) -
 }
 
 /// Records to append after a tick, by tick and the state there.
-type Extra = fn(u32, &World) -> Vec<Record>;
+type Extra = fn(u32, &World) -> Vec<Record<World>>;
 
-fn epoch(epoch: u32, tick: u32, hash: StateHash) -> Record {
+fn epoch(epoch: u32, tick: u32, hash: StateHash) -> Record<World> {
     Record::Epoch(EpochRecord {
         epoch,
         tick,
@@ -71,7 +75,7 @@ fn honest_outages_and_epochs_read_back_and_verify() {
         250 => vec![epoch(3, tick, world.state_hash())],
         _ => Vec::new(),
     });
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     assert_eq!(
         log.outages,
         vec![OutageRecord {
@@ -97,7 +101,7 @@ fn an_epoch_whose_hash_is_not_the_state_there_is_refused_by_verify() {
             Vec::new()
         }
     });
-    let log = read_log(&path).expect("the framing is fine");
+    let log = read_log::<World>(&path).expect("the framing is fine");
     match verify(&log, None) {
         Err(Error::VerifyMismatch { tick, section, .. }) => {
             assert_eq!((tick, section), (120, "epoch"));
@@ -159,7 +163,7 @@ fn epoch_and_outage_records_out_of_place_are_refused_by_the_reader() {
     for (name, extra, says) in cases {
         let path = dir.join(format!("{}.duel", name.replace(' ', "-")));
         played(&path, 80, extra);
-        let err = read_log(&path).expect_err(name);
+        let err = read_log::<World>(&path).expect_err(name);
         assert!(err.to_string().contains(says), "{name}: {err}");
     }
 }
@@ -168,7 +172,7 @@ fn epoch_and_outage_records_out_of_place_are_refused_by_the_reader() {
 /// to `at`, then a resync record holding another state of tick `at` (the same match played
 /// idle: the "host's"), then ticks played on from that state. `edit` may change the record.
 /// Returns the final state reached.
-fn resynced(path: &Path, at: u32, ticks: u32, edit: impl Fn(&mut ResyncRecord)) -> World {
+fn resynced(path: &Path, at: u32, ticks: u32, edit: impl Fn(&mut ResyncRecord<World>)) -> World {
     resynced_with(path, at, ticks, edit, |_, _| Vec::new())
 }
 
@@ -191,7 +195,7 @@ pub(super) fn networked_log(path: &Path) {
             _ => Vec::new(),
         },
     );
-    let read = read_log(path).expect("reads");
+    let read = read_log::<World>(path).expect("reads");
     let mut log = MatchLogWriter::resume(path, &read, u32::MAX).expect("resume");
     while world.tick() < 450 {
         let tick = world.tick();
@@ -207,7 +211,7 @@ pub(super) fn networked_log(path: &Path) {
 }
 
 /// Epoch `epoch` from `world`'s state, sent whole, after tick `from`.
-fn transfer(epoch: u32, from: u32, world: &World) -> Record {
+fn transfer(epoch: u32, from: u32, world: &World) -> Record<World> {
     Record::Epoch(EpochRecord {
         epoch,
         tick: world.tick(),
@@ -226,10 +230,10 @@ fn transfer(epoch: u32, from: u32, world: &World) -> Record {
 fn transferred(
     path: &Path,
     (from, to, ticks): (u32, u32, u32),
-    edit: impl Fn(&mut EpochRecord),
+    edit: impl Fn(&mut EpochRecord<World>),
 ) -> World {
     let mut world = World::new(Rules::default(), 4, 2).expect("world");
-    let header = LogHeader::for_world(&world, "join", None);
+    let header = LogHeader::for_game(&world, "join", None);
     let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     while world.tick() < from {
@@ -255,7 +259,7 @@ fn a_transfer_reads_back_and_verify_replays_and_recovery_go_across_the_ticks_it_
     let dir = scratch("transfer-honest");
     let path = dir.join("m.duel");
     let end = transferred(&path, (120, 260, 400), |_| {});
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     let (epoch, t) = log.transfer_from(120).expect("the transfer");
     assert_eq!((epoch.epoch, epoch.tick, t.from), (2, 260, 120));
     assert_eq!(log.ticks.len(), 120 + 140, "no record of the ticks skipped");
@@ -266,15 +270,16 @@ fn a_transfer_reads_back_and_verify_replays_and_recovery_go_across_the_ticks_it_
     assert_eq!(verify(&log, None).expect("verifies across it").ticks, 400);
     // A hash log written from the replay marks the transfer as the player's does.
     let hashes = dir.join("m.hashes");
-    let identity = client::logs::hashlog::MatchIdentity::of_world(
+    let identity = client::logs::hashlog::MatchIdentity::of_game(
         &World::new(Rules::default(), 4, 2).expect("world"),
         client::logs::hashlog::inputs_of("join", None),
     );
-    let mut out = client::logs::hashlog::HashLogWriter::create(&hashes, &identity, "replay")
-        .expect("hash log");
+    let mut out =
+        client::logs::hashlog::HashLogWriter::<World>::create(&hashes, &identity, "replay")
+            .expect("hash log");
     client::logs::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
     out.sync().expect("sync");
-    let written = client::logs::hashlog::read_hash_log_file(&hashes).expect("reads back");
+    let written = client::logs::hashlog::read_hash_log_file::<World>(&hashes).expect("reads back");
     assert_eq!(written.epochs, vec![(2, 260)]);
     assert_eq!(written.entries.len(), 260);
     assert!(written
@@ -309,7 +314,7 @@ fn a_log_that_ends_with_a_transfer_recovers_to_the_state_sent() {
     let dir = scratch("transfer-last");
     let path = dir.join("m.duel");
     let end = transferred(&path, (120, 260, 260), |_| {});
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     assert_eq!(log.last_tick(), 260);
     assert_eq!(verify(&log, None).expect("verifies").ticks, 260);
     // The state at either end of the gap, as a resume takes it.
@@ -326,9 +331,9 @@ fn a_log_that_ends_with_a_transfer_recovers_to_the_state_sent() {
 }
 
 /// A change made to a transfer's epoch record before it is written.
-type EpochEdit = fn(&mut EpochRecord);
+type EpochEdit = fn(&mut EpochRecord<World>);
 
-fn transfer_of(e: &mut EpochRecord) -> &mut StateTransfer {
+fn transfer_of(e: &mut EpochRecord<World>) -> &mut StateTransfer {
     e.transfer.as_mut().expect("a transfer")
 }
 
@@ -366,7 +371,7 @@ fn a_transfer_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
     for (name, edit, says) in cases {
         let path = dir.join(format!("{}.duel", name.replace(' ', "-")));
         transferred(&path, (120, 260, 300), edit);
-        let err = read_log(&path).expect_err(name);
+        let err = read_log::<World>(&path).expect_err(name);
         assert!(err.to_string().contains(says), "{name}: {err}");
     }
 }
@@ -386,7 +391,7 @@ fn a_transfer_of_another_state_than_the_log_goes_on_from_is_refused_by_verify() 
         e.hash = idle.state_hash();
         transfer_of(e).snapshot = idle.state().to_bytes();
     });
-    let log = read_log(&path).expect("the record itself is consistent");
+    let log = read_log::<World>(&path).expect("the record itself is consistent");
     match verify(&log, None) {
         Err(Error::VerifyMismatch { tick, .. }) => assert_eq!(tick, 261),
         other => panic!("expected the tick after the transfer refused, got {other:?}"),
@@ -398,11 +403,11 @@ fn resynced_with(
     path: &Path,
     at: u32,
     ticks: u32,
-    edit: impl Fn(&mut ResyncRecord),
-    extra: impl Fn(u32, &World) -> Vec<Record>,
+    edit: impl Fn(&mut ResyncRecord<World>),
+    extra: impl Fn(u32, &World) -> Vec<Record<World>>,
 ) -> World {
     let mut own = World::new(Rules::default(), 4, 2).expect("world");
-    let header = LogHeader::for_world(&own, "join", None);
+    let header = LogHeader::for_game(&own, "join", None);
     let mut log = MatchLogWriter::create(path, &header, &own, u32::MAX).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     let mut host = own.clone();
@@ -410,7 +415,7 @@ fn resynced_with(
         host.step(&[InputCmd::idle(host.tick()), InputCmd::idle(host.tick())])
             .expect("step");
     }
-    let mut step = |world: &mut World, log: &mut MatchLogWriter| {
+    let mut step = |world: &mut World, log: &mut MatchLogWriter<World>| {
         bot_tick(world, &mut bots, log);
         for record in extra(world.tick(), world) {
             log.append(&record).expect("append");
@@ -447,7 +452,7 @@ fn a_resync_reads_back_and_verify_replays_and_recovery_go_on_from_its_snapshot()
     let dir = scratch("resync-honest");
     let path = dir.join("m.duel");
     let end = resynced(&path, 200, 300, |_| {});
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     assert_eq!(log.resyncs.len(), 1);
     assert_eq!(log.resyncs[0].dumps.as_deref(), Some("join.log.dumps"));
     assert_eq!(verify(&log, None).expect("verifies through it").ticks, 300);
@@ -477,7 +482,7 @@ fn a_resync_reads_back_and_verify_replays_and_recovery_go_on_from_its_snapshot()
 }
 
 /// A change made to a resync record before it is written.
-type Edit = fn(&mut ResyncRecord);
+type Edit = fn(&mut ResyncRecord<World>);
 
 #[test]
 fn a_resync_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
@@ -499,7 +504,7 @@ fn a_resync_whose_snapshot_or_place_does_not_fit_is_refused_by_the_reader() {
     for (name, edit, says) in cases {
         let path = dir.join(format!("{}.duel", name.replace(' ', "-")));
         resynced(&path, 150, 200, edit);
-        let err = read_log(&path).expect_err(name);
+        let err = read_log::<World>(&path).expect_err(name);
         assert!(err.to_string().contains(says), "{name}: {err}");
     }
 }
@@ -509,7 +514,7 @@ fn a_resync_that_claims_to_replace_another_state_than_the_log_holds_is_refused_b
     let dir = scratch("resync-forged");
     let path = dir.join("m.duel");
     resynced(&path, 150, 200, |r| r.replaced.maze ^= 1);
-    let log = read_log(&path).expect("the framing is fine");
+    let log = read_log::<World>(&path).expect("the framing is fine");
     match verify(&log, None) {
         Err(Error::VerifyMismatch { tick, section, .. }) => {
             assert_eq!((tick, section), (150, "resync"));
@@ -529,7 +534,7 @@ fn joined_late(path: &Path, seed: u64) {
     }
     let header = LogHeader {
         match_seed: seed,
-        ..LogHeader::for_world(&world, "spectate", None)
+        ..LogHeader::for_game(&world, "spectate", None)
     };
     let mut log = MatchLogWriter::create(path, &header, &world, u32::MAX).expect("create");
     for _ in 0..100 {
@@ -542,7 +547,7 @@ fn a_log_that_begins_mid_match_verifies_from_its_first_checkpoint() {
     let dir = scratch("joined-late");
     let path = dir.join("m.duel");
     joined_late(&path, 4);
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     assert_eq!(log.checkpoints.first().map(|c| c.0), Some(100));
     assert_eq!(verify(&log, None).expect("verifies").ticks, 200);
 }
@@ -552,7 +557,7 @@ fn a_log_whose_first_checkpoint_is_of_another_match_than_its_header_is_refused()
     let dir = scratch("joined-late-other-seed");
     let path = dir.join("m.duel");
     joined_late(&path, 5);
-    let log = read_log(&path).expect("the framing is fine");
+    let log = read_log::<World>(&path).expect("the framing is fine");
     match verify(&log, None) {
         Err(Error::VerifyMismatch {
             tick,
@@ -572,7 +577,7 @@ fn ticks_that_skip_where_no_transfer_goes_on_from_are_refused_by_verify() {
     let dir = scratch("transfer-unmoored");
     let path = dir.join("m.duel");
     transferred(&path, (120, 260, 300), |_| {});
-    let mut log = read_log(&path).expect("reads");
+    let mut log = read_log::<World>(&path).expect("reads");
     log.epochs[0].transfer.as_mut().expect("a transfer").from = 119;
     match verify(&log, None) {
         Err(Error::VerifyMismatch { tick, section, .. }) => {

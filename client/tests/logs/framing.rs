@@ -15,14 +15,19 @@ use std::path::Path;
 use std::process::Command;
 
 /// A log writer for `world` whose header says `mode` (checkpoints only when asked).
-fn writer(path: &Path, world: &World, mode: &str, bot_seed: Option<u64>) -> MatchLogWriter {
-    let header = LogHeader::for_world(world, mode, bot_seed).with_stop(10_000, false);
+fn writer(path: &Path, world: &World, mode: &str, bot_seed: Option<u64>) -> MatchLogWriter<World> {
+    let header = LogHeader::for_game(world, mode, bot_seed).with_stop(10_000, false);
     MatchLogWriter::create(path, &header, world, u32::MAX).expect("create")
 }
 
 /// Steps `world` with bots `n` times, appending each tick record to `log` (no checkpoints);
 /// returns the records.
-fn play(world: &mut World, bots: &mut [Bot], n: u32, log: &mut MatchLogWriter) -> Vec<TickRecord> {
+fn play(
+    world: &mut World,
+    bots: &mut [Bot],
+    n: u32,
+    log: &mut MatchLogWriter<World>,
+) -> Vec<TickRecord<World>> {
     let mut records = Vec::new();
     for _ in 0..n {
         let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
@@ -31,7 +36,7 @@ fn play(world: &mut World, bots: &mut [Bot], n: u32, log: &mut MatchLogWriter) -
             tick: world.tick(),
             inputs: inputs.iter().map(|i| i.to_wire()).collect(),
             hash: world.state_hash(),
-            shots: client::logs::tick_logs::rail_shots(world.events()).collect(),
+            audit: crate::audited(world.events()),
         };
         log.append(&Record::Tick(record.clone())).expect("append");
         records.push(record);
@@ -40,11 +45,11 @@ fn play(world: &mut World, bots: &mut [Bot], n: u32, log: &mut MatchLogWriter) -
 }
 
 /// A log at `path` holding only the header for `world`, reopened for crafted appends.
-fn header_only(path: &Path, world: &World) -> MatchLogWriter {
+fn header_only(path: &Path, world: &World) -> MatchLogWriter<World> {
     drop(writer(path, world, "bot-match", Some(1)));
     let bytes = std::fs::read(path).expect("read");
     std::fs::write(path, &bytes[..record_offsets(&bytes)[1]]).expect("cut");
-    let head = read_log(path).expect("a header-only log reads");
+    let head = read_log::<World>(path).expect("a header-only log reads");
     MatchLogWriter::resume(path, &head, u32::MAX).expect("reopen")
 }
 
@@ -67,7 +72,7 @@ fn a_flipped_bit_in_a_length_field_is_corruption_not_a_torn_tail() {
         let mut damaged = bytes.clone();
         damaged[offsets[victim] + bit / 8] ^= 1 << (bit % 8);
         std::fs::write(&path, &damaged).expect("write");
-        match read_log(&path) {
+        match read_log::<World>(&path) {
             Err(Error::LogCorrupt {
                 offset,
                 lsn,
@@ -118,12 +123,12 @@ fn a_tick_after_a_checkpoint_at_the_last_tick_is_refused_not_an_overflow() {
         tick: 0,
         inputs: vec![engine::InputCmd::idle(0).to_wire(); 2],
         hash: world.state_hash(),
-        shots: Vec::new(),
+        audit: Vec::new(),
     }))
     .expect("append");
     drop(log);
     let offsets = record_offsets(&std::fs::read(&path).expect("read"));
-    match read_log(&path) {
+    match read_log::<World>(&path) {
         Err(Error::LogCorrupt {
             offset,
             lsn,
@@ -161,7 +166,7 @@ fn a_checkpoint_disagreeing_with_its_snapshot_is_refused_not_a_hang() {
     drop(log);
     let bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
-    match read_log(&path) {
+    match read_log::<World>(&path) {
         Err(Error::LogCorrupt {
             offset,
             lsn,
@@ -176,7 +181,7 @@ fn a_checkpoint_disagreeing_with_its_snapshot_is_refused_not_a_hang() {
     }
     // The same log assembled in memory, past the reader: replaying it ends in an error.
     std::fs::write(&path, &bytes[..offsets[2]]).expect("keep header and first checkpoint");
-    let prefix: MatchLog = read_log(&path).expect("the prefix reads");
+    let prefix: MatchLog<World> = read_log::<World>(&path).expect("the prefix reads");
     let mut crafted = prefix.clone();
     crafted.checkpoints = vec![(10, early)];
     crafted.ticks = ticks.clone();
@@ -202,14 +207,14 @@ fn a_checkpoint_disagreeing_with_its_snapshot_is_refused_not_a_hang() {
 fn a_zero_filled_tail_is_cut_like_a_torn_tail() {
     let dir = scratch("zeros");
     let path = record(&dir);
-    let full = read_log(&path).expect("reads");
+    let full = read_log::<World>(&path).expect("reads");
     let bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     // Whole records, then a page of zeros.
     let mut padded = bytes.clone();
     padded.extend_from_slice(&[0; 4096]);
     std::fs::write(&path, &padded).expect("write");
-    let log = read_log(&path).expect("a zero-filled tail is not an error");
+    let log = read_log::<World>(&path).expect("a zero-filled tail is not an error");
     assert_eq!(log.last_lsn, full.last_lsn);
     assert_eq!((log.torn_bytes, log.zeroed_tail), (4096, true));
     assert!(log.tail_report().expect("reported").contains("zero-filled"));
@@ -218,7 +223,7 @@ fn a_zero_filled_tail_is_cut_like_a_torn_tail() {
     let mut zeroed = bytes[..victim + PREFIX + 3].to_vec();
     zeroed.resize(bytes.len() + 512, 0);
     std::fs::write(&path, &zeroed).expect("write");
-    let log = read_log(&path).expect("zeros through the end of the last records");
+    let log = read_log::<World>(&path).expect("zeros through the end of the last records");
     assert_eq!(log.valid_len as usize, victim);
     assert!(log.zeroed_tail);
     verify(&log, None).expect("what is left verifies");
@@ -226,7 +231,7 @@ fn a_zero_filled_tail_is_cut_like_a_torn_tail() {
     let mut zeroed = bytes[..victim + 10].to_vec();
     zeroed.resize(bytes.len(), 0);
     std::fs::write(&path, &zeroed).expect("write");
-    let log = read_log(&path).expect("zeros from inside a prefix");
+    let log = read_log::<World>(&path).expect("zeros from inside a prefix");
     assert_eq!((log.valid_len as usize, log.zeroed_tail), (victim, true));
 }
 
@@ -237,7 +242,7 @@ fn a_file_without_the_magic_is_not_a_match_log() {
     let dir = scratch("magic");
     let path = dir.join("notes.txt");
     std::fs::write(&path, b"cargo test is great, hello world!").expect("write");
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(
         matches!(
             &err,
@@ -250,7 +255,7 @@ fn a_file_without_the_magic_is_not_a_match_log() {
     );
     assert!(!err.to_string().contains("declares"), "{err}");
     std::fs::write(&path, b"# duel hash log v1 seed=1\n# tick combined\n").expect("write");
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(err.to_string().contains("a hash log"), "{err}");
     // A version-1 file: the old framing (no magic, no prefix check), header first.
     let mut v1 = Vec::new();
@@ -261,7 +266,7 @@ fn a_file_without_the_magic_is_not_a_match_log() {
     v1.extend_from_slice(&1u32.to_le_bytes());
     v1.extend_from_slice(&[0; 44]);
     std::fs::write(&path, &v1).expect("write");
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(
         matches!(
             err,
@@ -283,10 +288,10 @@ fn invalid_rules_in_a_log_are_named_as_the_logs_rules() {
     let dir = scratch("header-rules");
     let path = dir.join("bad.log");
     let world = World::new(Rules::default(), 1, 2).expect("world");
-    let mut header = LogHeader::for_world(&world, "local", None);
-    header.rules_toml = "max_hp = \"lots\"".into();
+    let mut header = LogHeader::for_game(&world, "local", None);
+    header.rules = b"max_hp = lots".to_vec();
     drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-    let log = read_log(&path).expect("the framing is intact");
+    let log = read_log::<World>(&path).expect("the framing is intact");
     let err = verify(&log, None).unwrap_err().to_string();
     assert!(err.contains("rules recorded in the log header"), "{err}");
     assert!(!err.contains("rules file"), "{err}");
@@ -302,12 +307,12 @@ fn a_log_over_the_size_limit_is_refused_before_it_is_read() {
     let path = dir.join("huge.log");
     let file = std::fs::File::create(&path).expect("create");
     file.set_len((1 << 30) + 1).expect("sparse length");
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(
         matches!(err, Error::LogTooLarge { limit, .. } if limit == 1 << 30),
         "{err}"
     );
-    let err = client::logs::hashlog::read_hash_log_file(&path).unwrap_err();
+    let err = client::logs::hashlog::read_hash_log_file::<World>(&path).unwrap_err();
     assert!(matches!(err, Error::LogTooLarge { .. }), "{err}");
 }
 
@@ -322,9 +327,9 @@ fn rail_shot_records_are_logged_and_verified() {
     let mut log = writer(&path, &world, "bot-match", Some(1));
     let records = play(&mut world, &mut bots(), 3000, &mut log);
     drop(log);
-    let shots: Vec<&TickRecord> = records.iter().filter(|r| !r.shots.is_empty()).collect();
+    let shots: Vec<&TickRecord<World>> = records.iter().filter(|r| !r.audit.is_empty()).collect();
     assert!(shots.len() >= 3, "the bots fired the rail: {}", shots.len());
-    let read = read_log(&path).expect("reads");
+    let read = read_log::<World>(&path).expect("reads");
     assert_eq!(read.ticks, records, "the shot records read back");
     verify(&read, None).expect("the logged shots re-simulate");
 
@@ -336,14 +341,14 @@ fn rail_shot_records_are_logged_and_verified() {
     let victim = shots[0].tick;
     for mut r in records.clone() {
         if r.tick == victim {
-            r.shots[0].distance += engine::Fx::from_num(1);
+            r.audit[0].distance += engine::Fx::from_num(1);
         }
         forged.append(&Record::Tick(r)).expect("append");
     }
     drop(forged);
-    match verify(&read_log(&forged_path).expect("reads"), None) {
-        Err(Error::ShotMismatch { tick, .. }) => assert_eq!(tick, victim),
-        other => panic!("expected a shot mismatch at tick {victim}, got {other:?}"),
+    match verify(&read_log::<World>(&forged_path).expect("reads"), None) {
+        Err(Error::AuditMismatch { tick, .. }) => assert_eq!(tick, victim),
+        other => panic!("expected an audit mismatch at tick {victim}, got {other:?}"),
     }
 }
 
@@ -358,7 +363,11 @@ fn verify_names_the_first_tick_whose_state_differs() {
     let mut scratch_log = writer(&dir.join("honest.log"), &world, "bot-match", Some(1));
     let records = play(&mut world, &mut bots(), 600, &mut scratch_log);
     drop(scratch_log);
-    verify(&read_log(&dir.join("honest.log")).expect("reads"), None).expect("honest verifies");
+    verify(
+        &read_log::<World>(&dir.join("honest.log")).expect("reads"),
+        None,
+    )
+    .expect("honest verifies");
     let world = World::new(Rules::default(), 5, 2).expect("world");
     let mut forged = writer(&path, &world, "bot-match", Some(1));
     for mut r in records {
@@ -368,7 +377,7 @@ fn verify_names_the_first_tick_whose_state_differs() {
         forged.append(&Record::Tick(r)).expect("append");
     }
     drop(forged);
-    match verify(&read_log(&path).expect("reads"), None) {
+    match verify(&read_log::<World>(&path).expect("reads"), None) {
         Err(Error::VerifyMismatch { tick, section, .. }) => {
             assert_eq!((tick, section), (400, "projectiles"));
         }
@@ -407,11 +416,11 @@ fn verify_checks_the_combined_hash_and_the_build_that_wrote_the_log() {
         forged.inputs = inputs.iter().map(|i| i.to_wire()).collect();
         forged.hash = w.state_hash();
         forged.hash.combined ^= 1;
-        forged.shots = Vec::new();
+        forged.audit = Vec::new();
         log.append(&Record::Tick(forged)).expect("append");
         log.flush().expect("flush");
     }
-    match verify(&read_log(&path).expect("reads"), None) {
+    match verify(&read_log::<World>(&path).expect("reads"), None) {
         Err(Error::VerifyMismatch {
             tick: 4, section, ..
         }) => assert_eq!(section, "combined"),
@@ -419,12 +428,12 @@ fn verify_checks_the_combined_hash_and_the_build_that_wrote_the_log() {
     }
     for (edit, what) in [
         (
-            (|h: &mut LogHeader| h.engine_version.push('x')) as fn(&mut LogHeader),
-            "engine version",
+            (|h: &mut LogHeader| h.game_version.push('x')) as fn(&mut LogHeader),
+            "game version",
         ),
         (|h: &mut LogHeader| h.state_format += 1, "state format"),
     ] {
-        let mut log = read_log(&record(&dir)).expect("reads");
+        let mut log = read_log::<World>(&record(&dir)).expect("reads");
         edit(&mut log.header);
         let err = verify(&log, None).expect_err("another build");
         assert!(
@@ -461,8 +470,8 @@ fn a_forged_checkpoint_is_refused_by_state_and_resume() {
         play(&mut other, &mut other_bots, 10, &mut log);
         log.flush().expect("flush");
     }
-    let log = read_log(&path).expect("reads");
-    let err = client::forensics::dumps::state_at(&path, Some(25)).expect_err("forged");
+    let log = read_log::<World>(&path).expect("reads");
+    let err = client::forensics::dumps::state_at::<World>(&path, Some(25)).expect_err("forged");
     assert!(
         err.to_string().contains("re-simulating to tick 25"),
         "{err}"
@@ -484,7 +493,7 @@ fn a_forged_checkpoint_is_refused_by_state_and_resume() {
         "{resumed:?}"
     );
     assert_eq!(
-        read_log(&path).expect("reads").last_tick(),
+        read_log::<World>(&path).expect("reads").last_tick(),
         30,
         "nothing was cut or appended"
     );

@@ -71,14 +71,15 @@ fn networked_hashes() -> &'static Vec<u8> {
         let dir = super::scratch("fuzz-networked-hashes");
         let (m, h) = (dir.join("n.log"), dir.join("n.hashlog"));
         std::fs::write(&m, networked()).expect("write");
-        let log = read_log(&m).expect("reads");
+        let log = read_log::<engine::World>(&m).expect("reads");
         let world = engine::World::new(Rules::default(), 4, 2).expect("world");
-        let identity = client::logs::hashlog::MatchIdentity::of_world(
+        let identity = client::logs::hashlog::MatchIdentity::of_game(
             &world,
             client::logs::hashlog::inputs_of("join", None),
         );
         let mut out =
-            client::logs::hashlog::HashLogWriter::create(&h, &identity, "replay").expect("create");
+            client::logs::hashlog::HashLogWriter::<engine::World>::create(&h, &identity, "replay")
+                .expect("create");
         client::logs::replay::verify_logging(&log, None, Some(&mut out)).expect("verifies");
         out.sync().expect("sync");
         std::fs::read(&h).expect("read")
@@ -202,11 +203,11 @@ fn apply(original: &[u8], damage: &Damage) -> Vec<u8> {
 }
 
 /// Reads, verifies, seeks and recovers `bytes` as a match log, under the watchdog.
-fn read_all(bytes: Vec<u8>) -> Result<MatchLog, String> {
+fn read_all(bytes: Vec<u8>) -> Result<MatchLog<engine::World>, String> {
     within_a_minute(move || {
         let path = case_file("log");
         std::fs::write(&path, &bytes).expect("write");
-        let read = read_log(&path);
+        let read = read_log::<engine::World>(&path);
         let _ = std::fs::remove_file(&path);
         let log = read.map_err(|e| e.to_string())?;
         verify(&log, None).map_err(|e| format!("read but does not verify: {e}"))?;
@@ -219,7 +220,7 @@ fn exercise(bytes: Vec<u8>, seek: u32) {
     within_a_minute(move || {
         let path = case_file("log");
         std::fs::write(&path, &bytes).expect("write");
-        let read = read_log(&path);
+        let read = read_log::<engine::World>(&path);
         let _ = std::fs::remove_file(&path);
         if let Ok(log) = read {
             let _ = verify(&log, None);
@@ -352,7 +353,7 @@ proptest! {
         let result = within_a_minute(move || {
             let path = case_file("log");
             std::fs::write(&path, &forged).expect("write");
-            let read = read_log(&path);
+            let read = read_log::<engine::World>(&path);
             let _ = std::fs::remove_file(&path);
             let Ok(log) = read else { return Ok(()) };
             let last = log.last_tick();
@@ -413,12 +414,12 @@ proptest! {
         std::fs::write(&path, &damaged).expect("write");
         let read = within_a_minute({
             let path = path.clone();
-            move || read_hash_log_file(&path)
+            move || read_hash_log_file::<engine::World>(&path)
         });
         let _ = std::fs::remove_file(&path);
         let orig_path = case_file("hashlog");
         std::fs::write(&orig_path, original).expect("write");
-        let orig: HashLog = read_hash_log_file(&orig_path).expect("the original reads");
+        let orig: HashLog<engine::StateHash> = read_hash_log_file::<engine::World>(&orig_path).expect("the original reads");
         let _ = std::fs::remove_file(&orig_path);
         if let Ok(log) = read {
             // Every line is checked in a chain: whatever reads is the original cut short (a

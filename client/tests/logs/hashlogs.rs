@@ -64,8 +64,9 @@ fn forge_lines(path: &Path, to: &Path, edit: impl FnOnce(&mut Vec<String>)) {
 /// A log of `path`'s match with only the ticks `keep` picks, written by the writer (as a
 /// resumed run or a late spectator writes one): every check holds.
 fn keep_ticks(path: &Path, to: &Path, keep: impl Fn(u32) -> bool) {
-    let log = read_hash_log_file(path).expect("reads");
-    let mut w = HashLogWriter::create(to, &log.identity, &log.source).expect("create");
+    let log = read_hash_log_file::<engine::World>(path).expect("reads");
+    let mut w =
+        HashLogWriter::<engine::World>::create(to, &log.identity, &log.source).expect("create");
     for e in log.entries.iter().filter(|e| keep(e.tick)) {
         w.record(e.tick, &e.hash).expect("record");
     }
@@ -73,7 +74,7 @@ fn keep_ticks(path: &Path, to: &Path, keep: impl Fn(u32) -> bool) {
 
 /// The reason of the syntax error reading `path` gives, and its line.
 fn syntax_error(path: &Path) -> (usize, String) {
-    match read_hash_log_file(path) {
+    match read_hash_log_file::<engine::World>(path) {
         Err(Error::HashLogSyntax { line, reason, .. }) => (line, reason),
         other => panic!("expected a syntax error, got {other:?}"),
     }
@@ -81,11 +82,12 @@ fn syntax_error(path: &Path) -> (usize, String) {
 
 fn identity(seed: u64) -> MatchIdentity {
     MatchIdentity {
+        game: "maze-duel".into(),
         seed,
         rules: 0,
         players: 2,
         inputs: "test".into(),
-        engine: engine::ENGINE_VERSION.into(),
+        version: engine::ENGINE_VERSION.into(),
         state_format: engine::SNAPSHOT_FORMAT_VERSION,
     }
 }
@@ -115,7 +117,7 @@ fn a_torn_last_line_is_reported_and_the_rest_is_used() {
     let bytes = std::fs::read(&full).expect("read");
     let torn = dir.join("torn.hashlog");
     std::fs::write(&torn, &bytes[..bytes.len() - 40]).expect("cut mid-line");
-    let log = read_hash_log_file(&torn).expect("a torn last line is not an error");
+    let log = read_hash_log_file::<engine::World>(&torn).expect("a torn last line is not an error");
     assert_eq!(log.entries.len(), 299);
     assert_eq!(log.torn_line.map(|t| t.0), Some(302));
     let (code, text) = desync(&full, &torn);
@@ -130,12 +132,12 @@ fn a_torn_last_line_is_reported_and_the_rest_is_used() {
 fn hash_log_lines_reach_the_file_within_a_second() {
     let dir = scratch("hash-flush");
     let path = dir.join("slow.hashlog");
-    let mut log = HashLogWriter::create(&path, &identity(1), "test").expect("log");
+    let mut log = HashLogWriter::<engine::World>::create(&path, &identity(1), "test").expect("log");
     let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     log.record(1, &hash).expect("record");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     log.record(2, &hash).expect("record");
-    let read = read_hash_log_file(&path).expect("reads while the writer is open");
+    let read = read_hash_log_file::<engine::World>(&path).expect("reads while the writer is open");
     assert_eq!(read.entries.len(), 2);
     std::mem::forget(log); // as if killed: nothing flushed on drop
 }
@@ -159,11 +161,11 @@ fn a_hash_log_killed_with_sigkill_reads() {
     });
     child.kill().expect("SIGKILL");
     wait_within(&mut child, CHILD_LIMIT, "the killed bot match");
-    let killed = read_hash_log_file(&path).expect("a killed hash log reads");
+    let killed = read_hash_log_file::<engine::World>(&path).expect("a killed hash log reads");
     let n = killed.entries.len();
     assert!(n > 1000, "{n}");
     let straight = hash_log(&dir, "straight.hashlog", 3);
-    let straight = read_hash_log_file(&straight).expect("reads");
+    let straight = read_hash_log_file::<engine::World>(&straight).expect("reads");
     let common = n.min(straight.entries.len());
     assert_eq!(killed.entries[..common], straight.entries[..common]);
 }
@@ -303,7 +305,7 @@ fn damaged_lines_are_refused_by_their_check_not_skipped() {
     }
 }
 
-/// Contract: logs of different matches (seed, bot seed, rules, players, engine) or format
+/// Contract: logs of different matches (seed, bot seed, rules, players, game version) or format
 /// versions are refused as such, instead of "diverging at tick 61"; a header lacking a field
 /// is refused by name.
 #[test]
@@ -350,7 +352,9 @@ fn logs_of_different_matches_are_not_compared() {
     let (code, text) = desync(&a, &future);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains(&format!("version {next}")), "{text}");
-    for key in ["seed", "rules", "players", "inputs", "engine", "format"] {
+    for key in [
+        "game", "seed", "rules", "players", "inputs", "version", "format",
+    ] {
         let lacking = dir.join("lacking.hashlog");
         forge_lines(&a, &lacking, |l| {
             let kept: Vec<&str> = l[0]
@@ -380,7 +384,9 @@ fn the_combined_column_is_compared() {
         );
         l[100] = fields.join(" ");
     });
-    let err = read_hash_log_file(&edited).unwrap_err().to_string();
+    let err = read_hash_log_file::<engine::World>(&edited)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains(":101:") && err.contains("combined hash"),
         "{err}"
@@ -428,7 +434,7 @@ fn desync_on_a_match_log_names_it() {
 }
 
 /// Entries at `ticks`, every hash `hash`.
-fn entries(ticks: &[u32], hash: StateHash) -> Vec<HashLogEntry> {
+fn entries(ticks: &[u32], hash: StateHash) -> Vec<HashLogEntry<StateHash>> {
     ticks
         .iter()
         .map(|&tick| HashLogEntry { tick, hash })
@@ -465,10 +471,7 @@ fn compare_logs_counts_common_ticks_and_lists_the_others_as_ranges() {
     c[6].hash = StateHash::from_sections([9, 2, 3, 4, 5]);
     let cmp = compare_logs(&a, &c);
     let divergence = cmp.divergence.expect("diverges");
-    assert_eq!(
-        (divergence.tick, divergence.section),
-        (4, Some(engine::Section::Maze))
-    );
+    assert_eq!((divergence.tick, divergence.section), (4, Some("maze")));
     assert_eq!(cmp.common, 10);
     assert!(!cmp.identical());
 }
@@ -499,7 +502,7 @@ fn gaps_are_ticks_missing_inside_the_other_logs_span() {
 /// identity, each named; the source (who wrote the log) is no difference.
 #[test]
 fn header_differences_name_the_version_and_the_match_fields() {
-    let log = |version: u32, identity: MatchIdentity, source: &str| HashLog {
+    let log = |version: u32, identity: MatchIdentity, source: &str| HashLog::<StateHash> {
         version,
         identity,
         source: source.into(),
@@ -512,8 +515,9 @@ fn header_differences_name_the_version_and_the_match_fields() {
     let other = MatchIdentity {
         players: 3,
         inputs: "peers".into(),
-        engine: "9.9.9".into(),
+        version: "9.9.9".into(),
         state_format: 0,
+        game: "ring-race".into(),
         rules: 0xab,
         ..identity(2)
     };
@@ -521,11 +525,12 @@ fn header_differences_name_the_version_and_the_match_fields() {
         header_differences(&a, &log(4, other, "host")),
         [
             "format version 3 vs 4".to_owned(),
+            "game maze-duel vs ring-race".into(),
             "seed 1 vs 2".into(),
             "rules 0000000000000000 vs 00000000000000ab".into(),
             "players 2 vs 3".into(),
             "inputs test vs peers".into(),
-            format!("engine {} vs 9.9.9", engine::ENGINE_VERSION),
+            format!("version {} vs 9.9.9", engine::ENGINE_VERSION),
             format!("format {} vs 0", engine::SNAPSHOT_FORMAT_VERSION),
         ]
     );
@@ -538,9 +543,10 @@ fn header_differences_name_the_version_and_the_match_fields() {
 fn epoch_lines_follow_their_tick_and_are_refused_out_of_place() {
     let dir = scratch("hashlog-epochs");
     let plain = hash_log(&dir, "plain.hashlog", 3);
-    let log = read_hash_log_file(&plain).expect("reads");
+    let log = read_hash_log_file::<engine::World>(&plain).expect("reads");
     let marked = dir.join("marked.hashlog");
-    let mut w = HashLogWriter::create(&marked, &log.identity, &log.source).expect("create");
+    let mut w = HashLogWriter::<engine::World>::create(&marked, &log.identity, &log.source)
+        .expect("create");
     for e in &log.entries {
         w.record(e.tick, &e.hash).expect("record");
         if e.tick == 100 {
@@ -549,7 +555,7 @@ fn epoch_lines_follow_their_tick_and_are_refused_out_of_place() {
         }
     }
     drop(w);
-    let read = read_hash_log_file(&marked).expect("reads");
+    let read = read_hash_log_file::<engine::World>(&marked).expect("reads");
     assert_eq!(read.epochs, vec![(2, 100)]);
     assert_eq!(read.entries, log.entries, "the ticks are the ticks");
     // Line 0 is the first line, 1 the columns, 2 tick 1: tick 100 is line 101, the epoch 102.
@@ -598,9 +604,10 @@ fn epoch_lines_follow_their_tick_and_are_refused_out_of_place() {
 fn transfer_epoch_lines_skip_the_ticks_they_say_and_are_refused_out_of_place() {
     let dir = scratch("hashlog-transfers");
     let plain = hash_log(&dir, "plain.hashlog", 3);
-    let log = read_hash_log_file(&plain).expect("reads");
+    let log = read_hash_log_file::<engine::World>(&plain).expect("reads");
     let marked = dir.join("marked.hashlog");
-    let mut w = HashLogWriter::create(&marked, &log.identity, &log.source).expect("create");
+    let mut w = HashLogWriter::<engine::World>::create(&marked, &log.identity, &log.source)
+        .expect("create");
     for e in log.entries.iter().filter(|e| e.tick <= 100 || e.tick > 150) {
         w.record(e.tick, &e.hash).expect("record");
         if e.tick == 100 {
@@ -613,7 +620,7 @@ fn transfer_epoch_lines_skip_the_ticks_they_say_and_are_refused_out_of_place() {
         }
     }
     drop(w);
-    let read = read_hash_log_file(&marked).expect("reads");
+    let read = read_hash_log_file::<engine::World>(&marked).expect("reads");
     assert_eq!(read.epochs, vec![(2, 150)]);
     assert_eq!(read.entries.len(), log.entries.len() - 50);
     // Tick 100 is line 101, the epoch 102, tick 151 line 103.

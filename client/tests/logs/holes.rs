@@ -89,7 +89,7 @@ fn holed_log(dir: &Path) -> (PathBuf, client::runs::BotMatchSummary, Vec<u8>, us
 fn a_hole_after_the_last_checkpoint_is_recovered_to_the_record_before_it() {
     let dir = scratch("hole-read");
     let (path, _, bytes, start) = holed_log(&dir);
-    let log = read_log(&path).expect("a holed log reads");
+    let log = read_log::<engine::World>(&path).expect("a holed log reads");
     let hole = log.hole.expect("the hole is reported");
     assert_eq!(
         hole.offset as usize, start,
@@ -127,7 +127,7 @@ fn verify_and_resume_recover_from_a_hole_loudly_and_keep_what_they_cut() {
         "verify cuts nothing"
     );
 
-    let valid_len = read_log(&path).expect("reads").valid_len;
+    let valid_len = read_log::<engine::World>(&path).expect("reads").valid_len;
     let (ok, stdout, stderr) = duel_cli(&["resume".as_ref(), path.as_os_str()]);
     assert!(ok, "resume recovers: {stdout}{stderr}");
     let lost = lost_bytes_path(&path, valid_len);
@@ -143,7 +143,7 @@ fn verify_and_resume_recover_from_a_hole_loudly_and_keep_what_they_cut() {
         stdout.contains(&format!("hash={:016x}", straight.final_hash.combined)),
         "the resumed run ends as the uninterrupted one: {stdout}"
     );
-    let resumed = read_log(&path).expect("reads");
+    let resumed = read_log::<engine::World>(&path).expect("reads");
     assert!(resumed.hole.is_none() && resumed.torn_bytes == 0);
     verify(&resumed, None).expect("verifies end to end");
 }
@@ -154,7 +154,7 @@ fn verify_and_resume_recover_from_a_hole_loudly_and_keep_what_they_cut() {
 fn a_resume_never_overwrites_bytes_kept_from_an_earlier_hole() {
     let dir = scratch("hole-twice");
     let (path, _, bytes, _) = holed_log(&dir);
-    let valid_len = read_log(&path).expect("reads").valid_len;
+    let valid_len = read_log::<engine::World>(&path).expect("reads").valid_len;
     let lost = lost_bytes_path(&path, valid_len);
     std::fs::write(&lost, b"kept earlier").expect("write");
     let err = client::runs::resume_logged_bot_match(&client::runs::Resume {
@@ -186,7 +186,7 @@ fn zeros_without_a_whole_aligned_block_are_corruption_not_a_hole() {
         let mut bytes = original.clone();
         bytes[from..from + len].fill(0);
         std::fs::write(&path, &bytes).expect("write");
-        let err = read_log(&path).unwrap_err();
+        let err = read_log::<engine::World>(&path).unwrap_err();
         assert!(
             matches!(err, Error::LogCorrupt { .. }),
             "{len} zeros at {from}: {err}"
@@ -214,6 +214,6 @@ fn zeros_to_an_end_short_of_a_whole_block_are_corruption_not_a_hole() {
     bytes[aligned..aligned + 50].fill(0);
     bytes[aligned + 99] = 0xff; // written bytes after the zeros
     std::fs::write(&path, &bytes).expect("write");
-    let err = read_log(&path).map(|_| ()).unwrap_err();
+    let err = read_log::<engine::World>(&path).map(|_| ()).unwrap_err();
     assert!(matches!(err, Error::LogCorrupt { .. }), "{err}");
 }

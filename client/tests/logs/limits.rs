@@ -19,7 +19,7 @@ const MAX_PAYLOAD: u32 = 16 << 20;
 fn small_log(dir: &Path, ticks: u32, finish: bool) -> PathBuf {
     let path = dir.join("small.log");
     let mut world = World::new(Rules::default(), 1, 2).expect("world");
-    let header = LogHeader::for_world(&world, "bot-match", Some(1));
+    let header = LogHeader::for_game(&world, "bot-match", Some(1));
     let mut log = MatchLogWriter::create(&path, &header, &world, 5).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     for _ in 0..ticks {
@@ -29,7 +29,7 @@ fn small_log(dir: &Path, ticks: u32, finish: bool) -> PathBuf {
             tick: world.tick(),
             inputs: inputs.iter().map(|i| i.to_wire()).collect(),
             hash: world.state_hash(),
-            shots: Vec::new(),
+            audit: Vec::new(),
         };
         let state = log.is_checkpoint_tick(world.tick()).then(|| world.state());
         log.record_tick(&record, state).expect("record");
@@ -79,13 +79,13 @@ fn records(bytes: &[u8]) -> Vec<(usize, u64, u8, Vec<u8>)> {
 }
 
 /// Reads `bytes` written to `path`.
-fn read_bytes(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
+fn read_bytes(path: &Path, bytes: &[u8]) -> Result<MatchLog<World>, Error> {
     std::fs::write(path, bytes).expect("write");
-    read_log(path)
+    read_log::<World>(path)
 }
 
 /// The reason of a `LogCorrupt` error at `offset`, or a panic naming what came instead.
-fn corrupt_at(result: Result<MatchLog, Error>, offset: usize) -> String {
+fn corrupt_at(result: Result<MatchLog<World>, Error>, offset: usize) -> String {
     match result {
         Err(Error::LogCorrupt {
             offset: at, reason, ..
@@ -101,7 +101,7 @@ fn a_log_ending_at_a_whole_record_has_no_tail() {
     let dir = scratch("limits-clean");
     let path = small_log(&dir, 12, true);
     let len = std::fs::metadata(&path).expect("metadata").len();
-    let log = read_log(&path).expect("reads");
+    let log = read_log::<World>(&path).expect("reads");
     assert_eq!((log.valid_len, log.torn_bytes), (len, 0));
     assert!(!log.zeroed_tail);
     assert_eq!(log.tail_report(), None);
@@ -139,7 +139,7 @@ fn the_torn_tail_report_names_its_length_offset_lsn_and_tick() {
 #[test]
 fn checkpoint_before_is_the_latest_at_or_before_the_tick() {
     let dir = scratch("limits-checkpoint");
-    let log = read_log(&small_log(&dir, 12, false)).expect("reads");
+    let log = read_log::<World>(&small_log(&dir, 12, false)).expect("reads");
     let ticks: Vec<u32> = log.checkpoints.iter().map(|c| c.0).collect();
     assert_eq!(ticks, [0, 5, 10]);
     for (tick, expected) in [(0, 0), (4, 0), (5, 5), (9, 5), (10, 10), (12, 10)] {
@@ -317,7 +317,7 @@ fn only_a_whole_version_1_header_is_named_version_1() {
         (v1(1, 0, 2, 40), false),
     ] {
         std::fs::write(&path, &bytes).expect("write");
-        let err = read_log(&path).unwrap_err();
+        let err = read_log::<World>(&path).unwrap_err();
         if version_1 {
             assert!(
                 matches!(err, Error::LogVersion { found: 1, .. }),
@@ -334,11 +334,12 @@ fn only_a_whole_version_1_header_is_named_version_1() {
 
 fn identity() -> client::logs::hashlog::MatchIdentity {
     client::logs::hashlog::MatchIdentity {
+        game: "maze-duel".into(),
         seed: 1,
         rules: 0,
         players: 2,
         inputs: "test".into(),
-        engine: engine::ENGINE_VERSION.into(),
+        version: engine::ENGINE_VERSION.into(),
         state_format: engine::SNAPSHOT_FORMAT_VERSION,
     }
 }
@@ -351,12 +352,12 @@ fn a_hash_log_line_is_accepted_at_the_limit_and_refused_one_past_it() {
     const MAX_LINE: usize = 4096;
     let dir = scratch("limits-line");
     let path = dir.join("long.hashlog");
-    drop(HashLogWriter::create(&path, &identity(), "test").expect("create"));
+    drop(HashLogWriter::<World>::create(&path, &identity(), "test").expect("create"));
     let head = std::fs::read_to_string(&path).expect("read");
     for (len, refused) in [(MAX_LINE, false), (MAX_LINE + 1, true)] {
         let comment = format!("#{}\n", "x".repeat(len - 1));
         std::fs::write(&path, format!("{head}{comment}")).expect("write");
-        match read_hash_log_file(&path) {
+        match read_hash_log_file::<World>(&path) {
             Err(Error::HashLogSyntax { line, reason, .. }) if refused => {
                 assert_eq!(line, 3);
                 assert_eq!(reason, format!("{len} bytes, more than {MAX_LINE}"));
@@ -376,7 +377,7 @@ fn a_hash_log_line_is_accepted_at_the_limit_and_refused_one_past_it() {
 fn the_hash_log_writer_tracks_its_last_tick_and_sync_reaches_the_file() {
     let dir = scratch("limits-hash-writer");
     let path = dir.join("w.hashlog");
-    let mut w = HashLogWriter::create(&path, &identity(), "test").expect("create");
+    let mut w = HashLogWriter::<World>::create(&path, &identity(), "test").expect("create");
     assert_eq!(w.last_tick(), None);
     let hash = StateHash::from_sections([1, 2, 3, 4, 5]);
     w.record(5, &hash).expect("record");
@@ -388,7 +389,7 @@ fn the_hash_log_writer_tracks_its_last_tick_and_sync_reaches_the_file() {
         Err(Error::HashLogOrder { last: 7, got: 7 })
     ));
     w.sync().expect("sync");
-    let ticks: Vec<u32> = read_hash_log_file(&path)
+    let ticks: Vec<u32> = read_hash_log_file::<World>(&path)
         .expect("reads while open")
         .entries
         .iter()
@@ -403,14 +404,14 @@ fn the_hash_log_writer_tracks_its_last_tick_and_sync_reaches_the_file() {
 fn a_hash_log_without_ticks_reads_but_not_without_its_column_line() {
     let dir = scratch("limits-hash-empty");
     let path = dir.join("empty.hashlog");
-    drop(HashLogWriter::create(&path, &identity(), "test").expect("create"));
-    let log = read_hash_log_file(&path).expect("an empty log reads");
+    drop(HashLogWriter::<World>::create(&path, &identity(), "test").expect("create"));
+    let log = read_hash_log_file::<World>(&path).expect("an empty log reads");
     assert!(log.entries.is_empty() && log.torn_line.is_none());
     let text = std::fs::read_to_string(&path).expect("read");
     let first = text.find('\n').expect("a first line") + 1;
     for cut in [first, first + 5] {
         std::fs::write(&path, &text[..cut]).expect("write");
-        match read_hash_log_file(&path) {
+        match read_hash_log_file::<World>(&path) {
             Err(Error::HashLogSyntax { line: 2, .. }) => {}
             other => panic!("cut at {cut}: {other:?}"),
         }

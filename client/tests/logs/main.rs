@@ -13,6 +13,13 @@ use engine::{Rules, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The duel's audited events (its rail shots, as judged) among one step's `events`.
+fn audited(events: &[engine::Event]) -> Vec<engine::ShotRecord> {
+    let mut out = Vec::new();
+    <World as client::Game>::audit(events, &mut out);
+    out
+}
+
 #[path = "../support/child.rs"]
 mod child;
 mod epochs;
@@ -99,7 +106,7 @@ fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
 #[test]
 fn a_recorded_multi_round_match_verifies() {
     let dir = scratch("verify");
-    let log = read_log(&record(&dir)).expect("reads");
+    let log = read_log::<World>(&record(&dir)).expect("reads");
     assert!(log.end.is_some());
     let report = verify(&log, None).expect("verifies");
     assert_eq!(report.ticks, log.last_tick());
@@ -115,7 +122,7 @@ fn a_recorded_multi_round_match_verifies() {
 #[test]
 fn a_state_past_the_logs_end_is_refused_naming_its_last_tick() {
     let dir = scratch("past-end");
-    let log = read_log(&record(&dir)).expect("reads");
+    let log = read_log::<World>(&record(&dir)).expect("reads");
     let last = log.last_tick();
     let state = client::logs::replay::verified_state_at(&log, last).expect("the last tick");
     assert_eq!(state.tick(), last);
@@ -139,7 +146,7 @@ fn a_flipped_byte_in_a_middle_record_names_its_offset_and_lsn() {
     let victim = offsets.len() / 2;
     bytes[offsets[victim] + PREFIX + 9] ^= 0x01;
     std::fs::write(&path, &bytes).expect("write");
-    match read_log(&path) {
+    match read_log::<World>(&path) {
         Err(Error::LogCorrupt {
             offset,
             lsn,
@@ -164,7 +171,7 @@ fn a_missing_record_breaks_the_lsn_chain_and_is_not_skipped() {
     let mut cut = bytes[..offsets[victim]].to_vec();
     cut.extend_from_slice(&bytes[offsets[victim + 1]..]);
     std::fs::write(&path, &cut).expect("write");
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     let Error::LogCorrupt {
         offset,
         lsn,
@@ -183,12 +190,12 @@ fn a_missing_record_breaks_the_lsn_chain_and_is_not_skipped() {
 fn a_torn_tail_is_cut_at_the_last_whole_record_and_still_replays() {
     let dir = scratch("torn");
     let path = record(&dir);
-    let full = read_log(&path).expect("reads");
+    let full = read_log::<World>(&path).expect("reads");
     let bytes = std::fs::read(&path).expect("read");
     let offsets = record_offsets(&bytes);
     let keep = offsets[offsets.len() * 2 / 3] + 17; // in the middle of a record
     std::fs::write(&path, &bytes[..keep]).expect("truncate");
-    let log = read_log(&path).expect("a torn tail is not an error");
+    let log = read_log::<World>(&path).expect("a torn tail is not an error");
     assert_eq!(log.torn_bytes, 17);
     assert!(log.end.is_none());
     assert!(log.last_tick() < full.last_tick());
@@ -207,10 +214,10 @@ fn another_format_version_is_refused_by_name() {
     let dir = scratch("version");
     let path = dir.join("future.log");
     let world = World::new(Rules::default(), 1, 2).expect("world");
-    let mut header = LogHeader::for_world(&world, "local", None);
+    let mut header = LogHeader::for_game(&world, "local", None);
     header.format_version = LOG_FORMAT_VERSION + 1;
     drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-    let err = read_log(&path).unwrap_err();
+    let err = read_log::<World>(&path).unwrap_err();
     assert!(
         matches!(err, Error::LogVersion { found, .. } if found == LOG_FORMAT_VERSION + 1),
         "{err}"
@@ -222,14 +229,14 @@ fn another_rules_hash_is_refused_by_name() {
     let dir = scratch("rules");
     let path = dir.join("tampered.log");
     let world = World::new(Rules::default(), 1, 2).expect("world");
-    let mut header = LogHeader::for_world(&world, "local", None);
+    let mut header = LogHeader::for_game(&world, "local", None);
     header.rules_hash ^= 0xFF;
     drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-    let log = read_log(&path).expect("the framing is intact");
+    let log = read_log::<World>(&path).expect("the framing is intact");
     let err = verify(&log, None).unwrap_err();
     assert!(matches!(err, Error::LogRulesMismatch { .. }), "{err}");
     // And an intact log verified against other rules.
-    let good = read_log(&record(&dir)).expect("reads");
+    let good = read_log::<World>(&record(&dir)).expect("reads");
     let other = Rules {
         max_hp: 90,
         ..Rules::default()
@@ -268,7 +275,7 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
     });
     child.kill().expect("SIGKILL");
     wait_within(&mut child, CHILD_LIMIT, "the killed bot match");
-    let cut = read_log(&log).expect("a killed log reads (torn tail cut)");
+    let cut = read_log::<World>(&log).expect("a killed log reads (torn tail cut)");
     let killed_at = cut.last_tick();
     let target = killed_at + 2000;
     let resumed = output_within(
@@ -302,8 +309,8 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
         CHILD_LIMIT,
     );
     assert!(straight.status.success());
-    let after: Vec<_> = read_hash_log(&dir.join("resumed.hashlog")).expect("resumed log");
-    let all: Vec<_> = read_hash_log(&dir.join("straight.hashlog")).expect("straight log");
+    let after: Vec<_> = read_hash_log::<World>(&dir.join("resumed.hashlog")).expect("resumed log");
+    let all: Vec<_> = read_hash_log::<World>(&dir.join("straight.hashlog")).expect("straight log");
     assert_eq!(after.len() as u32, target - killed_at);
     assert_eq!(
         after[..],
@@ -311,34 +318,36 @@ fn a_match_killed_with_sigkill_resumes_and_matches_the_uninterrupted_run() {
         "every tick after the resume matches"
     );
     // The continued log replays from the start, through the resume point, to the end.
-    let whole = read_log(&log).expect("continued log reads");
+    let whole = read_log::<World>(&log).expect("continued log reads");
     assert_eq!(whole.last_tick(), target);
     verify(&whole, None).expect("the resumed log verifies end to end");
 }
 
-/// A log whose embedded rules hold a malformed fixed-point value is refused with an error by
-/// verify, replay and resume (it panicked inside the rules parser).
+/// A log whose embedded rules bytes are malformed (cut, one byte longer, garbage) is refused
+/// with an error by verify, replay and resume (a malformed value once panicked inside the
+/// rules parser).
 #[test]
 fn malformed_rules_in_a_log_are_an_error_not_a_panic() {
     let dir = scratch("bad-rules");
     let world = World::new(Rules::default(), 1, 2).expect("world");
+    let good = LogHeader::for_game(&world, "bot-match", Some(4)).rules;
+    let mut longer = good.clone();
+    longer.push(0);
     for bad in [
-        "\"fast\"",
-        "nan",
-        "inf",
-        "\"0x10\"",
-        "40000",
-        "\"1e400\"",
-        "\"\"",
-        "\"-\"",
+        Vec::new(),
+        good[..good.len() - 1].to_vec(),
+        longer,
+        vec![0xff; good.len()],
+        vec![0; good.len()],
     ] {
         let path = dir.join("bad-rules.log");
-        let mut header = LogHeader::for_world(&world, "bot-match", Some(4));
-        header.rules_toml = header
-            .rules_toml
-            .replace("max_speed = \"0.1\"", &format!("max_speed = {bad}"));
+        let mut header = LogHeader::for_game(&world, "bot-match", Some(4));
+        let bad = {
+            header.rules = bad;
+            header.rules.len()
+        };
         drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
-        let log = read_log(&path).expect("the framing is intact");
+        let log = read_log::<World>(&path).expect("the framing is intact");
         assert!(verify(&log, None).is_err(), "verify {bad}");
         assert!(Replay::new(log.clone()).is_err(), "replay {bad}");
         assert!(client::logs::replay::recover(log).is_err(), "resume {bad}");
@@ -355,14 +364,14 @@ fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
     let mut snap = fresh.snapshot();
     snap.tick = engine::Tick::MAX;
     let world = World::from_snapshot(Rules::default(), &snap).expect("the last tick restores");
-    let header = LogHeader::for_world(&world, "bot-match", Some(4));
+    let header = LogHeader::for_game(&world, "bot-match", Some(4));
     let path = dir.join("last.log");
     let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
     let next = TickRecord {
         tick: 0,
         inputs: Vec::new(),
         hash: world.state_hash(),
-        shots: Vec::new(),
+        audit: Vec::new(),
     };
     assert!(matches!(
         writer.record_tick(&next, None),
@@ -370,13 +379,16 @@ fn a_checkpoint_at_the_last_tick_is_handled_without_overflow() {
     ));
     writer.flush().expect("flush");
     drop(writer);
-    let mut replay = Replay::new(read_log(&path).expect("reads")).expect("replays");
+    let mut replay = Replay::new(read_log::<World>(&path).expect("reads")).expect("replays");
     assert!(!replay.step().expect("the end of the log"));
-    client::logs::replay::recover(read_log(&path).expect("reads")).expect("resumes");
+    client::logs::replay::recover(read_log::<World>(&path).expect("reads")).expect("resumes");
     // A tick record after it cannot follow the last tick.
     let mut writer = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
     writer.append(&Record::Tick(next)).expect("append");
     writer.flush().expect("flush");
     drop(writer);
-    assert!(matches!(read_log(&path), Err(Error::LogCorrupt { .. })));
+    assert!(matches!(
+        read_log::<World>(&path),
+        Err(Error::LogCorrupt { .. })
+    ));
 }

@@ -95,7 +95,7 @@ fn a_hash_log_over_a_log_being_written_is_refused_and_nothing_lost() {
     let dir = scratch("locked-path");
     let path = dir.join("live.log");
     let world = World::new(Rules::default(), 5, 2).expect("world");
-    let header = LogHeader::for_world(&world, "test", None);
+    let header = LogHeader::for_game(&world, "test", None);
     let writer = MatchLogWriter::create(&path, &header, &world, 300).expect("writer");
     let bytes = std::fs::read(&path).expect("log");
     let (code, stderr) = duel_cli(&[

@@ -48,7 +48,7 @@ fn resume_refuses_a_networked_log_instead_of_inventing_inputs() {
     let world = World::new(Rules::default(), 1, 2).expect("world");
     for mode in ["host", "join", "spectate", "local"] {
         let path = dir.join(format!("{mode}.log"));
-        let header = LogHeader::for_world(&world, mode, Some(7)).with_stop(3600, false);
+        let header = LogHeader::for_game(&world, mode, Some(7)).with_stop(3600, false);
         drop(MatchLogWriter::create(&path, &header, &world, 300).expect("write"));
         let mut bytes = std::fs::read(&path).expect("read");
         bytes.extend_from_slice(&[1, 2, 3]); // a torn tail
@@ -64,7 +64,7 @@ fn resume_refuses_a_networked_log_instead_of_inventing_inputs() {
             "{mode}: nothing cut"
         );
         assert!(
-            read_log(&path).expect("reads").end.is_none(),
+            read_log::<World>(&path).expect("reads").end.is_none(),
             "not marked ended"
         );
     }
@@ -83,7 +83,7 @@ fn resume_with_defaults_stops_where_the_original_run_would_have() {
         let resumed = resume(&path, None).expect("resumes");
         assert_eq!(resumed.target, ticks);
         assert_eq!(resumed.played, straight, "ticks={ticks} stop={stop}");
-        let log = read_log(&path).expect("reads");
+        let log = read_log::<World>(&path).expect("reads");
         assert_eq!(log.end.as_ref().map(|e| e.0), Some(straight.ticks));
         verify(&log, None).expect("verifies end to end");
     }
@@ -96,7 +96,7 @@ fn a_log_being_written_cannot_be_resumed_or_recreated() {
     let dir = scratch("resume-lock");
     let path = dir.join("running.log");
     let world = World::new(Rules::default(), 1, 2).expect("world");
-    let header = LogHeader::for_world(&world, "bot-match", Some(2)).with_stop(3600, false);
+    let header = LogHeader::for_game(&world, "bot-match", Some(2)).with_stop(3600, false);
     let running = MatchLogWriter::create(&path, &header, &world, 300).expect("write");
     let before = std::fs::read(&path).expect("read");
     let err = resume(&path, None).unwrap_err();
@@ -118,7 +118,7 @@ fn resume_says_where_it_resumed_from_and_what_it_cut() {
     let path: PathBuf = dir.join("said.log");
     bot_match(&path, 1000, false);
     kill_at_two_thirds(&path);
-    let cut = read_log(&path).expect("reads");
+    let cut = read_log::<World>(&path).expect("reads");
     let out = output_within(
         Command::new(env!("CARGO_BIN_EXE_duel-cli"))
             .arg("resume")
@@ -194,7 +194,7 @@ fn a_log_torn_inside_its_first_checkpoint_resumes_from_its_header() {
     let offsets = record_offsets(&bytes);
     // The header record, and the checkpoint's first 40 bytes.
     std::fs::write(&path, &bytes[..offsets[1] + 40]).expect("cut");
-    let log = read_log(&path).expect("reads as a cut log");
+    let log = read_log::<World>(&path).expect("reads as a cut log");
     assert!(log.checkpoints.is_empty() && log.ticks.is_empty());
     let state = output_within(
         Command::new(env!("CARGO_BIN_EXE_duel-cli"))
@@ -212,7 +212,7 @@ fn a_log_torn_inside_its_first_checkpoint_resumes_from_its_header() {
     assert!(text.contains("tick: 0"), "{text}");
     let resumed = resume(&path, Some(600)).expect("resumes from the header");
     assert_eq!(resumed.played.final_hash, uninterrupted.final_hash);
-    let report = verify(&read_log(&path).expect("read"), None).expect("verifies");
+    let report = verify(&read_log::<World>(&path).expect("read"), None).expect("verifies");
     assert_eq!(report.ticks, 600);
     assert_eq!(
         std::fs::read(&path).expect("read"),
@@ -230,7 +230,7 @@ fn a_cut_before_a_checkpoint_resumes_writing_that_checkpoint() {
     let whole = dir.join("whole.log");
     bot_match(&whole, 900, false);
     let bytes = std::fs::read(&whole).expect("read");
-    let log = read_log(&whole).expect("read");
+    let log = read_log::<World>(&whole).expect("read");
     let (at, _) = log.checkpoints[1].clone();
     assert!(at > 0, "a checkpoint after the first");
     // Cut right before that checkpoint's record: its tick's record is the last one kept.
@@ -240,7 +240,7 @@ fn a_cut_before_a_checkpoint_resumes_writing_that_checkpoint() {
         .expect("the offset of the checkpoint record");
     let path = dir.join("cut.log");
     std::fs::write(&path, &bytes[..cut]).expect("cut");
-    let cut_log = read_log(&path).expect("reads");
+    let cut_log = read_log::<World>(&path).expect("reads");
     assert_eq!(cut_log.last_tick(), at);
     assert_eq!(cut_log.checkpoints.len(), 1);
     resume(&path, Some(900)).expect("resumes");
@@ -254,6 +254,6 @@ fn read_log_prefix_ends_at_tick(bytes: &[u8], tick: engine::Tick) -> bool {
     std::fs::create_dir_all(&dir).expect("dir");
     let path = dir.join("prefix.log");
     std::fs::write(&path, bytes).expect("write");
-    read_log(&path)
+    read_log::<World>(&path)
         .is_ok_and(|l| l.last_tick() == tick && l.checkpoints.last().is_none_or(|c| c.0 < tick))
 }

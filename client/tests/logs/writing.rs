@@ -12,21 +12,21 @@ use std::path::Path;
 use std::process::Command;
 
 /// Steps `world` once with `bots` and returns the tick record.
-fn step(world: &mut World, bots: &mut [Bot]) -> TickRecord {
+fn step(world: &mut World, bots: &mut [Bot]) -> TickRecord<World> {
     let inputs: Vec<_> = bots.iter_mut().map(|b| b.think(world)).collect();
     world.step(&inputs).expect("step");
     TickRecord {
         tick: world.tick(),
         inputs: inputs.iter().map(|i| i.to_wire()).collect(),
         hash: world.state_hash(),
-        shots: Vec::new(),
+        audit: Vec::new(),
     }
 }
 
 /// A log of `ticks` bot ticks whose header says `mode`, closed (no end record).
 fn log_with_mode(path: &Path, mode: &str, ticks: u32) {
     let mut world = World::new(Rules::default(), 1, 2).expect("world");
-    let header = LogHeader::for_world(&world, mode, Some(1));
+    let header = LogHeader::for_game(&world, mode, Some(1));
     let mut log = MatchLogWriter::create(path, &header, &world, 1000).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     for _ in 0..ticks {
@@ -43,7 +43,7 @@ fn the_writer_length_is_the_file_length_and_a_checkpoint_reaches_the_file() {
     let dir = scratch("writing-len");
     let path = dir.join("len.log");
     let mut world = World::new(Rules::default(), 1, 2).expect("world");
-    let header = LogHeader::for_world(&world, "bot-match", Some(1));
+    let header = LogHeader::for_game(&world, "bot-match", Some(1));
     let mut log = MatchLogWriter::create(&path, &header, &world, 3).expect("create");
     let file_len = || std::fs::metadata(&path).expect("metadata").len();
     assert!(!log.is_empty());
@@ -64,7 +64,7 @@ fn the_writer_length_is_the_file_length_and_a_checkpoint_reaches_the_file() {
     }
     assert!(lens.windows(2).all(|w| w[0] < w[1]), "{lens:?}");
     assert_eq!(log.len(), file_len(), "the checkpoint at tick 3 flushed");
-    let read = read_log(&path).expect("reads while the writer is open");
+    let read = read_log::<World>(&path).expect("reads while the writer is open");
     assert_eq!((read.last_tick(), read.valid_len), (3, log.len()));
     assert_eq!(read.checkpoints.last().map(|c| c.0), Some(3));
     log.sync().expect("sync");
@@ -79,7 +79,7 @@ fn a_due_flush_hands_buffered_records_to_the_file() {
     let dir = scratch("writing-due");
     let path = dir.join("due.log");
     let mut world = World::new(Rules::default(), 1, 2).expect("world");
-    let header = LogHeader::for_world(&world, "bot-match", Some(1));
+    let header = LogHeader::for_game(&world, "bot-match", Some(1));
     let mut log = MatchLogWriter::create(&path, &header, &world, 1000).expect("create");
     let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
     let second = std::time::Duration::from_millis(1100);
@@ -87,13 +87,13 @@ fn a_due_flush_hands_buffered_records_to_the_file() {
     // A second after the last flush: this record is flushed with it.
     log.record_tick(&step(&mut world, &mut bots), None)
         .expect("record");
-    assert_eq!(read_log(&path).expect("reads").last_tick(), 1);
+    assert_eq!(read_log::<World>(&path).expect("reads").last_tick(), 1);
     assert_eq!(log.last_tick(), 1);
     log.record_tick(&step(&mut world, &mut bots), None)
         .expect("record");
     std::thread::sleep(second);
     log.flush_if_due().expect("flush");
-    assert_eq!(read_log(&path).expect("reads").last_tick(), 2);
+    assert_eq!(read_log::<World>(&path).expect("reads").last_tick(), 2);
     assert_eq!(log.last_tick(), 2);
 }
 
@@ -114,7 +114,9 @@ fn a_match_log_named_without_a_directory_is_created_in_the_working_directory() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
-        read_log(&dir.join("bare.log")).expect("reads").last_tick(),
+        read_log::<World>(&dir.join("bare.log"))
+            .expect("reads")
+            .last_tick(),
         30
     );
 }
@@ -126,24 +128,24 @@ fn resume_refuses_a_log_whose_lsn_or_length_alone_changed() {
     let dir = scratch("writing-changed");
     let path = dir.join("a.log");
     log_with_mode(&path, "bot-match", 12);
-    let read = read_log(&path).expect("reads");
+    let read = read_log::<World>(&path).expect("reads");
     // Same records, a longer header: the same last LSN at another length.
     let longer = dir.join("longer.log");
     log_with_mode(&longer, "bot-match-with-a-longer-mode", 12);
-    let l = read_log(&longer).expect("reads");
+    let l = read_log::<World>(&longer).expect("reads");
     assert_eq!(l.last_lsn, read.last_lsn);
     assert_ne!(l.valid_len, read.valid_len);
     // One tick fewer, the header longer by one tick record: another LSN at the same length.
     let eleven = dir.join("eleven.log");
     log_with_mode(&eleven, "bot-match", 11);
-    let tick_len = read.valid_len - read_log(&eleven).expect("reads").valid_len;
+    let tick_len = read.valid_len - read_log::<World>(&eleven).expect("reads").valid_len;
     let shorter = dir.join("shorter.log");
     log_with_mode(
         &shorter,
         &format!("bot-match{}", "x".repeat(tick_len as usize)),
         11,
     );
-    let s = read_log(&shorter).expect("reads");
+    let s = read_log::<World>(&shorter).expect("reads");
     assert_eq!(s.valid_len, read.valid_len);
     assert_ne!(s.last_lsn, read.last_lsn);
     for (what, changed) in [("length", &longer), ("LSN", &shorter)] {

@@ -132,8 +132,8 @@ pub fn spawn_joiner(
     })
 }
 
-pub fn entries(path: &Path) -> Vec<HashLogEntry> {
-    read_hash_log(path).expect("hash log reads")
+pub fn entries(path: &Path) -> Vec<HashLogEntry<engine::StateHash>> {
+    read_hash_log::<engine::World>(path).expect("hash log reads")
 }
 
 /// Asserts the logs hold exactly ticks 1..=ticks, identical line for line.

@@ -97,12 +97,12 @@ fn presented_events_equal_the_confirmed_history() {
     let _ = host.join();
 
     // The truth: re-simulate the confirmed match from the log and collect its events.
-    let log = read_log(&log_path).expect("log");
+    let log = read_log::<engine::World>(&log_path).expect("log");
     // The peer logged each final tick's rail shots (re-stepped from its history) exactly as a
     // re-simulation judges them.
     client::logs::replay::verify(&log, None)
         .expect("the networked log verifies, rail shots included");
-    let logged_shots: usize = log.ticks.iter().map(|t| t.shots.len()).sum();
+    let logged_shots: usize = log.ticks.iter().map(|t| t.audit.len()).sum();
     assert!(logged_shots > 0, "the bots' rail shots are in the log");
     let mut replay = Replay::new(log).expect("replay");
     let mut truth = Vec::new();

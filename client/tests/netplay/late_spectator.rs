@@ -35,7 +35,7 @@ fn fast_plan(bot: u64, log: &Path) -> client::runs::NetRun {
 fn wait_for_tick(path: &Path, tick: u32) {
     let guard = Instant::now() + Duration::from_secs(120);
     loop {
-        let held = read_hash_log_file(path).map_or(0, |l| l.entries.len());
+        let held = read_hash_log_file::<engine::World>(path).map_or(0, |l| l.entries.len());
         if held >= tick as usize {
             return;
         }
@@ -75,12 +75,14 @@ fn a_spectator_joining_at_tick_1500_follows_and_its_hash_log_is_the_players_from
     assert_eq!(spectator.final_hash, host.final_hash);
     assert_eq!(spectator.desyncs, 0);
 
-    let players = read_hash_log_file(&h).expect("host hash log");
+    let players = read_hash_log_file::<engine::World>(&h).expect("host hash log");
     assert_eq!(
         players.entries,
-        read_hash_log_file(&j).expect("join").entries
+        read_hash_log_file::<engine::World>(&j)
+            .expect("join")
+            .entries
     );
-    let watched = read_hash_log_file(&s).expect("spectator hash log");
+    let watched = read_hash_log_file::<engine::World>(&s).expect("spectator hash log");
     let joined_at = watched.entries.first().expect("lines").tick - 1;
     assert!(joined_at >= 1500, "joined at tick {joined_at}");
     assert_eq!(watched.entries.len(), (TICKS - joined_at) as usize);
@@ -88,7 +90,7 @@ fn a_spectator_joining_at_tick_1500_follows_and_its_hash_log_is_the_players_from
         assert_eq!(*e, players.entries[e.tick as usize - 1], "tick {}", e.tick);
     }
 
-    let log = read_log(&dir.join("spect.mlog")).expect("spectator match log");
+    let log = read_log::<engine::World>(&dir.join("spect.mlog")).expect("spectator match log");
     assert_eq!(log.checkpoints.first().map(|c| c.0), Some(joined_at));
     let report = verify(&log, None).expect("the spectator's log verifies from its join tick");
     assert_eq!(report.ticks, TICKS);

@@ -150,7 +150,7 @@ fn play_through(blackout: &Blackout, ticks: u32, dir: &Path) -> [NetRunSummary; 
 
 /// The match log at `path` verifies through every tick its player reached.
 fn assert_log_verifies(path: &Path, ticks: u32) {
-    let log = read_log(path).expect("the match log reads");
+    let log = read_log::<engine::World>(path).expect("the match log reads");
     let report = client::logs::replay::verify(&log, None).expect("the match log verifies");
     assert_eq!(report.ticks, ticks, "{}", path.display());
 }

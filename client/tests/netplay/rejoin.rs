@@ -15,7 +15,7 @@ const TICKS: &str = "1800";
 
 /// Ticks in the match log at `path` so far (0 while it cannot be read).
 fn logged(path: &Path) -> usize {
-    read_log(path).map_or(0, |log| log.ticks.len())
+    read_log::<engine::World>(path).map_or(0, |log| log.ticks.len())
 }
 
 /// A `duel-cli host` and `join` of [`TICKS`] ticks on loopback, each writing the logs named
@@ -151,14 +151,14 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
     // where the new epoch began.
     assert_logs_identical(&[&hh, &jh2], 1800);
     let marks = |p: &Path| {
-        client::logs::hashlog::read_hash_log_file(p)
+        client::logs::hashlog::read_hash_log_file::<engine::World>(p)
             .expect("reads")
             .epochs
     };
     assert_eq!(marks(&hh), marks(&jh2));
     assert_eq!(marks(&hh).len(), 1);
     for log in [&hm, &jm] {
-        let read = read_log(log).expect("reads");
+        let read = read_log::<engine::World>(log).expect("reads");
         assert_eq!(read.epochs.len(), 1, "{}: one epoch change", log.display());
         let epoch = &read.epochs[0];
         println!("{}: {epoch:?}", log.display());
@@ -171,7 +171,10 @@ fn a_killed_joiner_rejoins_from_its_log_and_the_match_finishes_identically() {
         let report = client::logs::replay::verify(&read, None).expect("verifies through the epoch");
         assert_eq!(report.ticks, 1800);
     }
-    let (h, j) = (read_log(&hm).expect("host"), read_log(&jm).expect("join"));
+    let (h, j) = (
+        read_log::<engine::World>(&hm).expect("host"),
+        read_log::<engine::World>(&jm).expect("join"),
+    );
     assert_eq!(h.epochs, {
         let mut e = j.epochs.clone();
         e[0].peer = h.epochs[0].peer.clone();
@@ -205,7 +208,7 @@ fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
         host.disconnected.is_some(),
         "the host gave up after its grace"
     );
-    let before = read_log(&log).expect("the joiner's log");
+    let before = read_log::<engine::World>(&log).expect("the joiner's log");
     assert_eq!(before.ticks.len() as u32, logged);
     // Now the rejoin: nobody waits any more.
     config.handshake_timeout = Duration::from_secs(2);
@@ -215,7 +218,7 @@ fn a_rejoin_after_the_grace_is_told_the_match_may_be_over_and_keeps_its_log() {
         .expect_err("nobody takes the rejoin");
     assert!(matches!(err, Error::RejoinTimeout { .. }), "{err:?}");
     assert!(err.to_string().contains("the match may be over"), "{err}");
-    let after = read_log(&log).expect("still reads");
+    let after = read_log::<engine::World>(&log).expect("still reads");
     assert_eq!(after.ticks, before.ticks, "nothing recorded is lost");
     client::logs::replay::verify(&after, None).expect("still verifies");
 }
@@ -289,7 +292,10 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     let joiner = dying_joiner(addr, &config, &log, LOGGED, 900);
     let (played, _) = joiner.join().expect("joiner");
     assert!(played >= 900, "the joiner played to {played}");
-    assert_eq!(read_log(&log).expect("reads").last_tick(), LOGGED);
+    assert_eq!(
+        read_log::<engine::World>(&log).expect("reads").last_tick(),
+        LOGGED
+    );
     let jh = dir.join("rejoin.hashes");
     let mut again = plan(1800, 3, &jh);
     again.match_log = Some(log.clone());
@@ -300,7 +306,10 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     println!("host: {host}\nrejoin: {rejoined}");
     assert!(host.disconnected.is_none() && host.clean_finish, "{host}");
     assert_eq!((host.desyncs, rejoined.desyncs), (0, 0));
-    let (h, j) = (read_log(&hm).expect("host"), read_log(&log).expect("join"));
+    let (h, j) = (
+        read_log::<engine::World>(&hm).expect("host"),
+        read_log::<engine::World>(&log).expect("join"),
+    );
     assert_eq!(h.epochs.len(), 1);
     let resume = h.epochs[0].tick;
     assert!(h.epochs[0].transfer.is_none(), "the host's log is whole");
@@ -327,7 +336,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
     assert_eq!(host_lines.len(), 1800 - (resume - LOGGED) as usize);
     assert_eq!(entries(&jh), host_lines);
     let marks = |p: &Path| {
-        client::logs::hashlog::read_hash_log_file(p)
+        client::logs::hashlog::read_hash_log_file::<engine::World>(p)
             .expect("reads")
             .epochs
     };
@@ -344,7 +353,7 @@ fn a_rejoin_from_a_log_that_ends_before_the_others_history_goes_on_from_its_stat
         "the spectator saw every tick the host did"
     );
     assert_eq!(marks(&sh), marks(&hh));
-    let spectator_log = read_log(&dir.join("spectator.duel")).expect("reads");
+    let spectator_log = read_log::<engine::World>(&dir.join("spectator.duel")).expect("reads");
     assert_eq!(
         client::logs::replay::verify(&spectator_log, None)
             .expect("verifies")
@@ -370,8 +379,8 @@ fn both_players_killed_at_once_are_each_told_nobody_waits_and_keep_their_logs() 
     host.wait().expect("reap the host");
     joiner.wait().expect("reap the joiner");
     let before = [
-        read_log(&hm).expect("host log"),
-        read_log(&jm).expect("join log"),
+        read_log::<engine::World>(&hm).expect("host log"),
+        read_log::<engine::World>(&jm).expect("join log"),
     ];
     let rejoin = |log: &Path| {
         Command::new(exe)
@@ -400,7 +409,7 @@ fn both_players_killed_at_once_are_each_told_nobody_waits_and_keep_their_logs() 
         assert!(err.contains("the match may be over"), "{err}");
     }
     for (log, was) in [&hm, &jm].into_iter().zip(&before) {
-        let read = read_log(log).expect("reads");
+        let read = read_log::<engine::World>(log).expect("reads");
         // (A rejoin writes the checkpoint a cut left missing before it asks anyone.)
         assert_eq!(read.ticks, was.ticks, "{} keeps every tick", log.display());
         assert!(read.checkpoints.starts_with(&was.checkpoints));

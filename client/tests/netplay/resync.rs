@@ -53,8 +53,8 @@ fn resynchronizes(faulty: Faulty, name: &str) {
     assert_eq!((host.ticks, joiner.ticks), (600, 600));
     assert_eq!(host.final_hash, joiner.final_hash, "in sync at the end");
 
-    let h = read_hash_log_file(&dir.join("host.log")).expect("host hash log");
-    let j = read_hash_log_file(&dir.join("join.log")).expect("join hash log");
+    let h = read_hash_log_file::<engine::World>(&dir.join("host.log")).expect("host hash log");
+    let j = read_hash_log_file::<engine::World>(&dir.join("join.log")).expect("join hash log");
     assert_eq!(h.epochs, vec![(2, resumed)], "the resync is marked");
     assert_eq!(j.epochs, h.epochs);
     assert_eq!((h.entries.len(), j.entries.len()), (600, 600));
@@ -71,7 +71,8 @@ fn resynchronizes(faulty: Faulty, name: &str) {
     }
 
     for side in ["host", "join"] {
-        let log = read_log(&dir.join(format!("{side}.mlog"))).expect("match log reads");
+        let log =
+            read_log::<engine::World>(&dir.join(format!("{side}.mlog"))).expect("match log reads");
         assert_eq!(log.resyncs.len(), 1, "{side}");
         let r = &log.resyncs[0];
         assert_eq!(
@@ -135,8 +136,8 @@ fn with_resync_off_the_desync_stays_and_is_only_reported() {
     );
     assert!(host.desyncs > 0 && joiner.desyncs > 0);
     assert!(host.resyncs.is_empty() && joiner.resyncs.is_empty());
-    let h = read_hash_log_file(&dir.join("host.log")).expect("host hash log");
-    let j = read_hash_log_file(&dir.join("join.log")).expect("join hash log");
+    let h = read_hash_log_file::<engine::World>(&dir.join("host.log")).expect("host hash log");
+    let j = read_hash_log_file::<engine::World>(&dir.join("join.log")).expect("join hash log");
     assert!(h.epochs.is_empty() && j.epochs.is_empty(), "no new epoch");
     // Every tick from the injection through the first detection differs, unrepaired.
     let detected = host.first_desync.expect("detected") as usize;

@@ -36,7 +36,7 @@ fn fast_plan(bot: u64, log: &Path) -> client::runs::NetRun {
 /// Waits until the hash log at `path` holds `tick`; a guard against hanging, not a measure.
 fn wait_for_tick(path: &Path, tick: u32) {
     let guard = Instant::now() + Duration::from_secs(120);
-    while read_hash_log_file(path).map_or(0, |l| l.entries.len()) < tick as usize {
+    while read_hash_log_file::<engine::World>(path).map_or(0, |l| l.entries.len()) < tick as usize {
         assert!(Instant::now() < guard, "the match never reaches {tick}");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -69,10 +69,10 @@ fn spectators_of_the_start_and_late_ones_follow_the_players_through_a_resync() {
     let (_, resumed) = summaries[0].resyncs[0];
     assert_eq!((summaries[2].desyncs, summaries[3].desyncs), (0, 0));
 
-    let players = read_hash_log_file(&paths[0]).expect("host hash log");
+    let players = read_hash_log_file::<engine::World>(&paths[0]).expect("host hash log");
     assert_eq!(players.epochs, vec![(2, resumed)]);
     for (name, path) in [("start", &paths[2]), ("late", &paths[3])] {
-        let watched = read_hash_log_file(path).expect("spectator hash log");
+        let watched = read_hash_log_file::<engine::World>(path).expect("spectator hash log");
         let first = watched.entries.first().expect("lines").tick;
         assert!(
             first < resumed,
@@ -92,12 +92,13 @@ fn spectators_of_the_start_and_late_ones_follow_the_players_through_a_resync() {
             );
         }
         assert_eq!(watched.epochs, players.epochs, "{name} marks the new epoch");
-        let log = read_log(&path.with_extension("mlog")).expect("spectator match log");
+        let log =
+            read_log::<engine::World>(&path.with_extension("mlog")).expect("spectator match log");
         let epochs: Vec<_> = log.epochs.iter().map(|e| (e.epoch, e.tick)).collect();
         assert_eq!(epochs, vec![(2, resumed)], "{name}");
         assert_eq!(verify(&log, None).expect("verifies").ticks, TICKS, "{name}");
     }
-    let start = read_hash_log_file(&paths[2]).expect("reads");
+    let start = read_hash_log_file::<engine::World>(&paths[2]).expect("reads");
     assert_eq!(
         start.entries.first().map(|e| e.tick),
         Some(1),

@@ -31,7 +31,7 @@ fn ten_thousand_ticks_without_mismatch() {
         "a rollback every frame after the check distance"
     );
     assert_eq!(
-        client::logs::hashlog::read_hash_log(&dir.join("synctest.log"))
+        client::logs::hashlog::read_hash_log::<engine::World>(&dir.join("synctest.log"))
             .expect("log")
             .len(),
         10_000

@@ -19,6 +19,7 @@ impl Game for RingRace {
     type Rules = RingRules;
     type Snapshot = RingSnapshot;
     type Event = RingEvent;
+    type Audit = RingEvent;
     type EventKey = RingEventKey;
     type Hash = RingHash;
     type Phase = RingPhase;
@@ -83,6 +84,10 @@ impl Game for RingRace {
         self.state.tick
     }
 
+    fn seed(&self) -> u64 {
+        self.state.seed
+    }
+
     fn player_count(&self) -> usize {
         self.state.racers.len()
     }
@@ -132,6 +137,14 @@ impl Game for RingRace {
         event.key().tick
     }
 
+    /// The coins taken and the win: the score is what a replay must reproduce exactly.
+    fn audit(events: &[RingEvent], out: &mut Vec<RingEvent>) {
+        out.extend(
+            (events.iter())
+                .filter(|e| matches!(e, RingEvent::CoinTaken { .. } | RingEvent::Won { .. })),
+        );
+    }
+
     fn rules_to_bytes(rules: &RingRules) -> Vec<u8> {
         rules.canonical_bytes()
     }
@@ -149,6 +162,14 @@ impl Game for RingRace {
         theirs: &RingRules,
     ) -> Vec<(&'static str, String, String)> {
         ours.differences(theirs)
+    }
+
+    fn snapshot_tick(snapshot: &RingSnapshot) -> Tick {
+        snapshot.tick
+    }
+
+    fn snapshot_hash(snapshot: &RingSnapshot) -> RingHash {
+        snapshot.hash()
     }
 
     fn snapshot_to_bytes(snapshot: &RingSnapshot) -> Vec<u8> {

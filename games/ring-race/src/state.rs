@@ -192,7 +192,7 @@ impl RingSnapshot {
 }
 
 /// The state hash of a race: combined, and per section (racers, coin, rest).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RingHash {
     /// xxh3 of the three section hashes, little-endian, in order.
     pub combined: u64,

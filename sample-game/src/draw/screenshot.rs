@@ -50,7 +50,7 @@ pub fn render_to_rgba(
     let mut replay;
     let source: &mut dyn MatchSource = match replay_log {
         Some(path) => {
-            let log = client::logs::matchlog::read_log(path)
+            let log = client::logs::matchlog::read_log::<engine::World>(path)
                 .with_context(|| format!("the replay {}", path.display()))?;
             replay = crate::matches::replay_match::ReplayMatch::new(log)?;
             &mut replay

@@ -38,7 +38,7 @@ pub struct LocalMatch {
 pub struct LocalLogs {
     match_log_path: Option<PathBuf>,
     hash_log_path: Option<PathBuf>,
-    logs: TickLogs,
+    logs: TickLogs<World>,
 }
 
 impl LocalLogs {
@@ -54,15 +54,15 @@ impl LocalLogs {
 
     pub(crate) fn open(&mut self, world: &World, mode: &str) -> anyhow::Result<()> {
         if let Some(path) = &self.match_log_path {
-            let header = LogHeader::for_world(world, mode, None);
+            let header = LogHeader::for_game(world, mode, None);
             self.logs.match_log = Some(
                 MatchLogWriter::create(path, &header, world, DEFAULT_CHECKPOINT_EVERY)
                     .with_context(|| format!("creating the match log {}", path.display()))?,
             );
         }
         if let Some(path) = &self.hash_log_path {
-            let identity = MatchIdentity::of_world(world, inputs_of(mode, None));
-            self.logs.hash_log = Some(HashLogWriter::create(path, &identity, mode)?);
+            let identity = MatchIdentity::of_game(world, inputs_of(mode, None));
+            self.logs.hash_log = Some(HashLogWriter::<World>::create(path, &identity, mode)?);
         }
         Ok(())
     }
@@ -188,7 +188,7 @@ impl LocalMatch {
     /// # Errors
     /// If the log is damaged, already finished, or does not re-simulate.
     pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
-        let log = read_log(path).with_context(|| format!("reading {}", path.display()))?;
+        let log = read_log::<World>(path).with_context(|| format!("reading {}", path.display()))?;
         let difficulty = log
             .header
             .mode
@@ -223,9 +223,10 @@ impl LocalMatch {
     /// If the hash log cannot be created.
     pub fn with_hash_log(mut self, path: Option<PathBuf>) -> anyhow::Result<LocalMatch> {
         if let Some(path) = path {
-            let identity = MatchIdentity::of_world(&self.world, inputs_of(self.mode(), None));
+            let identity = MatchIdentity::of_game(&self.world, inputs_of(self.mode(), None));
             let source = format!("resume from tick {}", self.world.tick());
-            self.logs.logs.hash_log = Some(HashLogWriter::create(&path, &identity, &source)?);
+            self.logs.logs.hash_log =
+                Some(HashLogWriter::<World>::create(&path, &identity, &source)?);
             self.logs.hash_log_path = Some(path);
         }
         Ok(self)
@@ -500,7 +501,7 @@ mod tests {
                 .unwrap();
             play(&mut first, 0..300);
             drop(first);
-            assert_eq!(read_log(&path).unwrap().header.mode, mode);
+            assert_eq!(read_log::<World>(&path).unwrap().header.mode, mode);
             let mut resumed = LocalMatch::resume(&path).unwrap();
             play(&mut resumed, 300..600);
             assert_eq!(resumed.current(), whole.current(), "{level:?}");

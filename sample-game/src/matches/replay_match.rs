@@ -6,7 +6,9 @@ use crate::matches::net_view::{DesyncStatus, NetMode, NetView};
 use client::logs::hashlog::HashLogWriter;
 use client::logs::matchlog::MatchLog;
 use client::logs::replay::Replay;
-use engine::{Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, WorldSnapshot, TICKS_PER_SECOND};
+use engine::{
+    Event, InputCmd, PlayerId, RoundPhase, Rules, Tick, World, WorldSnapshot, TICKS_PER_SECOND,
+};
 
 /// Playback speeds, in eighths of real time.
 const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
@@ -16,14 +18,14 @@ const NORMAL: usize = 3;
 /// A replay viewer.
 #[derive(Debug)]
 pub struct ReplayMatch {
-    replay: Replay,
+    replay: Replay<World>,
     previous: WorldSnapshot,
     paused: bool,
     speed: usize,
     /// Eighths of a tick owed at the current speed.
     owed: u32,
     step_once: bool,
-    hash_log: Option<HashLogWriter>,
+    hash_log: Option<HashLogWriter<World>>,
 }
 
 impl ReplayMatch {
@@ -31,7 +33,7 @@ impl ReplayMatch {
     ///
     /// # Errors
     /// If the log's rules or first checkpoint cannot be used.
-    pub fn new(log: MatchLog) -> anyhow::Result<ReplayMatch> {
+    pub fn new(log: MatchLog<World>) -> anyhow::Result<ReplayMatch> {
         let replay = Replay::new(log)?;
         Ok(ReplayMatch {
             previous: replay.world().snapshot(),
@@ -46,14 +48,14 @@ impl ReplayMatch {
 
     /// Also writes a hash log of the ticks played (each tick once, the first time it is shown).
     #[must_use]
-    pub fn with_hash_log(mut self, log: HashLogWriter) -> ReplayMatch {
+    pub fn with_hash_log(mut self, log: HashLogWriter<World>) -> ReplayMatch {
         self.hash_log = Some(log);
         self
     }
 
     /// The replay.
     #[must_use]
-    pub fn replay(&self) -> &Replay {
+    pub fn replay(&self) -> &Replay<World> {
         &self.replay
     }
 
@@ -194,7 +196,7 @@ mod tests {
     use client::logs::matchlog::read_log;
 
     /// A recorded bot match, in a file of its own per test (the writer locks its file).
-    fn recorded(name: &str) -> MatchLog {
+    fn recorded(name: &str) -> MatchLog<World> {
         let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.log"));
@@ -209,7 +211,7 @@ mod tests {
             match_log: Some(path.clone()),
         })
         .unwrap();
-        read_log(&path).unwrap()
+        read_log::<World>(&path).unwrap()
     }
 
     #[test]

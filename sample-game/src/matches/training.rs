@@ -381,7 +381,8 @@ mod tests {
         assert_eq!(room.current().players, start.players, "back to the start");
         assert_eq!(room.current().maze, start.maze, "the same maze");
         room.close().expect("close");
-        let written = client::logs::matchlog::read_log(&log).expect("the first session's log");
+        let written =
+            client::logs::matchlog::read_log::<World>(&log).expect("the first session's log");
         assert_eq!(written.header.mode, "training");
         assert_eq!(written.last_tick(), 300);
     }

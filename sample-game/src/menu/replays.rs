@@ -94,7 +94,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// replay (the file name is listed instead, and opening it says what is wrong).
 #[must_use]
 pub fn describe(path: &Path, modified: SystemTime) -> Option<String> {
-    let log = read_log(path).ok()?;
+    let log = read_log::<engine::World>(path).ok()?;
     let (kind, you) = kind_of(&log.header);
     let last = log.last_tick();
     let mut replay = client::logs::replay::Replay::new(log).ok()?;

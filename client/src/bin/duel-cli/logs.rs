@@ -37,7 +37,7 @@ pub(crate) fn resume(plan: &Resume) -> Result<()> {
 /// `duel-cli verify`: re-simulates a match log, optionally writing the hashes as a hash log.
 pub(crate) fn verify(log: &Path, rules: Option<&Path>, hash_log: Option<&Path>) -> Result<()> {
     let rules = rules.map(|p| load_rules(Some(p))).transpose()?;
-    let read = read_log(log)?;
+    let read = read_log::<World>(log)?;
     if let Some(tail) = read.tail_report() {
         out!("{tail}, not verified");
         if read.hole.is_some() {
@@ -90,7 +90,10 @@ fn desync_report(
     dumps_b: &Path,
     matches: Option<&(PathBuf, PathBuf)>,
 ) -> Result<ExitCode> {
-    let (la, lb) = (read_hash_log_file(a)?, read_hash_log_file(b)?);
+    let (la, lb) = (
+        read_hash_log_file::<World>(a)?,
+        read_hash_log_file::<World>(b)?,
+    );
     for (path, log) in [(a, &la), (b, &lb)] {
         if let Some((line, bytes)) = log.torn_line {
             out!(
@@ -108,7 +111,7 @@ fn desync_report(
         differences.join(", ")
     );
     let cmp = compare_logs(&la.entries, &lb.entries);
-    let span = |log: &HashLog| match (log.entries.first(), log.entries.last()) {
+    let span = |log: &HashLog<engine::StateHash>| match (log.entries.first(), log.entries.last()) {
         (Some(f), Some(l)) => format!("ticks {}–{}", f.tick, l.tick),
         _ => "no ticks".to_owned(),
     };
@@ -133,7 +136,7 @@ fn desync_report(
         );
         return Ok(ExitCode::SUCCESS);
     };
-    let section = section.map_or("combined (the section hashes agree)", |s| s.name());
+    let section = section.unwrap_or("combined (the section hashes agree)");
     out!("first divergence at tick {tick}, section {section}");
     dump_report(tick, dumps_a, dumps_b)?;
     if let Some((ma, mb)) = matches {
@@ -190,7 +193,7 @@ fn dump_report(tick: Tick, dumps_a: &Path, dumps_b: &Path) -> Result<()> {
 /// whether each peer's own traced step to that tick re-simulates here from its dumped state.
 fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
     let [(a, dumps_a), (b, dumps_b)] = sides;
-    let (la, lb) = (read_log(a)?, read_log(b)?);
+    let (la, lb) = (read_log::<World>(a)?, read_log::<World>(b)?);
     let mut slots = Vec::new();
     match inputs_agree((a, &la), (b, &lb), tick, &mut slots) {
         Ok(true) => out!(
@@ -231,7 +234,7 @@ fn match_log_report(sides: [(&Path, &Path); 2], tick: Tick) -> Result<()> {
 /// The peer's dumped state before `tick` and its logged inputs, stepped here with a trace,
 /// against the trace the peer wrote: `None` when the dumps lack either file.
 fn retrace_report(
-    log: &client::logs::matchlog::MatchLog,
+    log: &client::logs::matchlog::MatchLog<World>,
     dumps: &Path,
     tick: Tick,
 ) -> Result<Option<String>> {
@@ -263,7 +266,7 @@ fn retrace_report(
 
 /// `duel-cli state`: prints a state, or its differences from another (exit 2 if any).
 pub(crate) fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Result<ExitCode> {
-    let a = state_at(path, tick)?;
+    let a = state_at::<World>(path, tick)?;
     let Some(other) = other else {
         out!("state at tick {} (hash {})", a.tick, a.hash());
         for (field, value) in client::forensics::fielddiff::flatten(&a) {
@@ -271,7 +274,7 @@ pub(crate) fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Re
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let b = state_at(other, Some(a.tick))?;
+    let b = state_at::<World>(other, Some(a.tick))?;
     let diffs = diff(&a, &b);
     if diffs.is_empty() {
         out!("identical at tick {} (hash {})", a.tick, a.hash());

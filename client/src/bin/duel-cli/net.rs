@@ -215,7 +215,7 @@ pub(crate) fn rejoin(log: &Path, bind: Option<SocketAddr>, net: &NetArgs) -> Res
         "--match-log: a rejoin continues the log it is given ({}) and writes no other",
         log.display()
     );
-    let read = client::logs::matchlog::read_log(log)
+    let read = client::logs::matchlog::read_log::<engine::World>(log)
         .with_context(|| format!("the match log {}", log.display()))?;
     let peer = client::runs::rejoin_peer(&read, log)?;
     let bind = bind.unwrap_or_else(|| default_bind_for(peer));

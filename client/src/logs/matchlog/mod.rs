@@ -1,4 +1,9 @@
-//! The durable match log, which is also the replay file.
+//! The durable match log of any [`Game`], which is also the replay file.
+//!
+//! Every type that holds a game's inputs, hashes or audited events is generic over the game
+//! (`TickRecord<G>`, `MatchLog<G>`, `MatchLogWriter<G>`); the header names the game, and a log
+//! read as another game is refused before any record is decoded as that game's
+//! ([`Error::OtherGame`], naming both).
 //!
 //! A file starts with the 8-byte magic [`LOG_MAGIC`], then an append-only sequence of records,
 //! each framed as
@@ -8,10 +13,11 @@
 //! count up from 1 and every record names its predecessor, so a reader knows when anything is
 //! missing or out of place:
 //!
-//! - a header (log format version first, then engine and state-format versions, the rules —
-//!   their hash and their full text —, the match seed, the players, the mode, the bots' seed and
-//!   where the run was to stop);
-//! - one record per confirmed tick: every player's input and the resulting state hash;
+//! - a header (log format version first, then the game's name, version and snapshot format,
+//!   the rules — their hash and their bytes ([`Game::rules_to_bytes`]) —, the match seed, the
+//!   players, the mode, the bots' seed and where the run was to stop);
+//! - one record per confirmed tick: every player's input, the resulting state hash and the
+//!   step's audited events ([`Game::Audit`]: what a replay must reproduce exactly);
 //! - a full snapshot checkpoint at the first tick and every `checkpoint_every` ticks;
 //! - in a networked match, a record of each outage it came through, and of each new epoch (a
 //!   player took its slot back after its process died: play went on from the tick recorded
@@ -65,14 +71,16 @@ pub use read::{read_log, Hole, MatchLog};
 pub use writer::{lost_bytes_path, MatchLogWriter};
 
 use crate::error::Error;
-use engine::{Rules, ShotRecord, StateHash, Tick, WireInput, World};
+use game_api::{Game, Tick};
 use serde::{Deserialize, Serialize};
 
 /// Version of this log format; a log of another version is refused.
 ///
 /// 3: rejoin keys, epoch and outage records. 4: resync records. 5: an epoch record may carry
 /// the other player's state (a rejoin whose log ended before the other side's history).
-pub const LOG_FORMAT_VERSION: u32 = 5;
+/// 6: the header names the game and holds its rules as bytes; tick records hold the game's
+/// inputs, hash and audited events.
+pub const LOG_FORMAT_VERSION: u32 = 6;
 /// The first bytes of every match log (since format version 2).
 pub const LOG_MAGIC: &[u8; 8] = b"DUELMLOG";
 /// Default distance between checkpoints, in ticks (5 s).
@@ -83,14 +91,17 @@ pub const DEFAULT_CHECKPOINT_EVERY: Tick = 300;
 pub struct LogHeader {
     /// [`LOG_FORMAT_VERSION`] of the writer.
     pub format_version: u32,
-    /// Engine crate version of the writer.
-    pub engine_version: String,
-    /// `engine::SNAPSHOT_FORMAT_VERSION` of the writer.
+    /// The game played ([`Game::NAME`]).
+    pub game: String,
+    /// The game's version in the writer ([`Game::VERSION`]).
+    pub game_version: String,
+    /// The game's snapshot format in the writer ([`Game::SNAPSHOT_FORMAT`]).
     pub state_format: u32,
-    /// Hash of the rules played.
+    /// Hash of the rules played ([`Game::rules_hash`]).
     pub rules_hash: u64,
-    /// The rules played, as TOML, so the log replays without any other file.
-    pub rules_toml: String,
+    /// The rules played, as [`Game::rules_to_bytes`], so the log replays without any other
+    /// file.
+    pub rules: Vec<u8>,
     /// Match seed.
     pub match_seed: u64,
     /// Number of players.
@@ -121,15 +132,16 @@ pub struct RejoinKey {
 
 /// A new epoch of a networked match: a player whose process died took its slot back, and
 /// play went on from `tick` (whose state both sides held, with hash `hash`) in a new session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EpochRecord {
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct EpochRecord<G: Game> {
     /// The new epoch (the first session is epoch 1).
     pub epoch: u32,
     /// The resume tick: the last tick recorded before this record, unless a `transfer`
     /// skipped to it.
     pub tick: Tick,
     /// The state hash at `tick`, agreed by both sides.
-    pub hash: StateHash,
+    pub hash: G::Hash,
     /// Where the other player is heard from in the new epoch.
     pub peer: String,
     /// The other player's state at `tick`, when this side's log ended before the history the
@@ -143,14 +155,15 @@ pub struct EpochRecord {
 pub struct StateTransfer {
     /// The last tick this side recorded before the transfer (before the epoch's tick).
     pub from: Tick,
-    /// The state at the epoch's tick, as `WorldSnapshot::to_bytes`.
+    /// The state at the epoch's tick, as [`Game::snapshot_to_bytes`].
     pub snapshot: Vec<u8>,
 }
 
 /// A desync repaired: after `tick` (recorded last, with this side's own state), the state is
 /// the host's `snapshot`, and play went on from it under `epoch`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResyncRecord {
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ResyncRecord<G: Game> {
     /// The new epoch.
     pub epoch: u32,
     /// The resume tick: the last tick recorded before this record.
@@ -158,12 +171,12 @@ pub struct ResyncRecord {
     /// The tick the desync was detected at.
     pub desync: Tick,
     /// This side's own state hash at `tick` (the tick record's), replaced.
-    pub replaced: StateHash,
+    pub replaced: G::Hash,
     /// The hash of the state that replaced it.
-    pub hash: StateHash,
+    pub hash: G::Hash,
     /// Where this side wrote its forensic dumps of the desync, if it did.
     pub dumps: Option<String>,
-    /// The host's state at `tick`, as `WorldSnapshot::to_bytes`.
+    /// The host's state at `tick`, as [`Game::snapshot_to_bytes`].
     pub snapshot: Vec<u8>,
 }
 
@@ -179,17 +192,18 @@ pub struct OutageRecord {
 }
 
 impl LogHeader {
-    /// A header for a match of `world` in `mode`.
+    /// A header for a match of `game` in `mode`.
     #[must_use]
-    pub fn for_world(world: &World, mode: &str, bot_seed: Option<u64>) -> LogHeader {
+    pub fn for_game<G: Game>(game: &G, mode: &str, bot_seed: Option<u64>) -> LogHeader {
         LogHeader {
             format_version: LOG_FORMAT_VERSION,
-            engine_version: engine::ENGINE_VERSION.to_owned(),
-            state_format: engine::SNAPSHOT_FORMAT_VERSION,
-            rules_hash: world.rules().hash(),
-            rules_toml: world.rules().to_toml_string(),
-            match_seed: world.state().match_seed,
-            players: world.player_count() as u8,
+            game: G::NAME.to_owned(),
+            game_version: G::VERSION.to_owned(),
+            state_format: G::SNAPSHOT_FORMAT,
+            rules_hash: G::rules_hash(game.rules()),
+            rules: G::rules_to_bytes(game.rules()),
+            match_seed: game.seed(),
+            players: game.player_count() as u8,
             mode: mode.to_owned(),
             bot_seed,
             target_tick: None,
@@ -207,51 +221,88 @@ impl LogHeader {
         self
     }
 
-    /// The rules in the header, checked against the header's hash.
+    /// The rules in the header, as `G`'s, checked against the header's hash.
     ///
     /// # Errors
-    /// [`Error::LogRulesMismatch`] if the text does not hash to the recorded hash;
-    /// [`Error::LogRules`] if the text does not parse or validate.
-    pub fn rules(&self) -> Result<Rules, Error> {
-        let rules = Rules::from_toml_str(&self.rules_toml).map_err(|e| Error::LogRules {
-            reason: match e {
-                engine::Error::RulesFile { message } => message,
-                other => other.to_string(),
-            },
+    /// [`Error::LogRules`] if the bytes are not `G`'s encoding of valid rules;
+    /// [`Error::LogRulesMismatch`] if they do not hash to the recorded hash.
+    pub fn rules<G: Game>(&self) -> Result<G::Rules, Error> {
+        let rules = G::rules_from_bytes(&self.rules).ok_or_else(|| Error::LogRules {
+            reason: format!(
+                "{} bytes that are not the encoding of valid {} rules",
+                self.rules.len(),
+                G::NAME
+            ),
         })?;
-        if rules.hash() != self.rules_hash {
+        let actual = G::rules_hash(&rules);
+        if actual != self.rules_hash {
             return Err(Error::LogRulesMismatch {
                 recorded: self.rules_hash,
-                actual: rules.hash(),
+                actual,
             });
         }
         Ok(rules)
     }
 }
 
-/// One confirmed tick: the inputs that produced the state at `tick`, and its hash.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TickRecord {
-    /// The state's tick (its inputs are stamped `tick - 1`).
+/// One confirmed tick: the inputs that produced the state at `tick`, its hash, and what the
+/// step audited.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct TickRecord<G: Game> {
+    /// The state's tick (its inputs are those of the step from `tick - 1`).
     pub tick: Tick,
     /// Every player's input, in slot order.
-    pub inputs: Vec<WireInput>,
+    pub inputs: Vec<G::Input>,
     /// The state hash at `tick`.
-    pub hash: StateHash,
-    /// The rail shots resolved by the step that led to `tick`, in resolution order (usually
-    /// none). Verification re-simulates them and compares every field, view and clamp
-    /// included, so a log shows exactly how each shot was judged.
-    pub shots: Vec<ShotRecord>,
+    pub hash: G::Hash,
+    /// The audited events of the step that led to `tick` ([`Game::audit`]: the duel's rail
+    /// shots as judged, view and clamp included; the ring race's coins taken), in order
+    /// (usually none). Verification re-simulates them and compares every field.
+    pub audit: Vec<G::Audit>,
 }
 
+/// Equality field by field (the game itself need not be comparable).
+macro_rules! eq_by_fields {
+    ($ty:ident { $($field:ident),* }) => {
+        impl<G: Game> PartialEq for $ty<G> {
+            fn eq(&self, other: &Self) -> bool {
+                $(self.$field == other.$field)&&*
+            }
+        }
+    };
+}
+eq_by_fields!(TickRecord {
+    tick,
+    inputs,
+    hash,
+    audit
+});
+eq_by_fields!(EpochRecord {
+    epoch,
+    tick,
+    hash,
+    peer,
+    transfer
+});
+eq_by_fields!(ResyncRecord {
+    epoch,
+    tick,
+    desync,
+    replaced,
+    hash,
+    dumps,
+    snapshot
+});
+
 /// A record's payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
+#[derive(Debug, Clone)]
+pub enum Record<G: Game> {
     /// The header (always the first record).
     Header(LogHeader),
     /// A confirmed tick.
-    Tick(TickRecord),
-    /// The full state at `tick`, as `WorldSnapshot::to_bytes`.
+    Tick(TickRecord<G>),
+    /// The full state at `tick`, as [`Game::snapshot_to_bytes`].
     Checkpoint {
         /// Its tick.
         tick: Tick,
@@ -259,11 +310,11 @@ pub enum Record {
         snapshot: Vec<u8>,
     },
     /// A new epoch began after this tick (see [`EpochRecord`]).
-    Epoch(EpochRecord),
+    Epoch(EpochRecord<G>),
     /// An outage the match came through (see [`OutageRecord`]).
     Outage(OutageRecord),
     /// A desync repaired after this tick (see [`ResyncRecord`]).
-    Resync(ResyncRecord),
+    Resync(ResyncRecord<G>),
     /// The match ended cleanly.
     End {
         /// Last tick.
@@ -271,4 +322,27 @@ pub enum Record {
         /// Why.
         reason: String,
     },
+}
+
+impl<G: Game> PartialEq for Record<G> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Record::Header(a), Record::Header(b)) => a == b,
+            (Record::Tick(a), Record::Tick(b)) => a == b,
+            (
+                Record::Checkpoint { tick, snapshot },
+                Record::Checkpoint {
+                    tick: t,
+                    snapshot: s,
+                },
+            ) => tick == t && snapshot == s,
+            (Record::Epoch(a), Record::Epoch(b)) => a == b,
+            (Record::Outage(a), Record::Outage(b)) => a == b,
+            (Record::Resync(a), Record::Resync(b)) => a == b,
+            (Record::End { tick, reason }, Record::End { tick: t, reason: r }) => {
+                tick == t && reason == r
+            }
+            _ => false,
+        }
+    }
 }

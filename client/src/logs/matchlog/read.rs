@@ -2,39 +2,39 @@
 //! or zero-filled tail cut (see the [module](super) documentation).
 
 use super::record::{
-    checksum, decode_payload, prefix_check, KIND_HEADER, MAX_PAYLOAD, PREFIX_CHECKED, PREFIX_LEN,
-    SUFFIX_LEN,
+    checksum, decode_header, decode_payload, prefix_check, KIND_HEADER, MAX_PAYLOAD,
+    PREFIX_CHECKED, PREFIX_LEN, SUFFIX_LEN,
 };
 use super::{
     EpochRecord, LogHeader, OutageRecord, Record, ResyncRecord, StateTransfer, TickRecord,
     LOG_FORMAT_VERSION, LOG_MAGIC,
 };
 use crate::error::Error;
-use engine::{Tick, WorldSnapshot};
+use game_api::{Game, SectionHash, Tick};
 use std::path::Path;
 
 /// Largest match log read (a day of 60 Hz play is about 0.5 GiB).
 const MAX_LOG_BYTES: u64 = 1 << 30;
 
-/// A log read back, strictly.
+/// A log of a `G` match read back, strictly.
 #[derive(Debug, Clone)]
-pub struct MatchLog {
-    /// The header.
+pub struct MatchLog<G: Game> {
+    /// The header (its game is `G`).
     pub header: LogHeader,
     /// Every tick record, in order: ticks consecutive from the first checkpoint's tick + 1,
     /// except across an epoch's state transfer (which skips from its `from` to its tick).
-    pub ticks: Vec<TickRecord>,
+    pub ticks: Vec<TickRecord<G>>,
     /// Every checkpoint: `(tick, snapshot bytes)`, in order; each snapshot decodes and is of
     /// its tick.
     pub checkpoints: Vec<(Tick, Vec<u8>)>,
     /// The end record, if the match ended cleanly: `(tick, reason)`.
     pub end: Option<(Tick, String)>,
     /// Every new epoch, in order (each after the tick it resumed from).
-    pub epochs: Vec<EpochRecord>,
+    pub epochs: Vec<EpochRecord<G>>,
     /// Every outage the match came through, in order.
     pub outages: Vec<OutageRecord>,
     /// Its resyncs after a desync, in order.
-    pub resyncs: Vec<ResyncRecord>,
+    pub resyncs: Vec<ResyncRecord<G>>,
     /// Bytes of the magic and the whole records; anything after is the tail that was cut.
     pub valid_len: u64,
     /// Length of the tail cut off (0 if none): torn, or zero-filled if `zeroed_tail`.
@@ -65,7 +65,7 @@ pub struct Hole {
 /// The smallest unit a disk writes: a hole is at least one such block of zeros, aligned.
 const HOLE_BLOCK: usize = 512;
 
-impl MatchLog {
+impl<G: Game> MatchLog<G> {
     /// The last tick recorded (the first checkpoint's tick if no tick records): the last
     /// tick record's, or the tick a later state transfer went on from.
     #[must_use]
@@ -95,25 +95,25 @@ impl MatchLog {
     }
 
     /// Every epoch that went on from a state sent whole, with that transfer.
-    pub fn transfers(&self) -> impl Iterator<Item = (&EpochRecord, &StateTransfer)> {
+    pub fn transfers(&self) -> impl Iterator<Item = (&EpochRecord<G>, &StateTransfer)> {
         (self.epochs.iter()).filter_map(|e| e.transfer.as_ref().map(|t| (e, t)))
     }
 
     /// The epoch whose state transfer went on from `tick` (the last tick recorded before it).
     #[must_use]
-    pub fn transfer_from(&self, tick: Tick) -> Option<(&EpochRecord, &StateTransfer)> {
+    pub fn transfer_from(&self, tick: Tick) -> Option<(&EpochRecord<G>, &StateTransfer)> {
         self.transfers().find(|(_, t)| t.from == tick)
     }
 
     /// The resync after `tick`, if one replaced its state.
     #[must_use]
-    pub fn resync_at(&self, tick: Tick) -> Option<&ResyncRecord> {
+    pub fn resync_at(&self, tick: Tick) -> Option<&ResyncRecord<G>> {
         self.resyncs.iter().find(|r| r.tick == tick)
     }
 
     /// The tick record for `tick`.
     #[must_use]
-    pub fn tick_record(&self, tick: Tick) -> Option<&TickRecord> {
+    pub fn tick_record(&self, tick: Tick) -> Option<&TickRecord<G>> {
         // Ticks increase strictly (consecutive but for transfers, which skip).
         let at = self.ticks.binary_search_by_key(&tick, |t| t.tick).ok()?;
         self.ticks.get(at)
@@ -153,15 +153,16 @@ impl MatchLog {
     }
 }
 
-/// Reads a whole log strictly (see the module documentation).
+/// Reads a whole log of a `G` match strictly (see the module documentation).
 ///
 /// # Errors
 /// [`Error::Io`]; [`Error::NotALog`] for a file without the magic; [`Error::LogVersion`] for
-/// another format version; [`Error::LogCorrupt`] naming the offset and LSN of the first bad
-/// record; [`Error::LogTooLarge`] for a file over the 1 GiB limit.
-pub fn read_log(path: &Path) -> Result<MatchLog, Error> {
+/// another format version; [`Error::OtherGame`] for a log of another game (named, with `G`'s),
+/// before any record after the header is decoded; [`Error::LogCorrupt`] naming the offset and
+/// LSN of the first bad record; [`Error::LogTooLarge`] for a file over the 1 GiB limit.
+pub fn read_log<G: Game>(path: &Path) -> Result<MatchLog<G>, Error> {
     let bytes = read_limited(path, MAX_LOG_BYTES)?;
-    parse_log(path, &bytes)
+    parse_log::<G>(path, &bytes)
 }
 
 /// The bytes of `path`, refusing a file longer than `limit` before reading it into memory.
@@ -325,7 +326,7 @@ fn not_a_log(path: &Path, bytes: &[u8]) -> Error {
     }
 }
 
-fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
+fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
     let corrupt = |offset: usize, lsn: u64, reason: String| Error::LogCorrupt {
         path: path.to_owned(),
         offset: offset as u64,
@@ -348,12 +349,12 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
     let mut offset = LOG_MAGIC.len();
     let mut last_lsn = 0u64;
     let mut header: Option<LogHeader> = None;
-    let mut ticks: Vec<TickRecord> = Vec::new();
+    let mut ticks: Vec<TickRecord<G>> = Vec::new();
     let mut checkpoints = Vec::new();
     let mut end: Option<(Tick, String)> = None;
-    let mut epochs: Vec<EpochRecord> = Vec::new();
+    let mut epochs: Vec<EpochRecord<G>> = Vec::new();
     let mut outages: Vec<OutageRecord> = Vec::new();
-    let mut resyncs: Vec<ResyncRecord> = Vec::new();
+    let mut resyncs: Vec<ResyncRecord<G>> = Vec::new();
     // Epoch and resync records share one count: each begins the next epoch.
     let mut last_epoch = 1u32;
     let mut last_tick: Option<Tick> = None;
@@ -393,21 +394,31 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 ),
             ));
         }
-        if header.is_none() && kind == KIND_HEADER && payload.len() >= 4 {
-            let version = u32::from_le_bytes(payload[..4].try_into().expect("4 bytes"));
-            if version != LOG_FORMAT_VERSION {
-                return Err(Error::LogVersion {
-                    path: path.to_owned(),
-                    found: version,
-                    expected: LOG_FORMAT_VERSION,
-                });
+        if header.is_none() && kind == KIND_HEADER {
+            if let Some(version) = payload.first_chunk::<4>().map(|b| u32::from_le_bytes(*b)) {
+                if version != LOG_FORMAT_VERSION {
+                    return Err(Error::LogVersion {
+                        path: path.to_owned(),
+                        found: version,
+                        expected: LOG_FORMAT_VERSION,
+                    });
+                }
             }
+            // The header is read before the log is known to be `G`'s: a log of another game
+            // is refused by name before any of its records is decoded as this game's.
+            let h = decode_header(payload).map_err(|reason| corrupt(offset, lsn, reason))?;
+            if h.game != G::NAME {
+                return Err(Error::other_game::<G>(path, &h.game));
+            }
+            header = Some(h);
+            last_lsn = lsn;
+            offset += total;
+            continue;
         }
         let record =
-            decode_payload(kind, payload).map_err(|reason| corrupt(offset, lsn, reason))?;
+            decode_payload::<G>(kind, payload).map_err(|reason| corrupt(offset, lsn, reason))?;
         let bad = |reason: String| Err(corrupt(offset, lsn, reason));
         match (record, &header) {
-            (Record::Header(h), None) => header = Some(h),
             (_, None) => return bad("the first record is not a header".into()),
             (Record::Header(_), Some(_)) => return bad("a second header".into()),
             (_, Some(_)) if end.is_some() => return bad("a record after the end".into()),
@@ -420,12 +431,12 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 }
                 // A checkpoint is where replays and resumes restart: its snapshot must decode
                 // and be of its own tick, or a seek would never arrive.
-                let state = WorldSnapshot::from_bytes(&snapshot)
+                let state = G::snapshot_from_bytes(&snapshot)
                     .map_err(|e| corrupt(offset, lsn, format!("checkpoint of tick {tick}: {e}")))?;
-                if state.tick != tick {
+                if G::snapshot_tick(&state) != tick {
                     return bad(format!(
                         "checkpoint of tick {tick} holds a snapshot of tick {}",
-                        state.tick
+                        G::snapshot_tick(&state)
                     ));
                 }
                 last_tick = Some(tick);
@@ -470,18 +481,18 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                         ));
                     }
                     // Replays and resumes go on from its snapshot, as from a resync's.
-                    let state = WorldSnapshot::from_bytes(&t.snapshot).map_err(|err| {
+                    let state = G::snapshot_from_bytes(&t.snapshot).map_err(|err| {
                         corrupt(offset, lsn, format!("epoch {} transfer: {err}", e.epoch))
                     })?;
-                    if state.tick != e.tick || state.hash() != e.hash {
+                    let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
+                    if at != e.tick || hash != e.hash {
                         return bad(format!(
-                            "epoch {} from tick {} transfers a snapshot of tick {} hashing \
+                            "epoch {} from tick {} transfers a snapshot of tick {at} hashing \
                              {:016x}, not {:016x}",
                             e.epoch,
                             e.tick,
-                            state.tick,
-                            state.hash().combined,
-                            e.hash.combined
+                            hash.combined(),
+                            e.hash.combined()
                         ));
                     }
                     last_tick = Some(e.tick);
@@ -504,15 +515,15 @@ fn parse_log(path: &Path, bytes: &[u8]) -> Result<MatchLog, Error> {
                 }
                 // Replays and resumes go on from its snapshot: it must decode, be of its own
                 // tick and be the state it names.
-                let state = WorldSnapshot::from_bytes(&r.snapshot)
+                let state = G::snapshot_from_bytes(&r.snapshot)
                     .map_err(|e| corrupt(offset, lsn, format!("resync at tick {}: {e}", r.tick)))?;
-                if state.tick != r.tick || state.hash() != r.hash {
+                let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
+                if at != r.tick || hash != r.hash {
                     return bad(format!(
-                        "the resync at tick {} holds a snapshot of tick {} hashing {:016x}, not {:016x}",
+                        "the resync at tick {} holds a snapshot of tick {at} hashing {:016x}, not {:016x}",
                         r.tick,
-                        state.tick,
-                        state.hash().combined,
-                        r.hash.combined
+                        hash.combined(),
+                        r.hash.combined()
                     ));
                 }
                 last_epoch = r.epoch;

@@ -3,7 +3,7 @@
 
 use super::{Record, TickRecord};
 use bincode::Options;
-use engine::Tick;
+use game_api::{Game, Tick};
 
 /// Bytes of framing before a record's payload: len, lsn, prev_lsn, kind, prefix check.
 pub(super) const PREFIX_LEN: usize = 4 + 8 + 8 + 1 + 4;
@@ -31,14 +31,14 @@ fn options() -> impl Options {
 }
 
 /// A record borrowed for writing (a tick record is written every tick: no clone).
-pub(super) enum RecordRef<'a> {
+pub(super) enum RecordRef<'a, G: Game> {
     /// Any record.
-    Record(&'a Record),
+    Record(&'a Record<G>),
     /// A tick record.
-    Tick(&'a TickRecord),
+    Tick(&'a TickRecord<G>),
 }
 
-pub(super) fn encode_payload(record: RecordRef<'_>, out: &mut Vec<u8>) -> u8 {
+pub(super) fn encode_payload<G: Game>(record: RecordRef<'_, G>, out: &mut Vec<u8>) -> u8 {
     let opts = options();
     let record = match record {
         RecordRef::Tick(t) => {
@@ -65,7 +65,12 @@ pub(super) fn encode_payload(record: RecordRef<'_>, out: &mut Vec<u8>) -> u8 {
     result.expect("records always encode")
 }
 
-pub(super) fn decode_payload(kind: u8, payload: &[u8]) -> Result<Record, String> {
+/// The header's payload alone (the first record, read before the log is known to be `G`'s).
+pub(super) fn decode_header(payload: &[u8]) -> Result<super::LogHeader, String> {
+    options().deserialize(payload).map_err(|e| e.to_string())
+}
+
+pub(super) fn decode_payload<G: Game>(kind: u8, payload: &[u8]) -> Result<Record<G>, String> {
     let opts = options();
     let err = |e: bincode::Error| e.to_string();
     match kind {

@@ -7,9 +7,10 @@ use super::record::{
 };
 use super::{LogHeader, Record, TickRecord, LOG_MAGIC};
 use crate::error::Error;
-use engine::{Tick, World, WorldSnapshot};
+use game_api::{Game, Tick};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Seek, Write};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -78,9 +79,10 @@ fn save_lost_bytes(path: &Path, valid_len: u64) -> Result<(), Error> {
     sync_directory_of(&lost)
 }
 
-/// Appends records to a match log. Holds the file's exclusive lock while it lives.
+/// Appends records to a match log of a `G` match. Holds the file's exclusive lock while it
+/// lives.
 #[derive(Debug)]
-pub struct MatchLogWriter {
+pub struct MatchLogWriter<G: Game> {
     path: PathBuf,
     out: BufWriter<File>,
     lsn: u64,
@@ -90,38 +92,44 @@ pub struct MatchLogWriter {
     buf: Vec<u8>,
     /// Bytes written so far (the file's length once flushed).
     len: u64,
+    game: PhantomData<fn() -> G>,
 }
 
-impl MatchLogWriter {
+impl<G: Game> MatchLogWriter<G> {
     /// Creates `path` (truncating it once the lock is held) with the magic, the header and the
-    /// checkpoint of `world`, and syncs it and its directory entry to disk.
+    /// checkpoint of `game`, and syncs it and its directory entry to disk.
     ///
     /// # Errors
+    /// [`Error::OtherGame`] if `header` names another game than `G` (nothing is touched);
     /// [`Error::LogLocked`] if another writer holds the file; [`Error::Io`].
     pub fn create(
         path: &Path,
         header: &LogHeader,
-        world: &World,
+        game: &G,
         checkpoint_every: Tick,
-    ) -> Result<MatchLogWriter, Error> {
+    ) -> Result<MatchLogWriter<G>, Error> {
+        if header.game != G::NAME {
+            return Err(Error::other_game::<G>(path, &header.game));
+        }
         let file = open_locked(path, true)?;
         file.set_len(0).map_err(|e| Error::io(path, e))?;
         let mut w = MatchLogWriter {
             path: path.to_owned(),
             out: BufWriter::new(file),
             lsn: 0,
-            last_tick: world.tick(),
+            last_tick: game.tick(),
             checkpoint_every: checkpoint_every.max(1),
             last_flush: Instant::now(),
             buf: Vec::with_capacity(1024),
             len: 0,
+            game: PhantomData,
         };
         w.out.write_all(LOG_MAGIC).map_err(|e| Error::io(path, e))?;
         w.len = LOG_MAGIC.len() as u64;
         w.append(&Record::Header(header.clone()))?;
         w.append(&Record::Checkpoint {
-            tick: world.tick(),
-            snapshot: world.state().to_bytes(),
+            tick: game.tick(),
+            snapshot: G::snapshot_to_bytes(&game.snapshot()),
         })?;
         w.sync()?;
         sync_directory_of(path)?;
@@ -140,9 +148,9 @@ impl MatchLogWriter {
     /// [`Error::Io`] (also when the file for the bytes lost after a hole exists already).
     pub fn resume(
         path: &Path,
-        log: &MatchLog,
+        log: &MatchLog<G>,
         checkpoint_every: Tick,
-    ) -> Result<MatchLogWriter, Error> {
+    ) -> Result<MatchLogWriter<G>, Error> {
         if let Some(end) = &log.end {
             return Err(Error::LogFinished {
                 path: path.to_owned(),
@@ -151,7 +159,7 @@ impl MatchLogWriter {
         }
         let file = open_locked(path, false)?;
         // Read again under the lock: the log must not have moved on since the caller read it.
-        let now = read_log(path)?;
+        let now = read_log::<G>(path)?;
         if now.last_lsn != log.last_lsn || now.valid_len != log.valid_len {
             return Err(Error::LogChanged {
                 path: path.to_owned(),
@@ -179,6 +187,7 @@ impl MatchLogWriter {
             last_flush: Instant::now(),
             buf: Vec::with_capacity(1024),
             len: log.valid_len,
+            game: PhantomData,
         })
     }
 
@@ -188,7 +197,7 @@ impl MatchLogWriter {
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn append(&mut self, record: &Record) -> Result<(), Error> {
+    pub fn append(&mut self, record: &Record<G>) -> Result<(), Error> {
         self.append_ref(RecordRef::Record(record))?;
         if let Record::Epoch(super::EpochRecord {
             tick,
@@ -201,7 +210,7 @@ impl MatchLogWriter {
         Ok(())
     }
 
-    fn append_ref(&mut self, record: RecordRef<'_>) -> Result<(), Error> {
+    fn append_ref(&mut self, record: RecordRef<'_, G>) -> Result<(), Error> {
         self.buf.clear();
         self.buf.extend_from_slice(&[0; PREFIX_LEN]);
         let kind = encode_payload(record, &mut self.buf);
@@ -231,8 +240,8 @@ impl MatchLogWriter {
     /// [`Error::HashLogOrder`] for a tick out of order; [`Error::Io`].
     pub fn record_tick(
         &mut self,
-        record: &TickRecord,
-        state: Option<&WorldSnapshot>,
+        record: &TickRecord<G>,
+        state: Option<&G::Snapshot>,
     ) -> Result<(), Error> {
         if self.last_tick.checked_add(1) != Some(record.tick) {
             return Err(Error::HashLogOrder {
@@ -244,10 +253,10 @@ impl MatchLogWriter {
         self.append_ref(RecordRef::Tick(record))?;
         if record.tick.is_multiple_of(self.checkpoint_every) {
             if let Some(state) = state {
-                debug_assert_eq!(state.tick, record.tick);
+                debug_assert_eq!(G::snapshot_tick(state), record.tick);
                 self.append(&Record::Checkpoint {
                     tick: record.tick,
-                    snapshot: state.to_bytes(),
+                    snapshot: G::snapshot_to_bytes(state),
                 })?;
                 return self.sync();
             }
@@ -325,7 +334,7 @@ impl MatchLogWriter {
     }
 }
 
-impl Drop for MatchLogWriter {
+impl<G: Game> Drop for MatchLogWriter<G> {
     fn drop(&mut self) {
         let _ = self.out.flush();
         // Release the lock now rather than when the last copy of the descriptor closes: a child
