@@ -216,6 +216,31 @@ pub enum Error {
         /// The game it was read as ([`game_api::Game::NAME`]).
         expected: &'static str,
     },
+    /// Two hash logs compared for a desync are not of the same match.
+    #[error("{} and {} are not logs of the same match: {differences}", a.display(), b.display())]
+    LogsOfOtherMatches {
+        /// One log.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+        /// How their identities differ.
+        differences: String,
+    },
+    /// Two hash logs compared for a desync hold no tick in common: nothing was compared.
+    #[error("no tick in common, nothing compared: {} holds {held_a}, {} holds {held_b}", a.display(), b.display())]
+    NoTickInCommon {
+        /// One log.
+        a: PathBuf,
+        /// The ticks it holds.
+        held_a: String,
+        /// The other.
+        b: PathBuf,
+        /// The ticks it holds.
+        held_b: String,
+    },
+    /// Two hash logs agree on every common tick, but one has gaps inside the other's span.
+    #[error("the logs have gaps the other does not (listed above): ticks left unchecked")]
+    UncheckedGaps,
     /// A sync test found a frame whose re-simulation differs from the original.
     #[error("sync test: frames {frames:?} re-simulated differently (checked at frame {at}); snapshots written to {}{}", dump.display(), phases.as_deref().map(|p| format!("; {p}")).unwrap_or_default())]
     SyncTestMismatch {

@@ -12,13 +12,16 @@
 //!   limits.
 //! - The verdicts ([`phase_verdict`], [`inputs_agree`], [`first_unfollowed_tick`], [`retrace`]).
 //! - [`fielddiff`]: field-level differences between two snapshots.
+//! - [`desync_report`]: all of the above for two peers' files, as a tool prints it.
 
 pub mod dumps;
 pub mod fielddiff;
 mod notice;
 mod phase_trace;
+mod report;
 mod verdict;
 
 pub use notice::DesyncNotice;
 pub use phase_trace::{describe_input, read_phase_trace, write_phase_trace, PhaseTrace};
+pub use report::{desync_report, PeerFiles};
 pub use verdict::{first_unfollowed_tick, inputs_agree, phase_verdict, retrace};

@@ -10,8 +10,7 @@ use crate::logs::matchlog::{
 };
 use crate::logs::tick_logs::TickLogs;
 use crate::session::netplay::{EpochCause, NetPeer};
-use engine::{buttons, Event, Tick, World};
-use game_api::Game;
+use game_api::{Game, Tick};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -39,16 +38,13 @@ pub fn dumps_next_to(log: &Path) -> PathBuf {
 
 /// Writes a peer's final ticks, in order, to its logs.
 #[derive(Debug)]
-pub struct PeerLogs {
+pub struct PeerLogs<G: Game> {
     role: &'static str,
-    logs: TickLogs<World>,
+    logs: TickLogs<G>,
     dump_dir: Option<PathBuf>,
     paths: LogPaths,
     dumped: Vec<Tick>,
     logged: Tick,
-    /// Scratch world that re-steps a final tick whose inputs press the rail, to log its shot
-    /// records (the driver keeps states and inputs per tick, not events).
-    scratch: Option<World>,
     /// The peer's outages and epochs already recorded.
     outages_logged: usize,
     epochs_logged: usize,
@@ -56,7 +52,7 @@ pub struct PeerLogs {
 
 /// What a player's match log keeps for `--rejoin`: its slot, the other player and the match's
 /// secret (`None` for a spectator, or a match without a secret).
-fn rejoin_key(peer: &NetPeer<World>) -> Option<RejoinKey> {
+fn rejoin_key<G: Game>(peer: &NetPeer<G>) -> Option<RejoinKey> {
     let agreement = peer.agreement();
     Some(RejoinKey {
         slot: agreement.local_slot?,
@@ -72,8 +68,8 @@ fn rejoin_key(peer: &NetPeer<World>) -> Option<RejoinKey> {
 /// normally `tick - interval` and agreed: the first divergent tick is among those dumped. (GGRS
 /// may check a later frame than due when the due one is no longer saved; the hash logs, which
 /// hold every tick, still name the first divergent tick then.)
-fn dump_around(
-    peer: &NetPeer<World>,
+fn dump_around<G: Game>(
+    peer: &NetPeer<G>,
     dir: &Path,
     role: &str,
     tick: Tick,
@@ -89,15 +85,15 @@ fn dump_around(
         first = first.min(t);
         let stem = format!("{role}-tick-{t}");
         if t + 3 >= tick {
-            crate::session::synctest::write_snapshot::<World>(dir, &stem, snapshot)?;
+            crate::session::synctest::write_snapshot::<G>(dir, &stem, snapshot)?;
         } else {
             // Older ticks (a long checksum interval): the bytes only, `duel-cli state` prints
             // them; the 25 KB text dumps are for the last few.
             let bin = dir.join(format!("{stem}.snapshot"));
-            crate::forensics::dumps::write_snapshot_file::<World>(&bin, snapshot)?;
+            crate::forensics::dumps::write_snapshot_file::<G>(&bin, snapshot)?;
         }
         if let (Ok(hashes), Some(before)) = (driver.trace_tick(t), t.checked_sub(1)) {
-            let trace = PhaseTrace::<World>::new(hashes, driver.inputs_at(before)?);
+            let trace = PhaseTrace::<G>::new(hashes, driver.inputs_at(before)?);
             write_phase_trace(dir, &stem, &trace)?;
         }
     }
@@ -106,7 +102,7 @@ fn dump_around(
 
 /// `host`, `join` or `spectate`.
 #[must_use]
-pub fn role_of(peer: &NetPeer<World>) -> &'static str {
+pub fn role_of<G: Game>(peer: &NetPeer<G>) -> &'static str {
     match peer.local_slot() {
         Some(0) => "host",
         Some(_) => "join",
@@ -114,22 +110,24 @@ pub fn role_of(peer: &NetPeer<World>) -> &'static str {
     }
 }
 
-impl PeerLogs {
+impl<G: Game> PeerLogs<G> {
     /// Opens the logs for `peer` (before its first tick). `bot_seed` is recorded when a bot plays.
     ///
     /// # Errors
     /// [`Error::Io`] creating the files.
     pub fn open(
-        peer: &NetPeer<World>,
+        peer: &NetPeer<G>,
         paths: &LogPaths,
         bot_seed: Option<u64>,
-    ) -> Result<PeerLogs, Error> {
+    ) -> Result<PeerLogs<G>, Error> {
         let role = role_of(peer);
         // The logs start where the session did (the peer may have played, and predicted past
         // its final tick, already: those ticks are still in its history).
         let start = peer.driver().frame_base();
         let mut world = peer.world().clone();
-        world.restore(peer.driver().snapshot_at(start)?)?;
+        world
+            .restore(peer.driver().snapshot_at(start)?)
+            .map_err(Error::game)?;
         let world = &world;
         let hash_log = match &paths.hash_log {
             Some(path) => Some(HashLogWriter::create(
@@ -162,7 +160,6 @@ impl PeerLogs {
             dump_dir,
             paths: paths.clone(),
             dumped: Vec::new(),
-            scratch: None,
             logged: start,
             outages_logged: 0,
             epochs_logged: 0,
@@ -174,12 +171,12 @@ impl PeerLogs {
     /// afresh by `hash_log` (the caller fills in the ticks the match log already holds).
     #[must_use]
     pub fn rejoined(
-        peer: &NetPeer<World>,
+        peer: &NetPeer<G>,
         paths: &LogPaths,
-        hash_log: Option<HashLogWriter<World>>,
-        writer: MatchLogWriter<World>,
+        hash_log: Option<HashLogWriter<G>>,
+        writer: MatchLogWriter<G>,
         logged: Tick,
-    ) -> PeerLogs {
+    ) -> PeerLogs<G> {
         let dump_dir = (paths.dump_dir.clone())
             .or_else(|| paths.hash_log.as_deref().map(dumps_next_to))
             .or_else(|| paths.match_log.as_deref().map(dumps_next_to));
@@ -189,7 +186,6 @@ impl PeerLogs {
             dump_dir,
             paths: paths.clone(),
             dumped: Vec::new(),
-            scratch: None,
             logged,
             outages_logged: 0,
             epochs_logged: 0,
@@ -201,23 +197,14 @@ impl PeerLogs {
     /// # Errors
     /// I/O errors, or a tick no longer in the peer's history (cannot happen while the logs are
     /// caught up every frame).
-    pub fn catch_up(&mut self, peer: &NetPeer<World>, limit: Tick) -> Result<(), Error> {
+    pub fn catch_up(&mut self, peer: &NetPeer<G>, limit: Tick) -> Result<(), Error> {
         let upto = peer.final_tick().min(limit);
         self.note_happenings(peer)?;
         while self.logged < upto {
             let tick = self.logged + 1;
             let driver = peer.driver();
             let inputs = driver.inputs_at(tick - 1)?;
-            let events: &[Event] = if inputs.iter().any(|i| i.buttons & buttons::RAIL != 0) {
-                let scratch = match &mut self.scratch {
-                    Some(world) => world,
-                    None => self.scratch.insert(driver.world().clone()),
-                };
-                scratch.restore(driver.snapshot_at(tick - 1)?)?;
-                Game::step(scratch, inputs).map_err(Error::game)?
-            } else {
-                &[]
-            };
+            let events = driver.events_at(tick - 1)?;
             // A resync replaced this tick's state by the host's after it was reached: the log
             // keeps this side's own state here, and the resync record after it.
             let replaced = peer.epochs().iter().find_map(|e| match &e.cause {
@@ -242,7 +229,7 @@ impl PeerLogs {
     /// Records the peer's outages and epochs that happened at the last tick logged (each
     /// follows the tick it happened after; one that happened earlier is recorded at once,
     /// after the last tick logged).
-    fn note_happenings(&mut self, peer: &NetPeer<World>) -> Result<(), Error> {
+    fn note_happenings(&mut self, peer: &NetPeer<G>) -> Result<(), Error> {
         let logged = self.logged;
         while let Some(o) = peer.outages().get(self.outages_logged) {
             if o.tick > logged {
@@ -312,7 +299,7 @@ impl PeerLogs {
     /// [`Error::Io`].
     pub fn on_desync(
         &mut self,
-        peer: &NetPeer<World>,
+        peer: &NetPeer<G>,
         tick: Tick,
         local: u64,
         remote: u64,

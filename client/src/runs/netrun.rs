@@ -155,7 +155,7 @@ pub fn run_net_peer(mut peer: NetPeer<World>, plan: &NetRun) -> Result<NetRunSum
 pub fn run_with_logs(
     mut peer: NetPeer<World>,
     plan: &NetRun,
-    mut logs: PeerLogs,
+    mut logs: PeerLogs<World>,
 ) -> Result<NetRunSummary, Error> {
     let slot = peer.local_slot();
     let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
@@ -327,6 +327,9 @@ pub fn rejoin_peer(log: &MatchLog<World>, path: &Path) -> Result<SocketAddr, Err
     })
 }
 
+/// A duel peer that took its slot back, and its logs, continued from the match log it wrote.
+pub type Rejoined = (NetPeer<World>, PeerLogs<World>);
+
 /// Takes a player's slot back after its process died, from the match log it wrote
 /// (`paths.match_log`): replays and checks the log, rejoins the other player (who waits
 /// through its reconnect grace) under the match's secret kept there, and continues the log.
@@ -342,7 +345,7 @@ pub fn rejoin_from_log(
     config: &NetConfig<World>,
     paths: &LogPaths,
     bot_seed: Option<u64>,
-) -> Result<(NetPeer<World>, PeerLogs), Error> {
+) -> Result<Rejoined, Error> {
     let mut rejoin = RejoinFromLog::start(link, config, paths, bot_seed)?;
     loop {
         if let Some(done) = rejoin.poll()? {
@@ -392,7 +395,7 @@ impl RejoinFromLog {
     ///
     /// # Errors
     /// As [`rejoin_from_log`].
-    pub fn poll(&mut self) -> Result<Option<(NetPeer<World>, PeerLogs)>, Error> {
+    pub fn poll(&mut self) -> Result<Option<Rejoined>, Error> {
         let Some(peer) = self.rejoining.poll()? else {
             return Ok(None);
         };

@@ -52,6 +52,8 @@ pub struct Driver<G: Game> {
     events: Vec<G::Event>,
     /// Inputs each tick was last simulated with (each slot's buffer reused).
     inputs: TickRing<Vec<G::Input>>,
+    /// The events each tick's step produced, last pass (see [`Driver::events_at`]).
+    tick_events: TickRing<Vec<G::Event>>,
     /// Depths of the rollbacks served by the last `handle` call.
     last_depths: Vec<u32>,
     /// The earliest tick the last `handle` call rolled back to.
@@ -110,6 +112,7 @@ impl<G: Game> Driver<G> {
             counters: RollbackCounters::default(),
             events: Vec::with_capacity(64),
             inputs: TickRing::new(ticks),
+            tick_events: TickRing::new(ticks),
             last_depths: Vec::new(),
             resimulated_from: None,
             ggrs_saved: TickRing::new(ticks),
@@ -183,7 +186,10 @@ impl<G: Game> Driver<G> {
         let kept = self.inputs.slot_mut(tick);
         kept.clear();
         kept.extend_from_slice(inputs);
-        self.world.step(inputs).map_err(Error::game)?;
+        let events = self.world.step(inputs).map_err(Error::game)?;
+        let kept = self.tick_events.slot_mut(tick);
+        kept.clear();
+        kept.extend_from_slice(events);
         self.record_reached();
         Ok(())
     }
@@ -333,6 +339,10 @@ impl<G: Game> Driver<G> {
             (None, false) => self.world.step(inputs).map_err(Error::game)?,
         };
         self.events.extend_from_slice(events);
+        // Kept per tick (the slot's buffer reused): a final tick's events are its last pass's.
+        let kept = self.tick_events.slot_mut(tick);
+        kept.clear();
+        kept.extend_from_slice(events);
         self.record_reached();
         Ok(())
     }
@@ -404,6 +414,15 @@ impl<G: Game> Driver<G> {
     /// If `tick` is not (or no longer) in the history.
     pub fn hash_at(&self, tick: Tick) -> Result<G::Hash, Error> {
         Ok(*self.hashes.get(tick)?)
+    }
+
+    /// The events of the step from `tick` (to `tick + 1`) as it was last simulated: for a
+    /// final tick, what really happened. The logs audit them ([`Game::audit`]).
+    ///
+    /// # Errors
+    /// If `tick` is not (or no longer) in the history.
+    pub fn events_at(&self, tick: Tick) -> Result<&[G::Event], Error> {
+        Ok(self.tick_events.get(tick)?.as_slice())
     }
 
     /// The inputs `tick` was last simulated with.

@@ -33,7 +33,7 @@ pub struct NetMatch {
     journal: PredictionJournal<World>,
     /// Presented events the last update took back.
     retracted: Vec<Event>,
-    logs: PeerLogs,
+    logs: PeerLogs<World>,
     desync: DesyncStatus,
     input_delay: usize,
     /// How remote players are drawn, and the steady distance to the past they are drawn at.
@@ -75,7 +75,7 @@ impl NetMatch {
 
     /// Wraps a peer whose logs are open already (a rejoin continues the log it came from).
     #[must_use]
-    pub fn with_logs(peer: NetPeer<World>, input_delay: usize, logs: PeerLogs) -> NetMatch {
+    pub fn with_logs(peer: NetPeer<World>, input_delay: usize, logs: PeerLogs<World>) -> NetMatch {
         let (mode, local) = match peer.local_slot() {
             Some(0) => (NetMode::Host, vec![0]),
             Some(slot) => (NetMode::Join, vec![slot as PlayerId]),

@@ -165,3 +165,97 @@ fn a_peer_of_the_other_game_is_refused_by_name() {
     };
     assert!(refusal.contains("game ring-race vs maze-duel"), "{refusal}");
 }
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ring-race-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Contract: the whole desync path — a networked peer's logs and dumps, then the report that
+/// reads both peers' files — serves the ring race as it serves the duel: a one-bit desync
+/// injected after the joiner's `bumps` phase (not repaired here) is named by its tick, its
+/// section, the field that differs, the phase where it began, and the peer whose own states
+/// do not follow from its inputs.
+#[test]
+fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
+    use crate::forensics::{desync_report, PeerFiles};
+    use crate::logs::peer_logs::{LogPaths, PeerLogs};
+    let dir = scratch("desync");
+    let net = MemoryNet::default();
+    let cfg = NetConfig::<RingRace> {
+        resync: false,
+        ..race_config(0)
+    };
+    let (hosted, joined) = connected_pair(&net, &cfg);
+    let mut peers = vec![hosted, joined];
+    peers[1].driver_mut().inject(Injection {
+        tick: 150,
+        first_pass_only: false,
+        after: RingPhase::Bumps,
+    });
+    let files: Vec<PeerFiles> = ["host", "join"]
+        .iter()
+        .map(|role| PeerFiles {
+            hash_log: dir.join(format!("{role}.hashes")),
+            dumps: dir.join(format!("{role}.dumps")),
+            match_log: Some(dir.join(format!("{role}.log"))),
+        })
+        .collect();
+    let mut logs: Vec<PeerLogs<RingRace>> = (peers.iter().zip(&files))
+        .map(|(peer, f)| {
+            let paths = LogPaths {
+                hash_log: Some(f.hash_log.clone()),
+                match_log: f.match_log.clone(),
+                dump_dir: Some(f.dumps.clone()),
+            };
+            PeerLogs::open(peer, &paths, None).expect("logs open")
+        })
+        .collect();
+    let guard = Instant::now() + Duration::from_secs(30);
+    while peers.iter().any(|p| p.final_tick() < 300) {
+        assert!(Instant::now() < guard, "the race does not get to tick 300");
+        advance_all(&mut peers);
+        for (peer, log) in peers.iter_mut().zip(&mut logs) {
+            log.catch_up(peer, Tick::MAX).expect("logged");
+            for event in peer.take_events() {
+                if let NetEvent::DesyncDetected {
+                    tick,
+                    local,
+                    remote,
+                    peer: from,
+                } = event
+                {
+                    log.on_desync(peer, tick, local, remote, from)
+                        .expect("dumped");
+                }
+            }
+        }
+    }
+    for log in &mut logs {
+        log.close(true).expect("closed");
+    }
+    let mut lines = Vec::new();
+    let found = desync_report::<RingRace>(&files[0], &files[1], &mut lines).expect("a report");
+    let report = lines.join("\n");
+    assert_eq!(found, Some((150, "racers".to_owned())), "{report}");
+    assert!(
+        report.contains("first phase that differs in the step to tick 150: bumps"),
+        "{report}"
+    );
+    assert!(
+        report.contains("racers[1].pos: "),
+        "the field named: {report}"
+    );
+    assert!(
+        report.contains("=> the faulty peer is join"),
+        "the joiner named: {report}"
+    );
+    // The duel's reader refuses the race's files, naming both games.
+    let refused = desync_report::<engine::World>(&files[0], &files[1], &mut Vec::new())
+        .expect_err("another game's logs");
+    assert!(refused.to_string().contains("ring-race"), "{refused}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
