@@ -348,16 +348,7 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
     }
     let mut offset = LOG_MAGIC.len();
     let mut last_lsn = 0u64;
-    let mut header: Option<LogHeader> = None;
-    let mut ticks: Vec<TickRecord<G>> = Vec::new();
-    let mut checkpoints = Vec::new();
-    let mut end: Option<(Tick, String)> = None;
-    let mut epochs: Vec<EpochRecord<G>> = Vec::new();
-    let mut outages: Vec<OutageRecord> = Vec::new();
-    let mut resyncs: Vec<ResyncRecord<G>> = Vec::new();
-    // Epoch and resync records share one count: each begins the next epoch.
-    let mut last_epoch = 1u32;
-    let mut last_tick: Option<Tick> = None;
+    let mut read = Reading::<G>::default();
     let mut tail = None;
     let mut hole = None;
     while offset < bytes.len() {
@@ -394,162 +385,30 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
                 ),
             ));
         }
-        if header.is_none() && kind == KIND_HEADER {
-            if let Some(version) = payload.first_chunk::<4>().map(|b| u32::from_le_bytes(*b)) {
-                if version != LOG_FORMAT_VERSION {
-                    return Err(Error::LogVersion {
-                        path: path.to_owned(),
-                        found: version,
-                        expected: LOG_FORMAT_VERSION,
-                    });
-                }
-            }
-            // The header is read before the log is known to be `G`'s: a log of another game
-            // is refused by name before any of its records is decoded as this game's.
-            let h = decode_header(payload).map_err(|reason| corrupt(offset, lsn, reason))?;
-            if h.game != G::NAME {
-                return Err(Error::other_game::<G>(path, &h.game));
-            }
-            header = Some(h);
-            last_lsn = lsn;
-            offset += total;
-            continue;
-        }
-        let record =
-            decode_payload::<G>(kind, payload).map_err(|reason| corrupt(offset, lsn, reason))?;
-        let bad = |reason: String| Err(corrupt(offset, lsn, reason));
-        match (record, &header) {
-            (_, None) => return bad("the first record is not a header".into()),
-            (Record::Header(_), Some(_)) => return bad("a second header".into()),
-            (_, Some(_)) if end.is_some() => return bad("a record after the end".into()),
-            (Record::Checkpoint { tick, snapshot }, Some(_)) => {
-                if last_tick.is_some_and(|t| t != tick) {
-                    return bad(format!(
-                        "checkpoint of tick {tick} after tick {}",
-                        last_tick.unwrap_or_default()
-                    ));
-                }
-                // A checkpoint is where replays and resumes restart: its snapshot must decode
-                // and be of its own tick, or a seek would never arrive.
-                let state = G::snapshot_from_bytes(&snapshot)
-                    .map_err(|e| corrupt(offset, lsn, format!("checkpoint of tick {tick}: {e}")))?;
-                if G::snapshot_tick(&state) != tick {
-                    return bad(format!(
-                        "checkpoint of tick {tick} holds a snapshot of tick {}",
-                        G::snapshot_tick(&state)
-                    ));
-                }
-                last_tick = Some(tick);
-                checkpoints.push((tick, snapshot));
-            }
-            (Record::Tick(t), Some(h)) => {
-                let Some(prev_tick) = last_tick else {
-                    return bad("a tick before the first checkpoint".into());
-                };
-                if prev_tick.checked_add(1) != Some(t.tick) {
-                    return bad(format!("tick {} follows tick {prev_tick}", t.tick));
-                }
-                if t.inputs.len() != usize::from(h.players) {
-                    return bad(format!(
-                        "tick {} holds {} inputs for {} players",
-                        t.tick,
-                        t.inputs.len(),
-                        h.players
-                    ));
-                }
-                last_tick = Some(t.tick);
-                ticks.push(t);
-            }
-            (Record::Epoch(e), Some(_)) => {
-                // A transfer goes on from a later tick than the last one recorded; any other
-                // epoch from that very tick.
-                let from = e.transfer.as_ref().map_or(e.tick, |t| t.from);
-                if last_tick != Some(from) {
-                    return bad(format!(
-                        "epoch {} from tick {from}, but the last tick recorded is {last_tick:?}",
-                        e.epoch
-                    ));
-                }
-                if e.epoch <= last_epoch {
-                    return bad(format!("epoch {} after epoch {last_epoch}", e.epoch));
-                }
-                if let Some(t) = &e.transfer {
-                    if t.from >= e.tick {
-                        return bad(format!(
-                            "epoch {} transfers the state of tick {} after tick {}",
-                            e.epoch, e.tick, t.from
-                        ));
-                    }
-                    // Replays and resumes go on from its snapshot, as from a resync's.
-                    let state = G::snapshot_from_bytes(&t.snapshot).map_err(|err| {
-                        corrupt(offset, lsn, format!("epoch {} transfer: {err}", e.epoch))
-                    })?;
-                    let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
-                    if at != e.tick || hash != e.hash {
-                        return bad(format!(
-                            "epoch {} from tick {} transfers a snapshot of tick {at} hashing \
-                             {:016x}, not {:016x}",
-                            e.epoch,
-                            e.tick,
-                            hash.combined(),
-                            e.hash.combined()
-                        ));
-                    }
-                    last_tick = Some(e.tick);
-                }
-                last_epoch = e.epoch;
-                epochs.push(e);
-            }
-            (Record::Resync(r), Some(_)) => {
-                if last_tick != Some(r.tick) {
-                    return bad(format!(
-                        "resync from tick {}, but the last tick recorded is {last_tick:?}",
-                        r.tick
-                    ));
-                }
-                if r.epoch <= last_epoch {
-                    return bad(format!("epoch {} after epoch {last_epoch}", r.epoch));
-                }
-                if resyncs.last().is_some_and(|p| p.tick == r.tick) {
-                    return bad(format!("a second resync from tick {}", r.tick));
-                }
-                // Replays and resumes go on from its snapshot: it must decode, be of its own
-                // tick and be the state it names.
-                let state = G::snapshot_from_bytes(&r.snapshot)
-                    .map_err(|e| corrupt(offset, lsn, format!("resync at tick {}: {e}", r.tick)))?;
-                let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
-                if at != r.tick || hash != r.hash {
-                    return bad(format!(
-                        "the resync at tick {} holds a snapshot of tick {at} hashing {:016x}, not {:016x}",
-                        r.tick,
-                        hash.combined(),
-                        r.hash.combined()
-                    ));
-                }
-                last_epoch = r.epoch;
-                resyncs.push(r);
-            }
-            (Record::Outage(o), Some(_)) => {
-                if last_tick != Some(o.tick) {
-                    return bad(format!(
-                        "outage at tick {}, but the last tick recorded is {last_tick:?}",
-                        o.tick
-                    ));
-                }
-                outages.push(o);
-            }
-            (Record::End { tick, reason }, Some(_)) => {
-                if last_tick != Some(tick) {
-                    return bad(format!(
-                        "end at tick {tick}, but the last tick recorded is {last_tick:?}"
-                    ));
-                }
-                end = Some((tick, reason));
-            }
+        if read.header.is_none() && kind == KIND_HEADER {
+            read.header = Some(read_header::<G>(path, payload).map_err(|e| match e {
+                HeaderError::Refused(e) => e,
+                HeaderError::Corrupt(reason) => corrupt(offset, lsn, reason),
+            })?);
+        } else {
+            let record = decode_payload::<G>(kind, payload)
+                .map_err(|reason| corrupt(offset, lsn, reason))?;
+            read.take(record)
+                .map_err(|reason| corrupt(offset, lsn, reason))?;
         }
         last_lsn = lsn;
         offset += total;
     }
+    let Reading {
+        header,
+        ticks,
+        checkpoints,
+        end,
+        epochs,
+        outages,
+        resyncs,
+        ..
+    } = read;
     let header = header.ok_or_else(|| {
         corrupt(
             LOG_MAGIC.len(),
@@ -571,6 +430,221 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
         last_lsn,
         hole,
     })
+}
+
+/// Why a header record was not taken.
+enum HeaderError {
+    /// Another format version or another game: said as such.
+    Refused(Error),
+    /// It does not decode.
+    Corrupt(String),
+}
+
+/// The header record: its format version first, then the whole, which must name `G`. It is
+/// read before the log is known to be `G`'s: a log of another game is refused by name before
+/// any of its records is decoded as this game's.
+fn read_header<G: Game>(path: &Path, payload: &[u8]) -> Result<LogHeader, HeaderError> {
+    if let Some(version) = payload.first_chunk::<4>().map(|b| u32::from_le_bytes(*b)) {
+        if version != LOG_FORMAT_VERSION {
+            return Err(HeaderError::Refused(Error::LogVersion {
+                path: path.to_owned(),
+                found: version,
+                expected: LOG_FORMAT_VERSION,
+            }));
+        }
+    }
+    let header = decode_header(payload).map_err(HeaderError::Corrupt)?;
+    if header.game != G::NAME {
+        return Err(HeaderError::Refused(Error::other_game::<G>(
+            path,
+            &header.game,
+        )));
+    }
+    Ok(header)
+}
+
+/// What the records read so far hold, and where they stand: each record after the header is
+/// checked against it ([`Reading::take`]) and kept, or refused with the reason.
+struct Reading<G: Game> {
+    header: Option<LogHeader>,
+    ticks: Vec<TickRecord<G>>,
+    checkpoints: Vec<(Tick, Vec<u8>)>,
+    end: Option<(Tick, String)>,
+    epochs: Vec<EpochRecord<G>>,
+    outages: Vec<OutageRecord>,
+    resyncs: Vec<ResyncRecord<G>>,
+    /// Epoch and resync records share one count: each begins the next epoch.
+    last_epoch: u32,
+    last_tick: Option<Tick>,
+}
+
+impl<G: Game> Default for Reading<G> {
+    fn default() -> Reading<G> {
+        Reading {
+            header: None,
+            ticks: Vec::new(),
+            checkpoints: Vec::new(),
+            end: None,
+            epochs: Vec::new(),
+            outages: Vec::new(),
+            resyncs: Vec::new(),
+            last_epoch: 1,
+            last_tick: None,
+        }
+    }
+}
+
+impl<G: Game> Reading<G> {
+    /// Takes the next record after the header, or says why it cannot follow what came before.
+    fn take(&mut self, record: Record<G>) -> Result<(), String> {
+        let Some(header) = &self.header else {
+            return Err("the first record is not a header".into());
+        };
+        if matches!(record, Record::Header(_)) {
+            return Err("a second header".into());
+        }
+        if self.end.is_some() {
+            return Err("a record after the end".into());
+        }
+        let players = usize::from(header.players);
+        let last_tick = self.last_tick;
+        match record {
+            Record::Header(_) => unreachable!("refused above"),
+            Record::Checkpoint { tick, snapshot } => self.take_checkpoint(tick, snapshot),
+            Record::Tick(t) => {
+                let Some(prev_tick) = last_tick else {
+                    return Err("a tick before the first checkpoint".into());
+                };
+                if prev_tick.checked_add(1) != Some(t.tick) {
+                    return Err(format!("tick {} follows tick {prev_tick}", t.tick));
+                }
+                if t.inputs.len() != players {
+                    return Err(format!(
+                        "tick {} holds {} inputs for {players} players",
+                        t.tick,
+                        t.inputs.len(),
+                    ));
+                }
+                self.last_tick = Some(t.tick);
+                self.ticks.push(t);
+                Ok(())
+            }
+            Record::Epoch(e) => self.take_epoch(e),
+            Record::Resync(r) => self.take_resync(r),
+            Record::Outage(o) => {
+                if last_tick != Some(o.tick) {
+                    return Err(format!(
+                        "outage at tick {}, but the last tick recorded is {last_tick:?}",
+                        o.tick
+                    ));
+                }
+                self.outages.push(o);
+                Ok(())
+            }
+            Record::End { tick, reason } => {
+                if last_tick != Some(tick) {
+                    return Err(format!(
+                        "end at tick {tick}, but the last tick recorded is {last_tick:?}"
+                    ));
+                }
+                self.end = Some((tick, reason));
+                Ok(())
+            }
+        }
+    }
+
+    /// A checkpoint is where replays and resumes restart: its snapshot must decode and be of
+    /// its own tick, or a seek would never arrive.
+    fn take_checkpoint(&mut self, tick: Tick, snapshot: Vec<u8>) -> Result<(), String> {
+        if let Some(last) = self.last_tick.filter(|&t| t != tick) {
+            return Err(format!("checkpoint of tick {tick} after tick {last}"));
+        }
+        let state = G::snapshot_from_bytes(&snapshot)
+            .map_err(|e| format!("checkpoint of tick {tick}: {e}"))?;
+        if G::snapshot_tick(&state) != tick {
+            return Err(format!(
+                "checkpoint of tick {tick} holds a snapshot of tick {}",
+                G::snapshot_tick(&state)
+            ));
+        }
+        self.last_tick = Some(tick);
+        self.checkpoints.push((tick, snapshot));
+        Ok(())
+    }
+
+    /// A transfer goes on from a later tick than the last one recorded; any other epoch from
+    /// that very tick.
+    fn take_epoch(&mut self, e: EpochRecord<G>) -> Result<(), String> {
+        let last_tick = self.last_tick;
+        let from = e.transfer.as_ref().map_or(e.tick, |t| t.from);
+        if last_tick != Some(from) {
+            return Err(format!(
+                "epoch {} from tick {from}, but the last tick recorded is {last_tick:?}",
+                e.epoch
+            ));
+        }
+        if e.epoch <= self.last_epoch {
+            return Err(format!("epoch {} after epoch {}", e.epoch, self.last_epoch));
+        }
+        if let Some(t) = &e.transfer {
+            if t.from >= e.tick {
+                return Err(format!(
+                    "epoch {} transfers the state of tick {} after tick {}",
+                    e.epoch, e.tick, t.from
+                ));
+            }
+            // Replays and resumes go on from its snapshot, as from a resync's.
+            let state = G::snapshot_from_bytes(&t.snapshot)
+                .map_err(|err| format!("epoch {} transfer: {err}", e.epoch))?;
+            let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
+            if at != e.tick || hash != e.hash {
+                return Err(format!(
+                    "epoch {} from tick {} transfers a snapshot of tick {at} hashing {:016x}, \
+                     not {:016x}",
+                    e.epoch,
+                    e.tick,
+                    hash.combined(),
+                    e.hash.combined()
+                ));
+            }
+            self.last_tick = Some(e.tick);
+        }
+        self.last_epoch = e.epoch;
+        self.epochs.push(e);
+        Ok(())
+    }
+
+    /// Replays and resumes go on from a resync's snapshot: it must decode, be of its own tick
+    /// and be the state it names.
+    fn take_resync(&mut self, r: ResyncRecord<G>) -> Result<(), String> {
+        let last_tick = self.last_tick;
+        if last_tick != Some(r.tick) {
+            return Err(format!(
+                "resync from tick {}, but the last tick recorded is {last_tick:?}",
+                r.tick
+            ));
+        }
+        if r.epoch <= self.last_epoch {
+            return Err(format!("epoch {} after epoch {}", r.epoch, self.last_epoch));
+        }
+        if self.resyncs.last().is_some_and(|p| p.tick == r.tick) {
+            return Err(format!("a second resync from tick {}", r.tick));
+        }
+        let state = G::snapshot_from_bytes(&r.snapshot)
+            .map_err(|e| format!("resync at tick {}: {e}", r.tick))?;
+        let (at, hash) = (G::snapshot_tick(&state), G::snapshot_hash(&state));
+        if at != r.tick || hash != r.hash {
+            return Err(format!(
+                "the resync at tick {} holds a snapshot of tick {at} hashing {:016x}, not {:016x}",
+                r.tick,
+                hash.combined(),
+                r.hash.combined()
+            ));
+        }
+        self.last_epoch = r.epoch;
+        self.resyncs.push(r);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
