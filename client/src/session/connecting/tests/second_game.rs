@@ -97,17 +97,23 @@ fn the_ring_race_plays_over_the_network_as_a_plain_run_of_its_confirmed_inputs()
     );
 }
 
-#[test]
-fn a_desync_in_the_joiners_bumps_is_detected_and_repaired_by_the_hosts_state() {
-    let net = MemoryNet::default();
-    let cfg = race_config(0);
-    let (hosted, joined) = connected_pair(&net, &cfg);
-    let mut peers = vec![hosted, joined];
-    peers[1].driver_mut().inject(Injection {
+/// A host and a joiner whose step to tick 150 is nudged by one bit after its `bumps` phase,
+/// every time it is simulated.
+fn nudged_after_bumps_at_150(net: &MemoryNet, cfg: &NetConfig<RingRace>) -> Vec<NetPeer<RingRace>> {
+    let (hosted, mut joined) = connected_pair(net, cfg);
+    joined.driver_mut().inject(Injection {
         tick: 150,
         first_pass_only: false,
         after: RingPhase::Bumps,
     });
+    vec![hosted, joined]
+}
+
+#[test]
+fn a_desync_in_the_joiners_bumps_is_detected_and_repaired_by_the_hosts_state() {
+    let net = MemoryNet::default();
+    let cfg = race_config(0);
+    let mut peers = nudged_after_bumps_at_150(&net, &cfg);
     let mut desyncs = Vec::new();
     let guard = Instant::now() + Duration::from_secs(30);
     while peers.iter().any(|p| p.final_tick() < 450) {
@@ -189,13 +195,7 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
         resync: false,
         ..race_config(0)
     };
-    let (hosted, joined) = connected_pair(&net, &cfg);
-    let mut peers = vec![hosted, joined];
-    peers[1].driver_mut().inject(Injection {
-        tick: 150,
-        first_pass_only: false,
-        after: RingPhase::Bumps,
-    });
+    let mut peers = nudged_after_bumps_at_150(&net, &cfg);
     let files: Vec<PeerFiles> = ["host", "join"]
         .iter()
         .map(|role| PeerFiles {
