@@ -307,4 +307,67 @@ mod tests {
         assert_eq!(SectionHash::section(&hash, 5), 0);
         assert_eq!(SectionHash::combined(&hash), hash.combined);
     }
+
+    /// The duel's other answers to the layer are the engine's own: rules named by field, an
+    /// event's tick its own, its rail shots (and nothing else) audited as judged, and the pose
+    /// ring, window and time the rail reads.
+    #[test]
+    fn the_duel_names_rules_ticks_audits_and_poses_as_the_engine_does() {
+        use crate::event::EventKind;
+        use crate::rail::ShotRecord;
+        use game_api::lag::{LagCompensated, ViewTime};
+        let theirs = Rules {
+            block_hp: 5,
+            ..Rules::default()
+        };
+        assert_eq!(
+            <World as Game>::rules_differences(&Rules::default(), &theirs),
+            vec![("block_hp", "3".to_owned(), "5".to_owned())]
+        );
+        let shot = ShotRecord {
+            distance: crate::fx::ONE,
+            ..ShotRecord::default()
+        };
+        let events = [
+            Event {
+                tick: 9,
+                kind: EventKind::ShotFired {
+                    player: 0,
+                    projectile: 1,
+                },
+            },
+            Event {
+                tick: 7,
+                kind: EventKind::RailShot(shot),
+            },
+        ];
+        assert_eq!(events.map(|e| World::event_tick(&e)), [9, 7]);
+        let mut audited = vec![ShotRecord::default()];
+        World::audit(&events, &mut audited);
+        assert_eq!(
+            audited,
+            [ShotRecord::default(), shot],
+            "appended, rail shots only"
+        );
+        let rules = Rules {
+            pose_history_ticks: 5,
+            ..Rules::default()
+        };
+        let mut world = World::new(rules, 4, 2).expect("world");
+        for t in 0..40 {
+            world
+                .step(&[InputCmd::idle(t), InputCmd::idle(t)])
+                .expect("step");
+        }
+        assert!(std::ptr::eq(world.pose_ring(), &world.state().pose_history));
+        assert_eq!((world.pose_window(), world.pose_now()), (5, 40));
+        let view = ViewTime {
+            ticks_back: 3,
+            frac: 0,
+        };
+        assert_eq!(
+            world.pose_seen(1, view),
+            world.state().pose_history.pose_at(1, 40, view, 5)
+        );
+    }
 }

@@ -344,3 +344,10 @@ fn the_first_differing_section_is_named_by_index() {
         Some(0)
     );
 }
+
+/// Contract: a game that does not name its rules' differences names none (a refusal then
+/// shows the two hashes only).
+#[test]
+fn rules_differences_name_none_by_default() {
+    assert!(<Toy<0, 0> as Game>::rules_differences(&Flaw::None, &Flaw::HiddenState).is_empty());
+}

@@ -141,3 +141,40 @@ proptest::proptest! {
         }
     }
 }
+
+/// Contract: an event's tick is its key's, and a replay audits the coins taken and the win —
+/// appended in order, nothing else.
+#[test]
+fn events_name_their_tick_and_the_audit_keeps_coins_and_wins() {
+    let events = [
+        RingEvent::Dash { tick: 4, racer: 1 },
+        RingEvent::CoinTaken {
+            tick: 5,
+            racer: 0,
+            coin: 2,
+        },
+        RingEvent::Bump {
+            tick: 6,
+            a: 0,
+            b: 1,
+        },
+        RingEvent::Won { tick: 7, racer: 0 },
+    ];
+    assert_eq!(events.map(|e| RingRace::event_tick(&e)), [4, 5, 6, 7]);
+    let mut audited = vec![events[0]];
+    RingRace::audit(&events, &mut audited);
+    assert_eq!(audited, [events[0], events[1], events[3]]);
+}
+
+/// Contract: the handshake names differing rules through the game: the race's own names.
+#[test]
+fn the_race_names_the_rules_that_differ() {
+    let theirs = RingRules {
+        coins_to_win: 9,
+        ..RingRules::default()
+    };
+    let named = RingRace::rules_differences(&RingRules::default(), &theirs);
+    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!((named[0].0, named[0].2.as_str()), ("coins_to_win", "9"));
+    assert!(RingRace::rules_differences(&theirs, &theirs.clone()).is_empty());
+}
