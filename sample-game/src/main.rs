@@ -18,7 +18,7 @@ use sample_game::{
     NetMatch, Renderer, ReplayMatch, Screenshot, SyncTestMatch,
 };
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -172,62 +172,8 @@ fn match_source(
     bots: &[PlayerId],
     ice: &IceServers,
 ) -> anyhow::Result<Box<dyn MatchSource>> {
-    let log_for = |mode: &str, seed: u64| -> anyhow::Result<Option<PathBuf>> {
-        if cli.no_match_log {
-            return Ok(None);
-        }
-        if let Some(path) = &cli.match_log {
-            return Ok(Some(path.clone()));
-        }
-        std::fs::create_dir_all("matches").context("creating the matches/ directory")?;
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        Ok(Some(PathBuf::from(format!(
-            "matches/{mode}-seed{seed}-{stamp}.duellog"
-        ))))
-    };
-    let announce = |path: &Option<PathBuf>| {
-        if let Some(path) = path {
-            println!(
-                "maze-duel: recording to {} (replay: maze-duel replay <file>)",
-                path.display()
-            );
-        }
-    };
     match &cli.mode {
-        None | Some(Mode::Play) => {
-            if let Some(distance) = cli.sync_test {
-                let dump = PathBuf::from("synctest-dump");
-                println!(
-                    "maze-duel: sync test, check distance {distance}; mismatches go to {}",
-                    dump.display()
-                );
-                let path = log_for("sync-test", seed)?;
-                announce(&path);
-                let logs = LocalLogs::to(path, cli.hash_log.clone());
-                return Ok(Box::new(
-                    SyncTestMatch::new(rules, seed, usize::from(distance), dump)?
-                        .with_logs(logs)?,
-                ));
-            }
-            // Bots alone (pacing measurements) play hard; a person's opponent plays the level
-            // asked for.
-            let difficulty = if cli.vs_bot {
-                cli.bot_difficulty
-            } else {
-                engine::Difficulty::Hard
-            };
-            let path = log_for(sample_game::mode_for(!bots.is_empty(), difficulty), seed)?;
-            announce(&path);
-            let logs = LocalLogs::to(path, cli.hash_log.clone());
-            Ok(Box::new(
-                LocalMatch::new(rules, seed)?
-                    .with_bots(bots)
-                    .with_difficulty(difficulty)
-                    .with_logs(logs)?,
-            ))
-        }
+        None | Some(Mode::Play) => local_source(cli, rules, seed, bots),
         Some(Mode::Resume { log }) => {
             let m = LocalMatch::resume(log)?.with_hash_log(cli.hash_log.clone())?;
             println!(
@@ -237,24 +183,7 @@ fn match_source(
             );
             Ok(Box::new(m))
         }
-        Some(Mode::Replay { log }) => {
-            let read = client::logs::matchlog::read_log::<engine::World>(log)
-                .with_context(|| format!("reading {}", log.display()))?;
-            if let Some(cut) = read.tail_report() {
-                println!("maze-duel: {}: {cut}", log.display());
-            }
-            let identity = client::logs::hashlog::MatchIdentity::of_log(&read.header);
-            let mut replay = ReplayMatch::new(read)?;
-            if let Some(path) = &cli.hash_log {
-                let source = format!("replay of {}", log.display());
-                replay = replay.with_hash_log(
-                    client::logs::hashlog::HashLogWriter::<engine::World>::create(
-                        path, &identity, &source,
-                    )?,
-                );
-            }
-            Ok(Box::new(replay))
-        }
+        Some(Mode::Replay { log }) => replay_source(cli, log),
         Some(Mode::Host {
             port,
             bind,
@@ -263,78 +192,15 @@ fn match_source(
             net,
         }) => {
             let bind = bind.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], *port)));
-            let mut config = net_config(net, rules, seed, *spectators);
-            config.invite = match code {
-                None => None,
-                Some(InviteChoice::Given(code)) => Some(*code),
-                Some(InviteChoice::Random) => {
-                    Some(InviteCode::random().map_err(anyhow::Error::msg)?)
-                }
-            };
-            let link = open_link(bind, config.conditioner)?;
-            let local = link.borrow().local_addr();
-            if let Some(code) = config.invite {
-                println!("maze-duel: invitation to share: {local}#{code} (the code is the key)");
-            }
-            println!(
-                "maze-duel: hosting on {local}; waiting up to {} s for a player{} (Ctrl-C to cancel)",
-                net.timeout,
-                if *spectators > 0 { format!(" and {spectators} spectator(s)") } else { String::new() }
-            );
-            let peer = NetPeer::<World>::host_on(link, &config)?;
-            online(peer, net, "host", cli, log_for)
+            host_source(cli, rules, seed, (bind, *spectators, code.as_ref()), net)
         }
-        Some(Mode::Join { address, net }) | Some(Mode::Spectate { address, net }) => {
-            let role = match &cli.mode {
-                Some(Mode::Join { .. }) => Role::Player,
-                _ => Role::Spectator,
-            };
-            let (address, code) =
-                client::net::seal::split_invitation(address).map_err(anyhow::Error::msg)?;
-            let host = resolve(address).map_err(anyhow::Error::msg)?;
-            let mut config = net_config(net, rules, seed, 0);
-            config.invite = code;
-            let link = open_link(default_bind_for(host), config.conditioner)?;
-            println!(
-                "maze-duel: contacting {host} (giving up after {} s)",
-                net.timeout
-            );
-            let peer = NetPeer::<World>::join_on(link, host, role, &config)
-                .with_context(|| format!("joining {host}"))?;
-            let mode = if role == Role::Player {
-                "join"
-            } else {
-                "spectate"
-            };
-            online(peer, net, mode, cli, log_for)
+        Some(Mode::Join { address, net }) => {
+            join_source(cli, rules, seed, address, Role::Player, net)
         }
-        Some(Mode::Rejoin { log, net }) => {
-            let read = client::logs::matchlog::read_log::<engine::World>(log)
-                .with_context(|| format!("the match log {}", log.display()))?;
-            let peer = client::runs::rejoin_peer(&read, log)?;
-            let config = net_config(net, rules, seed, 0);
-            let link = open_link(default_bind_for(peer), config.conditioner)?;
-            println!(
-                "maze-duel: rejoining {peer} from {} (giving up after {} s)",
-                log.display(),
-                net.timeout
-            );
-            let paths = LogPaths {
-                hash_log: cli.hash_log.clone(),
-                match_log: Some(log.clone()),
-                dump_dir: None,
-            };
-            let (peer, logs) = client::runs::rejoin_from_log(link, &config, &paths, None)
-                .with_context(|| format!("rejoining from {}", log.display()))?;
-            println!(
-                "maze-duel: back in the match; recording to {}",
-                log.display()
-            );
-            Ok(Box::new(
-                NetMatch::with_logs(peer, usize::from(net.input_delay), logs)
-                    .with_remote_view(net.remote_view),
-            ))
+        Some(Mode::Spectate { address, net }) => {
+            join_source(cli, rules, seed, address, Role::Spectator, net)
         }
+        Some(Mode::Rejoin { log, net }) => rejoin_source(cli, rules, seed, log, net),
         Some(Mode::Online {
             room,
             signal,
@@ -346,55 +212,256 @@ fn match_source(
             no_ice,
             net,
         }) => {
-            let given = &IceServers {
+            let given = IceServers {
                 urls: urls.clone(),
                 username: ice_user.clone(),
                 credential: ice_password.clone(),
+            };
+            let ice = match (given.urls.is_empty(), *no_ice) {
+                (_, true) => IceServers::default(),
+                (true, false) if given == IceServers::default() => ice.clone(),
+                // A user and password alone go with the settings' servers.
+                (true, false) => IceServers {
+                    urls: ice.urls.clone(),
+                    ..given
+                },
+                (false, false) => given,
             };
             let role = if *spectate {
                 Role::Spectator
             } else {
                 Role::Player
             };
-            // A link (`ws://HOST:PORT/ROOM?secret=…`) enters that room with its secret; a bare
-            // name opens the room under a fresh secret, whose link the others must be given.
-            let room = if room.contains("://") {
-                RoomConfig::from_link(room)?
-            } else {
-                let secret =
-                    client::net::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
-                RoomConfig::new(signal.as_str(), room.as_str()).with_secret(secret)
-            }
-            .with_ice(match (given.urls.is_empty(), *no_ice) {
-                (_, true) => IceServers::default(),
-                (true, false) if *given == IceServers::default() => ice.clone(),
-                // A user and password alone go with the settings' servers.
-                (true, false) => IceServers {
-                    urls: ice.urls.clone(),
-                    ..given.clone()
-                },
-                (false, false) => given.clone(),
-            });
-            let url = room.room_url()?;
-            println!(
-                "maze-duel: room link (give it to the other player and any spectators): {}",
-                room.link()?
-            );
-            let config = net_config(net, rules, seed, *spectators);
-            println!(
-                "maze-duel: entering room {url}; waiting up to {} s for the others (Ctrl-C to cancel)",
-                net.timeout
-            );
-            let peer = NetPeer::<World>::online(&room, role, &config)
-                .with_context(|| format!("room {url}"))?;
-            let mode = match peer.local_slot() {
-                Some(0) => "host",
-                Some(_) => "join",
-                None => "spectate",
-            };
-            online(peer, net, mode, cli, log_for)
+            let room = room_config(room, signal, ice)?;
+            online_source(cli, rules, seed, (room, role, *spectators), net)
         }
     }
+}
+
+/// Where a match of `mode` is recorded: `--match-log`, nothing with `--no-match-log`, else a
+/// new file in `matches/`.
+fn log_for(cli: &Cli, mode: &str, seed: u64) -> anyhow::Result<Option<PathBuf>> {
+    if cli.no_match_log {
+        return Ok(None);
+    }
+    if let Some(path) = &cli.match_log {
+        return Ok(Some(path.clone()));
+    }
+    std::fs::create_dir_all("matches").context("creating the matches/ directory")?;
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Ok(Some(PathBuf::from(format!(
+        "matches/{mode}-seed{seed}-{stamp}.duellog"
+    ))))
+}
+
+fn announce(path: &Option<PathBuf>) {
+    if let Some(path) = path {
+        println!(
+            "maze-duel: recording to {} (replay: maze-duel replay <file>)",
+            path.display()
+        );
+    }
+}
+
+/// A match on this machine: a sync test, or players and bots.
+fn local_source(
+    cli: &Cli,
+    rules: Rules,
+    seed: u64,
+    bots: &[PlayerId],
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    if let Some(distance) = cli.sync_test {
+        let dump = PathBuf::from("synctest-dump");
+        println!(
+            "maze-duel: sync test, check distance {distance}; mismatches go to {}",
+            dump.display()
+        );
+        let path = log_for(cli, "sync-test", seed)?;
+        announce(&path);
+        let logs = LocalLogs::to(path, cli.hash_log.clone());
+        return Ok(Box::new(
+            SyncTestMatch::new(rules, seed, usize::from(distance), dump)?.with_logs(logs)?,
+        ));
+    }
+    // Bots alone (pacing measurements) play hard; a person's opponent plays the level asked
+    // for.
+    let difficulty = if cli.vs_bot {
+        cli.bot_difficulty
+    } else {
+        engine::Difficulty::Hard
+    };
+    let path = log_for(
+        cli,
+        sample_game::mode_for(!bots.is_empty(), difficulty),
+        seed,
+    )?;
+    announce(&path);
+    let logs = LocalLogs::to(path, cli.hash_log.clone());
+    Ok(Box::new(
+        LocalMatch::new(rules, seed)?
+            .with_bots(bots)
+            .with_difficulty(difficulty)
+            .with_logs(logs)?,
+    ))
+}
+
+/// A replay of the match log at `log`, re-hashed into `--hash-log` if asked.
+fn replay_source(cli: &Cli, log: &Path) -> anyhow::Result<Box<dyn MatchSource>> {
+    let read = client::logs::matchlog::read_log::<engine::World>(log)
+        .with_context(|| format!("reading {}", log.display()))?;
+    if let Some(cut) = read.tail_report() {
+        println!("maze-duel: {}: {cut}", log.display());
+    }
+    let identity = client::logs::hashlog::MatchIdentity::of_log(&read.header);
+    let mut replay = ReplayMatch::new(read)?;
+    if let Some(path) = &cli.hash_log {
+        let source = format!("replay of {}", log.display());
+        replay = replay.with_hash_log(
+            client::logs::hashlog::HashLogWriter::<engine::World>::create(
+                path, &identity, &source,
+            )?,
+        );
+    }
+    Ok(Box::new(replay))
+}
+
+/// Hosts on `bind` for a player and `spectators` spectators, with an invite code if asked.
+fn host_source(
+    cli: &Cli,
+    rules: Rules,
+    seed: u64,
+    (bind, spectators, code): (SocketAddr, usize, Option<&InviteChoice>),
+    net: &NetOptions,
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    let mut config = net_config(net, rules, seed, spectators);
+    config.invite = match code {
+        None => None,
+        Some(InviteChoice::Given(code)) => Some(*code),
+        Some(InviteChoice::Random) => Some(InviteCode::random().map_err(anyhow::Error::msg)?),
+    };
+    let link = open_link(bind, config.conditioner)?;
+    let local = link.borrow().local_addr();
+    if let Some(code) = config.invite {
+        println!("maze-duel: invitation to share: {local}#{code} (the code is the key)");
+    }
+    println!(
+        "maze-duel: hosting on {local}; waiting up to {} s for a player{} (Ctrl-C to cancel)",
+        net.timeout,
+        if spectators > 0 {
+            format!(" and {spectators} spectator(s)")
+        } else {
+            String::new()
+        }
+    );
+    let peer = NetPeer::<World>::host_on(link, &config)?;
+    online(peer, net, "host", cli)
+}
+
+/// Joins (or watches) the host at `address` (`HOST:PORT`, or an invitation `HOST:PORT#CODE`).
+fn join_source(
+    cli: &Cli,
+    rules: Rules,
+    seed: u64,
+    address: &str,
+    role: Role,
+    net: &NetOptions,
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    let (address, code) =
+        client::net::seal::split_invitation(address).map_err(anyhow::Error::msg)?;
+    let host = resolve(address).map_err(anyhow::Error::msg)?;
+    let mut config = net_config(net, rules, seed, 0);
+    config.invite = code;
+    let link = open_link(default_bind_for(host), config.conditioner)?;
+    println!(
+        "maze-duel: contacting {host} (giving up after {} s)",
+        net.timeout
+    );
+    let peer = NetPeer::<World>::join_on(link, host, role, &config)
+        .with_context(|| format!("joining {host}"))?;
+    let mode = if role == Role::Player {
+        "join"
+    } else {
+        "spectate"
+    };
+    online(peer, net, mode, cli)
+}
+
+/// Takes this player's slot back from the match log it wrote before its process died.
+fn rejoin_source(
+    cli: &Cli,
+    rules: Rules,
+    seed: u64,
+    log: &Path,
+    net: &NetOptions,
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    let read = client::logs::matchlog::read_log::<engine::World>(log)
+        .with_context(|| format!("the match log {}", log.display()))?;
+    let peer = client::runs::rejoin_peer(&read, log)?;
+    let config = net_config(net, rules, seed, 0);
+    let link = open_link(default_bind_for(peer), config.conditioner)?;
+    println!(
+        "maze-duel: rejoining {peer} from {} (giving up after {} s)",
+        log.display(),
+        net.timeout
+    );
+    let paths = LogPaths {
+        hash_log: cli.hash_log.clone(),
+        match_log: Some(log.to_owned()),
+        dump_dir: None,
+    };
+    let (peer, logs) = client::runs::rejoin_from_log(link, &config, &paths, None)
+        .with_context(|| format!("rejoining from {}", log.display()))?;
+    println!(
+        "maze-duel: back in the match; recording to {}",
+        log.display()
+    );
+    Ok(Box::new(
+        NetMatch::with_logs(peer, usize::from(net.input_delay), logs)
+            .with_remote_view(net.remote_view),
+    ))
+}
+
+/// The room a link (`ws://HOST:PORT/ROOM?secret=…`) names, with its secret; or, for a bare
+/// name, that room on `signal` under a fresh secret, whose link the others must be given.
+fn room_config(room: &str, signal: &str, ice: IceServers) -> anyhow::Result<RoomConfig> {
+    let room = if room.contains("://") {
+        RoomConfig::from_link(room)?
+    } else {
+        let secret =
+            client::net::room_secret::RoomSecret::generate().map_err(anyhow::Error::msg)?;
+        RoomConfig::new(signal, room).with_secret(secret)
+    };
+    Ok(room.with_ice(ice))
+}
+
+/// Plays through a WebRTC room: the first player in it hosts.
+fn online_source(
+    cli: &Cli,
+    rules: Rules,
+    seed: u64,
+    (room, role, spectators): (RoomConfig, Role, usize),
+    net: &NetOptions,
+) -> anyhow::Result<Box<dyn MatchSource>> {
+    let url = room.room_url()?;
+    println!(
+        "maze-duel: room link (give it to the other player and any spectators): {}",
+        room.link()?
+    );
+    let config = net_config(net, rules, seed, spectators);
+    println!(
+        "maze-duel: entering room {url}; waiting up to {} s for the others (Ctrl-C to cancel)",
+        net.timeout
+    );
+    let peer =
+        NetPeer::<World>::online(&room, role, &config).with_context(|| format!("room {url}"))?;
+    let mode = match peer.local_slot() {
+        Some(0) => "host",
+        Some(_) => "join",
+        None => "spectate",
+    };
+    online(peer, net, mode, cli)
 }
 
 fn net_config(net: &NetOptions, rules: Rules, seed: u64, spectators: usize) -> NetConfig<World> {
@@ -414,11 +481,10 @@ fn online(
     net: &NetOptions,
     mode: &str,
     cli: &Cli,
-    log_for: impl Fn(&str, u64) -> anyhow::Result<Option<PathBuf>>,
 ) -> anyhow::Result<Box<dyn MatchSource>> {
     let match_seed = peer.agreement().match_seed;
     println!("maze-duel: connected ({mode}, match seed {match_seed})");
-    let match_log = log_for(mode, match_seed)?;
+    let match_log = log_for(cli, mode, match_seed)?;
     if let Some(path) = &match_log {
         println!("maze-duel: recording confirmed ticks to {}", path.display());
     }
