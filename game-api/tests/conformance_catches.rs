@@ -42,7 +42,8 @@ struct ToyState {
 
 /// `NAMES`: 1 names two phases alike; 2 has no phases; 3 has one phase too many, 4 as many
 /// as allowed. `S`: 1 names two sections alike, 2 builds a hash from too few sections, 3 has a
-/// section name with a space.
+/// section name with a space; 4 reads a snapshot's tick one late, 5 its hash without the
+/// clock (what a log reader sees without a game).
 #[derive(Clone, Debug)]
 struct Toy<const NAMES: u8, const S: u8> {
     flaw: Flaw,
@@ -73,6 +74,14 @@ impl<const S: u8> SectionHash for ToyHash<S> {
         };
         Some(ToyHash(s[0].rotate_left(7) ^ s[1], s))
     }
+}
+
+/// The toy's state hash; `clock: false` leaves the tick out.
+fn toy_hash<const S: u8>(state: &ToyState, clock: bool) -> ToyHash<S> {
+    let totals = state.totals.iter().fold(0u64, |h, &t| mix(h ^ t as u64));
+    let tick = if clock { u64::from(state.tick) } else { 0 };
+    let rest = mix(tick) ^ mix(state.scratch as u64);
+    ToyHash::from_sections(&[totals, rest]).expect("two")
 }
 
 fn mix(x: u64) -> u64 {
@@ -156,15 +165,13 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         }
     }
     fn state_hash(&self) -> ToyHash<S> {
-        Self::snapshot_hash(&self.state)
+        toy_hash(&self.state, true)
     }
     fn snapshot_hash(state: &ToyState) -> ToyHash<S> {
-        let totals = state.totals.iter().fold(0u64, |h, &t| mix(h ^ t as u64));
-        let rest = mix(u64::from(state.tick)) ^ mix(state.scratch as u64);
-        ToyHash::from_sections(&[totals, rest]).expect("two")
+        toy_hash(state, S != 5)
     }
     fn snapshot_tick(state: &ToyState) -> Tick {
-        state.tick
+        state.tick + u32::from(S == 4)
     }
     fn step_observed<O: StepObserver<Self>>(
         &mut self,
@@ -323,6 +330,12 @@ fn badly_named_phases_and_sections_are_refused() {
     assert!(sections.contains("section 1 `totals`"), "{sections}");
     let short = check::<0, 2>(Flaw::None).expect_err("too few sections taken");
     assert!(short.contains("too few"), "{short}");
+    for wrong in [
+        check::<0, 4>(Flaw::None).expect_err("a snapshot's tick read one late"),
+        check::<0, 5>(Flaw::None).expect_err("a snapshot's hash without the clock"),
+    ] {
+        assert!(wrong.contains("snapshot_tick or snapshot_hash"), "{wrong}");
+    }
     let spaced = check::<0, 3>(Flaw::None).expect_err("a section name with a space");
     assert!(spaced.contains("section 1 `the clock`"), "{spaced}");
     assert!(
