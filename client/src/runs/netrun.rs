@@ -262,7 +262,7 @@ pub fn run_with_logs(
     }
     logs.close(disconnected.is_none())?;
     let logged = logs.logged();
-    let clean_finish = disconnected.is_none() && finish(&mut peer, logged, plan.finish_timeout);
+    let clean_finish = disconnected.is_none() && peer.finish(logged, plan.finish_timeout);
     let secs = started.elapsed().as_millis().max(1) as u64;
     let counters = peer.socket_counters();
     let final_hash = if logged > 0 {
@@ -465,38 +465,6 @@ fn plan_rejoin(
         ..config.clone()
     };
     Ok((rejoin, config, (hash_log, writer, logged)))
-}
-
-/// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the
-/// link conditioner adds (latency, jitter and reordering of a few hundred milliseconds at most).
-const FINISH_LINGER: Duration = Duration::from_millis(600);
-
-/// Says `Finish` every 100 ms while keeping the session polled (so the peers still get our
-/// retransmissions) until every peer has said it too, or `timeout` passes.
-fn finish(peer: &mut NetPeer<World>, confirmed: Tick, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    let mut next = Instant::now();
-    while Instant::now() < deadline {
-        if Instant::now() >= next {
-            peer.send_finish(confirmed);
-            next = Instant::now() + Duration::from_millis(100);
-        }
-        peer.poll();
-        if peer.all_peers_finished() {
-            // Linger a moment, still answering and polling: the peers may be waiting for our
-            // `Finish`, and a link conditioner only releases the datagrams it holds back while
-            // it is polled (leaving at once would drop everything still in its queue).
-            let linger = Instant::now() + FINISH_LINGER;
-            while Instant::now() < linger {
-                peer.send_finish(confirmed);
-                std::thread::sleep(Duration::from_millis(25));
-                peer.poll();
-            }
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    false
 }
 
 #[cfg(test)]

@@ -50,6 +50,9 @@ pub const MAX_FPS: u32 = 240;
 pub const MAX_DESYNC_INTERVAL: u32 = 600;
 /// Most frames predicted ahead of confirmed input (GGRS keeps 128 frames of inputs).
 pub const MAX_PREDICTION: usize = 30;
+/// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the
+/// link conditioner adds (latency, jitter and reordering of a few hundred milliseconds at most).
+const FINISH_LINGER: Duration = Duration::from_millis(600);
 
 /// How a networked session is set up.
 #[derive(Debug, Clone)]
@@ -1400,6 +1403,36 @@ impl<G: Game> NetPeer<G> {
         link.peers()
             .iter()
             .all(|p| self.finished_peers.contains(p) || self.gone.contains(p))
+    }
+
+    /// Ends the match cleanly once this side has logged its last tick, `confirmed`: says
+    /// `Finish` until every peer has said it too (or is gone), then lingers a moment still
+    /// answering. Whether every peer finished within `timeout`.
+    pub fn finish(&mut self, confirmed: Tick, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut next = Instant::now();
+        while Instant::now() < deadline {
+            if Instant::now() >= next {
+                self.send_finish(confirmed);
+                next = Instant::now() + Duration::from_millis(100);
+            }
+            self.poll();
+            if self.all_peers_finished() {
+                // Linger a moment, still answering and polling: the peers may be waiting for
+                // our `Finish`, and a link conditioner only releases the datagrams it holds
+                // back while it is polled (leaving at once would drop everything still in its
+                // queue).
+                let linger = Instant::now() + FINISH_LINGER;
+                while Instant::now() < linger {
+                    self.send_finish(confirmed);
+                    std::thread::sleep(Duration::from_millis(25));
+                    self.poll();
+                }
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        false
     }
 
     /// Whether every remote player has sent at least one frame of input (a peer that
