@@ -26,7 +26,7 @@ fn racer(slot: usize, tick: Tick) -> RingInput {
     let forward = (tick / 90) % 2 == (slot as u32) % 2;
     RingInput {
         thrust: if forward { 100 } else { -60 },
-        buttons: if tick % (45 + 7 * slot as u32) == 0 {
+        buttons: if tick.is_multiple_of(45 + 7 * slot as u32) {
             buttons::DASH
         } else {
             0
