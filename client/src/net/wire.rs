@@ -849,6 +849,7 @@ mod tests {
         ]) {
             let mut b = a.clone();
             edit(&mut b);
+            assert_ne!(a, b, "{named}: unequal infos");
             let text = a.differences(&b).expect("differs");
             assert!(text.starts_with(named) && !text.contains(", "), "{text}");
         }
@@ -880,6 +881,14 @@ mod tests {
         });
         let decoded: PeerInfo = decode(&encode_payload(&theirs)).expect("decodes");
         assert_eq!(decoded, theirs);
+        let mut other_game = theirs.clone();
+        other_game.game = "ring-race".into();
+        assert_ne!(other_game, theirs);
+        let shown = format!("{theirs:?}");
+        assert!(
+            shown.contains("maze-duel") && shown.contains(&format!("{} bytes", theirs.rules.len())),
+            "{shown}"
+        );
         assert_eq!(
             ours.differences(&decoded).as_deref(),
             Some("rules differ: block_hp 3 vs 5")

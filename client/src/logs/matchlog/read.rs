@@ -399,17 +399,7 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
         last_lsn = lsn;
         offset += total;
     }
-    let Reading {
-        header,
-        ticks,
-        checkpoints,
-        end,
-        epochs,
-        outages,
-        resyncs,
-        ..
-    } = read;
-    let header = header.ok_or_else(|| {
+    let header = read.header.ok_or_else(|| {
         corrupt(
             LOG_MAGIC.len(),
             0,
@@ -418,12 +408,12 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
     })?;
     Ok(MatchLog {
         header,
-        ticks,
-        checkpoints,
-        end,
-        epochs,
-        outages,
-        resyncs,
+        ticks: read.ticks,
+        checkpoints: read.checkpoints,
+        end: read.end,
+        epochs: read.epochs,
+        outages: read.outages,
+        resyncs: read.resyncs,
         valid_len: offset as u64,
         torn_bytes: (bytes.len() - offset) as u64,
         zeroed_tail: tail == Some(true),
