@@ -956,6 +956,38 @@ mod tests {
             })
         }
 
+        /// Any bytes a sealed peer sends as a run of inputs either decode as the game's inputs
+        /// — and then are exactly their encoding — or are refused; never a panic, never a
+        /// second reading of the same bytes.
+        fn decodes_canonically_or_is_refused<I>(bytes: &[u8]) -> Result<(), TestCaseError>
+        where
+            I: Serialize + for<'de> Deserialize<'de> + std::fmt::Debug,
+        {
+            let run = InputRun(bytes.to_vec());
+            match run.decode::<I>() {
+                Ok(inputs) => prop_assert_eq!(InputRun::encode(&inputs), run),
+                Err(e) => prop_assert_eq!(e, Reject::Undecodable),
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #[test]
+            fn hostile_input_runs_decode_canonically_or_are_refused(
+                bytes in proptest::collection::vec(any::<u8>(), 0..120),
+                len in 0u64..20,
+                tail in proptest::collection::vec(any::<u8>(), 0..60),
+            ) {
+                decodes_canonically_or_is_refused::<engine::WireInput>(&bytes)?;
+                decodes_canonically_or_is_refused::<ring_race::RingInput>(&bytes)?;
+                // A plausible length prefix before random items.
+                let mut framed = len.to_le_bytes().to_vec();
+                framed.extend_from_slice(&tail);
+                decodes_canonically_or_is_refused::<engine::WireInput>(&framed)?;
+                decodes_canonically_or_is_refused::<ring_race::RingInput>(&framed)?;
+            }
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(3000))]
 
