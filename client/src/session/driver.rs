@@ -187,9 +187,7 @@ impl<G: Game> Driver<G> {
         kept.clear();
         kept.extend_from_slice(inputs);
         let events = self.world.step(inputs).map_err(Error::game)?;
-        let kept = self.tick_events.slot_mut(tick);
-        kept.clear();
-        kept.extend_from_slice(events);
+        keep_events(&mut self.tick_events, tick, events);
         self.record_reached();
         Ok(())
     }
@@ -339,10 +337,7 @@ impl<G: Game> Driver<G> {
             (None, false) => self.world.step(inputs).map_err(Error::game)?,
         };
         self.events.extend_from_slice(events);
-        // Kept per tick (the slot's buffer reused): a final tick's events are its last pass's.
-        let kept = self.tick_events.slot_mut(tick);
-        kept.clear();
-        kept.extend_from_slice(events);
+        keep_events(&mut self.tick_events, tick, events);
         self.record_reached();
         Ok(())
     }
@@ -458,6 +453,14 @@ impl<G: Game> Driver<G> {
     pub fn counters(&self) -> &RollbackCounters {
         &self.counters
     }
+}
+
+/// Keeps the events of the step from `tick` in its slot, the slot's buffer reused: a final
+/// tick's events are its last pass's.
+fn keep_events<E: Clone>(ring: &mut TickRing<Vec<E>>, tick: Tick, events: &[E]) {
+    let kept = ring.slot_mut(tick);
+    kept.clear();
+    kept.extend_from_slice(events);
 }
 
 #[cfg(test)]
