@@ -6,7 +6,8 @@
 use crate::error::Error;
 use crate::session::GgrsConfig;
 use game_api::{Game, Perturb, PhaseHashes, PhaseTracer, StateHistory, Tick, TickRing};
-use ggrs::{GgrsRequest, InputStatus};
+use ggrs::{GameStateCell, GgrsRequest, InputStatus};
+use std::cell::Cell;
 
 /// How many past ticks the driver keeps snapshots and hashes for. GGRS never rolls back further
 /// than its prediction window (8) or a sync test's check distance (< 16); 64 leaves room for a
@@ -37,8 +38,18 @@ pub struct RollbackCounters {
 pub struct Driver<G: Game> {
     world: G,
     history: StateHistory<G>,
-    /// Hash of the state at each tick, updated whenever that tick is (re)reached.
-    hashes: TickRing<G::Hash>,
+    /// Hash of the state at each tick, computed at most once per time the tick is reached, and
+    /// only where it is compared: when a sync test saves the state, when the tick is final
+    /// ([`Driver::seal_final`]: hash logs, desync detection) or when a caller asks
+    /// ([`Driver::hash_at`]). `None` until then; reset whenever the tick is reached again.
+    /// Predicted and re-simulated states that are never compared are never hashed.
+    hashes: TickRing<Cell<Option<G::Hash>>>,
+    /// GGRS cells saved without a checksum (the state was not final yet), with their frame:
+    /// [`Driver::seal_final`] fills in the checksum once the tick is final, before GGRS reads
+    /// it for desync detection (it reads only confirmed frames, and waits for a checksum).
+    unsealed: Vec<(Tick, ggrs::Frame, GameStateCell<Tick>)>,
+    /// States hashed since the driver started (see [`Driver::states_hashed`]).
+    hashed: Cell<u64>,
     /// The first snapshot saved for each tick, before any re-simulation (sync tests compare
     /// it with the re-simulation).
     first_saves: TickRing<Option<G::Snapshot>>,
@@ -97,7 +108,7 @@ impl<G: Game> Driver<G> {
     pub fn with_history(world: G, ticks: usize) -> Driver<G> {
         let ticks = ticks.max(HISTORY_TICKS);
         let mut hashes = TickRing::new(ticks);
-        hashes.insert(world.tick(), world.state_hash());
+        hashes.insert(world.tick(), Cell::new(Some(world.state_hash())));
         let mut history = StateHistory::new(ticks);
         history.save(&world);
         let furthest = world.tick();
@@ -105,6 +116,8 @@ impl<G: Game> Driver<G> {
             world,
             history,
             hashes,
+            unsealed: Vec::with_capacity(ticks),
+            hashed: Cell::new(1),
             first_saves: TickRing::new(ticks),
             first_traces: TickRing::new(ticks),
             keep_first_saves: false,
@@ -171,7 +184,9 @@ impl<G: Game> Driver<G> {
         }
         let replaced = self.hash_at(tick)?;
         self.world.restore(&world.snapshot()).map_err(Error::game)?;
-        self.hashes.insert(tick, self.world.state_hash());
+        self.hashes
+            .insert(tick, Cell::new(Some(self.world.state_hash())));
+        self.hashed.set(self.hashed.get() + 1);
         self.history.save(&self.world);
         Ok(replaced)
     }
@@ -196,8 +211,8 @@ impl<G: Game> Driver<G> {
     fn record_reached(&mut self) {
         let now = self.world.tick();
         // Keep every reached state, not only those GGRS asks to save: spectators are never
-        // asked, and logs checkpoint and dump from here.
-        self.hashes.insert(now, self.world.state_hash());
+        // asked, and logs checkpoint and dump from here. Its hash waits until it is compared.
+        self.hashes.insert(now, Cell::new(None));
         self.history.save(&self.world);
         self.counters.advances += 1;
         if now > self.furthest {
@@ -226,7 +241,8 @@ impl<G: Game> Driver<G> {
 
     /// Also keep the first snapshot saved for every tick, and the per-phase hashes of the step
     /// that first reached it, so a sync-test mismatch can show the original next to the
-    /// re-simulated state, down to the phase.
+    /// re-simulated state, down to the phase; and hash every save, since a sync test compares
+    /// every save's checksum.
     pub fn keep_first_saves(&mut self, keep: bool) {
         self.keep_first_saves = keep;
     }
@@ -252,16 +268,24 @@ impl<G: Game> Driver<G> {
                             empty => *empty = Some(self.world.snapshot()),
                         }
                     }
-                    // The world's current state is already in the history with its hash (kept
-                    // there by `new`, every advance and every load): saving copies nothing.
-                    let hash = *self.hashes.get(tick)?;
-                    debug_assert_eq!(hash, self.world.state_hash(), "history out of step");
+                    // The world's current state is already in the history (kept there by `new`,
+                    // every advance and every load): saving copies nothing. A sync test
+                    // compares every save's checksum, so it hashes every save; a peer's GGRS
+                    // compares only final frames, so a save there waits for `seal_final`
+                    // unless its hash is already known.
+                    let hash = if self.keep_first_saves {
+                        Some(self.hash_at(tick)?)
+                    } else {
+                        self.hashes.get(tick)?.get()
+                    };
                     self.ggrs_saved.insert(tick, ());
-                    cell.save(
-                        frame,
-                        Some(tick),
-                        Some(u128::from(game_api::SectionHash::combined(&hash))),
-                    );
+                    match hash {
+                        Some(hash) => cell.save(frame, Some(tick), Some(checksum(&hash))),
+                        None => {
+                            cell.save(frame, Some(tick), None);
+                            self.wait_for_seal(tick, frame, cell);
+                        }
+                    }
                 }
                 GgrsRequest::LoadGameState { cell, frame } => {
                     let tick = self.tick_of(frame).ok_or(Error::FrameMismatch {
@@ -408,7 +432,67 @@ impl<G: Game> Driver<G> {
     /// # Errors
     /// If `tick` is not (or no longer) in the history.
     pub fn hash_at(&self, tick: Tick) -> Result<G::Hash, Error> {
-        Ok(*self.hashes.get(tick)?)
+        let kept = self.hashes.get(tick)?;
+        if let Some(hash) = kept.get() {
+            return Ok(hash);
+        }
+        // The live world hashes cheapest (a game may cache parts of its hash).
+        let hash = if tick == self.world.tick() {
+            self.world.state_hash()
+        } else {
+            G::snapshot_hash(self.history.get(tick)?)
+        };
+        kept.set(Some(hash));
+        self.hashed.set(self.hashed.get() + 1);
+        Ok(hash)
+    }
+
+    /// How many states the driver has hashed since it started (the first state included): one
+    /// per final tick and one per sync-test save, never one per predicted or re-simulated
+    /// frame.
+    #[must_use]
+    pub fn states_hashed(&self) -> u64 {
+        self.hashed.get()
+    }
+
+    /// Keeps a save without checksum for [`Driver::seal_final`]. The list is bounded by the
+    /// history: saves of ticks that left it are dropped (a caller that never seals them has
+    /// no desync detection to feed), so it stops growing and never reallocates.
+    fn wait_for_seal(&mut self, tick: Tick, frame: ggrs::Frame, cell: GameStateCell<Tick>) {
+        if self.unsealed.len() == self.unsealed.capacity() {
+            let history = &self.history;
+            self.unsealed.retain(|(t, _, _)| history.get(*t).is_ok());
+        }
+        if self.unsealed.len() < self.unsealed.capacity() {
+            self.unsealed.push((tick, frame, cell));
+        }
+    }
+
+    /// Declares every tick up to `tick` final (its state follows from confirmed inputs only,
+    /// and everything received so far has been simulated): fills in the checksum of every
+    /// GGRS save of those ticks still waiting for one, so GGRS's desync detection can send
+    /// and compare it. A peer calls this after serving each frame's requests; each final
+    /// state is hashed once.
+    ///
+    /// # Errors
+    /// If a waiting tick is no longer in the history (it fell out before becoming final,
+    /// which a GGRS prediction window shorter than the history never allows).
+    pub fn seal_final(&mut self, tick: Tick) -> Result<(), Error> {
+        let mut i = 0;
+        while i < self.unsealed.len() {
+            let (saved, frame, _) = self.unsealed[i];
+            if saved > tick {
+                i += 1;
+                continue;
+            }
+            let (_, _, cell) = self.unsealed.swap_remove(i);
+            // GGRS reuses its cells frame after frame: seal only one still holding this save.
+            if cell.load() == Some(saved) {
+                let hash = self.hash_at(saved)?;
+                cell.save(frame, Some(saved), Some(checksum(&hash)));
+            }
+        }
+        Ok(())
     }
 
     /// The events of the step from `tick` (to `tick + 1`) as it was last simulated: for a
@@ -453,6 +537,11 @@ impl<G: Game> Driver<G> {
     pub fn counters(&self) -> &RollbackCounters {
         &self.counters
     }
+}
+
+/// The checksum GGRS compares: the combined state hash.
+fn checksum<H: game_api::SectionHash>(hash: &H) -> u128 {
+    u128::from(hash.combined())
 }
 
 /// Keeps the events of the step from `tick` in its slot, the slot's buffer reused: a final
@@ -553,6 +642,83 @@ mod tests {
         );
         assert!(d.rewind_to(10_000).is_err(), "a tick never kept");
     }
+    /// A peer hashes a state once, when its tick is final: predicted and re-simulated frames
+    /// are saved for GGRS without a checksum, and sealing fills it in from the kept snapshot,
+    /// equal to the hash of a plain run.
+    #[test]
+    fn a_peer_hashes_each_final_state_once_and_never_a_prediction() {
+        let mut d = driver();
+        let advance = |x| GgrsRequest::AdvanceFrame {
+            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Predicted); 2],
+        };
+        let mut cells = Vec::new();
+        for frame in 0..10 {
+            let cell = ggrs::GameStateCell::default();
+            cells.push(cell.clone());
+            d.handle(vec![
+                GgrsRequest::SaveGameState { cell, frame },
+                advance(30),
+            ])
+            .expect("advance");
+        }
+        let mut again = vec![GgrsRequest::LoadGameState {
+            cell: cells[4].clone(),
+            frame: 4,
+        }];
+        for frame in 4..10 {
+            again.push(GgrsRequest::SaveGameState {
+                cell: cells[frame as usize].clone(),
+                frame,
+            });
+            again.push(advance(-30));
+        }
+        d.handle(again).expect("rollback");
+        assert_eq!(d.states_hashed(), 1, "only the first state, at the start");
+        d.seal_final(7).expect("seal");
+        assert_eq!(d.states_hashed(), 8, "ticks 1 to 7, once each");
+        d.seal_final(7).expect("seal again");
+        d.seal_final(3).expect("seal earlier");
+        assert_eq!(d.states_hashed(), 8, "nothing hashed twice");
+        let mut plain = World::new(Rules::default(), 7, 2).expect("world");
+        for t in 0..10u32 {
+            if t > 0 {
+                assert_eq!(d.hash_at(t).expect("kept"), plain.state_hash(), "tick {t}");
+            }
+            let x = if t < 4 { 30 } else { -30 };
+            let cmd = inputs(x)[0].at(t);
+            plain.step(&[cmd, cmd]).expect("step");
+        }
+        assert_eq!(
+            d.states_hashed(),
+            10,
+            "ticks 8 and 9 when asked, tick 10 never"
+        );
+        for (frame, cell) in cells.iter().enumerate() {
+            assert_eq!(cell.load(), Some(frame as Tick), "saves hold their tick");
+        }
+    }
+
+    /// A sync test compares every save's checksum, so every save is hashed (once per pass),
+    /// and a state only reached, never saved, is not.
+    #[test]
+    fn a_sync_test_hashes_every_save_and_nothing_else() {
+        let mut d = driver();
+        d.keep_first_saves(true);
+        let advance = || GgrsRequest::AdvanceFrame {
+            inputs: vec![(WireInput::default(), ggrs::InputStatus::Confirmed); 2],
+        };
+        for frame in 0..6 {
+            let cell = ggrs::GameStateCell::default();
+            d.handle(vec![GgrsRequest::SaveGameState { cell, frame }, advance()])
+                .expect("advance");
+        }
+        assert_eq!(
+            d.states_hashed(),
+            6,
+            "ticks 0 to 5 saved; tick 6 only reached"
+        );
+    }
+
     /// A rollback re-simulates up to the furthest tick again: those frames are advances, not
     /// new frames.
     #[test]

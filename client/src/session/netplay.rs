@@ -1169,6 +1169,9 @@ impl<G: Game> NetPeer<G> {
             // A spectator only ever receives confirmed inputs.
             Session::Spectator(_) | Session::Relay(_) => self.driver.world().tick(),
         };
+        // Final states get their checksums now, before GGRS looks for them at the next
+        // frame's desync check; predictions are never hashed.
+        self.driver.seal_final(self.final_tick)?;
         self.collect_events();
         if self.driver.counters().new_frames > before {
             Ok(Advance::Advanced)
