@@ -2,6 +2,7 @@
 //! game uses.
 
 use crate::fx::{Fx, FxVec};
+use crate::input::{buttons, InputCmd};
 use crate::maze::Tile;
 use crate::projectile::Projectile;
 use crate::rng::DetRng;
@@ -9,13 +10,27 @@ use crate::round::RoundPhase;
 use crate::rules::Rules;
 use crate::world::World;
 
+/// Ticks a [`loaded_world`] is proven to stay a fight for: longer than any benchmark runs it
+/// (a rollback window of 8, a sync test's warm-up and check distance).
+pub const FIGHT_TICKS: u32 = 20;
+
+/// Tiles around each player (in either axis) where no projectile starts, so that none reaches
+/// a player within [`FIGHT_TICKS`] even when player 0 runs.
+const CLEAR_RADIUS: u32 = 3;
+
 /// A 2-player world in the Fighting phase with `n` projectiles spread over the maze's floor
-/// tiles, each at a tile centre flying in its own direction at 1/40 tile per tick (none
-/// reaches a wall for 20 ticks: the load holds through a rollback window),
-/// with a pose window of `window` ticks.
+/// tiles away from the players, each at a tile centre flying in its own direction at 1/40
+/// tile per tick, with a pose window of `window` ticks.
+///
+/// It stays a fight at every `n`: for [`FIGHT_TICKS`] ticks, with both players idle or with
+/// player 0 running and firing, the round goes on, both players keep their health and no
+/// projectile ends (so every step pays for every projectile, the tests against the players
+/// included). This is checked here by simulating those ticks; a load that broke it would
+/// measure a lighter workload than it claims, so it panics instead.
 ///
 /// # Panics
-/// If `n` exceeds 8192 or `window` is outside the rule's range.
+/// If `n` exceeds 8192, `window` is outside the rule's range, or the world would not stay a
+/// fight.
 #[must_use]
 pub fn loaded_world(n: usize, window: u8) -> World {
     let rules = Rules {
@@ -31,6 +46,12 @@ pub fn loaded_world(n: usize, window: u8) -> World {
     let floor: Vec<(u32, u32)> = (0..snap.maze.height)
         .flat_map(|y| (0..snap.maze.width).map(move |x| (x, y)))
         .filter(|&(x, y)| snap.maze.get(x, y) == Tile::FLOOR)
+        .filter(|&(x, y)| {
+            snap.players.iter().all(|p| {
+                let (px, py) = (p.pos.x.to_num::<u32>(), p.pos.y.to_num::<u32>());
+                x.abs_diff(px) > CLEAR_RADIUS || y.abs_diff(py) > CLEAR_RADIUS
+            })
+        })
         .collect();
     let mut rng = DetRng::from_seed(11);
     let sixteenth = |v: i32| Fx::from_num(v) / Fx::from_num(16);
@@ -54,5 +75,72 @@ pub fn loaded_world(n: usize, window: u8) -> World {
     }
     snap.next_projectile_id = n as u32;
     world.restore(&snap).expect("a valid loaded world");
+    for runs in [false, true] {
+        if let Err(broken) = stays_a_fight(&world, runs) {
+            panic!("a loaded world of {n} projectiles is no fight: {broken}");
+        }
+    }
     world
+}
+
+/// Steps a copy of `world` for [`FIGHT_TICKS`] ticks (player 0 running right and firing if
+/// `runs`, else idle) and says what stopped it being a full fight, if anything did.
+fn stays_a_fight(world: &World, runs: bool) -> Result<(), String> {
+    let mut w = world.clone();
+    let start = world.state();
+    for _ in 0..FIGHT_TICKS {
+        let tick = w.tick();
+        let first = if runs {
+            InputCmd {
+                buttons: buttons::SHOOT,
+                move_x: 127,
+                ..InputCmd::idle(tick)
+            }
+        } else {
+            InputCmd::idle(tick)
+        };
+        w.step(&[first, InputCmd::idle(tick)])
+            .map_err(|e| format!("step failed: {e}"))?;
+        let s = w.state();
+        if s.round.phase != RoundPhase::Fighting {
+            return Err(format!("tick {}: round phase {:?}", s.tick, s.round.phase));
+        }
+        for (now, before) in s.players.iter().zip(&start.players) {
+            if now.hp != before.hp {
+                return Err(format!("tick {}: player {} was hit", s.tick, now.id));
+            }
+        }
+        // Player 0's own shots join the load; none of the loaded ones may end.
+        if s.projectiles.len() < start.projectiles.len() {
+            return Err(format!(
+                "tick {}: {} of {} projectiles left",
+                s.tick,
+                s.projectiles.len(),
+                start.projectiles.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every load the benchmarks use is a fight (the check inside panics otherwise), and the
+    /// check itself sees a player hit: a world with one projectile starting on a player is refused.
+    #[test]
+    fn loaded_worlds_stay_a_fight_and_the_check_sees_a_hit() {
+        for n in [32, 1024, 4096] {
+            let world = loaded_world(n, 12);
+            assert_eq!(world.state().projectiles.len(), n);
+        }
+        let world = loaded_world(32, 12);
+        let mut snap = world.snapshot();
+        snap.projectiles[0].pos = snap.players[1].pos;
+        let mut hit = world.clone();
+        hit.restore(&snap).expect("restore");
+        let broken = stays_a_fight(&hit, false).expect_err("a hit is seen");
+        assert!(broken.contains("player 1 was hit"), "{broken}");
+    }
 }
