@@ -1,0 +1,102 @@
+//! Save and restore across many buffer placements: the same copy can cost an order of
+//! magnitude more when source and destination sit a few bytes apart modulo 4 KiB (the CPU
+//! takes a load for a dependency on an earlier store to the same page offset), and a whole
+//! number of pages of projectiles placed back to back by the allocator does exactly that.
+//!
+//! For each load, 1,000 save slots are allocated one after another, each after a filler of
+//! pseudo-random size or right after the previous slot (so the slots land at every offset a
+//! heap gives), and a world is restored from / saved into each. Per slot the median of 9
+//! batches of 16 copies is kept; the report is
+//! the median and the 99th percentile over the slots, and their ratio, which the issue this
+//! bench answers bounds at 1.3. Criterion times the cycle through all slots too
+//! (`placement/{save,restore}/N`), so a regression shows in its history.
+
+// A benchmark times itself: the clock is allowed here, never in the simulation.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use engine::bench_support::loaded_world;
+use engine::{World, WorldSnapshot};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const SLOTS: usize = 1000;
+/// Batches timed per slot (the slot's figure is their median)…
+const BATCHES: usize = 9;
+/// …of this many copies each, so the clock's own cost and granularity do not count.
+const BATCH: u32 = 16;
+
+/// A world under `n` projectiles and `SLOTS` snapshots of it, allocated between fillers.
+fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
+    let world = loaded_world(n, 12);
+    let mut fillers = Vec::with_capacity(SLOTS);
+    let mut slots = Vec::with_capacity(SLOTS);
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..SLOTS {
+        seed = engine::splitmix64(seed);
+        // Every other slot right after the previous one (the allocator's back-to-back case),
+        // the others after a gap of any size.
+        let gap = if seed.is_multiple_of(2) { 0 } else { seed % 40_000 };
+        fillers.push(vec![1u8; gap as usize]);
+        slots.push(world.snapshot());
+    }
+    (world, slots, fillers)
+}
+
+/// Median and 99th percentile of the per-slot medians of `op`.
+fn spread(slots: &mut [WorldSnapshot], mut op: impl FnMut(&mut WorldSnapshot)) -> (f64, f64) {
+    let mut per_slot: Vec<Duration> = slots
+        .iter_mut()
+        .map(|slot| {
+            let mut times: Vec<Duration> = (0..BATCHES)
+                .map(|_| {
+                    let start = Instant::now();
+                    for _ in 0..BATCH {
+                        op(slot);
+                    }
+                    start.elapsed() / BATCH
+                })
+                .collect();
+            times.sort_unstable();
+            times[BATCHES / 2]
+        })
+        .collect();
+    per_slot.sort_unstable();
+    let at = |q: f64| per_slot[((per_slot.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e9;
+    (at(0.5), at(0.99))
+}
+
+fn placement(c: &mut Criterion) {
+    let mut group = c.benchmark_group("placement");
+    for n in [32usize, 1024, 2048, 4096] {
+        let (mut world, mut slots, _fillers) = placed(n);
+        let (save_median, save_p99) = spread(&mut slots, |slot| world.save_into(black_box(slot)));
+        let mut target = world.clone();
+        let (restore_median, restore_p99) = spread(&mut slots, |slot| {
+            target.restore(black_box(slot)).expect("restore");
+        });
+        println!(
+            "placement/{n}: save median {save_median:.0} ns, p99 {save_p99:.0} ns \
+             (x{:.2}); restore median {restore_median:.0} ns, p99 {restore_p99:.0} ns (x{:.2})",
+            save_p99 / save_median,
+            restore_p99 / restore_median
+        );
+        let mut next = 0;
+        group.bench_function(format!("save/{n}"), |b| {
+            b.iter(|| {
+                next = (next + 1) % SLOTS;
+                world.save_into(black_box(&mut slots[next]));
+            })
+        });
+        group.bench_function(format!("restore/{n}"), |b| {
+            b.iter(|| {
+                next = (next + 1) % SLOTS;
+                world.restore(black_box(&slots[next])).expect("restore");
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, placement);
+criterion_main!(benches);
