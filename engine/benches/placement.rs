@@ -36,7 +36,11 @@ fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
         seed = engine::splitmix64(seed);
         // Every other slot right after the previous one (the allocator's back-to-back case),
         // the others after a gap of any size.
-        let gap = if seed.is_multiple_of(2) { 0 } else { seed % 40_000 };
+        let gap = if seed.is_multiple_of(2) {
+            0
+        } else {
+            seed % 40_000
+        };
         fillers.push(vec![1u8; gap as usize]);
         slots.push(world.snapshot());
     }

@@ -9,7 +9,7 @@
 use crate::fx::FxVec;
 use crate::maze::Maze;
 use crate::player::{Player, PlayerStats, MAX_PLAYERS};
-use crate::pose_history::{PoseHistory, PoseSample, MAX_POSE_WINDOW};
+use crate::pose_history::{PoseHistory, PoseSample};
 use crate::projectile::Projectile;
 use crate::round::RoundState;
 use crate::snapshot::WorldSnapshot;
@@ -278,60 +278,80 @@ fn hash_players(players: &[Player]) -> u64 {
     xxh3_64(w.written())
 }
 
-/// Projectiles are the part of the state that grows: encoded in chunks and streamed.
-fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
-    const PER_CHUNK: usize = 256;
-    let mut buf = [0u8; 8 + PROJECTILE_LEN * PER_CHUNK + 5];
-    if projectiles.len() <= PER_CHUNK {
-        // The usual case: one buffer, one xxh3 call (a streaming hasher's setup costs more
-        // than a few hundred bytes do).
+/// Bytes of the stack buffer a growing section is encoded into. Kept small because the
+/// buffer is zeroed on every hash: at 7 KB the zeroing cost more than hashing 32 projectiles.
+const CHUNK_BYTES: usize = 1024;
+
+/// xxh3 of `items.len()` (as `u64`) followed by every item's `LEN`-byte encoding, which is
+/// the section's bincode encoding: one xxh3 call over one stack buffer when it all fits (the
+/// usual case: a streaming hasher's setup costs more than a few hundred bytes do), streamed
+/// buffer by buffer otherwise. Both give the same value.
+///
+/// `encode` writes exactly `LEN` bytes, and may use up to `SLACK` more as scratch space that
+/// the next item overwrites.
+#[inline(always)]
+fn hash_records<T, const LEN: usize, const SLACK: usize>(
+    items: &[T],
+    encode: impl Fn(&T, &mut Le<'_>),
+) -> u64 {
+    let mut buf = [0u8; CHUNK_BYTES];
+    let per_buffer = (CHUNK_BYTES - 8 - SLACK) / LEN;
+    if items.len() <= per_buffer {
         let mut w = Le::new(&mut buf);
-        w.u64(projectiles.len() as u64);
-        for p in projectiles {
-            encode_projectile(p, &mut w);
+        w.u64(items.len() as u64);
+        for item in items {
+            encode(item, &mut w);
         }
         return xxh3_64(w.written());
     }
     let mut hasher = Xxh3::new();
-    hasher.update(&(projectiles.len() as u64).to_le_bytes());
-    for chunk in projectiles.chunks(PER_CHUNK) {
+    hasher.update(&(items.len() as u64).to_le_bytes());
+    for chunk in items.chunks(per_buffer) {
         let mut w = Le::new(&mut buf);
-        for p in chunk {
-            encode_projectile(p, &mut w);
+        for item in chunk {
+            encode(item, &mut w);
         }
         hasher.update(w.written());
     }
     hasher.digest()
 }
 
-/// Most bytes the pose history encodes to: 4 players × 31 samples, plus the length.
-const HISTORY_MAX: usize = 8 + POSE_LEN * MAX_PLAYERS * (MAX_POSE_WINDOW as usize + 1);
+/// Projectiles are the part of the state that grows (5 bytes of slack: see
+/// [`encode_projectile`]).
+fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
+    hash_records::<_, PROJECTILE_LEN, 5>(projectiles, encode_projectile)
+}
 
-/// The pose history in one stack buffer and one xxh3 call (it is small, and hashed every
-/// rollback frame: a streaming hasher's setup would cost more than the bytes).
+/// The pose history (hashed every rollback frame; one buffer for any window up to 4
+/// players at the default depth, streamed beyond). 7 bytes of slack: see [`encode_pose`].
 fn hash_history(history: &PoseHistory) -> u64 {
-    let mut buf = [0u8; HISTORY_MAX];
-    if 8 + history.samples.len() * POSE_LEN > HISTORY_MAX {
-        // Only an unchecked (damaged) snapshot holds more; hash it the slow way.
-        let bytes =
-            bincode::Options::serialize(crate::snapshot::canonical(), history).unwrap_or_default();
-        return xxh3_64(&bytes);
+    hash_records::<_, POSE_LEN, 7>(&history.samples, encode_pose)
+}
+
+/// Writes one pose sample as three 64-bit words (24 bytes) and advances by its 17, like
+/// [`encode_projectile`]: the buffer needs 7 bytes of slack after the last sample.
+#[inline(always)]
+fn encode_pose(s: &PoseSample, w: &mut Le<'_>) {
+    let PoseSample {
+        pos,
+        radius,
+        generation,
+        flags,
+    } = *s;
+    let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
+    let bits = |v: crate::fx::Fx| v.to_bits().cast_unsigned();
+    let words = [
+        pair(bits(pos.x), bits(pos.y)),
+        pair(bits(radius), generation),
+        u64::from(flags),
+    ];
+    let mut wide = [0u8; 24];
+    for (out, word) in wide.chunks_exact_mut(8).zip(words) {
+        out.copy_from_slice(&word.to_le_bytes());
     }
-    let mut w = Le::new(&mut buf);
-    w.u64(history.samples.len() as u64);
-    for s in &history.samples {
-        let PoseSample {
-            pos,
-            radius,
-            generation,
-            flags,
-        } = *s;
-        w.vec(pos);
-        w.bytes(radius.to_bits().to_le_bytes());
-        w.u32(generation);
-        w.u8(flags);
-    }
-    xxh3_64(w.written())
+    let at = w.at;
+    w.buf[at..at + 24].copy_from_slice(&wide);
+    w.at = at + POSE_LEN;
 }
 
 fn hash_maze(maze: &Maze) -> u64 {
@@ -483,23 +503,20 @@ mod tests {
         );
     }
 
-    /// The fast path (one stack buffer) and the slow one (bincode, for a damaged snapshot with
-    /// more samples than any window holds) agree on either side of the limit, and neither panics.
+    /// One buffer and the streamed buffers agree with the encoding on either side of the
+    /// buffer's size, up to more samples than any window holds (a damaged snapshot), and
+    /// neither panics.
     #[test]
-    fn pose_histories_hash_like_their_encoding_at_and_beyond_the_largest_window() {
+    fn pose_histories_hash_like_their_encoding_at_any_length() {
         let sample = PoseSample {
             pos: FxVec::new(crate::fx::fx_bits(-3), crate::fx::fx_bits(90_000)),
             radius: crate::fx::fx_bits(19_661),
             generation: 7,
             flags: 1,
         };
-        let full = MAX_PLAYERS * PoseHistory::depth(MAX_POSE_WINDOW);
-        assert_eq!(
-            8 + full * POSE_LEN,
-            HISTORY_MAX,
-            "the buffer fits the largest window"
-        );
-        for n in [0, 1, full - 1, full, full + 1, 2 * full] {
+        let per_buffer = (CHUNK_BYTES - 8 - 7) / POSE_LEN;
+        let full = MAX_PLAYERS * PoseHistory::depth(crate::pose_history::MAX_POSE_WINDOW);
+        for n in [0, 1, per_buffer, per_buffer + 1, full, 2 * full + 1] {
             let history = PoseHistory {
                 samples: vec![sample; n],
             };
@@ -540,7 +557,15 @@ mod tests {
             life: 3,
             owner: 1,
         };
-        for n in [0usize, 1, 255, 256, 257, 600] {
+        let per_buffer = (CHUNK_BYTES - 8 - 5) / PROJECTILE_LEN;
+        for n in [
+            0usize,
+            1,
+            per_buffer,
+            per_buffer + 1,
+            2 * per_buffer + 1,
+            600,
+        ] {
             let list = vec![p; n];
             assert_eq!(
                 hash_projectiles(&list),
