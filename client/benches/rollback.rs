@@ -2,18 +2,30 @@
 //!
 //! - `synctest_frame/engine/N`: one frame of a GGRS sync test (check distance 7: every frame
 //!   loads the state 7 frames back and re-simulates 7 frames, saving and hashing each) with
-//!   our driver, 2 players and N projectiles — the workload bevy_ggrs is measured with.
+//!   our driver, 2 players and N projectiles — the workload bevy_ggrs is measured with —
+//!   with the sync tester's phase tracing (its default: the first pass of every tick hashed
+//!   after each phase, so a mismatch names the phase).
+//! - `synctest_frame/engine_untraced/N`: the same without phase tracing: the rollback frame
+//!   itself (a mismatch is still named down to the tick, section and field).
 //! - `synctest_frame/ggrs_u64`: the same GGRS session and check distance with a `u64` as the
 //!   whole game state: what GGRS itself costs per frame.
 
+// A benchmark times itself: the clock is allowed here, never in the simulation.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
 use client::session::synctest::SyncTester;
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use engine::bench_support::loaded_world;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use engine::bench_support::{loaded_world, FIGHT_TICKS};
 use engine::{Rules, WireInput};
 use ggrs::{Config, GgrsRequest, PlayerType, SessionBuilder, SyncTestSession};
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 const CHECK_DISTANCE: usize = 7;
+/// Frames run before timing: past the check distance, GGRS is in its steady state.
+const WARM_UP: usize = CHECK_DISTANCE + 2;
+/// Frames timed per fresh tester; with the warm-up, within the bench world's fight.
+const RUN: u64 = (FIGHT_TICKS as u64) - WARM_UP as u64 - 1;
 
 struct Trivial;
 
@@ -67,23 +79,37 @@ fn bench(c: &mut Criterion) {
     let idle = [WireInput::default(); 2];
     for n in [32usize, 1024, 4096] {
         let world = loaded_world(n, Rules::default().pose_history_ticks);
-        group.bench_function(BenchmarkId::new("engine", n), |b| {
-            // A fresh tester per frame measured keeps the load at n projectiles; warming up
-            // past the check distance puts GGRS in its steady state (setup is not timed).
-            b.iter_batched_ref(
-                || {
-                    let dump = std::env::temp_dir().join("duel-bench-synctest");
-                    let mut t = SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump)
-                        .expect("tester");
-                    for _ in 0..CHECK_DISTANCE + 2 {
-                        t.advance(&idle).expect("warm up");
+        for (name, traced) in [("engine", true), ("engine_untraced", false)] {
+            let tester = || {
+                let dump = std::env::temp_dir().join("duel-bench-synctest");
+                let mut t =
+                    SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump).expect("tester");
+                t.trace_phases(traced);
+                for _ in 0..WARM_UP {
+                    t.advance(&idle).expect("warm up");
+                }
+                t
+            };
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                // Runs of consecutive frames, each run on a fresh tester (not timed), so the
+                // load stays at n projectiles: the bench world is a fight for FIGHT_TICKS.
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    let mut left = iters;
+                    while left > 0 {
+                        let mut t = tester();
+                        let run = left.min(RUN);
+                        let start = Instant::now();
+                        for _ in 0..run {
+                            t.advance(black_box(&idle)).expect("frame");
+                        }
+                        total += start.elapsed();
+                        left -= run;
                     }
-                    t
-                },
-                |t| t.advance(black_box(&idle)).expect("frame"),
-                BatchSize::SmallInput,
-            );
-        });
+                    total
+                });
+            });
+        }
     }
     group.finish();
 }

@@ -12,14 +12,18 @@ use crate::world::World;
 
 /// Ticks a [`loaded_world`] is proven to stay a fight for: longer than any benchmark runs it
 /// (a rollback window of 8, a sync test's warm-up and check distance).
-pub const FIGHT_TICKS: u32 = 20;
+pub const FIGHT_TICKS: u32 = 40;
+
+/// The loaded projectiles' speed in tiles per tick, 1/2^`DRIFT_SHIFT`: slower than any the
+/// rules allow a shot, so that from a tile centre none reaches a wall within [`FIGHT_TICKS`].
+const DRIFT_SHIFT: u32 = 7;
 
 /// Tiles around each player (in either axis) where no projectile starts, so that none reaches
 /// a player within [`FIGHT_TICKS`] even when player 0 runs.
-const CLEAR_RADIUS: u32 = 3;
+const CLEAR_RADIUS: u32 = 5;
 
 /// A 2-player world in the Fighting phase with `n` projectiles spread over the maze's floor
-/// tiles away from the players, each at a tile centre flying in its own direction at 1/40
+/// tiles away from the players, each at a tile centre drifting in its own direction at 1/128
 /// tile per tick, with a pose window of `window` ticks.
 ///
 /// It stays a fight at every `n`: for [`FIGHT_TICKS`] ticks, with both players idle or with
@@ -69,7 +73,7 @@ pub fn loaded_world(n: usize, window: u8) -> World {
                 Fx::from_num(x) + sixteenth(8),
                 Fx::from_num(y) + sixteenth(8),
             ),
-            vel: dir.scale(rules.projectile_speed),
+            vel: dir.scale(Fx::from_num(1) >> DRIFT_SHIFT),
             life: rules.projectile_life,
         });
     }

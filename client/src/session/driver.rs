@@ -56,6 +56,8 @@ pub struct Driver<G: Game> {
     /// The per-phase hashes of the step that first reached each tick (kept with first saves).
     first_traces: TickRing<PhaseHashes<G::Hash>>,
     keep_first_saves: bool,
+    /// Trace the first pass of every tick phase by phase (with first saves only).
+    trace_first_passes: bool,
     furthest: Tick,
     counters: RollbackCounters,
     /// Events of every frame advanced by the last `handle` call, in order. A re-simulated
@@ -121,6 +123,7 @@ impl<G: Game> Driver<G> {
             first_saves: TickRing::new(ticks),
             first_traces: TickRing::new(ticks),
             keep_first_saves: false,
+            trace_first_passes: true,
             furthest,
             counters: RollbackCounters::default(),
             events: Vec::with_capacity(64),
@@ -247,6 +250,14 @@ impl<G: Game> Driver<G> {
         self.keep_first_saves = keep;
     }
 
+    /// With first saves kept: whether the step that first reaches each tick is also traced
+    /// phase by phase (on by default). Tracing hashes the state after every phase, which
+    /// costs more than the rest of a sync-test frame together; without it, a mismatch still
+    /// names the tick, the section and the field, but not the phase.
+    pub fn trace_first_passes(&mut self, trace: bool) {
+        self.trace_first_passes = trace;
+    }
+
     /// Serves `requests` in order. Events of the advanced frames are available from
     /// [`Driver::events`] until the next call.
     ///
@@ -334,7 +345,7 @@ impl<G: Game> Driver<G> {
             })
             .and_then(|inj| G::phase_index(inj.after));
         // A sync test traces every tick's first pass, to compare phase by phase.
-        let first_pass = self.keep_first_saves && reach > self.furthest;
+        let first_pass = self.keep_first_saves && self.trace_first_passes && reach > self.furthest;
         let events = match (nudge, first_pass) {
             (Some(after), traced) => {
                 let mut perturb = Perturb {
