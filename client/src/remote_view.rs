@@ -170,6 +170,28 @@ mod tests {
         );
     }
 
+    /// An input sampled while remote players were shown `shown` ago is simulated `input_delay`
+    /// ticks later, so its view reaches back exactly that much further (the fraction kept);
+    /// without lag compensation it carries no view; a delay past the byte's range saturates.
+    #[test]
+    fn an_input_view_reaches_back_the_shown_delay_plus_the_input_delay() {
+        let shown = view_at(3, 64);
+        assert_eq!(input_view(RemoteView::Past, shown, 2), view_at(5, 64));
+        assert_eq!(input_view(RemoteView::Past, shown, 0), shown);
+        assert_eq!(
+            input_view(RemoteView::Predicted, shown, 2),
+            ViewTime::default()
+        );
+        assert_eq!(
+            input_view(RemoteView::Past, ViewTime::default(), 1000),
+            view_at(255, 0)
+        );
+        assert_eq!(
+            input_view(RemoteView::Past, view_at(250, 1), 7),
+            view_at(255, 1)
+        );
+    }
+
     /// What is shown is what the simulation judges: a shown remote pose is the pose the rail
     /// trace reads for the same view.
     #[test]

@@ -523,3 +523,66 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
     assert!(common > 200, "{common} ticks in common");
     assert_eq!(a[..common], b[..common], "both played the same matches");
 }
+
+/// A desync detected by the session reaches the window: with resync off, both players' net
+/// panels say the states differ from the perturbed tick on (not "in sync").
+#[test]
+fn a_detected_desync_reaches_both_net_panels() {
+    use client::session::driver::Injection;
+    use sample_game::DesyncStatus;
+    let dir = scratch("desync-panel");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let no_resync = || NetConfig::<World> {
+        resync: false,
+        ..config()
+    };
+    let paths = |name: &str| LogPaths {
+        hash_log: Some(dir.join(name)),
+        match_log: None,
+        dump_dir: None,
+    };
+    let run = |mut source: NetMatch, player: u32| -> anyhow::Result<DesyncStatus> {
+        let mut t = 0;
+        while source.peer().final_tick() < 200 {
+            source.advance(&[input(player, t)])?;
+            t += 1;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        for _ in 0..60 {
+            source.advance(&[input(player, t)])?;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        let seen = source.net_view().desync;
+        source.close()?;
+        Ok(seen)
+    };
+    let host_paths = paths("host.hashlog");
+    let host = std::thread::spawn(move || {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        tx.send(link.borrow().local_addr()).unwrap();
+        let peer = NetPeer::<World>::host_on(link, &no_resync())?;
+        run(NetMatch::new(peer, 2, &host_paths)?, 0)
+    });
+    let addr = rx.recv().unwrap();
+    let join_paths = paths("join.hashlog");
+    let joiner = std::thread::spawn(move || {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        let mut peer = NetPeer::<World>::join_on(link, addr, Role::Player, &no_resync())?;
+        // The joiner's state differs from tick 100 on, every time it is reached.
+        peer.driver_mut().inject(Injection {
+            tick: 100,
+            first_pass_only: false,
+            after: engine::Phase::Events,
+        });
+        run(NetMatch::new(peer, 2, &join_paths)?, 1)
+    });
+    let host: anyhow::Result<DesyncStatus> = host.join().unwrap();
+    let joiner: anyhow::Result<DesyncStatus> = joiner.join().unwrap();
+    for (who, seen) in [("host", host), ("joiner", joiner)] {
+        assert_eq!(
+            seen.expect("the match runs"),
+            DesyncStatus::Desynced { tick: 100 },
+            "{who}'s panel"
+        );
+    }
+}

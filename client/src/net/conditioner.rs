@@ -331,6 +331,27 @@ mod tests {
         assert!(sa.duplicated > 0 && sa.reordered > 0);
     }
 
+    /// Any one impairment alone makes the conditioner active (`--conditioner loss=5` must
+    /// install it); a burst length or a seed alone changes nothing, nor does nothing at all.
+    #[test]
+    fn each_impairment_alone_makes_the_conditioner_active() {
+        for text in [
+            "latency=1",
+            "jitter=1",
+            "loss=5",
+            "loss=0.1",
+            "dup=1",
+            "reorder=1",
+        ] {
+            let c = ConditionerConfig::parse(text).expect("parses");
+            assert!(c.is_active(), "{text}");
+        }
+        for text in ["", "burst=3", "seed=9", "latency=0,loss=0,dup=0"] {
+            let c = ConditionerConfig::parse(text).expect("parses");
+            assert!(!c.is_active(), "{text:?}");
+        }
+    }
+
     #[test]
     fn parse_reads_every_key_and_rejects_unknown_ones() {
         let c = ConditionerConfig::parse(

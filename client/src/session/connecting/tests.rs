@@ -660,3 +660,38 @@ fn a_joiner_to_a_closed_udp_port_is_told_at_once() {
         "{err}"
     );
 }
+
+/// A host ends only when every peer has finished: its player finishing is not enough while
+/// a spectator still watches, and the spectator finishing alone is not enough either.
+#[test]
+fn a_host_waits_for_every_peer_to_finish_not_the_first() {
+    for spectator_first in [false, true] {
+        let net = MemoryNet::default();
+        let cfg = config(30_000, 5_000, 1);
+        let mut h = host(&net, &cfg);
+        let mut j = joiner(&net, 2, Role::Player, &cfg);
+        let mut s = joiner(&net, 3, Role::Spectator, &cfg);
+        let (mut peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
+        let (mut host, mut player, mut spectator) = (
+            peers[0].take().expect("host"),
+            peers[1].take().expect("player"),
+            peers[2].take().expect("spectator"),
+        );
+        host.poll();
+        assert!(!host.all_peers_finished(), "nobody finished yet");
+        let (first, second) = if spectator_first {
+            (&mut spectator, &mut player)
+        } else {
+            (&mut player, &mut spectator)
+        };
+        first.send_finish(10);
+        host.poll();
+        assert!(
+            !host.all_peers_finished(),
+            "one of two finished (spectator first: {spectator_first})"
+        );
+        second.send_finish(10);
+        host.poll();
+        assert!(host.all_peers_finished(), "both finished");
+    }
+}
