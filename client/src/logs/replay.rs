@@ -498,3 +498,49 @@ pub fn recover<G: Game>(log: MatchLog<G>) -> Result<G, Error> {
     replay.seek(last)?;
     Ok(replay.world)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runs::{run_bot_match, BotMatch};
+    use engine::{Rules, World};
+
+    /// Seeking lands exactly on the tick asked for, in the logged state: forwards, backwards
+    /// (from a checkpoint before it, not by staying ahead), to the start, and past the end
+    /// (clamped to the last tick, not an error).
+    #[test]
+    fn seeking_forwards_backwards_and_past_the_end_lands_on_the_logged_state() {
+        let dir = std::env::temp_dir().join(format!("replay-seek-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("bots.mlog");
+        run_bot_match(&BotMatch {
+            rules: Rules::default(),
+            seed: 8,
+            bot_seed: 9,
+            players: 2,
+            ticks: 900,
+            stop_at_match_end: false,
+            hash_log: None,
+            match_log: Some(path.clone()),
+        })
+        .expect("bot match");
+        let log = crate::logs::matchlog::read_log::<World>(&path).expect("log");
+        assert!(log.checkpoints.len() >= 3, "checkpoints to seek between");
+        let last = log.last_tick();
+        let logged = |t: Tick| log.tick_record(t).expect("record").hash;
+        let mut replay = Replay::new(log.clone()).expect("replay");
+        let start = replay.world().state_hash();
+        for target in [850, 30, 31, 650, 0, 899, 320, 301, 299] {
+            replay.seek(target).expect("seek");
+            assert_eq!(replay.world().tick(), target, "seek to {target}");
+            let want = if target == 0 { start } else { logged(target) };
+            assert_eq!(replay.world().state_hash(), want, "state at {target}");
+        }
+        for beyond in [last + 1, Tick::MAX] {
+            replay.seek(beyond).expect("past the end is the end");
+            assert_eq!(replay.world().tick(), last);
+            assert_eq!(replay.world().state_hash(), logged(last));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
