@@ -12,6 +12,7 @@ use client::journal::PredictionJournal;
 use client::logs::peer_logs::{LogPaths, PeerLogs};
 use client::remote_view::{RemoteView, ViewDelay};
 use client::session::netplay::{Advance, NetEvent, NetPeer};
+use client::session::pacing::{FrameDecision, FrameSkipper};
 use engine::World;
 use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 
@@ -19,9 +20,6 @@ use engine::{Event, InputCmd, PlayerId, Rules, Tick, WorldSnapshot};
 const MAX_INPUT_DELAY: usize = 8;
 /// How long the window says a desync was repaired: three seconds of 60 Hz calls.
 const RESYNC_NOTICE_CALLS: u32 = 180;
-/// Every this many calls while we are ahead of the peer, one is skipped (about 10 % slower),
-/// so the two clocks converge without a visible stop.
-const SLOWDOWN_EVERY: u32 = 10;
 
 /// An online match seen from this machine.
 pub struct NetMatch {
@@ -39,7 +37,10 @@ pub struct NetMatch {
     /// How remote players are drawn, and the steady distance to the past they are drawn at.
     remote_view: RemoteView,
     view_delay: ViewDelay,
-    skip_debt: u32,
+    /// Which calls simulate: the window's frames cannot stretch, so when ahead one passes now
+    /// and then, and wait recommendations are honoured one frame at a time (the pacing
+    /// headless runs use, tested once in `client`).
+    pacer: FrameSkipper,
     calls: u32,
     /// The last desync repaired, and the call until which the window says so.
     resynced: Option<(Tick, Tick, u32)>,
@@ -93,7 +94,7 @@ impl NetMatch {
             input_delay,
             remote_view: RemoteView::default(),
             view_delay: ViewDelay::default(),
-            skip_debt: 0,
+            pacer: FrameSkipper::default(),
             calls: 0,
             resynced: None,
             waiting_to_start: false,
@@ -148,9 +149,7 @@ impl NetMatch {
                          tick {tick} is both sides' now"
                     );
                 }
-                NetEvent::WaitRecommendation { frames } => {
-                    self.skip_debt = self.skip_debt.max(frames)
-                }
+                NetEvent::WaitRecommendation { frames } => self.pacer.recommend_wait(frames),
                 _ => {}
             }
         }
@@ -175,10 +174,7 @@ impl MatchSource for NetMatch {
         self.handle_net_events()?;
         self.calls += 1;
         // Slow down smoothly when ahead, and honour wait recommendations one frame at a time.
-        let ahead = self.peer.frames_ahead() > 1 && self.calls.is_multiple_of(SLOWDOWN_EVERY);
-        let waiting = self.skip_debt > 0 && self.calls % SLOWDOWN_EVERY == 5;
-        if ahead || waiting {
-            self.skip_debt = self.skip_debt.saturating_sub(u32::from(waiting));
+        if self.pacer.next_slot(self.peer.frames_ahead()) == FrameDecision::Skip {
             return Ok(Vec::new());
         }
         let over = self.current().round.phase == engine::RoundPhase::MatchOver;
