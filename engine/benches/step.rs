@@ -1,17 +1,17 @@
 //! Step, snapshot and hash costs at standard and stress loads.
 //!
 //! - `step/projectiles/N`: one `World::step` with 2 players and N projectiles in flight
-//!   (N = 32 is the standard load, 1024 the stress load; 512→1024→2048 shows linearity).
-//! - `snapshot/*`: save into a used snapshot, restore into a used world, hash, at 1024
-//!   projectiles; `baseline/memcpy+xxh3` does a plain copy plus xxh3 of as many bytes as the
-//!   snapshot encodes to, for comparison with `snapshot/save+hash`.
+//!   (N = 32 is the standard load, 1024 the stress load; 512→…→4096 shows the growth).
+//! - `snapshot/*/N`: save into a used snapshot, restore into a used world, hash, at 32, 1024
+//!   and 4096 projectiles; `baseline/memcpy+xxh3/N` does a plain copy plus xxh3 of as many
+//!   bytes as the snapshot encodes to, for comparison with `snapshot/save+hash/N`.
 //! - `rollback_frame/{engine,memcpy+xxh3}/N`: what one rollback of 8 frames costs — load a
 //!   snapshot, then 8 × (advance + save + hash) — at 2 players and N projectiles (pose history
 //!   included), beside a plain copy + xxh3 of the same bytes (one load, 8 saves and hashes).
 //! - `pose_history/record` and `rail/trace`: the per-tick pose recording and one rail query.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use engine::bench_support::loaded_world;
+use engine::bench_support::{fight_inputs, loaded_world};
 use engine::HitboxHistory;
 use engine::{InputCmd, Rules, World, WorldSnapshot};
 use std::hint::black_box;
@@ -27,7 +27,7 @@ fn idle_inputs(world: &World) -> [InputCmd; 2] {
 
 fn step(c: &mut Criterion) {
     let mut group = c.benchmark_group("step/projectiles");
-    for n in [32usize, 512, 1024, 2048] {
+    for n in [32usize, 512, 1024, 2048, 4096] {
         let world = loaded(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &world, |b, world| {
@@ -45,51 +45,47 @@ fn step(c: &mut Criterion) {
 }
 
 fn snapshot(c: &mut Criterion) {
-    let world = loaded(1024);
-    let bytes = world.state().encoded_len() as usize;
     let mut group = c.benchmark_group("snapshot");
-    group.throughput(Throughput::Bytes(bytes as u64));
-    let mut saved: WorldSnapshot = world.snapshot();
-    group.bench_function("save", |b| {
-        b.iter(|| world.save_into(black_box(&mut saved)))
-    });
-    group.bench_function("hash", |b| b.iter(|| black_box(world.state_hash())));
-    group.bench_function("save+hash", |b| {
-        b.iter(|| {
-            world.save_into(black_box(&mut saved));
-            black_box(world.state_hash())
-        })
-    });
-    let mut target = loaded(1024);
-    let source = world.snapshot();
-    group.bench_function("restore", |b| {
-        b.iter(|| target.restore(black_box(&source)).expect("restore"))
-    });
-    group.bench_function("to_bytes", |b| b.iter(|| black_box(source.to_bytes())));
-    let src = vec![0x5Au8; bytes];
-    let mut dst = vec![0u8; bytes];
-    group.bench_function("baseline/memcpy+xxh3", |b| {
-        b.iter(|| {
-            dst.copy_from_slice(black_box(&src));
-            black_box(xxhash_rust::xxh3::xxh3_64(&dst))
-        })
-    });
+    for n in [32usize, 1024, 4096] {
+        let world = loaded(n);
+        let bytes = world.state().encoded_len() as usize;
+        group.throughput(Throughput::Bytes(bytes as u64));
+        let mut saved: WorldSnapshot = world.snapshot();
+        group.bench_function(format!("save/{n}"), |b| {
+            b.iter(|| world.save_into(black_box(&mut saved)))
+        });
+        group.bench_function(format!("hash/{n}"), |b| {
+            b.iter(|| black_box(world.state_hash()))
+        });
+        group.bench_function(format!("save+hash/{n}"), |b| {
+            b.iter(|| {
+                world.save_into(black_box(&mut saved));
+                black_box(world.state_hash())
+            })
+        });
+        let mut target = loaded(n);
+        let source = world.snapshot();
+        group.bench_function(format!("restore/{n}"), |b| {
+            b.iter(|| target.restore(black_box(&source)).expect("restore"))
+        });
+        group.bench_function(format!("to_bytes/{n}"), |b| {
+            b.iter(|| black_box(source.to_bytes()))
+        });
+        let src = vec![0x5Au8; bytes];
+        let mut dst = vec![0u8; bytes];
+        group.bench_function(format!("baseline/memcpy+xxh3/{n}"), |b| {
+            b.iter(|| {
+                dst.copy_from_slice(black_box(&src));
+                black_box(xxhash_rust::xxh3::xxh3_64(&dst))
+            })
+        });
+    }
     group.finish();
 }
 
 /// Eight frames of inputs for `world`'s next ticks; player 0 runs and fires, player 1 idles.
 fn eight_frames(world: &World) -> Vec<[InputCmd; 2]> {
-    (0..8)
-        .map(|i| {
-            let tick = world.tick() + i;
-            let run = InputCmd {
-                buttons: engine::buttons::SHOOT,
-                move_x: 127,
-                ..InputCmd::idle(tick)
-            };
-            [run, InputCmd::idle(tick)]
-        })
-        .collect()
+    (0..8).map(|i| fight_inputs(world.tick() + i)).collect()
 }
 
 fn rollback_frame(c: &mut Criterion) {

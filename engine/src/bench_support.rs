@@ -9,6 +9,7 @@ use crate::rng::DetRng;
 use crate::round::RoundPhase;
 use crate::rules::Rules;
 use crate::world::World;
+use crate::Tick;
 
 /// Ticks a [`loaded_world`] is proven to stay a fight for: longer than any benchmark runs it
 /// (a rollback window of 8, a sync test's warm-up and check distance).
@@ -87,6 +88,17 @@ pub fn loaded_world(n: usize, window: u8) -> World {
     world
 }
 
+/// The benches' inputs for `tick`: player 0 runs right and fires, player 1 idles.
+#[must_use]
+pub fn fight_inputs(tick: Tick) -> [InputCmd; 2] {
+    let run = InputCmd {
+        buttons: buttons::SHOOT,
+        move_x: 127,
+        ..InputCmd::idle(tick)
+    };
+    [run, InputCmd::idle(tick)]
+}
+
 /// Steps a copy of `world` for [`FIGHT_TICKS`] ticks (player 0 running right and firing if
 /// `runs`, else idle) and says what stopped it being a full fight, if anything did.
 fn stays_a_fight(world: &World, runs: bool) -> Result<(), String> {
@@ -94,17 +106,12 @@ fn stays_a_fight(world: &World, runs: bool) -> Result<(), String> {
     let start = world.state();
     for _ in 0..FIGHT_TICKS {
         let tick = w.tick();
-        let first = if runs {
-            InputCmd {
-                buttons: buttons::SHOOT,
-                move_x: 127,
-                ..InputCmd::idle(tick)
-            }
+        let inputs = if runs {
+            fight_inputs(tick)
         } else {
-            InputCmd::idle(tick)
+            [InputCmd::idle(tick); 2]
         };
-        w.step(&[first, InputCmd::idle(tick)])
-            .map_err(|e| format!("step failed: {e}"))?;
+        w.step(&inputs).map_err(|e| format!("step failed: {e}"))?;
         let s = w.state();
         if s.round.phase != RoundPhase::Fighting {
             return Err(format!("tick {}: round phase {:?}", s.tick, s.round.phase));
@@ -146,5 +153,51 @@ mod tests {
         hit.restore(&snap).expect("restore");
         let broken = stays_a_fight(&hit, false).expect_err("a hit is seen");
         assert!(broken.contains("player 1 was hit"), "{broken}");
+    }
+
+    /// The clear squares around the players hold no projectile, and the load spreads over
+    /// every other floor tile (4096 projectiles leave none out), so the load is the same
+    /// shape at every size.
+    #[test]
+    fn projectiles_start_on_every_floor_tile_outside_the_clear_squares_and_only_there() {
+        let world = loaded_world(4096, 12);
+        let s = world.state();
+        let tile = |v: FxVec| (v.x.to_num::<u32>(), v.y.to_num::<u32>());
+        let clear = |(x, y): (u32, u32)| {
+            s.players.iter().any(|p| {
+                let (px, py) = tile(p.pos);
+                x.abs_diff(px) <= CLEAR_RADIUS && y.abs_diff(py) <= CLEAR_RADIUS
+            })
+        };
+        let used: std::collections::BTreeSet<(u32, u32)> =
+            s.projectiles.iter().map(|p| tile(p.pos)).collect();
+        let candidates: std::collections::BTreeSet<(u32, u32)> = (0..s.maze.height)
+            .flat_map(|y| (0..s.maze.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| s.maze.get(x, y) == Tile::FLOOR && !clear((x, y)))
+            .collect();
+        assert!(
+            used.iter().all(|&t| !clear(t)),
+            "a projectile in a clear square"
+        );
+        assert_eq!(used, candidates);
+    }
+
+    /// The benches' fight inputs make player 0 run and fire: it moves right and its shots
+    /// are in the air, while player 1 stays where it was.
+    #[test]
+    fn the_fight_inputs_make_player_0_run_and_fire() {
+        let mut w = loaded_world(32, 12);
+        let start = w.snapshot();
+        for _ in 0..FIGHT_TICKS {
+            w.step(&fight_inputs(w.tick())).expect("step");
+        }
+        let s = w.state();
+        assert!(
+            s.players[0].pos.x > start.players[0].pos.x,
+            "player 0 ran right"
+        );
+        assert_eq!(s.players[1].pos, start.players[1].pos, "player 1 idled");
+        let fired = s.projectiles.iter().filter(|p| p.id >= 32).count();
+        assert!(fired > 0 && s.projectiles.iter().all(|p| p.id < 32 || p.owner == 0));
     }
 }

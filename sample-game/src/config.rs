@@ -229,39 +229,47 @@ impl Config {
     /// string goes through `toml`'s own quoting, so any value reads back as written.
     #[must_use]
     pub fn to_toml(&self) -> String {
-        let quoted = |s: &str| toml::Value::String(s.to_owned()).to_string();
-        let names = |keys: &[Scancode]| {
-            let names: Vec<String> = keys.iter().map(|k| quoted(k.name())).collect();
-            format!("[{}]", names.join(", "))
-        };
-        let mut out = String::from("# maze-duel settings (the options screen writes this file)\n");
-        out += &format!("input_delay = {}\n", self.input_delay);
-        out += &format!("remote_view = \"{}\"\n", self.remote_view);
-        out += &format!("volume = {}\n", self.volume);
-        out += &format!("fullscreen = {}\n", self.fullscreen);
-        out += &format!(
-            "bot_difficulty = \"{}\"\n",
-            difficulty_name(self.bot_difficulty)
+        use toml::{Table, Value};
+        let text = |s: &str| Value::String(s.to_owned());
+        let mut root = Table::new();
+        root.insert(
+            "input_delay".into(),
+            Value::Integer(self.input_delay.into()),
         );
-        out += "# STUN/TURN servers for online rooms: \"public-stun\", \"off\" (LAN only) or \"custom\"\n";
-        out += &format!("ice = \"{}\"\n", self.ice.name());
+        root.insert("remote_view".into(), text(&self.remote_view.to_string()));
+        root.insert("volume".into(), Value::Integer(self.volume.into()));
+        root.insert("fullscreen".into(), Value::Boolean(self.fullscreen));
+        root.insert(
+            "bot_difficulty".into(),
+            text(difficulty_name(self.bot_difficulty)),
+        );
+        root.insert("ice".into(), text(self.ice.name()));
         if !self.ice_custom.urls.is_empty() {
-            let urls: Vec<String> = self.ice_custom.urls.iter().map(|u| quoted(u)).collect();
-            out += &format!("ice_servers = [{}]\n", urls.join(", "));
+            let urls = self.ice_custom.urls.iter().map(|u| text(u)).collect();
+            root.insert("ice_servers".into(), Value::Array(urls));
         }
         if let Some(user) = &self.ice_custom.username {
-            out += &format!("ice_user = {}\n", quoted(user));
+            root.insert("ice_user".into(), text(user));
         }
         if let Some(password) = &self.ice_custom.credential {
-            out += &format!("ice_password = {}\n", quoted(password));
+            root.insert("ice_password".into(), text(password));
         }
-        for (i, keys) in self.bindings.players.iter().enumerate() {
-            out += &format!("\n[keys.player{}]\n", i + 1);
-            for (action, bound) in ACTIONS.iter().zip(actions(keys)) {
-                out += &format!("{action} = {}\n", names(bound));
+        let mut keys = Table::new();
+        for (i, bound) in self.bindings.players.iter().enumerate() {
+            let mut player = Table::new();
+            for (action, scancodes) in ACTIONS.iter().zip(actions(bound)) {
+                let names = scancodes.iter().map(|k| text(k.name())).collect();
+                player.insert((*action).into(), Value::Array(names));
             }
+            keys.insert(format!("player{}", i + 1), Value::Table(player));
         }
-        out
+        root.insert("keys".into(), Value::Table(keys));
+        let body = toml::to_string(&root).expect("a table of plain values always serializes");
+        format!(
+            "# maze-duel settings (the options screen writes this file)\n\
+             # ice: STUN/TURN servers for online rooms: \"public-stun\", \"off\" (LAN only) or \
+             \"custom\" (with ice_servers)\n{body}"
+        )
     }
 
     /// The STUN/TURN servers online rooms use.
@@ -570,6 +578,30 @@ mod tests {
         assert_eq!(config.ice, IceChoice::Custom);
         config.cycle_ice(true);
         assert_eq!(config.ice, IceChoice::PublicStun);
+    }
+
+    /// The file a person may edit: the two comment lines, one `key = value` line per
+    /// setting, then one table of key names per player.
+    #[test]
+    fn the_written_file_reads_as_settings_then_a_table_per_player() {
+        let text = Config::default().to_toml();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("# maze-duel settings"));
+        assert!(lines[1].starts_with("# ice: "));
+        for line in [
+            "input_delay = ",
+            "volume = ",
+            "fullscreen = ",
+            "ice = \"public-stun\"",
+        ] {
+            assert!(lines.iter().any(|l| l.starts_with(line)), "{line}: {text}");
+        }
+        let player1 = lines.iter().position(|l| *l == "[keys.player1]");
+        let player2 = lines.iter().position(|l| *l == "[keys.player2]");
+        assert!(
+            matches!((player1, player2), (Some(a), Some(b)) if a < b),
+            "{text}"
+        );
     }
 
     #[test]

@@ -147,6 +147,89 @@ pub fn run_net_peer(mut peer: NetPeer<World>, plan: &NetRun) -> Result<NetRunSum
     run_with_logs(peer, plan, logs)
 }
 
+/// What a headless run counts of its session's events, and says of them on stderr.
+#[derive(Default)]
+struct Tally {
+    desyncs: u64,
+    first_desync: Option<Tick>,
+    resyncs: Vec<(Tick, Tick)>,
+    disconnected: Option<SocketAddr>,
+    disconnect_reason: Option<String>,
+}
+
+impl Tally {
+    /// Counts `event` and says it (a headless run reports at once, on stderr, and goes on).
+    fn on_event(
+        &mut self,
+        peer: &NetPeer<World>,
+        logs: &mut PeerLogs<World>,
+        pacer: &mut FramePacer,
+        event: NetEvent,
+    ) -> Result<(), Error> {
+        match event {
+            // A spectator leaving does not end the match; a player leaving does.
+            NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
+                let reason = peer.gone_reason(who);
+                eprintln!("{reason}");
+                self.disconnect_reason = Some(reason);
+                self.disconnected = Some(who);
+            }
+            NetEvent::DesyncDetected {
+                tick,
+                local,
+                remote,
+                peer: who,
+            } => {
+                self.desyncs += 1;
+                self.first_desync = self.first_desync.or(Some(tick));
+                if let Some(notice) = logs.on_desync(peer, tick, local, remote, who)? {
+                    eprintln!("{notice}");
+                }
+            }
+            NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
+            NetEvent::Interrupted { .. } => {
+                if let Some(waiting) = peer.reconnecting() {
+                    eprintln!("{waiting}");
+                }
+            }
+            NetEvent::Resynced {
+                epoch,
+                tick,
+                desync,
+            } => {
+                self.resyncs.push((desync, tick));
+                let transfer = peer.epochs().last().and_then(|e| match &e.cause {
+                    EpochCause::Resync(d) => Some(format!(
+                        " ({} ms from the desync seen, a {}-byte snapshot)",
+                        d.took.as_millis(),
+                        d.snapshot.len()
+                    )),
+                    EpochCause::Rejoin | EpochCause::Transferred(_) | EpochCause::Followed => None,
+                });
+                eprintln!(
+                    "resynchronized after the desync at tick {desync}: the host's state at \
+                     tick {tick} is both sides' now, epoch {epoch}{}",
+                    transfer.unwrap_or_default()
+                );
+            }
+            NetEvent::Rejoined { epoch, tick, .. } => {
+                eprintln!("the other player rejoined: epoch {epoch} goes on from tick {tick}");
+            }
+            NetEvent::Resumed { peer: who } => {
+                if let Some(outage) = peer.outages().iter().rev().find(|o| o.peer == who) {
+                    eprintln!(
+                        "reconnected after {:.1} s of silence, at tick {}",
+                        outage.silent.as_secs_f64(),
+                        outage.tick
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 /// As [`run_net_peer`], writing to logs already open (a rejoined player's, which continue the
 /// match log it wrote before its process died).
 ///
@@ -160,81 +243,15 @@ pub fn run_with_logs(
     let slot = peer.local_slot();
     let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
     let mut pacer = FramePacer::new(plan.fps);
-    let mut desyncs = 0;
-    let mut first_desync = None;
-    let mut resyncs = Vec::new();
+    let mut tally = Tally::default();
     let mut catching_up = false;
-    let mut disconnected = None;
-    let mut disconnect_reason = None;
     let started = Instant::now();
     while logs.logged() < plan.ticks {
         peer.poll();
         for event in peer.take_events() {
-            match event {
-                // A spectator leaving does not end the match; a player leaving does.
-                NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
-                    let reason = peer.gone_reason(who);
-                    eprintln!("{reason}");
-                    disconnect_reason = Some(reason);
-                    disconnected = Some(who);
-                }
-                NetEvent::DesyncDetected {
-                    tick,
-                    local,
-                    remote,
-                    peer: who,
-                } => {
-                    desyncs += 1;
-                    first_desync = first_desync.or(Some(tick));
-                    // Headless runs say it at once, on stderr: the run goes on to its end.
-                    if let Some(notice) = logs.on_desync(&peer, tick, local, remote, who)? {
-                        eprintln!("{notice}");
-                    }
-                }
-                NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
-                NetEvent::Interrupted { .. } => {
-                    if let Some(waiting) = peer.reconnecting() {
-                        eprintln!("{waiting}");
-                    }
-                }
-                NetEvent::Resynced {
-                    epoch,
-                    tick,
-                    desync,
-                } => {
-                    resyncs.push((desync, tick));
-                    let transfer = peer.epochs().last().and_then(|e| match &e.cause {
-                        EpochCause::Resync(d) => Some(format!(
-                            " ({} ms from the desync seen, a {}-byte snapshot)",
-                            d.took.as_millis(),
-                            d.snapshot.len()
-                        )),
-                        EpochCause::Rejoin | EpochCause::Transferred(_) | EpochCause::Followed => {
-                            None
-                        }
-                    });
-                    eprintln!(
-                        "resynchronized after the desync at tick {desync}: the host's state at \
-                         tick {tick} is both sides' now, epoch {epoch}{}",
-                        transfer.unwrap_or_default()
-                    );
-                }
-                NetEvent::Rejoined { epoch, tick, .. } => {
-                    eprintln!("the other player rejoined: epoch {epoch} goes on from tick {tick}");
-                }
-                NetEvent::Resumed { peer: who } => {
-                    if let Some(outage) = peer.outages().iter().rev().find(|o| o.peer == who) {
-                        eprintln!(
-                            "reconnected after {:.1} s of silence, at tick {}",
-                            outage.silent.as_secs_f64(),
-                            outage.tick
-                        );
-                    }
-                }
-                _ => {}
-            }
+            tally.on_event(&peer, &mut logs, &mut pacer, event)?;
         }
-        if disconnected.is_some() {
+        if tally.disconnected.is_some() {
             break;
         }
         match pacer.frame_due(Instant::now(), peer.frames_ahead()) {
@@ -260,6 +277,13 @@ pub fn run_with_logs(
         }
         peer.update_stats();
     }
+    let Tally {
+        desyncs,
+        first_desync,
+        resyncs,
+        disconnected,
+        disconnect_reason,
+    } = tally;
     logs.close(disconnected.is_none())?;
     let logged = logs.logged();
     let clean_finish = disconnected.is_none() && peer.finish(logged, plan.finish_timeout);

@@ -86,7 +86,8 @@ impl Renderer {
         })
     }
 
-    /// Draws `scene` over the whole canvas (without presenting it).
+    /// Draws `scene` over the whole canvas (without presenting it): the arena (shaken after
+    /// solid hits), then over it, steady, the notice banner, the panels and any overlay.
     ///
     /// # Errors
     /// SDL drawing errors.
@@ -96,22 +97,36 @@ impl Renderer {
         scene: &Scene<'_>,
     ) -> Result<Layout, String> {
         let layout = Renderer::layout(canvas, scene)?;
-        let font = &self.font;
         canvas.set_blend_mode(BlendMode::Blend);
         canvas.set_draw_color(palette::BACKGROUND);
         canvas.clear();
-        let state = scene.current;
         // The arena shakes after solid hits (presentation only); the HUD stays put.
         let shake = scene.effects.shake_offset(scene.alpha) * layout.tile as f32;
-        let steady = layout;
-        let layout = Layout {
+        let shaken = Layout {
             origin: (
                 layout.origin.0 + shake.x.round() as i32,
                 layout.origin.1 + shake.y.round() as i32,
             ),
             ..layout
         };
-        draw_maze(canvas, &layout, &state.maze, scene.rules.block_hp)?;
+        self.draw_arena(canvas, &shaken, scene)?;
+        self.draw_notice(canvas, &layout, scene)?;
+        self.draw_panels(canvas, &layout, scene)?;
+        self.draw_overlay(canvas, &layout, scene)?;
+        Ok(layout)
+    }
+
+    /// The maze, the fighters (the local one marked when there are others), the effects and
+    /// the rail debug view.
+    fn draw_arena<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        layout: &Layout,
+        scene: &Scene<'_>,
+    ) -> Result<(), String> {
+        let font = &self.font;
+        let state = scene.current;
+        draw_maze(canvas, layout, &state.maze, scene.rules.block_hp)?;
         let positions = fighter_positions(
             scene.previous,
             state,
@@ -126,7 +141,7 @@ impl Renderer {
         };
         let mut labels = draw_fighters(
             canvas,
-            &layout,
+            layout,
             scene.rules,
             state,
             &positions,
@@ -145,49 +160,90 @@ impl Renderer {
         }
         scene
             .effects
-            .draw(canvas, &layout, font, scene.alpha, &mut labels)?;
+            .draw(canvas, layout, font, scene.alpha, &mut labels)?;
         if scene.rail_debug {
             let last = scene.effects.last_rail_shot();
-            draw_rail_debug(canvas, &layout, font, scene, last)?;
+            draw_rail_debug(canvas, layout, font, scene, last)?;
         }
-        let layout = steady;
-        let waiting = (scene.net.or(scene.net_line)).and_then(|v| v.reconnecting.as_ref());
+        Ok(())
+    }
+
+    /// The one banner the moment calls for, most pressing first: the match ended, a peer is
+    /// being waited for, the start waits for the other player, a resync, catching up, else
+    /// the round's own banner (countdown, round won) unless an overlay covers it.
+    fn draw_notice<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        layout: &Layout,
+        scene: &Scene<'_>,
+    ) -> Result<(), String> {
+        let font = &self.font;
+        let net = scene.net.or(scene.net_line);
+        let waiting = net.and_then(|v| v.reconnecting.as_ref());
         if let Some(reason) = scene.ended {
-            draw_banner(canvas, &layout, font, &ended_lines(reason, scene.from_menu))?;
+            draw_banner(canvas, layout, font, &ended_lines(reason, scene.from_menu))
         } else if let Some(waiting) = waiting {
-            draw_banner(canvas, &layout, font, &notice_lines(waiting.lines()))?;
-        } else if (scene.net.or(scene.net_line)).is_some_and(|v| v.waiting_to_start) {
+            draw_banner(canvas, layout, font, &notice_lines(waiting.lines()))
+        } else if net.is_some_and(|v| v.waiting_to_start) {
             let lines = notice_lines(crate::matches::net_view::waiting_to_start_lines());
-            draw_banner(canvas, &layout, font, &lines)?;
-        } else if let Some((desync, tick)) = (scene.net.or(scene.net_line)).and_then(|v| v.resynced)
-        {
+            draw_banner(canvas, layout, font, &lines)
+        } else if let Some((desync, tick)) = net.and_then(|v| v.resynced) {
             let lines = notice_lines(crate::matches::net_view::resynced_lines(desync, tick));
-            draw_banner(canvas, &layout, font, &lines)?;
-        } else if let Some(behind) = (scene.net.or(scene.net_line)).and_then(|v| v.catching_up) {
+            draw_banner(canvas, layout, font, &lines)
+        } else if let Some(behind) = net.and_then(|v| v.catching_up) {
             let lines = notice_lines(crate::matches::net_view::catching_up_lines(behind));
-            draw_banner(canvas, &layout, font, &lines)?;
+            draw_banner(canvas, layout, font, &lines)
         } else if scene.overlay == Overlay::None || scene.overlay == Overlay::Paused {
             let me = match scene.local_players {
                 [me] => Some(*me),
                 _ => None,
             };
-            let lines = banner_lines(state, scene.rules, me, scene.after_match, scene.from_menu);
-            draw_banner(canvas, &layout, font, &lines)?;
+            let lines = banner_lines(
+                scene.current,
+                scene.rules,
+                me,
+                scene.after_match,
+                scene.from_menu,
+            );
+            draw_banner(canvas, layout, font, &lines)
+        } else {
+            Ok(())
         }
-        draw_hud(canvas, &layout, font, scene.rules, state)?;
+    }
+
+    /// The HUD, the replay timeline, the training panel and the network panel (or line).
+    fn draw_panels<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        layout: &Layout,
+        scene: &Scene<'_>,
+    ) -> Result<(), String> {
+        let font = &self.font;
+        draw_hud(canvas, layout, font, scene.rules, scene.current)?;
         if let Some(timeline) = &scene.timeline {
-            crate::draw::timeline::draw_timeline(canvas, &layout, font, timeline)?;
+            crate::draw::timeline::draw_timeline(canvas, layout, font, timeline)?;
         }
         if let Some(training) = scene.training {
-            crate::draw::training_view::draw_training(canvas, &layout, font, training)?;
+            crate::draw::training_view::draw_training(canvas, layout, font, training)?;
         }
         if let Some(view) = scene.net {
-            draw_net_hud(canvas, &layout, font, view)?;
+            draw_net_hud(canvas, layout, font, view)?;
         } else if let Some(view) = scene.net_line {
-            crate::draw::net_hud::draw_net_line(canvas, &layout, font, view)?;
+            crate::draw::net_hud::draw_net_line(canvas, layout, font, view)?;
         }
+        Ok(())
+    }
+
+    /// The pause banner or the controls screen, over everything.
+    fn draw_overlay<T: RenderTarget>(
+        &self,
+        canvas: &mut Canvas<T>,
+        layout: &Layout,
+        scene: &Scene<'_>,
+    ) -> Result<(), String> {
+        let font = &self.font;
         match scene.overlay {
-            Overlay::None => {}
+            Overlay::None => Ok(()),
             Overlay::Paused => {
                 let lines = [
                     crate::draw::banner::BannerLine {
@@ -201,7 +257,7 @@ impl Renderer {
                         size: 1,
                     },
                 ];
-                draw_banner(canvas, &layout, font, &lines)?;
+                draw_banner(canvas, layout, font, &lines)
             }
             Overlay::Controls { at_start } => {
                 let footer = if at_start {
@@ -216,10 +272,9 @@ impl Renderer {
                     footer,
                     if scene.from_menu { "menu" } else { "quit" },
                 );
-                draw_controls(canvas, &layout, font, &lines)?;
+                draw_controls(canvas, layout, font, &lines)
             }
         }
-        Ok(layout)
     }
 }
 

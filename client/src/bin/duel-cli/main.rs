@@ -476,25 +476,21 @@ fn run() -> Result<ExitCode> {
     };
     check_paths(&cli.command)?;
     match cli.command {
-        Command::BotMatch {
-            seed,
-            bot_seed,
-            ticks,
-            players,
-            no_stop,
-            rules,
-            hash_log,
-            match_log,
-        } => bot_match::bot_match(&BotMatch {
-            rules: load_rules(rules.as_deref())?,
-            seed,
-            bot_seed,
-            players,
-            ticks,
-            stop_at_match_end: !no_stop,
-            hash_log,
-            match_log,
-        })?,
+        command @ (Command::Host { .. }
+        | Command::Join { .. }
+        | Command::Rejoin { .. }
+        | Command::Spectate { .. }
+        | Command::Online { .. }
+        | Command::Signal { .. }
+        | Command::RailFairness { .. }
+        | Command::RailFairnessPeer { .. }) => network(command),
+        command => offline(command),
+    }
+}
+
+/// The commands that play or measure over a network.
+fn network(command: Command) -> Result<ExitCode> {
+    match command {
         Command::Host {
             bind,
             spectators,
@@ -544,6 +540,47 @@ fn run() -> Result<ExitCode> {
             return net::online(&room, role, spectators, seed, &net);
         }
         Command::Signal { bind } => return net::signal(bind),
+        Command::RailFairness {
+            ticks,
+            conditioner,
+            port,
+            input_delay,
+        } => fairness::rail_fairness(ticks, &conditioner, port, input_delay)?,
+        Command::RailFairnessPeer {
+            role,
+            addr,
+            view,
+            ticks,
+            conditioner,
+            input_delay,
+        } => fairness::rail_fairness_peer(&role, addr, view, ticks, conditioner, input_delay)?,
+        _ => unreachable!("only network commands come here"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The commands that run here alone: bot matches, sync tests, log tools.
+fn offline(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::BotMatch {
+            seed,
+            bot_seed,
+            ticks,
+            players,
+            no_stop,
+            rules,
+            hash_log,
+            match_log,
+        } => bot_match::bot_match(&BotMatch {
+            rules: load_rules(rules.as_deref())?,
+            seed,
+            bot_seed,
+            players,
+            ticks,
+            stop_at_match_end: !no_stop,
+            hash_log,
+            match_log,
+        })?,
         Command::SyncTest {
             check_distance,
             ticks,
@@ -589,20 +626,7 @@ fn run() -> Result<ExitCode> {
         } => return logs::desync(&a, &b, dumps_a, dumps_b, match_a.zip(match_b)),
         Command::State { log, tick, diff } => return logs::state(&log, tick, diff.as_deref()),
         Command::DefaultRules => out_raw!("{}", engine::Rules::default().to_toml_string()),
-        Command::RailFairness {
-            ticks,
-            conditioner,
-            port,
-            input_delay,
-        } => fairness::rail_fairness(ticks, &conditioner, port, input_delay)?,
-        Command::RailFairnessPeer {
-            role,
-            addr,
-            view,
-            ticks,
-            conditioner,
-            input_delay,
-        } => fairness::rail_fairness_peer(&role, addr, view, ticks, conditioner, input_delay)?,
+        _ => unreachable!("network commands go to `network`"),
     }
     Ok(ExitCode::SUCCESS)
 }
