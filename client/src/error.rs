@@ -22,6 +22,13 @@ pub enum Error {
         /// The tick asked for.
         tick: Tick,
     },
+    /// A log skips a tick with no state transfer to carry play across the gap: the tick
+    /// cannot be re-simulated.
+    #[error("the log has no record of tick {tick}: ticks are missing and no state transfer goes on from the tick before")]
+    TickRecordMissing {
+        /// The first tick the log has no record of.
+        tick: Tick,
+    },
     /// A file could not be read or written.
     #[error("{}: {cause}", path.display())]
     Io {

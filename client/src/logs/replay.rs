@@ -309,19 +309,16 @@ fn apply_resyncs<G: Game>(
 /// ticks this log lacks).
 ///
 /// # Errors
-/// [`Error::VerifyMismatch`] when no transfer goes on from here (ticks missing from the log)
-/// or its state is not the one named; snapshot errors.
+/// [`Error::TickRecordMissing`] when no transfer goes on from here (ticks missing from the
+/// log); [`Error::VerifyMismatch`] when its state is not the one named; snapshot errors.
 fn apply_transfer<G: Game>(
     log: &MatchLog<G>,
     world: &mut G,
     out: Option<&mut HashLogWriter<G>>,
 ) -> Result<(), Error> {
     let Some((epoch, transfer)) = log.transfer_from(world.tick()) else {
-        return Err(Error::VerifyMismatch {
+        return Err(Error::TickRecordMissing {
             tick: world.tick() + 1,
-            section: "tick record",
-            logged: 0,
-            got: 0,
         });
     };
     *world = restore::<G>(world.rules(), epoch.tick, &transfer.snapshot)?;
@@ -385,7 +382,8 @@ impl<G: Game> Replay<G> {
     /// re-applies the logged ticks from there, checking each hash.
     ///
     /// # Errors
-    /// [`Error::VerifyMismatch`] if the log does not replay; snapshot errors.
+    /// [`Error::VerifyMismatch`] if the log does not replay; [`Error::TickRecordMissing`] if
+    /// its records do not reach `tick`; snapshot errors.
     pub fn seek(&mut self, tick: Tick) -> Result<(), Error> {
         let tick = tick.min(self.last_tick());
         let now = self.world.tick();
@@ -401,11 +399,8 @@ impl<G: Game> Replay<G> {
             // A log whose tick records do not reach `tick` from the checkpoint ends the seek
             // with an error rather than a wait for a record that never comes.
             if !self.step()? {
-                return Err(Error::VerifyMismatch {
+                return Err(Error::TickRecordMissing {
                     tick: self.world.tick() + 1,
-                    section: "tick record",
-                    logged: 0,
-                    got: 0,
                 });
             }
         }
