@@ -323,6 +323,187 @@ pub fn stick_towards(v: FxVec) -> (i8, i8) {
 #[cfg(test)]
 mod tests {
     use super::Difficulty as D;
+    use super::*;
+    use crate::rules::Rules;
+    use std::collections::VecDeque;
+
+    /// What two bots of `level` chose over `ticks` ticks of a match from `seed`: the xxh3 of
+    /// every input in order, and how many inputs held each button.
+    fn play(level: D, seed: u64, ticks: u32) -> (u64, [u32; 8]) {
+        play_skill(level.skill(), seed, ticks)
+    }
+
+    /// [`play`] with bots of `skill`.
+    fn play_skill(skill: Skill, seed: u64, ticks: u32) -> (u64, [u32; 8]) {
+        let mut world = World::new(Rules::default(), seed, 2).expect("world");
+        let mut bots = [
+            Bot::new(0, seed ^ 1).with_skill(skill),
+            Bot::new(1, seed ^ 2).with_skill(skill),
+        ];
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut held = [0u32; 8];
+        for _ in 0..ticks {
+            let inputs = [bots[0].think(&world), bots[1].think(&world)];
+            for cmd in &inputs {
+                let w = cmd.to_wire();
+                hasher.update(&bincode::serialize(&w).expect("encodes"));
+                for (bit, count) in held.iter_mut().enumerate() {
+                    *count += u32::from(cmd.buttons >> bit & 1);
+                }
+            }
+            world.step(&inputs).expect("step");
+        }
+        (hasher.digest(), held)
+    }
+
+    /// The bots' decisions are pinned: bot matches, the training dummy, the sync tests and the
+    /// golden logs replay them, so any change to how a bot decides (aim, strafing windows,
+    /// reaction, the attack, reload and path choices) shows here first. Re-record only with a
+    /// reason, as for the golden match.
+    #[test]
+    fn every_level_decides_exactly_as_recorded() {
+        let got: Vec<(D, u64)> = D::ALL.iter().map(|&d| (d, play(d, 31, 1500).0)).collect();
+        let want = [
+            (D::Beginner, 0x19c6_b3ee_4a83_628d),
+            (D::Easy, 0x2989_7561_d537_9bda),
+            (D::Normal, 0x5031_6b92_5ce7_0ddf),
+            (D::Hard, 0x1e2c_1c13_f2b4_6e5a),
+        ];
+        assert_eq!(got, want, "{got:x?}");
+    }
+
+    /// Four bots of every level, seeded with high bits set, in one match: which of several
+    /// targets a bot picks and every seed's bits count, so they are pinned too.
+    #[test]
+    fn four_bots_of_every_level_decide_exactly_as_recorded() {
+        let mut world = World::new(Rules::default(), 0xA5A5_0000_0000_0007, 4).expect("world");
+        let mut bots: Vec<Bot> = D::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                Bot::new(i as PlayerId, 0xDEAD_BEEF_0000_0000 | i as u64).with_difficulty(d)
+            })
+            .collect();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for _ in 0..2000 {
+            let inputs: Vec<InputCmd> = bots.iter_mut().map(|b| b.think(&world)).collect();
+            for cmd in &inputs {
+                hasher.update(&bincode::serialize(&cmd.to_wire()).expect("encodes"));
+            }
+            world.step(&inputs).expect("step");
+        }
+        assert_eq!(
+            hasher.digest(),
+            0x3907_cc5c_cd9c_2e15,
+            "{:x}",
+            hasher.digest()
+        );
+    }
+
+    /// Levels use the kit the menu says: a beginner never swings, only a full kit fires the
+    /// rail, and the others swing and fire it.
+    #[test]
+    fn levels_use_their_kit() {
+        let bit = |b: u8| b.trailing_zeros() as usize;
+        let held: Vec<[u32; 8]> = D::ALL.iter().map(|&d| play(d, 5, 2400).1).collect();
+        let [beginner, easy, normal, hard] = [&held[0], &held[1], &held[2], &held[3]];
+        assert_eq!(beginner[bit(buttons::MELEE)], 0, "a beginner never swings");
+        for low in [beginner, easy] {
+            assert_eq!(low[bit(buttons::RAIL)], 0, "{low:?}");
+            assert!(low[bit(buttons::SHOOT)] > 0, "{low:?}");
+        }
+        for full in [easy, normal, hard] {
+            assert!(full[bit(buttons::MELEE)] > 0, "{full:?}");
+        }
+        for full in [normal, hard] {
+            assert!(full[bit(buttons::RAIL)] > 0, "{full:?}");
+        }
+    }
+
+    /// A bot keeping a quarter of its attacks attacks on about a quarter as many ticks as the
+    /// same bot keeping them all.
+    #[test]
+    fn a_bot_keeps_the_share_of_its_attacks_its_skill_says() {
+        let all = D::Hard.skill();
+        let quarter = Skill {
+            attacks_kept: 64,
+            ..all
+        };
+        let attacks = |h: [u32; 8]| h[0] + h[1] + h[3];
+        let (full, kept) = (
+            attacks(play_skill(all, 5, 2400).1),
+            attacks(play_skill(quarter, 5, 2400).1),
+        );
+        assert!(kept > 0 && kept * 2 < full, "{kept} of {full}");
+    }
+
+    #[test]
+    fn a_bot_plays_the_slot_it_was_given() {
+        assert_eq!(Bot::new(3, 9).player(), 3);
+        assert_eq!(Bot::new(1, 9).with_difficulty(D::Easy).player(), 1);
+    }
+
+    /// Tile distances to `to` by breadth-first search (`u32::MAX` where unreachable).
+    fn distances(maze: &crate::maze::Maze, to: (i32, i32)) -> Vec<u32> {
+        let (w, h) = (maze.width as i32, maze.height as i32);
+        let mut dist = vec![u32::MAX; (w * h) as usize];
+        let mut queue = VecDeque::from([to]);
+        dist[(to.1 * w + to.0) as usize] = 0;
+        while let Some((x, y)) = queue.pop_front() {
+            let d = dist[(y * w + x) as usize];
+            for (nx, ny) in [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)] {
+                let i = (ny * w + nx) as usize;
+                if !maze.get_i(nx, ny).is_solid() && dist[i] == u32::MAX {
+                    dist[i] = d + 1;
+                    queue.push_back((nx, ny));
+                }
+            }
+        }
+        dist
+    }
+
+    /// Following the bot's next tile from any floor tile reaches the target's tile in exactly
+    /// as many steps as the shortest path has, each step to a neighbouring tile's centre; on
+    /// the target's tile there is no next tile.
+    #[test]
+    fn the_next_tile_is_a_step_along_a_shortest_path_from_anywhere() {
+        let world = World::new(Rules::default(), 12, 2).expect("world");
+        let maze = &world.state().maze;
+        let (w, h) = (maze.width as i32, maze.height as i32);
+        let floor: Vec<(i32, i32)> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .filter(|&(x, y)| !maze.get_i(x, y).is_solid())
+            .collect();
+        let centre =
+            |(x, y): (i32, i32)| FxVec::new(Fx::from_num(x) + HALF, Fx::from_num(y) + HALF);
+        let mut bot = Bot::new(0, 1);
+        for &goal in floor.iter().step_by(7) {
+            let dist = distances(maze, goal);
+            for &start in floor.iter().step_by(5) {
+                let shortest = dist[(start.1 * w + start.0) as usize];
+                if shortest == u32::MAX {
+                    continue;
+                }
+                let (mut at, mut steps) = (start, 0);
+                while at != goal {
+                    let next = bot
+                        .next_tile_towards(&world, centre(at), centre(goal))
+                        .expect("a next tile while not there");
+                    let (nx, ny) = (tile_of(next.x), tile_of(next.y));
+                    assert_eq!(next, centre((nx, ny)), "a tile centre");
+                    assert_eq!(nx.abs_diff(at.0) + ny.abs_diff(at.1), 1, "a neighbour");
+                    at = (nx, ny);
+                    steps += 1;
+                    assert!(steps <= shortest, "{start:?} to {goal:?}");
+                }
+                assert_eq!(steps, shortest, "{start:?} to {goal:?}");
+                assert_eq!(
+                    bot.next_tile_towards(&world, centre(at), centre(goal)),
+                    None
+                );
+            }
+        }
+    }
 
     #[test]
     fn levels_step_up_and_down_and_stop_at_the_ends() {
