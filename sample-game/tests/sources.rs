@@ -42,6 +42,22 @@ fn input(player: u32, t: u32) -> InputCmd {
     }
 }
 
+/// Plays `player`'s pattern from input `from` at about 60 Hz until the final tick reaches
+/// `final_tick`, then a second more so the peer can confirm its last ticks too.
+fn play_past(source: &mut NetMatch, player: u32, from: u32, final_tick: u32) -> anyhow::Result<()> {
+    let mut t = from;
+    while source.peer().final_tick() < final_tick {
+        source.advance(&[input(player, t)])?;
+        t += 1;
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    for _ in 0..60 {
+        source.advance(&[input(player, t)])?;
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    Ok(())
+}
+
 fn config() -> NetConfig<World> {
     NetConfig::<World> {
         disconnect_timeout: Duration::from_secs(10),
@@ -168,16 +184,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
     let joiner_waits = Arc::new(AtomicBool::new(false));
     let limit = Duration::from_secs(20);
     let play_to = |source: &mut NetMatch, player: u32, from: u32| -> anyhow::Result<()> {
-        let mut t = from;
-        while source.peer().final_tick() < 300 {
-            source.advance(&[input(player, t)])?;
-            t += 1;
-            std::thread::sleep(Duration::from_millis(16));
-        }
-        for _ in 0..60 {
-            source.advance(&[input(player, t)])?;
-            std::thread::sleep(Duration::from_millis(16));
-        }
+        play_past(source, player, from, 300)?;
         source.close()
     };
     let hp = paths(&host_log);
@@ -542,16 +549,7 @@ fn a_detected_desync_reaches_both_net_panels() {
         dump_dir: None,
     };
     let run = |mut source: NetMatch, player: u32| -> anyhow::Result<DesyncStatus> {
-        let mut t = 0;
-        while source.peer().final_tick() < 200 {
-            source.advance(&[input(player, t)])?;
-            t += 1;
-            std::thread::sleep(Duration::from_millis(16));
-        }
-        for _ in 0..60 {
-            source.advance(&[input(player, t)])?;
-            std::thread::sleep(Duration::from_millis(16));
-        }
+        play_past(&mut source, player, 0, 200)?;
         let seen = source.net_view().desync;
         source.close()?;
         Ok(seen)

@@ -97,29 +97,13 @@ pub fn retrace<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::{run_bot_match, BotMatch};
-    use engine::{Rules, World};
 
     /// A log whose states all follow from its inputs names no tick; one whose logged hash
     /// differs names that tick and section; one that does not replay at all (a record with a
     /// player's input missing) is not "fine" either: it names the log's last tick and why.
     #[test]
     fn a_log_that_does_not_replay_is_named_not_taken_as_followed() {
-        let dir = std::env::temp_dir().join(format!("verdict-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("bots.mlog");
-        run_bot_match(&BotMatch {
-            rules: Rules::default(),
-            seed: 4,
-            bot_seed: 5,
-            players: 2,
-            ticks: 120,
-            stop_at_match_end: false,
-            hash_log: None,
-            match_log: Some(path.clone()),
-        })
-        .expect("bot match");
-        let log = crate::logs::matchlog::read_log::<World>(&path).expect("log");
+        let (dir, log) = crate::runs::logged_bot_match("verdict", 4, 120);
         assert_eq!(first_unfollowed_tick(&log), None, "a faithful log");
 
         let mut forged = log.clone();

@@ -497,29 +497,13 @@ pub fn recover<G: Game>(log: MatchLog<G>) -> Result<G, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::{run_bot_match, BotMatch};
-    use engine::{Rules, World};
 
     /// Seeking lands exactly on the tick asked for, in the logged state: forwards, backwards
     /// (from a checkpoint before it, not by staying ahead), to the start, and past the end
     /// (clamped to the last tick, not an error).
     #[test]
     fn seeking_forwards_backwards_and_past_the_end_lands_on_the_logged_state() {
-        let dir = std::env::temp_dir().join(format!("replay-seek-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("bots.mlog");
-        run_bot_match(&BotMatch {
-            rules: Rules::default(),
-            seed: 8,
-            bot_seed: 9,
-            players: 2,
-            ticks: 900,
-            stop_at_match_end: false,
-            hash_log: None,
-            match_log: Some(path.clone()),
-        })
-        .expect("bot match");
-        let log = crate::logs::matchlog::read_log::<World>(&path).expect("log");
+        let (dir, log) = crate::runs::logged_bot_match("replay-seek", 8, 900);
         assert!(log.checkpoints.len() >= 3, "checkpoints to seek between");
         let last = log.last_tick();
         let logged = |t: Tick| log.tick_record(t).expect("record").hash;
