@@ -195,7 +195,7 @@ fn a_checkpoint_disagreeing_with_its_snapshot_is_refused_not_a_hang() {
     gapped.ticks = ticks[2..].to_vec();
     let result = within_a_minute(move || recover(gapped).map(|w| w.tick()));
     assert!(
-        matches!(result, Err(Error::VerifyMismatch { tick: 11, .. })),
+        matches!(result, Err(Error::TickRecordMissing { tick: 11 })),
         "{result:?}"
     );
 }
