@@ -174,6 +174,19 @@ impl<'a> Le<'a> {
         self.bytes(v.y.to_bits().to_le_bytes());
     }
 
+    /// Writes `N` little-endian 64-bit words in one bounds check and one wide store, then
+    /// advances by `len` (≤ 8·N): the bytes past `len` are scratch the next write overwrites,
+    /// so the buffer needs `8·N − len` bytes of slack after the last record.
+    #[inline(always)]
+    fn words<const N: usize>(&mut self, words: [u64; N], len: usize) {
+        let at = self.at;
+        let out = &mut self.buf[at..at + 8 * N];
+        for (chunk, word) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        self.at = at + len;
+    }
+
     fn written(&self) -> &[u8] {
         &self.buf[..self.at]
     }
@@ -250,22 +263,15 @@ fn encode_projectile(p: &Projectile, w: &mut Le<'_>) {
         life,
         owner,
     } = *p;
-    let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
-    let bits = |v: crate::fx::Fx| v.to_bits().cast_unsigned();
-    let words = [
-        pair(id, owner_generation),
-        pair(bits(pos.x), bits(pos.y)),
-        pair(bits(vel.x), bits(vel.y)),
-        u64::from(life) | u64::from(owner) << 16,
-    ];
-    let mut wide = [0u8; 32];
-    for (out, word) in wide.chunks_exact_mut(8).zip(words) {
-        out.copy_from_slice(&word.to_le_bytes());
-    }
-    // One bounds check and one 32-byte store per projectile.
-    let at = w.at;
-    w.buf[at..at + 32].copy_from_slice(&wide);
-    w.at = at + PROJECTILE_LEN;
+    w.words(
+        [
+            pair(id, owner_generation),
+            pair(bits(pos.x), bits(pos.y)),
+            pair(bits(vel.x), bits(vel.y)),
+            u64::from(life) | u64::from(owner) << 16,
+        ],
+        PROJECTILE_LEN,
+    );
 }
 
 fn hash_players(players: &[Player]) -> u64 {
@@ -338,20 +344,26 @@ fn encode_pose(s: &PoseSample, w: &mut Le<'_>) {
         generation,
         flags,
     } = *s;
-    let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
-    let bits = |v: crate::fx::Fx| v.to_bits().cast_unsigned();
-    let words = [
-        pair(bits(pos.x), bits(pos.y)),
-        pair(bits(radius), generation),
-        u64::from(flags),
-    ];
-    let mut wide = [0u8; 24];
-    for (out, word) in wide.chunks_exact_mut(8).zip(words) {
-        out.copy_from_slice(&word.to_le_bytes());
-    }
-    let at = w.at;
-    w.buf[at..at + 24].copy_from_slice(&wide);
-    w.at = at + POSE_LEN;
+    w.words(
+        [
+            pair(bits(pos.x), bits(pos.y)),
+            pair(bits(radius), generation),
+            u64::from(flags),
+        ],
+        POSE_LEN,
+    );
+}
+
+/// Two 32-bit values as one little-endian 64-bit word, `lo` first.
+#[inline(always)]
+fn pair(lo: u32, hi: u32) -> u64 {
+    u64::from(hi) << 32 | u64::from(lo)
+}
+
+/// A fixed-point value's raw bits.
+#[inline(always)]
+fn bits(v: crate::fx::Fx) -> u32 {
+    v.to_bits().cast_unsigned()
 }
 
 fn hash_maze(maze: &Maze) -> u64 {
