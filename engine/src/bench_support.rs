@@ -69,6 +69,7 @@ pub fn loaded_world(n: usize, window: u8) -> World {
         snap.projectiles.push(Projectile {
             id,
             owner: (id % 2) as u8,
+            reserved: 0,
             owner_generation: 1,
             pos: FxVec::new(
                 Fx::from_num(x) + sixteenth(8),

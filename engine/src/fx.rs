@@ -47,7 +47,19 @@ pub const ONE: Fx = fx_int(1);
 pub const HALF: Fx = fx_bits(1 << 15);
 
 /// A 2-D fixed-point vector (position, velocity or direction), in tiles.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
 #[repr(C)]
 pub struct FxVec {
     /// Horizontal component; +x points right.

@@ -1,15 +1,19 @@
 //! `StateHash`: xxh3 over the canonical encoding of a state, whole and by section.
 //!
-//! The canonical encoding of a section is exactly its bincode encoding with the engine's
-//! options (fixed-width little-endian integers, `Vec` lengths as `u64`, enums as their `u32`
-//! variant index), so it is the same on every platform and profile, and a tool can recompute
-//! a hash from snapshot bytes. It is written into stack buffers: hashing never allocates. When two peers disagree, the section hashes say which part of the
-//! state diverged first.
+//! The canonical encoding of a section is its bincode encoding with the engine's options
+//! (fixed-width little-endian integers, `Vec` lengths as `u64`, enums as their `u32` variant
+//! index), so it is the same on every platform and profile, and a tool can recompute a hash
+//! from snapshot bytes. The sections that grow — projectiles and pose samples — are records
+//! laid out as their own encoding (`Pod`, no padding), so their hash is one xxh3 over the
+//! records' memory, without their `u64` count (xxh3 mixes in the length): no copy, no
+//! encoding pass. Players and the rest are a few fixed-size fields, encoded by hand into a
+//! stack buffer. Hashing never allocates. When two peers disagree, the section hashes say
+//! which part of the state diverged first.
 
 use crate::fx::FxVec;
 use crate::maze::Maze;
 use crate::player::{Player, PlayerStats, MAX_PLAYERS};
-use crate::pose_history::{PoseHistory, PoseSample};
+use crate::pose_history::PoseHistory;
 use crate::projectile::Projectile;
 use crate::round::RoundState;
 use crate::snapshot::WorldSnapshot;
@@ -174,34 +178,18 @@ impl<'a> Le<'a> {
         self.bytes(v.y.to_bits().to_le_bytes());
     }
 
-    /// Writes `N` little-endian 64-bit words in one bounds check and one wide store, then
-    /// advances by `len` (≤ 8·N): the bytes past `len` are scratch the next write overwrites,
-    /// so the buffer needs `8·N − len` bytes of slack after the last record.
-    #[inline(always)]
-    fn words<const N: usize>(&mut self, words: [u64; N], len: usize) {
-        let at = self.at;
-        let out = &mut self.buf[at..at + 8 * N];
-        for (chunk, word) in out.chunks_exact_mut(8).zip(words) {
-            chunk.copy_from_slice(&word.to_le_bytes());
-        }
-        self.at = at + len;
-    }
-
     fn written(&self) -> &[u8] {
         &self.buf[..self.at]
     }
 }
 
-// The canonical encoding of each section is byte-identical to its bincode encoding with the
-// engine's options (the tests below hold them together); it is written by hand because the
-// hash runs every tick and bincode's per-field calls cost several times more.
+// The players' and the rest's encodings are byte-identical to their bincode encodings with
+// the engine's options (the tests below hold them together); they are written by hand because
+// the hash runs every tick and bincode's per-field calls cost several times more. (A player
+// holds an enum, stored as one byte and encoded as four, so it cannot be its own bytes.)
 
 /// Bytes of one player in the canonical encoding.
 const PLAYER_LEN: usize = 64;
-/// Bytes of one pose sample in the canonical encoding.
-const POSE_LEN: usize = 17;
-/// Bytes of one projectile in the canonical encoding.
-const PROJECTILE_LEN: usize = 27;
 
 fn encode_player(p: &Player, w: &mut Le<'_>) {
     let Player {
@@ -250,30 +238,6 @@ fn encode_player(p: &Player, w: &mut Le<'_>) {
     w.u32(shots);
 }
 
-/// Writes one projectile as four 64-bit words (32 bytes) and advances by its 27: the next
-/// projectile overwrites the 5 spare bytes. Four wide stores instead of eight narrow ones; the
-/// buffer needs 5 bytes of slack after the last projectile.
-#[inline(always)]
-fn encode_projectile(p: &Projectile, w: &mut Le<'_>) {
-    let Projectile {
-        id,
-        owner_generation,
-        pos,
-        vel,
-        life,
-        owner,
-    } = *p;
-    w.words(
-        [
-            pair(id, owner_generation),
-            pair(bits(pos.x), bits(pos.y)),
-            pair(bits(vel.x), bits(vel.y)),
-            u64::from(life) | u64::from(owner) << 16,
-        ],
-        PROJECTILE_LEN,
-    );
-}
-
 fn hash_players(players: &[Player]) -> u64 {
     let mut buf = [0u8; 8 + PLAYER_LEN * MAX_PLAYERS];
     let mut w = Le::new(&mut buf);
@@ -284,103 +248,27 @@ fn hash_players(players: &[Player]) -> u64 {
     xxh3_64(w.written())
 }
 
-/// Bytes of the stack buffer a growing section is encoded into. Kept small because the
-/// buffer is zeroed on every hash: at 7 KB the zeroing cost more than hashing 32 projectiles.
-const CHUNK_BYTES: usize = 1024;
-
-/// xxh3 of `items.len()` (as `u64`) followed by every item's `LEN`-byte encoding, which is
-/// the section's bincode encoding: one xxh3 call over one stack buffer when it all fits (the
-/// usual case: a streaming hasher's setup costs more than a few hundred bytes do), streamed
-/// buffer by buffer otherwise. Both give the same value.
-///
-/// `encode` writes exactly `LEN` bytes, and may use up to `SLACK` more as scratch space that
-/// the next item overwrites.
-#[inline(always)]
-fn hash_records<T, const LEN: usize, const SLACK: usize>(
-    items: &[T],
-    encode: impl Fn(&T, &mut Le<'_>),
-) -> u64 {
-    let mut buf = [0u8; CHUNK_BYTES];
-    let per_buffer = (CHUNK_BYTES - 8 - SLACK) / LEN;
-    if items.len() <= per_buffer {
-        let mut w = Le::new(&mut buf);
-        w.u64(items.len() as u64);
-        for item in items {
-            encode(item, &mut w);
-        }
-        return xxh3_64(w.written());
-    }
-    let mut hasher = Xxh3::new();
-    hasher.update(&(items.len() as u64).to_le_bytes());
-    for chunk in items.chunks(per_buffer) {
-        let mut w = Le::new(&mut buf);
-        for item in chunk {
-            encode(item, &mut w);
-        }
-        hasher.update(w.written());
-    }
-    hasher.digest()
-}
-
-/// Projectiles are the part of the state that grows (5 bytes of slack: see
-/// [`encode_projectile`]).
+/// xxh3 of the projectiles' bytes as they lie in memory: one call, no copy, no encoding.
+/// Those bytes are the section's bincode encoding after its `u64` length, which xxh3 needs
+/// no more (it mixes in the input's length).
 fn hash_projectiles(projectiles: &[Projectile]) -> u64 {
-    hash_records::<_, PROJECTILE_LEN, 5>(projectiles, encode_projectile)
+    xxh3_64(bytemuck::cast_slice(projectiles))
 }
 
-/// The pose history (hashed every rollback frame; one buffer for any window up to 4
-/// players at the default depth, streamed beyond). 7 bytes of slack: see [`encode_pose`].
+/// xxh3 of the pose samples' bytes as they lie in memory, like [`hash_projectiles`].
 fn hash_history(history: &PoseHistory) -> u64 {
-    hash_records::<_, POSE_LEN, 7>(&history.samples, encode_pose)
-}
-
-/// Writes one pose sample as three 64-bit words (24 bytes) and advances by its 17, like
-/// [`encode_projectile`]: the buffer needs 7 bytes of slack after the last sample.
-#[inline(always)]
-fn encode_pose(s: &PoseSample, w: &mut Le<'_>) {
-    let PoseSample {
-        pos,
-        radius,
-        generation,
-        flags,
-    } = *s;
-    w.words(
-        [
-            pair(bits(pos.x), bits(pos.y)),
-            pair(bits(radius), generation),
-            u64::from(flags),
-        ],
-        POSE_LEN,
-    );
-}
-
-/// Two 32-bit values as one little-endian 64-bit word, `lo` first.
-#[inline(always)]
-fn pair(lo: u32, hi: u32) -> u64 {
-    u64::from(hi) << 32 | u64::from(lo)
-}
-
-/// A fixed-point value's raw bits.
-#[inline(always)]
-fn bits(v: crate::fx::Fx) -> u32 {
-    v.to_bits().cast_unsigned()
+    xxh3_64(bytemuck::cast_slice(&history.samples))
 }
 
 fn hash_maze(maze: &Maze) -> u64 {
-    let mut hasher = Xxh3::new();
     let mut head = [0u8; 16];
     let mut w = Le::new(&mut head);
     w.u32(maze.width);
     w.u32(maze.height);
     w.u64(maze.tiles.len() as u64);
+    let mut hasher = Xxh3::new();
     hasher.update(w.written());
-    let mut buf = [0u8; 1024];
-    for chunk in maze.tiles.chunks(buf.len()) {
-        for (b, t) in buf.iter_mut().zip(chunk) {
-            *b = t.0;
-        }
-        hasher.update(&buf[..chunk.len()]);
-    }
+    hasher.update(bytemuck::cast_slice(&maze.tiles));
     hasher.digest()
 }
 
@@ -456,6 +344,7 @@ impl WorldSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pose_history::PoseSample;
     use crate::snapshot::canonical;
     use crate::{Bot, Rules, World};
     use bincode::Options;
@@ -475,13 +364,22 @@ mod tests {
         xxh3_64(&canonical().serialize(v).expect("encodes"))
     }
 
-    /// The hand-written encoders give exactly the bincode bytes, for states from a real match
-    /// (both `last_winner` variants, every action, projectiles in flight, damaged blocks).
+    /// xxh3 of a list's bincode encoding after its `u64` count: what a tool computes from
+    /// snapshot bytes for the projectile and pose sections.
+    fn bincode_items_hash<T: serde::Serialize>(items: &[T]) -> u64 {
+        let bytes = canonical().serialize(items).expect("encodes");
+        assert_eq!(bytes[..8], (items.len() as u64).to_le_bytes());
+        xxh3_64(&bytes[8..])
+    }
+
+    /// The hand-written encoders give exactly the bincode bytes, and the records hashed as they
+    /// lie in memory are exactly their bincode bytes, for states from a real match (both
+    /// `last_winner` variants, every action, projectiles in flight, damaged blocks).
     #[test]
     fn hand_written_sections_equal_their_bincode_encoding() {
         let mut world = World::new(Rules::default(), 77, 3).expect("world");
         let mut bots = [Bot::new(0, 1), Bot::new(1, 2), Bot::new(2, 3)];
-        let mut checked = 0;
+        let (mut checked, mut seen_projectiles) = (0, false);
         for _ in 0..3000 {
             let inputs = [
                 bots[0].think(&world),
@@ -501,43 +399,90 @@ mod tests {
             assert_eq!(hash_players(&s.players), bincode_hash(&s.players));
             assert_eq!(
                 hash_projectiles(&s.projectiles),
-                bincode_hash(&s.projectiles)
+                bincode_items_hash(&s.projectiles)
             );
             assert_eq!(hash_maze(&s.maze), bincode_hash(&s.maze));
-            assert_eq!(hash_history(&s.pose_history), bincode_hash(&s.pose_history));
+            assert_eq!(
+                hash_history(&s.pose_history),
+                bincode_items_hash(&s.pose_history.samples)
+            );
+            seen_projectiles |= !s.projectiles.is_empty();
             assert_eq!(hash_rest(s), bincode_hash(&rest));
             checked += 1;
         }
         assert_eq!(checked, 3000);
+        assert!(seen_projectiles, "projectiles were in flight");
         assert!(
             world.state().round.last_winner.is_some(),
             "both Option variants were seen"
         );
     }
 
-    /// One buffer and the streamed buffers agree with the encoding on either side of the
-    /// buffer's size, up to more samples than any window holds (a damaged snapshot), and
-    /// neither panics.
-    #[test]
-    fn pose_histories_hash_like_their_encoding_at_any_length() {
-        let sample = PoseSample {
-            pos: FxVec::new(crate::fx::fx_bits(-3), crate::fx::fx_bits(90_000)),
-            radius: crate::fx::fx_bits(19_661),
-            generation: 7,
-            flags: 1,
-        };
-        let per_buffer = (CHUNK_BYTES - 8 - 7) / POSE_LEN;
-        let full = MAX_PLAYERS * PoseHistory::depth(crate::pose_history::MAX_POSE_WINDOW);
-        for n in [0, 1, per_buffer, per_buffer + 1, full, 2 * full + 1] {
-            let history = PoseHistory {
-                samples: vec![sample; n],
+    proptest::proptest! {
+        /// Any projectile's and any pose sample's memory is exactly its bincode encoding
+        /// (every field at every value, the reserved bytes included): hashing the memory is
+        /// hashing the canonical encoding.
+        #[test]
+        fn a_records_memory_is_its_encoding(
+            words in proptest::array::uniform6(proptest::num::u32::ANY),
+            life in proptest::num::u16::ANY,
+            small in proptest::array::uniform4(proptest::num::u8::ANY),
+        ) {
+            let fx = |w: u32| crate::fx::fx_bits(w.cast_signed());
+            let p = Projectile {
+                id: words[0],
+                owner_generation: words[1],
+                pos: FxVec::new(fx(words[2]), fx(words[3])),
+                vel: FxVec::new(fx(words[4]), fx(words[5])),
+                life,
+                owner: small[0],
+                reserved: small[1],
             };
-            assert_eq!(
-                hash_history(&history),
-                bincode_hash(&history),
-                "{n} samples"
-            );
+            let encoded = canonical().serialize(&p).expect("encodes");
+            proptest::prop_assert_eq!(bytemuck::bytes_of(&p), &encoded[..]);
+            let s = PoseSample {
+                pos: FxVec::new(fx(words[0]), fx(words[1])),
+                radius: fx(words[2]),
+                generation: words[3],
+                flags: small[0],
+                reserved: [small[1], small[2], small[3]],
+            };
+            let encoded = canonical().serialize(&s).expect("encodes");
+            proptest::prop_assert_eq!(bytemuck::bytes_of(&s), &encoded[..]);
         }
+    }
+
+    /// Every byte of a record counts: one bit flipped anywhere in the memory of any projectile
+    /// or pose sample of a list changes the section hash.
+    #[test]
+    fn every_byte_of_every_record_is_hashed() {
+        let p = Projectile {
+            id: 9,
+            owner_generation: 2,
+            pos: FxVec::new(crate::fx::fx_bits(-5), crate::fx::fx_bits(70_000)),
+            vel: FxVec::ZERO,
+            life: 3,
+            owner: 1,
+            reserved: 0,
+        };
+        let list = vec![p; 5];
+        let base = hash_projectiles(&list);
+        for byte in 0..5 * size_of::<Projectile>() {
+            let mut changed = list.clone();
+            bytemuck::cast_slice_mut::<Projectile, u8>(&mut changed)[byte] ^= 1;
+            assert_ne!(hash_projectiles(&changed), base, "byte {byte}");
+        }
+        let history = PoseHistory {
+            samples: vec![PoseSample::default(); 3],
+        };
+        let base = hash_history(&history);
+        for byte in 0..3 * size_of::<PoseSample>() {
+            let mut changed = history.clone();
+            bytemuck::cast_slice_mut::<PoseSample, u8>(&mut changed.samples)[byte] ^= 1;
+            assert_ne!(hash_history(&changed), base, "byte {byte}");
+        }
+        assert_eq!(size_of::<Projectile>(), 28);
+        assert_eq!(size_of::<PoseSample>(), 20);
     }
 
     /// The names and the text form are what hash logs, `desync` and `verify` print and parse.
@@ -557,33 +502,5 @@ mod tests {
         assert_eq!(fields, [h.combined, 1, 2, 3, 4, 5]);
         assert_eq!(h.short(), format!("{:08x}", h.combined >> 32));
         assert_eq!(h.short(), text[..8], "the first 8 hex digits");
-    }
-
-    #[test]
-    fn projectile_chunks_hash_like_one_encoding() {
-        let p = Projectile {
-            id: 9,
-            owner_generation: 2,
-            pos: FxVec::new(crate::fx::fx_bits(-5), crate::fx::fx_bits(70_000)),
-            vel: FxVec::ZERO,
-            life: 3,
-            owner: 1,
-        };
-        let per_buffer = (CHUNK_BYTES - 8 - 5) / PROJECTILE_LEN;
-        for n in [
-            0usize,
-            1,
-            per_buffer,
-            per_buffer + 1,
-            2 * per_buffer + 1,
-            600,
-        ] {
-            let list = vec![p; n];
-            assert_eq!(
-                hash_projectiles(&list),
-                bincode_hash(&list),
-                "{n} projectiles"
-            );
-        }
     }
 }

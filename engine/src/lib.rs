@@ -36,6 +36,11 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+// The hash reads the projectiles and pose samples in memory as their canonical little-endian
+// bytes (`hash.rs`); on a big-endian machine those bytes would differ from every other peer's.
+#[cfg(target_endian = "big")]
+compile_error!("the engine's state hash reads its records' memory as little-endian bytes");
+
 #[doc(hidden)]
 pub mod bench_support;
 mod bot;

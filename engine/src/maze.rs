@@ -15,7 +15,20 @@ use serde::{Deserialize, Serialize};
 
 /// One tile of the grid, as stored: `0` floor, `255` indestructible wall, `1..=254` a
 /// destructible block with that many hit points left.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One byte in memory, as in the encoding: the maze's hash reads the grid as it lies.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
+#[repr(transparent)]
 pub struct Tile(pub u8);
 
 impl Tile {
@@ -242,6 +255,13 @@ impl Maze {
         (tile_of(pos.y - r)..=tile_of(pos.y + r - last)).any(|y| {
             (tile_of(pos.x - r)..=tile_of(pos.x + r - last)).any(|x| self.get_i(x, y).is_solid())
         })
+    }
+
+    /// Whether `other` is the same grid, compared as bytes.
+    pub(crate) fn same_tiles(&self, other: &Maze) -> bool {
+        (self.width, self.height) == (other.width, other.height)
+            && bytemuck::cast_slice::<Tile, u8>(&self.tiles)
+                == bytemuck::cast_slice::<Tile, u8>(&other.tiles)
     }
 
     /// Checks the structural invariants a restored grid must hold.

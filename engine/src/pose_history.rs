@@ -44,8 +44,22 @@ pub mod pose_flags {
     pub const KNOWN: u8 = ALIVE | CUT;
 }
 
-/// One player's hitbox at one world time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One player's hitbox at one world time. Its own canonical bytes, like a
+/// [`Projectile`](crate::Projectile): `repr(C)`, no padding, 20 bytes hashed as they are.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
+#[repr(C)]
 pub struct PoseSample {
     /// Centre of the hitbox circle.
     pub pos: FxVec,
@@ -55,6 +69,9 @@ pub struct PoseSample {
     pub generation: u32,
     /// [`pose_flags`] bits.
     pub flags: u8,
+    /// Always zero: the bytes that would otherwise be padding (a snapshot with anything else
+    /// here is refused as corrupt).
+    pub reserved: [u8; 3],
 }
 
 impl PoseSample {
@@ -85,6 +102,7 @@ impl Pose for PoseSample {
             radius: lerp(a.radius, b.radius),
             generation: b.generation,
             flags: a.flags & b.flags & pose_flags::ALIVE,
+            reserved: [0; 3],
         }
     }
 }
@@ -166,6 +184,7 @@ fn sample_of(p: &Player, radius: Fx, flags: u8) -> PoseSample {
         radius,
         generation: p.generation,
         flags: flags | alive,
+        reserved: [0; 3],
     }
 }
 

@@ -12,9 +12,21 @@ pub type ProjectileId = u32;
 /// (it decides who is hit first when two projectiles arrive on the same tick) and removal keeps
 /// it.
 ///
-/// `repr(C)` with the fields declared in encoding order: the in-memory layout then starts with
-/// exactly the canonical encoding's 27 bytes, so hashing a projectile is a near-straight copy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A projectile is its own canonical bytes: `repr(C)`, fields in encoding order, no padding
+/// (the `Pod` derive refuses to compile otherwise), so its 28 bytes in memory are exactly its
+/// bincode encoding on a little-endian machine and the state hash reads them as they are.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
 #[repr(C)]
 pub struct Projectile {
     /// Stable id.
@@ -30,4 +42,7 @@ pub struct Projectile {
     pub life: u16,
     /// Who fired it; damage and KOs are credited to this id even if that player is KO'd.
     pub owner: PlayerId,
+    /// Always 0: the byte that would otherwise be padding, named so that every byte of a
+    /// projectile is defined (a snapshot with another value is refused as corrupt).
+    pub reserved: u8,
 }

@@ -18,7 +18,9 @@ use bincode::Options;
 use serde::{Deserialize, Serialize};
 
 /// Version of the snapshot's byte format; bumped whenever a field or its encoding changes.
-pub const SNAPSHOT_FORMAT_VERSION: u32 = 2;
+/// 3 (issue 23): projectiles and pose samples carry their reserved bytes (28 and 20 bytes,
+/// their memory layout), and those two sections are hashed as their bytes alone.
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 3;
 
 /// Largest snapshot [`WorldSnapshot::from_bytes`] accepts (a corrupt length prefix must not
 /// make it allocate gigabytes).
@@ -176,6 +178,10 @@ impl WorldSnapshot {
                 self.pose_history.samples.len()
             ));
         }
+        // Every byte of a record is defined: the hash reads them all (see `hash.rs`).
+        if let Some(i) = (self.pose_history.samples.iter()).position(|s| s.reserved != [0; 3]) {
+            return corrupt(format!("pose history sample {i} has a reserved byte set"));
+        }
         // Positions inside the grid and bounded speeds keep every later product in Fx range.
         let (w, h) = (
             Fx::from_num(self.maze.width),
@@ -207,6 +213,9 @@ impl WorldSnapshot {
                     "projectile {} owned by missing player {}",
                     p.id, p.owner
                 ));
+            }
+            if p.reserved != 0 {
+                return corrupt(format!("projectile {} has a reserved byte set", p.id));
             }
             if p.id >= self.next_projectile_id {
                 return corrupt(format!("projectile id {} not yet allocated", p.id));

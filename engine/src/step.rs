@@ -474,6 +474,7 @@ impl World {
         self.state.projectiles.push(Projectile {
             id,
             owner: p.id,
+            reserved: 0,
             owner_generation: p.generation,
             pos: p.pos,
             vel: dir.scale(rules.projectile_speed),
@@ -793,6 +794,7 @@ mod tests {
             vel: FxVec::new(-fx_bits(1 << 15), ZERO),
             life: 10,
             owner: 0,
+            reserved: 0,
         });
         snap.next_projectile_id += 1;
         snap.round.phase = RoundPhase::Fighting;

@@ -135,8 +135,14 @@ impl World {
         }
         snapshot.check()?;
         self.check_against_rules(snapshot)?;
+        // A rollback restores a state whose maze is nearly always the live one: comparing the
+        // tiles (a `memcmp`) then spares rehashing them. The cached hash is always the live
+        // maze's, so an equal maze keeps it.
+        let same_maze = self.state.maze.same_tiles(&snapshot.maze);
         self.state.clone_from(snapshot);
-        self.rebuild_caches();
+        if !same_maze {
+            self.rebuild_caches();
+        }
         self.events.clear();
         Ok(())
     }

@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1189, 3, 1011, 0xaf5f_c77e_df64_8373, 0xd0e5_47b9_a779_e02b);
+    let expected = (1189, 3, 1090, 0x0f3b_da0b_6db6_c128, 0x0b97_58f8_4e6e_7c14);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"

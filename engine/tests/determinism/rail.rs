@@ -162,6 +162,7 @@ fn set_history(world: &mut World, slot: usize, pos: FxVec, radius: Fx, generatio
             radius,
             generation,
             flags: engine::pose_flags::ALIVE,
+            reserved: [0; 3],
         };
     }
     world.restore(&snap).expect("crafted history is valid");

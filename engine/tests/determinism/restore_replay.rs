@@ -73,3 +73,51 @@ fn bot_match_replays_identically_from_every_37th_tick() {
         assert_replay_matches(&states, &inputs, k);
     }
 }
+
+/// A restore into a used world keeps its cached maze hash only when the restored grid is the
+/// live one, and rehashes it otherwise: after restoring grids that differ in one tile, then in
+/// size, then the same grid again, the world's hash is always the one a fresh world computes
+/// from the snapshot, and the world plays on like a fresh restore.
+#[test]
+fn a_restore_rehashes_the_maze_exactly_when_it_differs() {
+    let mut world = World::new(Rules::default(), 11, 2).expect("world");
+    let idle = |t| [InputCmd::idle(t), InputCmd::idle(t)];
+    for t in 0..200 {
+        world.step(&idle(t)).expect("step");
+    }
+    let base = world.snapshot();
+    let width = base.maze.width as usize;
+    let far_from_players = |i: usize| {
+        let (x, y) = ((i % width) as i32, (i / width) as i32);
+        (base.players.iter()).all(|p| {
+            let (px, py) = (p.pos.x.to_num::<i32>(), p.pos.y.to_num::<i32>());
+            (x - px).abs() > 2 || (y - py).abs() > 2
+        })
+    };
+    let floor = (0..base.maze.tiles.len())
+        .find(|&i| !base.maze.tiles[i].is_solid() && far_from_players(i))
+        .expect("a floor tile away from the players");
+    let mut one_tile = base.clone();
+    one_tile.maze.tiles[floor] = engine::Tile::block(3);
+    let mut other_round = base.clone();
+    other_round.maze = engine::Maze::generate(&Rules::default(), 99);
+    other_round.pose_history = base.pose_history.clone();
+    let mut used = World::from_snapshot(Rules::default(), &base).expect("restore");
+    for snapshot in [&one_tile, &base, &base, &one_tile, &one_tile, &base] {
+        used.restore(snapshot).expect("restore");
+        let fresh = World::from_snapshot(Rules::default(), snapshot).expect("fresh");
+        assert_eq!(used.state_hash(), fresh.state_hash());
+        assert_eq!(used.state_hash(), snapshot.hash());
+    }
+    // A grid of another seed: refused if a player would stand in a wall, else rehashed.
+    if used.restore(&other_round).is_ok() {
+        assert_eq!(used.state_hash(), other_round.hash());
+    }
+    used.restore(&one_tile).expect("restore");
+    let mut fresh = World::from_snapshot(Rules::default(), &one_tile).expect("fresh");
+    for t in 200..260 {
+        used.step(&idle(t)).expect("step");
+        fresh.step(&idle(t)).expect("step");
+        assert_eq!(used.state_hash(), fresh.state_hash(), "tick {t}");
+    }
+}
