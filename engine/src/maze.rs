@@ -367,6 +367,29 @@ mod tests {
 
     /// Everything outside the grid, on any side and at any distance, reads as wall; inside,
     /// the tile itself, the first row and column included.
+    /// A restore keeps its cached maze hash only for the very same grid: equal tiles and
+    /// dimensions, not the same bytes read with the sides swapped.
+    #[test]
+    fn same_tiles_means_same_dimensions_and_bytes() {
+        let grid = room();
+        assert!(grid.same_tiles(&grid.clone()));
+        let mut damaged = grid.clone();
+        damaged.set(2, 2, Tile::block(1));
+        assert!(!grid.same_tiles(&damaged));
+        let wide = Maze {
+            width: 5,
+            height: 6,
+            tiles: vec![Tile::WALL; 30],
+        };
+        let tall = Maze {
+            width: 6,
+            height: 5,
+            tiles: vec![Tile::WALL; 30],
+        };
+        assert!(!wide.same_tiles(&tall));
+        assert!(wide.same_tiles(&wide.clone()));
+    }
+
     #[test]
     fn outside_the_grid_is_wall_and_inside_is_the_tile() {
         let maze = Maze {
