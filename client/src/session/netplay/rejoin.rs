@@ -677,122 +677,159 @@ impl<G: Game> Rejoining<G> {
             .filter(|(from, _)| *from == peer)
             .map(|(_, m)| m)
             .collect();
-        match &mut self.stage {
+        match self.stage {
             Stage::Over => Err(Error::RejoinRefused {
                 reason: "this rejoin is over".into(),
             }),
-            Stage::Handshake {
-                initiator,
-                hello,
-                clear_reject,
-            } => {
-                if due {
-                    link.borrow_mut().send_control(hello, peer);
-                }
-                for msg in inbox {
-                    match msg {
-                        Control::Answer { noise } => {
-                            let Some(mut opener) = initiator.take() else {
-                                continue;
-                            };
-                            let Ok(payload) = opener.read_answer(&noise) else {
-                                *initiator = Some(opener);
-                                continue;
-                            };
-                            let channel_id = accepted(&link, peer, *opener, &payload)?;
-                            let resume = self.resume_message();
-                            link.borrow_mut().send_control(&resume, peer);
-                            self.next = Instant::now() + REPEAT;
-                            self.stage = Stage::Resume { channel_id, resume };
-                            return Ok(None);
-                        }
-                        // Clear, so anyone could have sent it: final only if no real answer
-                        // follows.
-                        Control::Reject { reason } => {
-                            clear_reject
-                                .get_or_insert((wire::printable(&reason, 300), Instant::now()));
-                        }
-                        _ => {}
-                    }
-                }
-                match clear_reject {
-                    Some((reason, since))
-                        if since.elapsed() >= crate::net::handshake::CLEAR_REJECT_GRACE =>
-                    {
-                        Err(Error::RejoinRefused {
-                            reason: reason.clone(),
-                        })
-                    }
-                    _ => Ok(None),
-                }
-            }
-            Stage::Resume { channel_id, resume } => {
-                if due {
-                    link.borrow_mut().send_control(resume, peer);
-                }
-                let channel_id = *channel_id;
-                let mut inbox = inbox.into_iter();
-                while let Some(msg) = inbox.next() {
-                    match msg {
-                        Control::ResumeAt {
-                            epoch,
-                            tick,
-                            hash,
-                            gap,
-                        } => {
-                            let gap = decoded_gap::<G>(&gap)?;
-                            return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some);
-                        }
-                        Control::ResyncAt {
-                            epoch,
-                            tick,
-                            gap,
-                            snapshot,
-                        } => {
-                            let gap = decoded_gap::<G>(&gap)?;
-                            let mut assembly =
-                                self.transfer_offered(epoch, tick, &gap, snapshot)?;
-                            // Its parts came with it, most likely.
-                            take_parts(&mut assembly, inbox.by_ref())?;
-                            self.stage = Stage::Transfer {
-                                channel_id,
-                                epoch,
-                                assembly: Box::new(assembly),
-                            };
-                            return Ok(None);
-                        }
-                        Control::Reject { reason } => {
-                            return Err(Error::RejoinRefused {
-                                reason: wire::printable(&reason, 300),
-                            })
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(None)
-            }
-            Stage::Transfer { assembly, .. } => {
-                let tick = assembly.offer().tick;
-                take_parts(assembly, inbox.into_iter())?;
-                let missing = assembly.missing();
-                if missing.is_empty() {
-                    let Stage::Transfer {
-                        channel_id,
-                        epoch,
-                        assembly,
-                    } = std::mem::replace(&mut self.stage, Stage::Over)
-                    else {
-                        unreachable!("matched as a transfer above");
+            Stage::Handshake { .. } => self.step_handshake(&link, peer, due, inbox),
+            Stage::Resume { .. } => self.step_resume(&link, peer, due, inbox),
+            Stage::Transfer { .. } => self.step_transfer(&link, peer, due, inbox),
+        }
+    }
+
+    /// Proving who this is: the hello (again when due) until the Noise answer opens, then on
+    /// to [`Stage::Resume`]. A clear `Reject` is final only if no real answer follows.
+    fn step_handshake(
+        &mut self,
+        link: &SharedLink,
+        peer: SocketAddr,
+        due: bool,
+        inbox: Vec<Control>,
+    ) -> Result<Option<NetPeer<G>>, Error> {
+        let Stage::Handshake {
+            initiator,
+            hello,
+            clear_reject,
+        } = &mut self.stage
+        else {
+            unreachable!("called in the handshake stage");
+        };
+        if due {
+            link.borrow_mut().send_control(hello, peer);
+        }
+        for msg in inbox {
+            match msg {
+                Control::Answer { noise } => {
+                    let Some(mut opener) = initiator.take() else {
+                        continue;
                     };
-                    return self.transferred(channel_id, epoch, &assembly).map(Some);
+                    let Ok(payload) = opener.read_answer(&noise) else {
+                        *initiator = Some(opener);
+                        continue;
+                    };
+                    let channel_id = accepted(link, peer, *opener, &payload)?;
+                    let resume = self.resume_message();
+                    link.borrow_mut().send_control(&resume, peer);
+                    self.next = Instant::now() + REPEAT;
+                    self.stage = Stage::Resume { channel_id, resume };
+                    return Ok(None);
                 }
-                if due {
-                    link.borrow_mut()
-                        .send_control(&Control::SnapshotNeed { tick, missing }, peer);
+                // Clear, so anyone could have sent it: final only if no real answer follows.
+                Control::Reject { reason } => {
+                    clear_reject.get_or_insert((wire::printable(&reason, 300), Instant::now()));
                 }
-                Ok(None)
+                _ => {}
             }
         }
+        match clear_reject {
+            Some((reason, since))
+                if since.elapsed() >= crate::net::handshake::CLEAR_REJECT_GRACE =>
+            {
+                Err(Error::RejoinRefused {
+                    reason: reason.clone(),
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Agreeing where the match goes on: the resume message (again when due) until the other
+    /// player names a tick to resume at, or offers its state whole ([`Stage::Transfer`]).
+    fn step_resume(
+        &mut self,
+        link: &SharedLink,
+        peer: SocketAddr,
+        due: bool,
+        inbox: Vec<Control>,
+    ) -> Result<Option<NetPeer<G>>, Error> {
+        let Stage::Resume { channel_id, resume } = &self.stage else {
+            unreachable!("called in the resume stage");
+        };
+        if due {
+            link.borrow_mut().send_control(resume, peer);
+        }
+        let channel_id = *channel_id;
+        let mut inbox = inbox.into_iter();
+        while let Some(msg) = inbox.next() {
+            match msg {
+                Control::ResumeAt {
+                    epoch,
+                    tick,
+                    hash,
+                    gap,
+                } => {
+                    let gap = decoded_gap::<G>(&gap)?;
+                    return self.resume_at(channel_id, epoch, tick, hash, gap).map(Some);
+                }
+                Control::ResyncAt {
+                    epoch,
+                    tick,
+                    gap,
+                    snapshot,
+                } => {
+                    let gap = decoded_gap::<G>(&gap)?;
+                    let mut assembly = self.transfer_offered(epoch, tick, &gap, snapshot)?;
+                    // Its parts came with it, most likely.
+                    take_parts(&mut assembly, inbox.by_ref())?;
+                    self.stage = Stage::Transfer {
+                        channel_id,
+                        epoch,
+                        assembly: Box::new(assembly),
+                    };
+                    return Ok(None);
+                }
+                Control::Reject { reason } => {
+                    return Err(Error::RejoinRefused {
+                        reason: wire::printable(&reason, 300),
+                    })
+                }
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Receiving the other player's state in parts, asking for the missing ones when due;
+    /// once whole, the new epoch starts from it.
+    fn step_transfer(
+        &mut self,
+        link: &SharedLink,
+        peer: SocketAddr,
+        due: bool,
+        inbox: Vec<Control>,
+    ) -> Result<Option<NetPeer<G>>, Error> {
+        let Stage::Transfer { assembly, .. } = &mut self.stage else {
+            unreachable!("called in the transfer stage");
+        };
+        let tick = assembly.offer().tick;
+        take_parts(assembly, inbox.into_iter())?;
+        let missing = assembly.missing();
+        if missing.is_empty() {
+            let Stage::Transfer {
+                channel_id,
+                epoch,
+                assembly,
+            } = std::mem::replace(&mut self.stage, Stage::Over)
+            else {
+                unreachable!("matched as a transfer above");
+            };
+            return self.transferred(channel_id, epoch, &assembly).map(Some);
+        }
+        if due {
+            link.borrow_mut()
+                .send_control(&Control::SnapshotNeed { tick, missing }, peer);
+        }
+        Ok(None)
     }
 
     /// The other player's offer of its state whole: it must go on from after this log's end
