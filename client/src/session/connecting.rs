@@ -225,73 +225,7 @@ impl<G: Game> Connecting<G> {
                 }
                 Ok(None)
             }
-            Stage::Synchronizing {
-                peer,
-                deadline,
-                allowed,
-                synced,
-                progress,
-            } => {
-                // A host hands over only once every player also sent input: one that
-                // synchronizes and then sends nothing does not keep the slot.
-                if peer.poll_synchronizing(synced, progress)
-                    && (self.role.is_some() || peer.heard_every_player())
-                {
-                    let Stage::Synchronizing { peer, .. } =
-                        std::mem::replace(&mut self.stage, Stage::Over)
-                    else {
-                        unreachable!("matched above")
-                    };
-                    if self.role.is_none() {
-                        self.link
-                            .borrow_mut()
-                            .refuse_hellos(self.info.clone(), Refusing::UnderWay);
-                    }
-                    return Ok(Some(*peer));
-                }
-                // A joiner whose slot went to a peer that proved itself first asks again: it
-                // gets the slot should that peer never start.
-                if self.role.is_some() && peer.turned_away().is_some() {
-                    let host = peer.agreement().remote_players[0].1;
-                    self.stage = Stage::Over; // drops the session before its link is reset
-                    self.link.borrow_mut().forget_peers();
-                    self.stage = match JoinHandshake::new(
-                        &self.link,
-                        &self.info,
-                        host,
-                        self.role.unwrap_or(Role::Player),
-                        self.config.invite,
-                    ) {
-                        Ok(handshake) => Stage::Join(Box::new(handshake)),
-                        Err(e) => Stage::Failed(e.to_string()),
-                    };
-                    return Ok(None);
-                }
-                if !passed(*deadline, now) {
-                    return Ok(None);
-                }
-                match self.role {
-                    // A host still within its handshake time: whoever took the slots never
-                    // synchronized, so it forgets them and waits again, and a stranger's
-                    // `Hello` (or a joiner that vanished) cannot hold the match hostage.
-                    None if !handshake_over => {
-                        self.stage = Stage::Over; // drops the session before its link is reset
-                        self.link.borrow_mut().forget_peers();
-                        self.stage = Stage::Host(Box::new(HostHandshake::new(
-                            &self.link,
-                            &self.info,
-                            self.config.seed,
-                            self.config.spectators,
-                            self.config.invite,
-                        )));
-                        Ok(None)
-                    }
-                    _ => Err(Error::SyncTimeout {
-                        peers: peer.unsynchronized(synced),
-                        millis: allowed.as_millis() as u64,
-                    }),
-                }
-            }
+            Stage::Synchronizing { .. } => self.step_synchronizing(now, handshake_over),
             Stage::Over => Err(Error::Refused {
                 reason: "this connection is over (already handed over or failed)".into(),
             }),
@@ -299,6 +233,94 @@ impl<G: Game> Connecting<G> {
                 reason: reason.clone(),
             }),
         }
+    }
+
+    /// GGRS synchronizing: the peer once it is in sync (and, for a host, every player sent
+    /// input); a joiner turned away asks again; past the deadline a host within its
+    /// handshake time waits again, anyone else fails.
+    fn step_synchronizing(
+        &mut self,
+        now: Instant,
+        handshake_over: bool,
+    ) -> Result<Option<NetPeer<G>>, Error> {
+        let Stage::Synchronizing {
+            peer,
+            deadline,
+            allowed,
+            synced,
+            progress,
+        } = &mut self.stage
+        else {
+            unreachable!("called while synchronizing")
+        };
+        // A host hands over only once every player also sent input: one that synchronizes
+        // and then sends nothing does not keep the slot.
+        if peer.poll_synchronizing(synced, progress)
+            && (self.role.is_some() || peer.heard_every_player())
+        {
+            let Stage::Synchronizing { peer, .. } = std::mem::replace(&mut self.stage, Stage::Over)
+            else {
+                unreachable!("matched above")
+            };
+            if self.role.is_none() {
+                self.link
+                    .borrow_mut()
+                    .refuse_hellos(self.info.clone(), Refusing::UnderWay);
+            }
+            return Ok(Some(*peer));
+        }
+        // A joiner whose slot went to a peer that proved itself first asks again: it gets the
+        // slot should that peer never start.
+        if self.role.is_some() && peer.turned_away().is_some() {
+            let host = peer.agreement().remote_players[0].1;
+            self.ask_again(host);
+            return Ok(None);
+        }
+        if !passed(*deadline, now) {
+            return Ok(None);
+        }
+        match self.role {
+            // A host still within its handshake time: whoever took the slots never
+            // synchronized, so it forgets them and waits again, and a stranger's `Hello` (or
+            // a joiner that vanished) cannot hold the match hostage.
+            None if !handshake_over => {
+                self.wait_again();
+                Ok(None)
+            }
+            _ => Err(Error::SyncTimeout {
+                peers: peer.unsynchronized(synced),
+                millis: allowed.as_millis() as u64,
+            }),
+        }
+    }
+
+    /// A joiner starts its handshake with `host` over.
+    fn ask_again(&mut self, host: std::net::SocketAddr) {
+        self.stage = Stage::Over; // drops the session before its link is reset
+        self.link.borrow_mut().forget_peers();
+        self.stage = match JoinHandshake::new(
+            &self.link,
+            &self.info,
+            host,
+            self.role.unwrap_or(Role::Player),
+            self.config.invite,
+        ) {
+            Ok(handshake) => Stage::Join(Box::new(handshake)),
+            Err(e) => Stage::Failed(e.to_string()),
+        };
+    }
+
+    /// A host forgets whoever took the slots and waits for players again.
+    fn wait_again(&mut self) {
+        self.stage = Stage::Over; // drops the session before its link is reset
+        self.link.borrow_mut().forget_peers();
+        self.stage = Stage::Host(Box::new(HostHandshake::new(
+            &self.link,
+            &self.info,
+            self.config.seed,
+            self.config.spectators,
+            self.config.invite,
+        )));
     }
 
     fn synchronize(&mut self, peer: NetPeer<G>, allowed: Duration) {
