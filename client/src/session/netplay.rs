@@ -20,6 +20,9 @@ use ggrs::{
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// One frame's requests from a GGRS session.
+type Requests<G> = Vec<GgrsRequest<GgrsConfig<G>>>;
+
 pub mod rejoin;
 pub mod resync;
 pub mod transfer;
@@ -1071,20 +1074,8 @@ impl<G: Game> NetPeer<G> {
         if let Some(failure) = self.failure.take() {
             return Err(failure);
         }
-        if self.rejoin_pending() {
-            self.poll();
-            self.clock.stall();
-            return Ok(Advance::Stalled);
-        }
-        if self.resync_holds() {
-            self.poll();
-            // Only here, never in `poll`: the caller has read the desync event by now.
-            self.finish_following()?;
-            if let Some(failure) = self.failure.take() {
-                return Err(failure);
-            }
-            self.clock.stall();
-            return Ok(Advance::Stalled);
+        if let Some(held) = self.held()? {
+            return Ok(held);
         }
         self.watch_for_freeze()?;
         let before = self.driver.counters().new_frames;
@@ -1097,7 +1088,52 @@ impl<G: Game> NetPeer<G> {
                 Ok(Advance::Stalled)
             };
         }
-        let requests = match &mut self.session {
+        let requests = match self.session_requests(local)? {
+            Ok(requests) => requests,
+            Err(not_advanced) => return Ok(not_advanced),
+        };
+        self.watch_for_silent_disconnects(&requests);
+        self.driver.handle(requests)?;
+        for &depth in self.driver.last_rollback_depths() {
+            self.clock.rollback(depth);
+        }
+        self.final_tick = self.final_tick_now();
+        // Final states get their checksums now, before GGRS looks for them at the next
+        // frame's desync check; predictions are never hashed.
+        self.driver.seal_final(self.final_tick)?;
+        self.collect_events();
+        if self.driver.counters().new_frames > before {
+            Ok(Advance::Advanced)
+        } else {
+            self.clock.stall();
+            Ok(Advance::Stalled)
+        }
+    }
+
+    /// `Stalled` while a rejoin or a resync holds the match (polling meanwhile), else `None`.
+    fn held(&mut self) -> Result<Option<Advance>, Error> {
+        if self.rejoin_pending() {
+            self.poll();
+            self.clock.stall();
+            return Ok(Some(Advance::Stalled));
+        }
+        if self.resync_holds() {
+            self.poll();
+            // Only here, never in `poll`: the caller has read the desync event by now.
+            self.finish_following()?;
+            if let Some(failure) = self.failure.take() {
+                return Err(failure);
+            }
+            self.clock.stall();
+            return Ok(Some(Advance::Stalled));
+        }
+        Ok(None)
+    }
+
+    /// This frame's requests from the GGRS session (`local` added first for a player), or
+    /// why there are none (`Err`: synchronizing or stalled).
+    fn session_requests(&mut self, local: G::Input) -> Result<Result<Requests<G>, Advance>, Error> {
+        let result = match &mut self.session {
             Session::P2P(s) => {
                 if s.current_state() != SessionState::Running {
                     s.poll_remote_clients();
@@ -1113,53 +1149,43 @@ impl<G: Game> NetPeer<G> {
                             });
                         }
                     }
-                    return Ok(Advance::Synchronizing);
+                    return Ok(Err(Advance::Synchronizing));
                 }
                 self.resyncing_since = None;
                 if let Some(handle) = self.local_handle {
                     s.add_local_input(handle, local)?;
                 }
-                match s.advance_frame() {
-                    Ok(r) => r,
-                    Err(GgrsError::PredictionThreshold) => {
-                        self.clock.stall();
-                        self.collect_events();
-                        return Ok(Advance::Stalled);
-                    }
-                    Err(GgrsError::NotSynchronized) => {
-                        self.collect_events();
-                        return Ok(Advance::Synchronizing);
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+                s.advance_frame()
             }
             Session::Spectator(s) => match s.advance_frame() {
-                Ok(r) => r,
-                Err(GgrsError::NotSynchronized) => {
-                    self.collect_events();
-                    return Ok(Advance::Synchronizing);
-                }
-                // The host has not relayed the next confirmed frame yet.
-                Err(GgrsError::PredictionThreshold) => {
-                    self.clock.stall();
-                    self.collect_events();
-                    return Ok(Advance::Stalled);
-                }
                 Err(GgrsError::SpectatorTooFarBehind) => {
                     return Err(Error::SpectatorTooFarBehind {
                         tick: self.driver.world().tick(),
                     });
                 }
-                Err(e) => return Err(e.into()),
+                // `PredictionThreshold`: the host has not relayed the next confirmed frame yet.
+                other => other,
             },
-            Session::Relay(_) => return Ok(Advance::Stalled),
+            Session::Relay(_) => return Ok(Err(Advance::Stalled)),
         };
-        self.watch_for_silent_disconnects(&requests);
-        self.driver.handle(requests)?;
-        for &depth in self.driver.last_rollback_depths() {
-            self.clock.rollback(depth);
+        match result {
+            Ok(requests) => Ok(Ok(requests)),
+            Err(GgrsError::PredictionThreshold) => {
+                self.clock.stall();
+                self.collect_events();
+                Ok(Err(Advance::Stalled))
+            }
+            Err(GgrsError::NotSynchronized) => {
+                self.collect_events();
+                Ok(Err(Advance::Synchronizing))
+            }
+            Err(e) => Err(e.into()),
         }
-        self.final_tick = match &self.session {
+    }
+
+    /// The last tick whose state can no longer change.
+    fn final_tick_now(&self) -> Tick {
+        match &self.session {
             // States up to confirmed + 1 follow from confirmed inputs only, and the requests
             // just served re-simulated everything received so far.
             Session::P2P(s) => match self.driver.tick_of(s.confirmed_frame()) {
@@ -1168,16 +1194,6 @@ impl<G: Game> NetPeer<G> {
             },
             // A spectator only ever receives confirmed inputs.
             Session::Spectator(_) | Session::Relay(_) => self.driver.world().tick(),
-        };
-        // Final states get their checksums now, before GGRS looks for them at the next
-        // frame's desync check; predictions are never hashed.
-        self.driver.seal_final(self.final_tick)?;
-        self.collect_events();
-        if self.driver.counters().new_frames > before {
-            Ok(Advance::Advanced)
-        } else {
-            self.clock.stall();
-            Ok(Advance::Stalled)
         }
     }
 
