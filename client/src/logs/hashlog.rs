@@ -421,17 +421,7 @@ fn parse_hash_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<HashLog<G::Hash>
         reason,
     };
     if !bytes.starts_with(FIRST_LINE.as_bytes()) {
-        let found = if bytes.starts_with(crate::logs::matchlog::LOG_MAGIC) {
-            "a match log: `duel-cli verify <log> --hash-log <out>` writes its hash log".to_owned()
-        } else {
-            let shown: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
-            format!("first bytes {}", shown.join(" "))
-        };
-        return Err(Error::NotALog {
-            path: path.to_owned(),
-            expected: "hash log",
-            found,
-        });
+        return Err(not_a_hash_log(path, bytes));
     }
     // Every line the writer ends with '\n': what follows the last one was torn.
     let (whole, torn) = match bytes.iter().rposition(|&b| b == b'\n') {
@@ -463,35 +453,8 @@ fn parse_hash_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<HashLog<G::Hash>
         }
         let (text, stated) = split_check(line, number == 1).map_err(|r| syntax(number, r))?;
         let Some(log) = log.as_mut() else {
-            let rest = &text[FIRST_LINE.len()..];
-            let (version, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-            let version: u32 = version
-                .parse()
-                .map_err(|e| syntax(1, format!("version `{version}`: {e}")))?;
-            if version != HASH_LOG_VERSION {
-                return Err(Error::LogVersion {
-                    path: path.to_owned(),
-                    found: version,
-                    expected: HASH_LOG_VERSION,
-                });
-            }
-            check = checked(None, text, stated).map_err(|r| syntax(1, r))?;
-            let (identity, source) = parse_first_line(rest).map_err(|r| syntax(1, r))?;
-            if first_line_text(&identity, &source) != text {
-                return Err(syntax(1, "not in the writer's form".into()));
-            }
-            // Before any data line is read as this game's hashes.
-            if identity.game != G::NAME {
-                return Err(Error::other_game::<G>(path, &identity.game));
-            }
-            log = Some(HashLog {
-                version,
-                identity,
-                source,
-                entries: Vec::new(),
-                epochs: Vec::new(),
-                torn_line: None,
-            });
+            let (header, first_check) = parse_header::<G>(path, text, stated)?;
+            (log, check) = (Some(header), first_check);
             continue;
         };
         check = checked(Some(check), text, stated).map_err(|r| syntax(number, r))?;
@@ -526,6 +489,66 @@ fn parse_hash_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<HashLog<G::Hash>
         log.torn_line = Some((count + 1, torn.len()));
     }
     Ok(log)
+}
+
+/// What a file that does not start like a hash log is instead, for the error.
+fn not_a_hash_log(path: &Path, bytes: &[u8]) -> Error {
+    let found = if bytes.starts_with(crate::logs::matchlog::LOG_MAGIC) {
+        "a match log: `duel-cli verify <log> --hash-log <out>` writes its hash log".to_owned()
+    } else {
+        let shown: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("first bytes {}", shown.join(" "))
+    };
+    Error::NotALog {
+        path: path.to_owned(),
+        expected: "hash log",
+        found,
+    }
+}
+
+/// The first line (its `text` and `stated` check): the format version, then the match's
+/// identity exactly in the writer's form, for this game. Returns the empty log and the line
+/// check the next line continues.
+fn parse_header<G: Game>(
+    path: &Path,
+    text: &str,
+    stated: u32,
+) -> Result<(HashLog<G::Hash>, u32), Error> {
+    let syntax = |reason: String| Error::HashLogSyntax {
+        path: path.to_owned(),
+        line: 1,
+        reason,
+    };
+    let rest = &text[FIRST_LINE.len()..];
+    let (version, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    let version: u32 = version
+        .parse()
+        .map_err(|e| syntax(format!("version `{version}`: {e}")))?;
+    if version != HASH_LOG_VERSION {
+        return Err(Error::LogVersion {
+            path: path.to_owned(),
+            found: version,
+            expected: HASH_LOG_VERSION,
+        });
+    }
+    let check = checked(None, text, stated).map_err(syntax)?;
+    let (identity, source) = parse_first_line(rest).map_err(syntax)?;
+    if first_line_text(&identity, &source) != text {
+        return Err(syntax("not in the writer's form".into()));
+    }
+    // Before any data line is read as this game's hashes.
+    if identity.game != G::NAME {
+        return Err(Error::other_game::<G>(path, &identity.game));
+    }
+    let log = HashLog {
+        version,
+        identity,
+        source,
+        entries: Vec::new(),
+        epochs: Vec::new(),
+        torn_line: None,
+    };
+    Ok((log, check))
 }
 
 /// An epoch line after `epoch `, exactly in the writer's form (`N from TICK`, right after the
