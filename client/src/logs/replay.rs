@@ -4,7 +4,9 @@
 
 use crate::error::Error;
 use crate::logs::hashlog::HashLogWriter;
-use crate::logs::matchlog::{MatchLog, MatchLogWriter, Record, ResyncRecord, TickRecord};
+use crate::logs::matchlog::{
+    EpochRecord, MatchLog, MatchLogWriter, Record, ResyncRecord, TickRecord,
+};
 use game_api::{Game, SectionHash, Tick};
 
 /// What a verification went through.
@@ -162,11 +164,53 @@ fn resimulate<G: Game>(
 ) -> Result<(VerifyReport, G), Error> {
     let rules = log_rules(log, rules)?;
     same_build(log)?;
-    // A log begins at its first checkpoint: tick 0 of the match, or the tick a spectator
-    // joined a running match at (the state it was sent); its origin, as the header is.
-    let mut world = match log.checkpoints.first() {
+    let mut world = log_origin(log, &rules)?;
+    let mut marks = Milestones::new(log, &world);
+    marks.compare_checkpoint(&world)?;
+    marks.check_epochs(&world, hash_log.as_deref_mut())?;
+    let mut resyncs = log.resyncs.iter().peekable();
+    apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
+    let mut audit = Vec::new();
+    for record in &log.ticks {
+        if until.is_some_and(|t| world.tick() >= t) {
+            break;
+        }
+        if record.tick != world.tick() + 1 {
+            // The reader lets ticks skip only across a transfer, which goes on from here to
+            // the tick before this record's.
+            apply_transfer(log, &mut world, hash_log.as_deref_mut())?;
+            marks.compare_checkpoint(&world)?;
+        }
+        world.step(&record.inputs).map_err(Error::game)?;
+        check(record, world.state_hash())?;
+        check_audit(record, world.last_events(), &mut audit)?;
+        if let Some(out) = hash_log.as_deref_mut() {
+            out.record(world.tick(), &world.state_hash())?;
+        }
+        marks.compare_checkpoint(&world)?;
+        marks.check_epochs(&world, hash_log.as_deref_mut())?;
+        apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
+    }
+    // A log may end with a transfer (no tick recorded after it).
+    if until.is_none_or(|t| world.tick() < t) && log.transfer_from(world.tick()).is_some() {
+        apply_transfer(log, &mut world, hash_log)?;
+        marks.compare_checkpoint(&world)?;
+    }
+    let report = VerifyReport {
+        ticks: world.tick(),
+        checkpoints: marks.compared,
+        ended: log.end.is_some(),
+        torn_bytes: log.torn_bytes,
+    };
+    Ok((report, world))
+}
+
+/// Where a log begins: its first checkpoint — tick 0 of the match, or the tick a spectator
+/// joined a running match at (the state it was sent) — whose seed must be the header's.
+fn log_origin<G: Game>(log: &MatchLog<G>, rules: &G::Rules) -> Result<G, Error> {
+    match log.checkpoints.first() {
         Some((tick, bytes)) if *tick > 0 => {
-            let world = restore::<G>(&rules, *tick, bytes)?;
+            let world = restore::<G>(rules, *tick, bytes)?;
             if world.seed() != log.header.match_seed {
                 return Err(Error::VerifyMismatch {
                     tick: *tick,
@@ -175,20 +219,39 @@ fn resimulate<G: Game>(
                     got: world.seed(),
                 });
             }
-            world
+            Ok(world)
         }
-        _ => start_of(log, &rules)?,
-    };
-    let mut checkpoints = log.checkpoints.iter().peekable();
-    let mut compared = 0;
-    // The game's own snapshot, reused: comparing checkpoints allocates nothing per tick.
-    let mut ours = world.snapshot();
-    let mut compare_checkpoint = |world: &G, compared: &mut usize| -> Result<(), Error> {
-        while let Some((tick, bytes)) = checkpoints.next_if(|c| c.0 <= world.tick()) {
+        _ => start_of(log, rules),
+    }
+}
+
+/// The log's checkpoints and epochs, each checked once the re-simulation reaches its tick.
+struct Milestones<'a, G: Game> {
+    checkpoints: std::iter::Peekable<std::slice::Iter<'a, (Tick, Vec<u8>)>>,
+    epochs: std::iter::Peekable<std::slice::Iter<'a, EpochRecord<G>>>,
+    /// The game's own snapshot, reused: comparing checkpoints allocates nothing per tick.
+    ours: G::Snapshot,
+    /// Checkpoints compared so far.
+    compared: usize,
+}
+
+impl<'a, G: Game> Milestones<'a, G> {
+    fn new(log: &'a MatchLog<G>, world: &G) -> Self {
+        Milestones {
+            checkpoints: log.checkpoints.iter().peekable(),
+            epochs: log.epochs.iter().peekable(),
+            ours: world.snapshot(),
+            compared: 0,
+        }
+    }
+
+    /// The checkpoints up to `world`'s tick: the one at its tick must be its state.
+    fn compare_checkpoint(&mut self, world: &G) -> Result<(), Error> {
+        while let Some((tick, bytes)) = self.checkpoints.next_if(|c| c.0 <= world.tick()) {
             if *tick == world.tick() {
                 let logged = G::snapshot_from_bytes(bytes).map_err(Error::game)?;
-                world.save_into(&mut ours);
-                if logged != ours {
+                world.save_into(&mut self.ours);
+                if logged != self.ours {
                     let (logged, got) = (G::snapshot_hash(&logged), world.state_hash());
                     let section = (logged.first_difference(&got))
                         .and_then(|i| <G::Hash as SectionHash>::SECTIONS.get(i).copied());
@@ -199,19 +262,21 @@ fn resimulate<G: Game>(
                         got: got.combined(),
                     });
                 }
-                *compared += 1;
+                self.compared += 1;
             }
         }
         Ok(())
-    };
-    compare_checkpoint(&world, &mut compared)?;
-    // A new epoch resumed from the state both sides held: the log's own state there must be it
-    // (and a hash log written from a replay marks it as the players' do).
-    let mut epochs = log.epochs.iter().peekable();
-    let mut check_epochs = |world: &G, out: Option<&mut HashLogWriter<G>>| -> Result<(), Error> {
-        let mut out = out;
-        // A transfer's epoch is applied where its `from` is reached (`apply_transfer`).
-        while let Some(epoch) = epochs.next_if(|e| e.tick <= world.tick()) {
+    }
+
+    /// A new epoch resumed from the state both sides held: the log's own state there must be
+    /// it (and a hash log written from a replay marks it as the players' do). A transfer's
+    /// epoch is applied where its `from` is reached (`apply_transfer`).
+    fn check_epochs(
+        &mut self,
+        world: &G,
+        mut out: Option<&mut HashLogWriter<G>>,
+    ) -> Result<(), Error> {
+        while let Some(epoch) = self.epochs.next_if(|e| e.tick <= world.tick()) {
             if epoch.transfer.is_some() {
                 continue;
             }
@@ -228,43 +293,7 @@ fn resimulate<G: Game>(
             }
         }
         Ok(())
-    };
-    check_epochs(&world, hash_log.as_deref_mut())?;
-    let mut resyncs = log.resyncs.iter().peekable();
-    apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
-    let mut audit = Vec::new();
-    for record in &log.ticks {
-        if until.is_some_and(|t| world.tick() >= t) {
-            break;
-        }
-        if record.tick != world.tick() + 1 {
-            // The reader lets ticks skip only across a transfer, which goes on from here to
-            // the tick before this record's.
-            apply_transfer(log, &mut world, hash_log.as_deref_mut())?;
-            compare_checkpoint(&world, &mut compared)?;
-        }
-        world.step(&record.inputs).map_err(Error::game)?;
-        check(record, world.state_hash())?;
-        check_audit(record, world.last_events(), &mut audit)?;
-        if let Some(out) = hash_log.as_deref_mut() {
-            out.record(world.tick(), &world.state_hash())?;
-        }
-        compare_checkpoint(&world, &mut compared)?;
-        check_epochs(&world, hash_log.as_deref_mut())?;
-        apply_resyncs(&mut resyncs, &mut world, hash_log.as_deref_mut())?;
     }
-    // A log may end with a transfer (no tick recorded after it).
-    if until.is_none_or(|t| world.tick() < t) && log.transfer_from(world.tick()).is_some() {
-        apply_transfer(log, &mut world, hash_log)?;
-        compare_checkpoint(&world, &mut compared)?;
-    }
-    let report = VerifyReport {
-        ticks: world.tick(),
-        checkpoints: compared,
-        ended: log.end.is_some(),
-        torn_bytes: log.torn_bytes,
-    };
-    Ok((report, world))
 }
 
 /// Replaces `world` by the snapshot of each resync at its tick: the log's own state there
