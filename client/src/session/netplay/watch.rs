@@ -27,6 +27,7 @@ use super::{NetEvent, NetPeer, Session};
 use crate::error::Error;
 use crate::net::handshake::AnswerBudget;
 use crate::net::seal::Responder;
+use crate::net::socket::SharedLink;
 use crate::net::wire::{self, Control, HostAnswer, InputRun, Kind, PeerInfo, Role, SnapshotOffer};
 use crate::session::driver::Driver;
 use game_api::{Game, SectionHash, Tick};
@@ -73,6 +74,132 @@ struct Watcher {
     /// Whether `announce` was sent at least once: a spectator that already held the epoch's
     /// first tick when the players resynced must still be told once (it marks the epoch).
     announce_told: bool,
+}
+
+/// Why a late spectator is forgotten.
+enum Forget {
+    /// Unproven for too long, or silent for the reconnect grace.
+    Silent,
+    /// So far behind that the history no longer holds this next tick of its.
+    Behind(Tick),
+}
+
+/// What the relay to every late spectator shares in one frame.
+struct RelayNow {
+    now: Instant,
+    grace: Duration,
+    players: usize,
+    epoch: u32,
+    final_tick: Tick,
+}
+
+impl Watcher {
+    /// Sends this spectator what it lacks: the snapshot until it has it, then the ticks it
+    /// has not acknowledged. `Some` when it is to be forgotten.
+    fn relay<G: Game>(
+        &mut self,
+        link: &SharedLink,
+        driver: &Driver<G>,
+        at: &RelayNow,
+    ) -> Option<Forget> {
+        let now = at.now;
+        if !link.borrow().proven(self.addr) {
+            return (now.saturating_duration_since(self.welcomed) > UNPROVEN_FOR)
+                .then_some(Forget::Silent);
+        }
+        if now.saturating_duration_since(self.heard) > at.grace {
+            return Some(Forget::Silent);
+        }
+        let fresh = at.final_tick > self.sent_through;
+        if now < self.next && !fresh {
+            return None;
+        }
+        let Some(acked) = self.acked else {
+            self.send_snapshot(link, at);
+            return None;
+        };
+        self.announce_epoch(acked, link, now);
+        self.send_ticks(acked, link, driver, at)
+    }
+
+    /// The snapshot's offer when due; its parts go whole once, after that only those asked
+    /// for.
+    fn send_snapshot(&mut self, link: &SharedLink, at: &RelayNow) {
+        if at.now < self.next {
+            return;
+        }
+        self.next = at.now + REPEAT;
+        let mut link = link.borrow_mut();
+        let offer = Control::CatchUp {
+            epoch: at.epoch,
+            snapshot: self.offer,
+        };
+        link.send_control(&offer, self.addr);
+        if self.parts_sent {
+            return;
+        }
+        self.parts_sent = true;
+        let all = transfer::all_parts(self.offer.len);
+        for chunk in transfer::part_messages(self.offer.tick, &self.bytes, all) {
+            link.send_control(&chunk, self.addr);
+        }
+    }
+
+    /// A new epoch, told until it holds the epoch's first tick.
+    fn announce_epoch(&mut self, acked: Tick, link: &SharedLink, now: Instant) {
+        match self.announce {
+            Some((_, offer)) if acked >= offer.tick && self.announce_told => self.announce = None,
+            Some((epoch, snapshot)) if now >= self.next || !self.announce_told => {
+                (link.borrow_mut()).send_control(&Control::CatchUp { epoch, snapshot }, self.addr);
+                self.announce_told = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// New ticks at once; unacknowledged ones again after a while. `Some` when the history
+    /// no longer holds the first tick it needs.
+    fn send_ticks<G: Game>(
+        &mut self,
+        acked: Tick,
+        link: &SharedLink,
+        driver: &Driver<G>,
+        at: &RelayNow,
+    ) -> Option<Forget> {
+        let now = at.now;
+        let from = if now >= self.next {
+            acked + 1
+        } else {
+            self.sent_through + 1
+        };
+        let through = at.final_tick.min(from + MAX_RELAY_TICKS as Tick - 1);
+        if through < from {
+            self.next = now + REPEAT;
+            return None;
+        }
+        let ticks = (through - from + 1) as usize;
+        let mut inputs = Vec::with_capacity(ticks * at.players);
+        for t in from..=through {
+            match driver.inputs_at(t - 1) {
+                Ok(i) => inputs.extend(i.iter().copied()),
+                Err(_) => break,
+            }
+        }
+        let (Ok(hash), true) = (driver.hash_at(through), inputs.len() == ticks * at.players) else {
+            return Some(Forget::Behind(from));
+        };
+        let relay = Control::Relay {
+            from,
+            inputs: InputRun::encode(&inputs),
+            hash: hash.combined(),
+        };
+        link.borrow_mut().send_control(&relay, self.addr);
+        self.sent_through = self.sent_through.max(through);
+        if now >= self.next {
+            self.next = now + REPEAT;
+        }
+        None
+    }
 }
 
 /// A late spectator's side: the snapshot arriving, then the relayed ticks.
@@ -306,98 +433,22 @@ impl<G: Game> NetPeer<G> {
         if self.watch.watchers.is_empty() {
             return;
         }
-        let now = Instant::now();
-        let grace = self.config.disconnect_timeout;
-        let players = usize::from(self.agreement.players);
-        let (epoch, final_tick) = (self.agreement.epoch, self.final_tick);
+        let at = RelayNow {
+            now: Instant::now(),
+            grace: self.config.disconnect_timeout,
+            players: usize::from(self.agreement.players),
+            epoch: self.agreement.epoch,
+            final_tick: self.final_tick,
+        };
         let mut gone = Vec::new();
         for w in &mut self.watch.watchers {
-            let proven = self.link.borrow().proven(w.addr);
-            if !proven {
-                if now.saturating_duration_since(w.welcomed) > UNPROVEN_FOR {
-                    gone.push((w.addr, None));
-                }
-                continue;
-            }
-            if now.saturating_duration_since(w.heard) > grace {
-                gone.push((w.addr, None));
-                continue;
-            }
-            let fresh = final_tick > w.sent_through;
-            if now < w.next && !fresh {
-                continue;
-            }
-            let mut link = self.link.borrow_mut();
-            let Some(acked) = w.acked else {
-                if now >= w.next {
-                    w.next = now + REPEAT;
-                    link.send_control(
-                        &Control::CatchUp {
-                            epoch,
-                            snapshot: w.offer,
-                        },
-                        w.addr,
-                    );
-                    // The parts go whole once; after that, those asked for.
-                    if w.parts_sent {
-                        continue;
-                    }
-                    w.parts_sent = true;
-                    let all = transfer::all_parts(w.offer.len);
-                    for chunk in transfer::part_messages(w.offer.tick, &w.bytes, all) {
-                        link.send_control(&chunk, w.addr);
-                    }
-                }
-                continue;
-            };
-            // A new epoch, told until it holds the epoch's first tick.
-            match w.announce {
-                Some((_, offer)) if acked >= offer.tick && w.announce_told => w.announce = None,
-                Some((epoch, snapshot)) if now >= w.next || !w.announce_told => {
-                    link.send_control(&Control::CatchUp { epoch, snapshot }, w.addr);
-                    w.announce_told = true;
-                }
-                _ => {}
-            }
-            // New ticks go at once; unacknowledged ones again after a while.
-            let from = if now >= w.next {
-                acked + 1
-            } else {
-                w.sent_through + 1
-            };
-            let through = final_tick.min(from + MAX_RELAY_TICKS as Tick - 1);
-            if through < from {
-                w.next = now + REPEAT;
-                continue;
-            }
-            let mut inputs = Vec::with_capacity((through - from + 1) as usize * players);
-            for t in from..=through {
-                match self.driver.inputs_at(t - 1) {
-                    Ok(i) => inputs.extend(i.iter().copied()),
-                    Err(_) => break,
-                }
-            }
-            let (Ok(hash), true) = (
-                self.driver.hash_at(through),
-                inputs.len() == (through - from + 1) as usize * players,
-            ) else {
-                gone.push((w.addr, Some(from)));
-                continue;
-            };
-            let relay = Control::Relay {
-                from,
-                inputs: InputRun::encode(&inputs),
-                hash: hash.combined(),
-            };
-            link.send_control(&relay, w.addr);
-            w.sent_through = w.sent_through.max(through);
-            if now >= w.next {
-                w.next = now + REPEAT;
+            if let Some(why) = w.relay(&self.link, &self.driver, &at) {
+                gone.push((w.addr, why));
             }
         }
-        for (addr, behind) in gone {
+        for (addr, why) in gone {
             let mut link = self.link.borrow_mut();
-            if let Some(from) = behind {
+            if let Forget::Behind(from) = why {
                 let reason = format!(
                     "you fell too far behind: tick {from} is no longer held here; watch again"
                 );
