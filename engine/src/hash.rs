@@ -3,16 +3,15 @@
 //! The canonical encoding of a section is its bincode encoding with the engine's options
 //! (fixed-width little-endian integers, `Vec` lengths as `u64`, enums as their `u32` variant
 //! index), so it is the same on every platform and profile, and a tool can recompute a hash
-//! from snapshot bytes. The sections that grow — projectiles and pose samples — are records
-//! laid out as their own encoding (`Pod`, no padding), so their hash is one xxh3 over the
-//! records' memory, without their `u64` count (xxh3 mixes in the length): no copy, no
-//! encoding pass. Players and the rest are a few fixed-size fields, encoded by hand into a
+//! from snapshot bytes. The sections of records — players, projectiles and pose samples — are
+//! laid out as their own encoding (`repr(C)`, no padding, checked by `bytemuck` derives), so
+//! their hash is one xxh3 over the records' memory, without their `u64` count (xxh3 mixes in
+//! the length): no copy, no encoding pass. The rest is a few fields, encoded by hand into a
 //! stack buffer. Hashing never allocates. When two peers disagree, the section hashes say
 //! which part of the state diverged first.
 
-use crate::fx::FxVec;
 use crate::maze::Maze;
-use crate::player::{Player, PlayerStats, MAX_PLAYERS};
+use crate::player::Player;
 use crate::pose_history::PoseHistory;
 use crate::projectile::Projectile;
 use crate::round::RoundState;
@@ -158,11 +157,6 @@ impl<'a> Le<'a> {
     }
 
     #[inline(always)]
-    fn u16(&mut self, v: u16) {
-        self.bytes(v.to_le_bytes());
-    }
-
-    #[inline(always)]
     fn u32(&mut self, v: u32) {
         self.bytes(v.to_le_bytes());
     }
@@ -172,80 +166,19 @@ impl<'a> Le<'a> {
         self.bytes(v.to_le_bytes());
     }
 
-    #[inline(always)]
-    fn vec(&mut self, v: FxVec) {
-        self.bytes(v.x.to_bits().to_le_bytes());
-        self.bytes(v.y.to_bits().to_le_bytes());
-    }
-
     fn written(&self) -> &[u8] {
         &self.buf[..self.at]
     }
 }
 
-// The players' and the rest's encodings are byte-identical to their bincode encodings with
-// the engine's options (the tests below hold them together); they are written by hand because
-// the hash runs every tick and bincode's per-field calls cost several times more. (A player
-// holds an enum, stored as one byte and encoded as four, so it cannot be its own bytes.)
+// The rest's encoding is byte-identical to its bincode encoding with the engine's options (the
+// tests below hold them together); it is written by hand because the hash runs every tick and
+// bincode's per-field calls cost several times more. (It holds an `Option`, which has no
+// fixed bytes in memory.)
 
-/// Bytes of one player in the canonical encoding.
-const PLAYER_LEN: usize = 64;
-
-fn encode_player(p: &Player, w: &mut Le<'_>) {
-    let Player {
-        id,
-        generation,
-        pos,
-        vel,
-        aim,
-        hp,
-        action,
-        action_timer,
-        shot_cooldown,
-        ammo,
-        reload_timer,
-        prev_buttons,
-        melee_hits,
-        rail_charges,
-        rail_cooldown,
-        rail_recharge,
-        hitstop,
-        stats: PlayerStats {
-            damage_dealt,
-            kos,
-            shots,
-        },
-    } = *p;
-    w.u8(id);
-    w.u32(generation);
-    w.vec(pos);
-    w.vec(vel);
-    w.vec(aim);
-    w.u16(hp);
-    w.u32(action as u32); // serde's variant index: the declaration order
-    w.u16(action_timer);
-    w.u16(shot_cooldown);
-    w.u16(ammo);
-    w.u16(reload_timer);
-    w.u8(prev_buttons);
-    w.u8(melee_hits);
-    w.u8(rail_charges);
-    w.u16(rail_cooldown);
-    w.u16(rail_recharge);
-    w.u16(hitstop);
-    w.u32(damage_dealt);
-    w.u32(kos);
-    w.u32(shots);
-}
-
+/// xxh3 of the players' bytes as they lie in memory (see [`hash_projectiles`]).
 fn hash_players(players: &[Player]) -> u64 {
-    let mut buf = [0u8; 8 + PLAYER_LEN * MAX_PLAYERS];
-    let mut w = Le::new(&mut buf);
-    w.u64(players.len() as u64);
-    for p in players {
-        encode_player(p, &mut w);
-    }
-    xxh3_64(w.written())
+    xxh3_64(bytemuck::cast_slice(players))
 }
 
 /// xxh3 of the projectiles' bytes as they lie in memory: one call, no copy, no encoding.
@@ -344,6 +277,8 @@ impl WorldSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fx::FxVec;
+    use crate::player::{Action, PlayerStats};
     use crate::pose_history::PoseSample;
     use crate::snapshot::canonical;
     use crate::{Bot, Rules, World};
@@ -396,7 +331,7 @@ mod tests {
                 next_projectile_id: &s.next_projectile_id,
                 round: &s.round,
             };
-            assert_eq!(hash_players(&s.players), bincode_hash(&s.players));
+            assert_eq!(hash_players(&s.players), bincode_items_hash(&s.players));
             assert_eq!(
                 hash_projectiles(&s.projectiles),
                 bincode_items_hash(&s.projectiles)
@@ -419,9 +354,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Any projectile's and any pose sample's memory is exactly its bincode encoding
-        /// (every field at every value, the reserved bytes included): hashing the memory is
-        /// hashing the canonical encoding.
+        /// Any player's, projectile's and pose sample's memory is exactly its bincode
+        /// encoding (every field at every value, every action, the reserved bytes included):
+        /// hashing the memory is hashing the canonical encoding.
         #[test]
         fn a_records_memory_is_its_encoding(
             words in proptest::array::uniform6(proptest::num::u32::ANY),
@@ -449,6 +384,41 @@ mod tests {
             };
             let encoded = canonical().serialize(&s).expect("encodes");
             proptest::prop_assert_eq!(bytemuck::bytes_of(&s), &encoded[..]);
+            let actions = [
+                Action::Idle,
+                Action::Move,
+                Action::MeleeStartup,
+                Action::MeleeActive,
+                Action::MeleeRecovery,
+                Action::Hitstun,
+                Action::Ko,
+            ];
+            let p = Player {
+                generation: words[0],
+                pos: FxVec::new(fx(words[1]), fx(words[2])),
+                vel: FxVec::new(fx(words[3]), fx(words[4])),
+                aim: FxVec::new(fx(words[5]), fx(words[0] ^ words[1])),
+                action: actions[usize::from(small[0]) % actions.len()],
+                stats: PlayerStats {
+                    damage_dealt: words[2] ^ words[3],
+                    kos: words[4].rotate_left(7),
+                    shots: words[5].rotate_right(3),
+                },
+                hp: life,
+                action_timer: life.rotate_left(1),
+                shot_cooldown: life.rotate_left(2),
+                ammo: life.rotate_left(3),
+                reload_timer: life.rotate_left(4),
+                rail_cooldown: life.rotate_left(5),
+                rail_recharge: life.rotate_left(6),
+                hitstop: life.rotate_left(7),
+                id: small[1],
+                prev_buttons: small[2],
+                melee_hits: small[3],
+                rail_charges: small[0] ^ small[3],
+            };
+            let encoded = canonical().serialize(&p).expect("encodes");
+            proptest::prop_assert_eq!(bytemuck::bytes_of(&p), &encoded[..]);
         }
     }
 
@@ -481,6 +451,7 @@ mod tests {
             bytemuck::cast_slice_mut::<PoseSample, u8>(&mut changed.samples)[byte] ^= 1;
             assert_ne!(hash_history(&changed), base, "byte {byte}");
         }
+        assert_eq!(size_of::<Player>(), 64);
         assert_eq!(size_of::<Projectile>(), 28);
         assert_eq!(size_of::<PoseSample>(), 20);
     }

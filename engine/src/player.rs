@@ -11,8 +11,11 @@ pub type PlayerId = u8;
 pub const MAX_PLAYERS: usize = 4;
 
 /// What a player is doing. Timed actions count their remaining frames in
-/// [`Player::action_timer`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// [`Player::action_timer`]. Four bytes in memory, its variant index, as in the encoding.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit,
+)]
+#[repr(u32)]
 pub enum Action {
     /// Standing, free to act.
     #[default]
@@ -40,7 +43,10 @@ impl Action {
 }
 
 /// Totals kept for the match result; they never influence the simulation's future.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit,
+)]
+#[repr(C)]
 pub struct PlayerStats {
     /// Damage dealt to others, by projectile and melee, including after this player was KO'd.
     pub damage_dealt: u32,
@@ -51,10 +57,16 @@ pub struct PlayerStats {
 }
 
 /// One fighter's complete state. Every field can change a future tick and is in the snapshot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// Its own canonical bytes, like a [`Projectile`](crate::Projectile): `repr(C)`, the fields
+/// ordered by size (4-byte, then 2-byte, then 1-byte) so that there is no padding (the
+/// `NoUninit` derive refuses to compile otherwise), 64 bytes that are exactly its bincode
+/// encoding and that the state hash reads as they lie. (`NoUninit`, not `Pod`: a player is
+/// only ever read as bytes, never made from them; decoding goes through serde, which checks
+/// the action's variant.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit)]
+#[repr(C)]
 pub struct Player {
-    /// Stable id (= slot).
-    pub id: PlayerId,
     /// Life generation: bumped at every respawn, so a projectile knows which life fired it.
     pub generation: u32,
     /// Centre, in tiles.
@@ -64,10 +76,12 @@ pub struct Player {
     /// Unit aim/facing direction. It persists while the stick is released: a shot fired
     /// standing still flies where the player last pointed, so it must be in the snapshot.
     pub aim: FxVec,
-    /// Hit points; 0 means knocked out.
-    pub hp: u16,
     /// Current action.
     pub action: Action,
+    /// Match totals.
+    pub stats: PlayerStats,
+    /// Hit points; 0 means knocked out.
+    pub hp: u16,
     /// Frames left in the current timed action.
     pub action_timer: u16,
     /// Ticks until the next shot is allowed.
@@ -76,12 +90,6 @@ pub struct Player {
     pub ammo: u16,
     /// Ticks left in a reload (0: not reloading).
     pub reload_timer: u16,
-    /// Buttons held on the previous tick, to detect presses (melee, reload) as edges.
-    pub prev_buttons: u8,
-    /// Bit per player already hit by the current swing, so one swing hits each at most once.
-    pub melee_hits: u8,
-    /// Rail charges left.
-    pub rail_charges: u8,
     /// Ticks until the next rail shot is allowed.
     pub rail_cooldown: u16,
     /// Ticks until the next rail charge is regained (0: full, nothing to regain).
@@ -89,8 +97,14 @@ pub struct Player {
     /// Ticks left frozen by hit-stop: while > 0 the player's timers, movement and actions
     /// pause (presses made meanwhile count once it ends); the rest of the world goes on.
     pub hitstop: u16,
-    /// Match totals.
-    pub stats: PlayerStats,
+    /// Stable id (= slot).
+    pub id: PlayerId,
+    /// Buttons held on the previous tick, to detect presses (melee, reload) as edges.
+    pub prev_buttons: u8,
+    /// Bit per player already hit by the current swing, so one swing hits each at most once.
+    pub melee_hits: u8,
+    /// Rail charges left.
+    pub rail_charges: u8,
 }
 
 impl Player {

@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1189, 3, 1090, 0x0f3b_da0b_6db6_c128, 0x0b97_58f8_4e6e_7c14);
+    let expected = (1189, 3, 1090, 0x2892_4ead_ba54_f90e, 0x9d5f_5d1b_7481_8865);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"
