@@ -94,6 +94,34 @@ struct RelayNow {
 }
 
 impl Watcher {
+    /// A spectator followed from `tick`, offered `offer` (whose bytes are `bytes`). A
+    /// `carried` one (of the old GGRS session, into a new epoch) has its own state: the
+    /// snapshot's parts go to it only if it asks for them.
+    fn new(
+        addr: SocketAddr,
+        offer: SnapshotOffer,
+        bytes: Vec<u8>,
+        tick: Tick,
+        carried: bool,
+    ) -> Watcher {
+        let now = Instant::now();
+        Watcher {
+            addr,
+            offer,
+            bytes,
+            acked: None,
+            sent_through: tick,
+            parts_sent: carried,
+            parts_due: now,
+            next: now,
+            heard: now,
+            welcomed: now,
+            carried,
+            announce: None,
+            announce_told: false,
+        }
+    }
+
     /// Sends this spectator what it lacks: the snapshot until it has it, then the ticks it
     /// has not acknowledged. `Some` when it is to be forgotten.
     fn relay<G: Game>(
@@ -296,8 +324,29 @@ impl<G: Game> NetPeer<G> {
             self.watch.refused += 1;
             return refuse(&self.link, "the invite code does not match the host's");
         };
+        let answer = self.late_answer(from, info);
+        let welcomed = matches!(answer, HostAnswer::Welcome { .. });
+        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
+            return;
+        };
+        let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise });
+        let mut link = self.link.borrow_mut();
+        link.send_raw(&datagram, from);
+        if !welcomed {
+            self.watch.refused += 1;
+            return;
+        }
+        link.add_channel(from, channel);
+        link.answer_hellos_with(from, datagram);
+        drop(link);
+        self.follow_late_spectator(from);
+    }
+
+    /// The host's answer to a late spectator whose `Hello` opened: welcome, unless its build
+    /// or rules differ or every late spectator slot is taken.
+    fn late_answer(&self, from: SocketAddr, info: &PeerInfo) -> HostAnswer {
         let ours = PeerInfo::local::<G>(&self.config.rules);
-        let answer = if let Some(diff) = ours.differences(info) {
+        if let Some(diff) = ours.differences(info) {
             HostAnswer::Reject {
                 reason: format!("peer {from} differs from host (host's value first): {diff}"),
             }
@@ -316,43 +365,21 @@ impl<G: Game> NetPeer<G> {
                 slot: None,
                 secret: None,
             }
-        };
-        let welcomed = matches!(answer, HostAnswer::Welcome { .. });
-        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
-            return;
-        };
-        let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise });
-        let mut link = self.link.borrow_mut();
-        link.send_raw(&datagram, from);
-        if !welcomed {
-            self.watch.refused += 1;
-            return;
         }
-        link.add_channel(from, channel);
-        link.answer_hellos_with(from, datagram);
-        drop(link);
+    }
+
+    /// A welcomed late spectator is followed from the last final tick: its snapshot is offered
+    /// (and its parts sent) by [`NetPeer::relay_to_watchers`].
+    fn follow_late_spectator(&mut self, from: SocketAddr) {
         let tick = self.final_tick;
         let (Ok(snapshot), Ok(hash)) = (self.driver.snapshot_at(tick), self.driver.hash_at(tick))
         else {
             return;
         };
         let bytes = G::snapshot_to_bytes(snapshot);
-        let now = Instant::now();
-        self.watch.watchers.push(Watcher {
-            addr: from,
-            offer: transfer::offer(tick, &bytes, hash.combined()),
-            bytes,
-            acked: None,
-            sent_through: tick,
-            parts_sent: false,
-            parts_due: now,
-            next: now,
-            heard: now,
-            welcomed: now,
-            carried: false,
-            announce: None,
-            announce_told: false,
-        });
+        let offer = transfer::offer(tick, &bytes, hash.combined());
+        let watcher = Watcher::new(from, offer, bytes, tick, false);
+        self.watch.watchers.push(watcher);
     }
 
     /// The players went on in `epoch` from `tick`: the spectators of the old GGRS session
@@ -383,22 +410,8 @@ impl<G: Game> NetPeer<G> {
             if self.is_watcher(addr) {
                 continue;
             }
-            self.watch.watchers.push(Watcher {
-                addr,
-                offer,
-                bytes: bytes.clone(),
-                acked: None,
-                sent_through: tick,
-                // It has its own state: the parts go only if it asks for them.
-                parts_sent: true,
-                parts_due: now,
-                next: now,
-                heard: now,
-                welcomed: now,
-                carried: true,
-                announce: None,
-                announce_told: false,
-            });
+            let watcher = Watcher::new(addr, offer, bytes.clone(), tick, true);
+            self.watch.watchers.push(watcher);
         }
         Ok(())
     }
