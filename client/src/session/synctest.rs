@@ -289,6 +289,18 @@ pub fn write_snapshot<G: Game>(
 mod tests {
     use super::*;
 
+    /// A tester's debug form names its type and the tick it stands at.
+    #[test]
+    fn a_tester_debugs_as_its_tick() {
+        let mut tester =
+            SyncTester::<World>::new(Rules::default(), 1, 2, 2, PathBuf::from("unused"))
+                .expect("tester");
+        assert_eq!(format!("{tester:?}"), "SyncTester { tick: 0, .. }");
+        let idle = [engine::WireInput::default(); 2];
+        tester.advance(&idle).expect("advance");
+        assert_eq!(format!("{tester:?}"), "SyncTester { tick: 1, .. }");
+    }
+
     /// Contract: a sync test takes check distances 1 to [`MAX_CHECK_DISTANCE`] and refuses
     /// 0 and one past it by name (a huge one used to overflow building the session).
     #[test]
