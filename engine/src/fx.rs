@@ -47,20 +47,9 @@ pub const ONE: Fx = fx_int(1);
 pub const HALF: Fx = fx_bits(1 << 15);
 
 /// A 2-D fixed-point vector (position, velocity or direction), in tiles.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(C)]
+#[derive(bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FxVec {
     /// Horizontal component; +x points right.
     pub x: Fx,

@@ -16,19 +16,9 @@ use serde::{Deserialize, Serialize};
 /// One tile of the grid, as stored: `0` floor, `255` indestructible wall, `1..=254` a
 /// destructible block with that many hit points left.
 /// One byte in memory, as in the encoding: the maze's hash reads the grid as it lies.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(transparent)]
+#[derive(bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Tile(pub u8);
 
 impl Tile {

@@ -46,20 +46,9 @@ pub mod pose_flags {
 
 /// One player's hitbox at one world time. Its own canonical bytes, like a
 /// [`Projectile`](crate::Projectile): `repr(C)`, no padding, 20 bytes hashed as they are.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(C)]
+#[derive(bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PoseSample {
     /// Centre of the hitbox circle.
     pub pos: FxVec,

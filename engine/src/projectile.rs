@@ -15,19 +15,9 @@ pub type ProjectileId = u32;
 /// A projectile is its own canonical bytes: `repr(C)`, fields in encoding order, no padding
 /// (the `Pod` derive refuses to compile otherwise), so its 28 bytes in memory are exactly its
 /// bincode encoding on a little-endian machine and the state hash reads them as they are.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(C)]
+#[derive(bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Projectile {
     /// Stable id.
     pub id: ProjectileId,

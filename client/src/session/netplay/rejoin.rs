@@ -575,6 +575,15 @@ impl<G: Game> std::fmt::Debug for Rejoining<G> {
     }
 }
 
+/// What one poll hands the stage the rejoin is in: the link, the peer, whether repeats are
+/// due, and the peer's control messages read this time.
+struct Turn {
+    link: SharedLink,
+    peer: SocketAddr,
+    due: bool,
+    inbox: Vec<Control>,
+}
+
 impl<G: Game> Rejoining<G> {
     /// Starts rejoining on a freshly opened `link` with what the log holds.
     ///
@@ -677,25 +686,26 @@ impl<G: Game> Rejoining<G> {
             .filter(|(from, _)| *from == peer)
             .map(|(_, m)| m)
             .collect();
+        let turn = Turn {
+            link,
+            peer,
+            due,
+            inbox,
+        };
         match self.stage {
             Stage::Over => Err(Error::RejoinRefused {
                 reason: "this rejoin is over".into(),
             }),
-            Stage::Handshake { .. } => self.step_handshake(&link, peer, due, inbox),
-            Stage::Resume { .. } => self.step_resume(&link, peer, due, inbox),
-            Stage::Transfer { .. } => self.step_transfer(&link, peer, due, inbox),
+            Stage::Handshake { .. } => self.step_handshake(turn),
+            Stage::Resume { .. } => self.step_resume(turn),
+            Stage::Transfer { .. } => self.step_transfer(turn),
         }
     }
 
     /// Proving who this is: the hello (again when due) until the Noise answer opens, then on
     /// to [`Stage::Resume`]. A clear `Reject` is final only if no real answer follows.
-    fn step_handshake(
-        &mut self,
-        link: &SharedLink,
-        peer: SocketAddr,
-        due: bool,
-        inbox: Vec<Control>,
-    ) -> Result<Option<NetPeer<G>>, Error> {
+    fn step_handshake(&mut self, turn: Turn) -> Result<Option<NetPeer<G>>, Error> {
+        let (link, peer, due, inbox) = (&turn.link, turn.peer, turn.due, turn.inbox);
         let Stage::Handshake {
             initiator,
             hello,
@@ -745,13 +755,8 @@ impl<G: Game> Rejoining<G> {
 
     /// Agreeing where the match goes on: the resume message (again when due) until the other
     /// player names a tick to resume at, or offers its state whole ([`Stage::Transfer`]).
-    fn step_resume(
-        &mut self,
-        link: &SharedLink,
-        peer: SocketAddr,
-        due: bool,
-        inbox: Vec<Control>,
-    ) -> Result<Option<NetPeer<G>>, Error> {
+    fn step_resume(&mut self, turn: Turn) -> Result<Option<NetPeer<G>>, Error> {
+        let (link, peer, due, inbox) = (&turn.link, turn.peer, turn.due, turn.inbox);
         let Stage::Resume { channel_id, resume } = &self.stage else {
             unreachable!("called in the resume stage");
         };
@@ -801,13 +806,8 @@ impl<G: Game> Rejoining<G> {
 
     /// Receiving the other player's state in parts, asking for the missing ones when due;
     /// once whole, the new epoch starts from it.
-    fn step_transfer(
-        &mut self,
-        link: &SharedLink,
-        peer: SocketAddr,
-        due: bool,
-        inbox: Vec<Control>,
-    ) -> Result<Option<NetPeer<G>>, Error> {
+    fn step_transfer(&mut self, turn: Turn) -> Result<Option<NetPeer<G>>, Error> {
+        let (link, peer, due, inbox) = (&turn.link, turn.peer, turn.due, turn.inbox);
         let Stage::Transfer { assembly, .. } = &mut self.stage else {
             unreachable!("called in the transfer stage");
         };
