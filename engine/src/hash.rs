@@ -171,11 +171,6 @@ impl<'a> Le<'a> {
     }
 }
 
-// The rest's encoding is byte-identical to its bincode encoding with the engine's options (the
-// tests below hold them together); it is written by hand because the hash runs every tick and
-// bincode's per-field calls cost several times more. (It holds an `Option`, which has no
-// fixed bytes in memory.)
-
 /// xxh3 of the players' bytes as they lie in memory (see [`hash_projectiles`]).
 fn hash_players(players: &[Player]) -> u64 {
     xxh3_64(bytemuck::cast_slice(players))
@@ -204,6 +199,11 @@ fn hash_maze(maze: &Maze) -> u64 {
     hasher.update(bytemuck::cast_slice(&maze.tiles));
     hasher.digest()
 }
+
+// The rest's encoding is byte-identical to its bincode encoding with the engine's options (the
+// tests below hold them together); it is written by hand because the hash runs every tick and
+// bincode's per-field calls cost several times more. (It holds an `Option`, which has no
+// fixed bytes in memory.)
 
 fn hash_rest(s: &WorldSnapshot) -> u64 {
     let mut buf = [0u8; 64];
