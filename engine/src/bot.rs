@@ -8,7 +8,7 @@
 use crate::fx::{tile_of, Fx, FxVec, HALF};
 use crate::geom::segment_grid_toi;
 use crate::input::{buttons, InputCmd};
-use crate::player::PlayerId;
+use crate::player::{Player, PlayerId};
 use crate::rng::DetRng;
 use crate::world::World;
 
@@ -161,52 +161,18 @@ impl Bot {
     /// The bot's input for the world's current tick.
     pub fn think(&mut self, world: &World) -> InputCmd {
         let tick = world.tick();
-        // Fresh randomness per tick, and per strafe window, from the seed alone.
+        // Fresh randomness per tick, and per strafe window, from the seed alone. The order of
+        // draws from each generator is part of the bot's pinned decisions.
         let mut rng = DetRng::from_seed(self.seed ^ u64::from(tick).wrapping_mul(0x9E37_79B9));
         let mut window = DetRng::from_seed(self.seed ^ u64::from(tick / STRAFE_WINDOW) << 32);
+        let mut skill_rng = DetRng::from_seed(self.seed ^ u64::from(tick / 8) << 40 ^ 0x5EE);
         let strafing = window.below(10) == 0;
         let state = world.state();
         let me = state.players[usize::from(self.me)];
         let mut cmd = InputCmd::idle(tick);
-        let target = state
-            .players
-            .iter()
-            .filter(|p| p.id != self.me && p.is_alive())
-            .min_by_key(|p| (p.pos - me.pos).x.abs() + (p.pos - me.pos).y.abs());
-        let Some(mut target) = target.copied() else {
+        let Some(target) = self.target_as_seen(world, &mut skill_rng) else {
             return cmd;
         };
-        let Skill {
-            reaction_ticks: reaction,
-            aim_error,
-            attacks_kept,
-            melee,
-            full_kit,
-            keeps_distance,
-        } = self.skill;
-        let (aim_error, attacks_kept) = (i32::from(aim_error), u32::from(attacks_kept));
-        // A slower bot sees where the target was `reaction` ticks ago (the pose history is in
-        // the state, so the bot stays a pure function of seed, tick and world), a little off.
-        let mut skill_rng = DetRng::from_seed(self.seed ^ u64::from(tick / 8) << 40 ^ 0x5EE);
-        if reaction > 0 {
-            let view = crate::pose_history::ViewTime {
-                ticks_back: reaction,
-                frac: 0,
-            };
-            let window = world.rules().pose_history_ticks;
-            let slot = usize::from(target.id);
-            target.pos = state
-                .pose_history
-                .pose_at(slot, tick, view, window)
-                .pose
-                .pos;
-        }
-        if aim_error > 0 {
-            let off =
-                |r: &mut DetRng| Fx::from_num(r.symmetric(aim_error as u32)) / Fx::from_num(256);
-            let jitter = FxVec::new(off(&mut skill_rng), off(&mut skill_rng));
-            target.pos += jitter;
-        }
         if !state.round.is_fighting() || !me.is_alive() {
             return cmd;
         }
@@ -214,12 +180,12 @@ impl Bot {
             let dirs = [(127, 0), (-127, 0), (0, 127), (0, -127)];
             (cmd.move_x, cmd.move_y) = dirs[window.below(4) as usize];
         }
-        let to_target = target.pos - me.pos;
+        let to_target = target - me.pos;
         let manhattan = to_target.x.abs() + to_target.y.abs();
         let visible = manhattan < Fx::from_num(12)
             && segment_grid_toi(&state.maze, me.pos, to_target).is_none();
         if visible {
-            if keeps_distance {
+            if self.skill.keeps_distance {
                 // Out of reach of a swing, and never closer: back off when near, else hold.
                 if manhattan < Fx::from_num(KEEP_AWAY_TILES) {
                     (cmd.move_x, cmd.move_y) = stick_towards(-to_target);
@@ -229,39 +195,95 @@ impl Bot {
             } else if !strafing {
                 (cmd.move_x, cmd.move_y) = stick_towards(to_target);
             }
-            let rules = world.rules();
-            let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
-            let rail_ready = me.rail_charges > 0 && me.rail_cooldown == 0;
-            if close && rng.below(3) == 0 {
-                cmd.buttons |= buttons::MELEE;
-            } else if rail_ready && rng.below(8) == 0 {
-                cmd.buttons |= buttons::RAIL;
-                // Any view, as a remote peer may send: now, within the pose window, beyond
-                // it, or "from the future" — the simulation must take every one.
-                cmd.view_ticks = rng.below(20) as u8;
-                cmd.view_frac = rng.below(256) as u8;
-            } else if rng.below(4) != 0 {
-                cmd.buttons |= buttons::SHOOT;
-            }
-            if !full_kit {
-                cmd.buttons &= !buttons::RAIL;
-            }
-            if !melee && cmd.buttons & buttons::MELEE != 0 {
-                // The swing it would have made becomes a shot.
-                cmd.buttons = (cmd.buttons & !buttons::MELEE) | buttons::SHOOT;
-            }
-            if attacks_kept < 256 && skill_rng.below(256) >= attacks_kept {
-                cmd.buttons &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
-            }
+            self.attack(
+                (world, &me),
+                manhattan,
+                (&mut rng, &mut skill_rng),
+                &mut cmd,
+            );
         } else if !strafing {
-            if let Some(step) = self.next_tile_towards(world, me.pos, target.pos) {
+            if let Some(step) = self.next_tile_towards(world, me.pos, target) {
                 (cmd.move_x, cmd.move_y) = stick_towards(step - me.pos);
             }
-            if full_kit && me.ammo < world.rules().magazine && rng.below(90) == 0 {
+            if self.skill.full_kit && me.ammo < world.rules().magazine && rng.below(90) == 0 {
                 cmd.buttons |= buttons::RELOAD;
             }
         }
         cmd
+    }
+
+    /// Where the bot sees its nearest living opponent: `reaction_ticks` late (read from the pose
+    /// history in the state, so the bot stays a pure function of seed, tick and world), and off
+    /// by up to `aim_error`. `None` when no opponent is alive.
+    fn target_as_seen(&self, world: &World, skill_rng: &mut DetRng) -> Option<FxVec> {
+        let state = world.state();
+        let me = state.players[usize::from(self.me)];
+        let target = state
+            .players
+            .iter()
+            .filter(|p| p.id != self.me && p.is_alive())
+            .min_by_key(|p| (p.pos - me.pos).x.abs() + (p.pos - me.pos).y.abs())?;
+        let mut seen = target.pos;
+        let reaction = self.skill.reaction_ticks;
+        if reaction > 0 {
+            let view = crate::pose_history::ViewTime {
+                ticks_back: reaction,
+                frac: 0,
+            };
+            let window = world.rules().pose_history_ticks;
+            let slot = usize::from(target.id);
+            seen = state
+                .pose_history
+                .pose_at(slot, world.tick(), view, window)
+                .pose
+                .pos;
+        }
+        let aim_error = u32::from(self.skill.aim_error);
+        if aim_error > 0 {
+            let off = |r: &mut DetRng| Fx::from_num(r.symmetric(aim_error)) / Fx::from_num(256);
+            let jitter = FxVec::new(off(skill_rng), off(skill_rng));
+            seen += jitter;
+        }
+        Some(seen)
+    }
+
+    /// Presses the attack for an opponent in sight `manhattan` tiles away: a swing when close,
+    /// the rail now and then, else mostly shots — then limited to the bot's kit and thinned to
+    /// the attacks its skill keeps.
+    fn attack(
+        &self,
+        (world, me): (&World, &Player),
+        manhattan: Fx,
+        (rng, skill_rng): (&mut DetRng, &mut DetRng),
+        cmd: &mut InputCmd,
+    ) {
+        let rules = world.rules();
+        let mut pressed = cmd.buttons;
+        let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
+        let rail_ready = me.rail_charges > 0 && me.rail_cooldown == 0;
+        if close && rng.below(3) == 0 {
+            pressed |= buttons::MELEE;
+        } else if rail_ready && rng.below(8) == 0 {
+            pressed |= buttons::RAIL;
+            // Any view, as a remote peer may send: now, within the pose window, beyond
+            // it, or "from the future" — the simulation must take every one.
+            cmd.view_ticks = rng.below(20) as u8;
+            cmd.view_frac = rng.below(256) as u8;
+        } else if rng.below(4) != 0 {
+            pressed |= buttons::SHOOT;
+        }
+        if !self.skill.full_kit {
+            pressed &= !buttons::RAIL;
+        }
+        if !self.skill.melee && pressed & buttons::MELEE != 0 {
+            // The swing it would have made becomes a shot.
+            pressed = (pressed & !buttons::MELEE) | buttons::SHOOT;
+        }
+        let attacks_kept = u32::from(self.skill.attacks_kept);
+        if attacks_kept < 256 && skill_rng.below(256) >= attacks_kept {
+            pressed &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
+        }
+        cmd.buttons = pressed;
     }
 
     /// Centre of the next floor tile on a shortest path from `from` to `to`.

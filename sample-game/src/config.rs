@@ -203,23 +203,29 @@ impl Config {
                 problems.push(format!("`{key}`: {e}"));
             }
         }
-        if let Err(e) = config.ice_custom.check() {
-            problems.push(format!("ice_servers: {e}; using the public STUN servers"));
-            config.ice_custom = IceServers::default();
-            config.ice = IceChoice::PublicStun;
-        }
-        if config.ice == IceChoice::Custom && config.ice_custom.urls.is_empty() {
-            problems.push(
-                "ice = \"custom\" but no ice_servers are given; using the public STUN servers"
-                    .into(),
-            );
-            config.ice = IceChoice::PublicStun;
-        }
+        config.settle_ice(&mut problems);
         if let Some(clash) = conflict(&config.bindings) {
             problems.push(format!("keys: {clash}; using the default keys"));
             config.bindings = KeyBindings::default();
         }
         Loaded { config, problems }
+    }
+
+    /// Falls back to the public STUN servers when the custom ICE servers are invalid, or
+    /// chosen but not given, saying so in `problems`.
+    fn settle_ice(&mut self, problems: &mut Vec<String>) {
+        if let Err(e) = self.ice_custom.check() {
+            problems.push(format!("ice_servers: {e}; using the public STUN servers"));
+            self.ice_custom = IceServers::default();
+            self.ice = IceChoice::PublicStun;
+        }
+        if self.ice == IceChoice::Custom && self.ice_custom.urls.is_empty() {
+            problems.push(
+                "ice = \"custom\" but no ice_servers are given; using the public STUN servers"
+                    .into(),
+            );
+            self.ice = IceChoice::PublicStun;
+        }
     }
 
     /// The file's text: every setting, player keys by SDL's key names.

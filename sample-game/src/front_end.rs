@@ -45,6 +45,20 @@ pub struct FrontEnd {
     pub log_dir: Option<PathBuf>,
 }
 
+/// Draws what `phase` shows: the menu, or where a connection or rejoin stands.
+fn draw_phase(app: &mut App, menu: &Menu, phase: &Phase) -> anyhow::Result<()> {
+    match phase {
+        Phase::Menu => draw_menu(&mut app.canvas, app.renderer.font(), menu),
+        Phase::Connecting(c) => draw_status(&mut app.canvas, app.renderer.font(), &status_of(c)),
+        Phase::Rejoining(r, log) => draw_status(
+            &mut app.canvas,
+            app.renderer.font(),
+            &rejoin_status(r.rejoining(), log),
+        ),
+    }
+    .map_err(|e| anyhow!("drawing the menu: {e}"))
+}
+
 /// What the window shows between matches.
 enum Phase {
     Menu,
@@ -113,58 +127,10 @@ impl FrontEnd {
                     }
                 }
             }
-            if let Phase::Connecting(connection) = &mut phase {
-                match connection.poll() {
-                    Poll::Pending => {}
-                    Poll::Refused(reason) => {
-                        menu.notice("REFUSED", reason);
-                        phase = Phase::Menu;
-                    }
-                    Poll::Failed(reason) => {
-                        menu.notice("CONNECTION FAILED", reason);
-                        phase = Phase::Menu;
-                    }
-                    Poll::Ready(peer) => {
-                        let side = connection.side();
-                        phase = Phase::Menu;
-                        menu.to_main();
-                        if self.play_online(app, menu, *peer, side)? {
-                            return Ok(());
-                        }
-                    }
-                }
+            if self.poll_connection(app, menu, &mut phase)? {
+                return Ok(());
             }
-            if let Phase::Rejoining(rejoin, _) = &mut phase {
-                match rejoin.poll() {
-                    Ok(None) => {}
-                    Ok(Some((peer, logs))) => {
-                        phase = Phase::Menu;
-                        menu.to_main();
-                        let delay = usize::from(menu.config.input_delay);
-                        let mut m = NetMatch::with_logs(peer, delay, logs)
-                            .with_remote_view(menu.config.remote_view);
-                        if matches!(self.play(app, menu, &mut m)?, Next::Quit) {
-                            return Ok(());
-                        }
-                    }
-                    Err(e) => {
-                        menu.notice("REJOIN FAILED", e.to_string());
-                        phase = Phase::Menu;
-                    }
-                }
-            }
-            match &phase {
-                Phase::Menu => draw_menu(&mut app.canvas, app.renderer.font(), menu),
-                Phase::Connecting(c) => {
-                    draw_status(&mut app.canvas, app.renderer.font(), &status_of(c))
-                }
-                Phase::Rejoining(r, log) => draw_status(
-                    &mut app.canvas,
-                    app.renderer.font(),
-                    &rejoin_status(r.rejoining(), log),
-                ),
-            }
-            .map_err(|e| anyhow!("drawing the menu: {e}"))?;
+            draw_phase(app, menu, &phase)?;
             app.canvas.present();
             let since = last_present.elapsed();
             if since < app.min_frame {
@@ -172,6 +138,52 @@ impl FrontEnd {
             }
             last_present = Instant::now();
         }
+    }
+
+    /// Moves a connection or rejoin under way on: into the match once it is ready, back to
+    /// the menu with a notice when it fails. Returns whether the player quit from the match.
+    fn poll_connection(
+        &mut self,
+        app: &mut App,
+        menu: &mut Menu,
+        phase: &mut Phase,
+    ) -> anyhow::Result<bool> {
+        match phase {
+            Phase::Menu => {}
+            Phase::Connecting(connection) => match connection.poll() {
+                Poll::Pending => {}
+                Poll::Refused(reason) => {
+                    menu.notice("REFUSED", reason);
+                    *phase = Phase::Menu;
+                }
+                Poll::Failed(reason) => {
+                    menu.notice("CONNECTION FAILED", reason);
+                    *phase = Phase::Menu;
+                }
+                Poll::Ready(peer) => {
+                    let side = connection.side();
+                    *phase = Phase::Menu;
+                    menu.to_main();
+                    return self.play_online(app, menu, *peer, side);
+                }
+            },
+            Phase::Rejoining(rejoin, _) => match rejoin.poll() {
+                Ok(None) => {}
+                Ok(Some((peer, logs))) => {
+                    *phase = Phase::Menu;
+                    menu.to_main();
+                    let delay = usize::from(menu.config.input_delay);
+                    let mut m = NetMatch::with_logs(peer, delay, logs)
+                        .with_remote_view(menu.config.remote_view);
+                    return Ok(matches!(self.play(app, menu, &mut m)?, Next::Quit));
+                }
+                Err(e) => {
+                    menu.notice("REJOIN FAILED", e.to_string());
+                    *phase = Phase::Menu;
+                }
+            },
+        }
+        Ok(false)
     }
 
     /// Applies the settings to the window: volume, fullscreen, keys.
@@ -201,41 +213,9 @@ impl FrontEnd {
                     .unwrap_or_default();
                 menu.show_replays(entries);
             }
-            Choice::SaveConfig => {
-                if let Err(e) = self.apply(app, &menu.config) {
-                    menu.note = Some(format!("{e:#}"));
-                }
-                if let Some(path) = &self.config_path {
-                    match menu.config.save(path, self.config_was_bad) {
-                        Ok(note) => {
-                            self.config_was_bad = false;
-                            if let Some(note) = note {
-                                println!("maze-duel: {note}");
-                                menu.note = Some(note);
-                            }
-                        }
-                        Err(e) => menu.note = Some(format!("settings not saved: {e:#}")),
-                    }
-                }
-            }
-            Choice::Local | Choice::VsBot(_) => {
-                let (bots, difficulty): (&[engine::PlayerId], _) = match choice {
-                    Choice::VsBot(d) => (&[1], d),
-                    _ => (&[], engine::Difficulty::Hard),
-                };
-                let seed = self.next_seed();
-                let mode = mode_for(!bots.is_empty(), difficulty);
-                let logs = LocalLogs::to(self.log_path(mode, seed)?, None);
-                let source = LocalMatch::new(self.rules.clone(), seed).and_then(|m| {
-                    m.with_bots(bots)
-                        .with_difficulty(difficulty)
-                        .with_logs(logs)
-                });
-                match source {
-                    Ok(mut m) => return self.play(app, menu, &mut m),
-                    Err(e) => menu.notice("CANNOT START", format!("{e:#}")),
-                }
-            }
+            Choice::SaveConfig => self.save_config(app, menu),
+            Choice::Local => return self.play_local(app, menu, &[], engine::Difficulty::Hard),
+            Choice::VsBot(d) => return self.play_local(app, menu, &[1], d),
             Choice::Training => {
                 let seed = self.next_seed();
                 let logs = LocalLogs::to(self.log_path("training", seed)?, None);
@@ -272,6 +252,51 @@ impl FrontEnd {
             Choice::Spectate(address) => return Ok(self.connect(&address, Role::Spectator, menu)),
         }
         Ok(Next::Stay)
+    }
+
+    /// Applies the settings and saves them to the config file, if there is one; what went
+    /// wrong, or a note on the save, is shown on the menu.
+    fn save_config(&mut self, app: &mut App, menu: &mut Menu) {
+        if let Err(e) = self.apply(app, &menu.config) {
+            menu.note = Some(format!("{e:#}"));
+        }
+        if let Some(path) = &self.config_path {
+            match menu.config.save(path, self.config_was_bad) {
+                Ok(note) => {
+                    self.config_was_bad = false;
+                    if let Some(note) = note {
+                        println!("maze-duel: {note}");
+                        menu.note = Some(note);
+                    }
+                }
+                Err(e) => menu.note = Some(format!("settings not saved: {e:#}")),
+            }
+        }
+    }
+
+    /// Plays a match on this machine, `bots` playing those slots at `difficulty`, logged.
+    fn play_local(
+        &mut self,
+        app: &mut App,
+        menu: &mut Menu,
+        bots: &[engine::PlayerId],
+        difficulty: engine::Difficulty,
+    ) -> anyhow::Result<Next> {
+        let seed = self.next_seed();
+        let mode = mode_for(!bots.is_empty(), difficulty);
+        let logs = LocalLogs::to(self.log_path(mode, seed)?, None);
+        let source = LocalMatch::new(self.rules.clone(), seed).and_then(|m| {
+            m.with_bots(bots)
+                .with_difficulty(difficulty)
+                .with_logs(logs)
+        });
+        match source {
+            Ok(mut m) => self.play(app, menu, &mut m),
+            Err(e) => {
+                menu.notice("CANNOT START", format!("{e:#}"));
+                Ok(Next::Stay)
+            }
+        }
     }
 
     /// Starts taking the slot back in the newest unfinished online match logged in the log

@@ -43,33 +43,7 @@ fn run() -> anyhow::Result<()> {
     let renderer = Renderer::new(BitmapFont::load()?);
 
     if let (Some(path), Some(at_tick)) = (&cli.screenshot, cli.at_tick) {
-        let shot = Screenshot {
-            seed,
-            at_tick,
-            size: cli.size,
-            // The netcode panel would cover the top right, where the debug rays often are.
-            net_hud: !cli.rail_debug,
-            rail_debug: cli.rail_debug,
-            remote_back: cli.remote_back,
-        };
-        let replay = match &cli.mode {
-            None => None,
-            Some(Mode::Replay { log }) => Some(log.as_path()),
-            Some(_) => anyhow::bail!(
-                "--screenshot draws a bot match (no mode) or a replay (`replay LOG`), not this mode"
-            ),
-        };
-        let rgba = sample_game::render_to_rgba(rules, &shot, replay, &renderer)?;
-        sample_game::write_png(path, cli.size, &rgba)?;
-        match replay {
-            Some(log) => println!(
-                "wrote {} (replay {}, tick {at_tick})",
-                path.display(),
-                log.display()
-            ),
-            None => println!("wrote {} (seed {seed}, tick {at_tick})", path.display()),
-        }
-        return Ok(());
+        return write_screenshot(&cli, (path.as_path(), at_tick), rules, seed, &renderer);
     }
 
     let (config, config_path, config_problems) = load_config(&cli);
@@ -83,25 +57,14 @@ fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     if cli.wants_menu() {
-        let options = AppOptions {
-            window_size: cli.size,
-            software: cli.software,
-            rail_debug: cli.rail_debug,
-            volume: config.volume,
-            bindings: config.bindings.clone(),
-            ..AppOptions::default()
-        };
-        let mut app = App::new(options, renderer)?;
-        let mut front = FrontEnd {
+        let front = FrontEnd {
             rules,
             seed,
             config_path,
             config_was_bad,
             log_dir: (!cli.no_match_log).then(|| PathBuf::from("matches")),
         };
-        let mut menu = Menu::new(config);
-        menu.note = config_problems;
-        return front.run(&mut app, &mut menu);
+        return run_menu(&cli, front, config, config_problems, renderer);
     }
 
     let measuring = cli.measure_pacing.map(Duration::from_secs_f64);
@@ -129,6 +92,66 @@ fn run() -> anyhow::Result<()> {
         println!("{report}");
     }
     Ok(())
+}
+
+/// `--screenshot PATH --at-tick N`: draws a bot match (no mode) or a replay at that tick
+/// into a PNG.
+fn write_screenshot(
+    cli: &Cli,
+    (path, at_tick): (&Path, u32),
+    rules: Rules,
+    seed: u64,
+    renderer: &Renderer,
+) -> anyhow::Result<()> {
+    let shot = Screenshot {
+        seed,
+        at_tick,
+        size: cli.size,
+        // The netcode panel would cover the top right, where the debug rays often are.
+        net_hud: !cli.rail_debug,
+        rail_debug: cli.rail_debug,
+        remote_back: cli.remote_back,
+    };
+    let replay = match &cli.mode {
+        None => None,
+        Some(Mode::Replay { log }) => Some(log.as_path()),
+        Some(_) => anyhow::bail!(
+            "--screenshot draws a bot match (no mode) or a replay (`replay LOG`), not this mode"
+        ),
+    };
+    let rgba = sample_game::render_to_rgba(rules, &shot, replay, renderer)?;
+    sample_game::write_png(path, cli.size, &rgba)?;
+    match replay {
+        Some(log) => println!(
+            "wrote {} (replay {}, tick {at_tick})",
+            path.display(),
+            log.display()
+        ),
+        None => println!("wrote {} (seed {seed}, tick {at_tick})", path.display()),
+    }
+    Ok(())
+}
+
+/// The menu in a window, until the player quits.
+fn run_menu(
+    cli: &Cli,
+    mut front: FrontEnd,
+    config: Config,
+    config_problems: Option<String>,
+    renderer: Renderer,
+) -> anyhow::Result<()> {
+    let options = AppOptions {
+        window_size: cli.size,
+        software: cli.software,
+        rail_debug: cli.rail_debug,
+        volume: config.volume,
+        bindings: config.bindings.clone(),
+        ..AppOptions::default()
+    };
+    let mut app = App::new(options, renderer)?;
+    let mut menu = Menu::new(config);
+    menu.note = config_problems;
+    front.run(&mut app, &mut menu)
 }
 
 /// The settings (`--config`, else the per-user file), where to save them, and what was wrong

@@ -108,35 +108,7 @@ impl<G: Game> PhaseTrace<G> {
             line,
             reason,
         };
-        let body_end = text
-            .strip_suffix('\n')
-            .and_then(|t| t.rfind('\n'))
-            .map_or(0, |i| i + 1);
-        let last_line = text.lines().count();
-        let (body, check_line) = text.split_at(body_end);
-        let stated = check_line
-            .strip_prefix("check ")
-            .and_then(|c| c.strip_suffix('\n'))
-            // Lower-case only: `A` is `a` with one bit flipped, and would read as the same.
-            .filter(|c| c.len() == 16 && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .and_then(|c| u64::from_str_radix(c, 16).ok())
-            .ok_or_else(|| {
-                bad(
-                    last_line,
-                    "the last line is not `check <16 hex digits>`".into(),
-                )
-            })?;
-        let actual = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
-        if stated != actual {
-            return Err(bad(
-                last_line,
-                format!(
-                    "check {stated:016x} does not hold (the text gives {actual:016x}): the file \
-                     is damaged"
-                ),
-            ));
-        }
-        let text = body;
+        let text = checked_body(text).map_err(|(line, reason)| bad(line, reason))?;
         let mut tick = None;
         let mut inputs = Vec::new();
         let mut after = Vec::with_capacity(G::PHASES.len());
@@ -187,6 +159,40 @@ impl<G: Game> PhaseTrace<G> {
             inputs,
         })
     }
+}
+
+/// The text before its last line, once that line, `check <16 lower-case hex digits>`, holds
+/// for it; else the line number and why not.
+fn checked_body(text: &str) -> Result<&str, (usize, String)> {
+    let body_end = text
+        .strip_suffix('\n')
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let last_line = text.lines().count();
+    let (body, check_line) = text.split_at(body_end);
+    let stated = check_line
+        .strip_prefix("check ")
+        .and_then(|c| c.strip_suffix('\n'))
+        // Lower-case only: `A` is `a` with one bit flipped, and would read as the same.
+        .filter(|c| c.len() == 16 && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .and_then(|c| u64::from_str_radix(c, 16).ok())
+        .ok_or_else(|| {
+            (
+                last_line,
+                "the last line is not `check <16 hex digits>`".to_owned(),
+            )
+        })?;
+    let actual = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+    if stated != actual {
+        return Err((
+            last_line,
+            format!(
+                "check {stated:016x} does not hold (the text gives {actual:016x}): the file is \
+                 damaged"
+            ),
+        ));
+    }
+    Ok(body)
 }
 
 /// `<combined> <section>...`, each 16 lower-case hex digits; the combined hash must be the one

@@ -231,25 +231,15 @@ pub fn check(
     heard: &Heard,
     limits: &Limits,
 ) -> Result<Checked, Refusal> {
-    let (local_frame, now_ms) = (heard.local_frame, heard.now_ms);
     let mut last_input = None;
     let mut msg: GgrsMessage = wire::decode(payload).map_err(|_| Refusal::Undecodable)?;
     // The furthest ahead any frame a remote player names may be.
     let lead_cap = match sender {
-        Sender::Player { .. } => i64::from(local_frame) + i64::from(limits.max_lead),
+        Sender::Player { .. } => i64::from(heard.local_frame) + i64::from(limits.max_lead),
         Sender::Spectator | Sender::Host => i64::from(MAX_FRAME),
     }
     .min(i64::from(MAX_FRAME));
-    let frame = |field: &'static str, value: i32, min: i32| -> Result<(), Refusal> {
-        if value < min || i64::from(value) > lead_cap {
-            return Err(Refusal::FrameOutOfRange {
-                field,
-                frame: i64::from(value),
-                max: lead_cap,
-            });
-        }
-        Ok(())
-    };
+    let frame = |field, value, min| frame_in_range(field, value, min, lead_cap);
     match &mut msg.body {
         Body::SyncRequest { .. } | Body::SyncReply { .. } | Body::KeepAlive => {}
         Body::InputAck { ack_frame } => {
@@ -265,56 +255,11 @@ pub fn check(
             }
         }
         Body::QualityReply { pong } => {
-            if now_ms.saturating_sub(*pong) > MAX_RTT_MS {
+            if heard.now_ms.saturating_sub(*pong) > MAX_RTT_MS {
                 return Err(Refusal::Implausible("round trip"));
             }
         }
-        Body::Input(input) => {
-            let slots = match sender {
-                Sender::Player { slots } => slots,
-                Sender::Host => limits.players,
-                Sender::Spectator => return Err(Refusal::UnexpectedInput),
-            };
-            if input.peer_connect_status.len() != limits.players {
-                return Err(Refusal::WrongPlayerCount {
-                    found: input.peer_connect_status.len(),
-                });
-            }
-            frame("start frame", input.start_frame, 0)?;
-            frame("ack frame", input.ack_frame, -1)?;
-            acknowledged(input.ack_frame, heard.sent_through)?;
-            for (slot, status) in input.peer_connect_status.iter().enumerate() {
-                frame("connection status frame", status.last_frame, -1)?;
-                if status.disconnected && matches!(sender, Sender::Player { .. }) {
-                    return Err(Refusal::DisconnectClaim { slot });
-                }
-            }
-            let frame_bytes = slots
-                .checked_mul(limits.input_size)
-                .filter(|&n| n <= usize::from(u16::MAX))
-                .ok_or(Refusal::BadEncoding("input size"))?;
-            let decoded = decode_run(&input.bytes, MAX_INPUTS_PER_MESSAGE * (2 + frame_bytes))?;
-            let count = count_frames(&decoded, frame_bytes)?;
-            if count > MAX_INPUTS_PER_MESSAGE {
-                return Err(Refusal::TooManyInputs {
-                    found: count as u64,
-                    max: MAX_INPUTS_PER_MESSAGE as u64,
-                });
-            }
-            if let Some(after_start) = count.checked_sub(1) {
-                let last = i64::from(input.start_frame) + after_start as i64;
-                if last > lead_cap {
-                    return Err(Refusal::FrameOutOfRange {
-                        field: "last input frame",
-                        frame: last,
-                        max: lead_cap,
-                    });
-                }
-                // Within `lead_cap`, which is at most `MAX_FRAME`.
-                last_input = i32::try_from(last).ok();
-            }
-            input.bytes = literal_run(&decoded);
-        }
+        Body::Input(input) => last_input = check_input(input, sender, heard, limits, lead_cap)?,
     }
     let canonical = wire::encode_payload(&msg);
     let message =
@@ -323,6 +268,76 @@ pub fn check(
         message,
         last_input,
     })
+}
+
+/// A frame named in `field` must lie in `min..=lead_cap`.
+fn frame_in_range(field: &'static str, value: i32, min: i32, lead_cap: i64) -> Result<(), Refusal> {
+    if value < min || i64::from(value) > lead_cap {
+        return Err(Refusal::FrameOutOfRange {
+            field,
+            frame: i64::from(value),
+            max: lead_cap,
+        });
+    }
+    Ok(())
+}
+
+/// Checks an input message from `sender` and rewrites its bytes to their canonical (literal)
+/// run encoding. Returns the last frame of input it carries, if any.
+fn check_input(
+    input: &mut Input,
+    sender: Sender,
+    heard: &Heard,
+    limits: &Limits,
+    lead_cap: i64,
+) -> Result<Option<i32>, Refusal> {
+    let frame = |field, value, min| frame_in_range(field, value, min, lead_cap);
+    let slots = match sender {
+        Sender::Player { slots } => slots,
+        Sender::Host => limits.players,
+        Sender::Spectator => return Err(Refusal::UnexpectedInput),
+    };
+    if input.peer_connect_status.len() != limits.players {
+        return Err(Refusal::WrongPlayerCount {
+            found: input.peer_connect_status.len(),
+        });
+    }
+    frame("start frame", input.start_frame, 0)?;
+    frame("ack frame", input.ack_frame, -1)?;
+    acknowledged(input.ack_frame, heard.sent_through)?;
+    for (slot, status) in input.peer_connect_status.iter().enumerate() {
+        frame("connection status frame", status.last_frame, -1)?;
+        if status.disconnected && matches!(sender, Sender::Player { .. }) {
+            return Err(Refusal::DisconnectClaim { slot });
+        }
+    }
+    let frame_bytes = slots
+        .checked_mul(limits.input_size)
+        .filter(|&n| n <= usize::from(u16::MAX))
+        .ok_or(Refusal::BadEncoding("input size"))?;
+    let decoded = decode_run(&input.bytes, MAX_INPUTS_PER_MESSAGE * (2 + frame_bytes))?;
+    let count = count_frames(&decoded, frame_bytes)?;
+    if count > MAX_INPUTS_PER_MESSAGE {
+        return Err(Refusal::TooManyInputs {
+            found: count as u64,
+            max: MAX_INPUTS_PER_MESSAGE as u64,
+        });
+    }
+    let mut last_input = None;
+    if let Some(after_start) = count.checked_sub(1) {
+        let last = i64::from(input.start_frame) + after_start as i64;
+        if last > lead_cap {
+            return Err(Refusal::FrameOutOfRange {
+                field: "last input frame",
+                frame: last,
+                max: lead_cap,
+            });
+        }
+        // Within `lead_cap`, which is at most `MAX_FRAME`.
+        last_input = i32::try_from(last).ok();
+    }
+    input.bytes = literal_run(&decoded);
+    Ok(last_input)
 }
 
 /// An acknowledgement of `ack` is only taken for a frame we sent.

@@ -231,6 +231,9 @@ impl HostHandshake {
         }
     }
 
+    /// Answers a `Hello` from `from`: a repeat is ignored (or gets its cached refusal), a
+    /// wrong or missing invite code is refused in the clear, and one whose keys read is
+    /// decided and sealed, within the answer budget.
     fn answer_hello(&mut self, link: &SharedLink, from: SocketAddr, hello: &Control, now: Instant) {
         let Control::Hello {
             info: theirs,
@@ -289,8 +292,22 @@ impl HostHandshake {
             return;
         }
         let answer = self.decide(from, theirs, role);
+        self.send_answer(link, (from, role, key), responder, &answer, now);
+    }
+
+    /// Seals `answer` to the `Hello` (keyed `key`) that `from` sent as `role`, and sends it. A
+    /// welcome opens the channel and makes `from` a candidate (the oldest one gives way when
+    /// there are too many); a refusal is cached, so a repeated `Hello` gets the same datagram.
+    fn send_answer(
+        &mut self,
+        link: &SharedLink,
+        (from, role, key): (SocketAddr, Role, u64),
+        responder: Responder,
+        answer: &HostAnswer,
+        now: Instant,
+    ) {
         let welcomed = matches!(answer, HostAnswer::Welcome { .. });
-        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(&answer)) else {
+        let Ok((noise, channel)) = responder.answer(&wire::encode_payload(answer)) else {
             return;
         };
         let datagram = wire::encode(Kind::Control, 0, &Control::Answer { noise });

@@ -285,40 +285,65 @@ pub fn run_fairness_peer(
             driver.resimulated_from(),
             peer.final_tick(),
         );
-        for action in actions {
-            let (event, now) = match action {
-                JournalAction::Play(e) => (e, Some(e)),
-                JournalAction::Correct { new, .. } => (new, Some(new)),
-                JournalAction::Retract(e) => (e, None),
-            };
-            let EventKind::RailShot(first) = event.kind else {
-                continue;
-            };
-            let now = now.and_then(|e| match e.kind {
-                EventKind::RailShot(s) => Some(s),
-                _ => None,
-            });
-            let cover =
-                now.is_some_and(|s| hit_on(&s, me) && behind_cover(&peer, event.tick, &s, me));
-            shots
-                .entry(event.key())
-                .and_modify(|t| {
-                    t.now = now;
-                    t.behind_cover = cover;
-                })
-                .or_insert(ShotTrack {
-                    tick: event.tick,
-                    first,
-                    now,
-                    behind_cover: cover,
-                });
-        }
+        track_shots(&peer, me, actions, &mut shots);
         peer.update_stats();
     }
     let final_tick = peer.final_tick();
+    Ok(tally(
+        &shots,
+        me,
+        final_tick,
+        peer.driver().counters().rollbacks,
+    ))
+}
+
+/// Follows every rail shot the journal plays, corrects or retracts into `shots`: how it was
+/// first seen, how it stands now, and whether a hit on `me` came from behind cover.
+fn track_shots(
+    peer: &NetPeer<World>,
+    me: usize,
+    actions: impl IntoIterator<Item = JournalAction<engine::Event>>,
+    shots: &mut BTreeMap<EventKey, ShotTrack>,
+) {
+    for action in actions {
+        let (event, now) = match action {
+            JournalAction::Play(e) => (e, Some(e)),
+            JournalAction::Correct { new, .. } => (new, Some(new)),
+            JournalAction::Retract(e) => (e, None),
+        };
+        let EventKind::RailShot(first) = event.kind else {
+            continue;
+        };
+        let now = now.and_then(|e| match e.kind {
+            EventKind::RailShot(s) => Some(s),
+            _ => None,
+        });
+        let cover = now.is_some_and(|s| hit_on(&s, me) && behind_cover(peer, event.tick, &s, me));
+        shots
+            .entry(event.key())
+            .and_modify(|t| {
+                t.now = now;
+                t.behind_cover = cover;
+            })
+            .or_insert(ShotTrack {
+                tick: event.tick,
+                first,
+                now,
+                behind_cover: cover,
+            });
+    }
+}
+
+/// The report of `me`'s side over the shots fired before `final_tick`.
+fn tally(
+    shots: &BTreeMap<EventKey, ShotTrack>,
+    me: usize,
+    final_tick: Tick,
+    rollbacks: u64,
+) -> FairnessReport {
     let mut report = FairnessReport {
         ticks: final_tick,
-        rollbacks: peer.driver().counters().rollbacks,
+        rollbacks,
         ..FairnessReport::default()
     };
     let is_hit = |s: &ShotRecord| matches!(s.outcome, ShotOutcome::Hit { .. });
@@ -340,7 +365,7 @@ pub fn run_fairness_peer(
             report.hits_taken_behind_cover += u64::from(t.behind_cover);
         }
     }
-    Ok(report)
+    report
 }
 
 fn hit_on(shot: &ShotRecord, me: usize) -> bool {

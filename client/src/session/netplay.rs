@@ -7,7 +7,7 @@ use crate::net::handshake::Agreement;
 use crate::net::seal::InviteCode;
 use crate::net::socket::{GameSocket, Link, SharedLink, SocketCounters};
 use crate::net::transport::UdpTransport;
-use crate::net::wire::{Control, Role};
+use crate::net::wire::{Control, InputRun, Role};
 use crate::session::connecting::Connecting;
 use crate::session::driver::{Driver, HISTORY_TICKS};
 use crate::session::stats::{NetStats, StatsClock};
@@ -891,96 +891,105 @@ impl<G: Game> NetPeer<G> {
     fn take_control_messages(&mut self) {
         let inbox = self.link.borrow_mut().take_control();
         for (from, msg) in inbox {
-            match msg {
-                Control::Finish { .. } if !self.finished_peers.contains(&from) => {
-                    self.finished_peers.push(from);
-                }
-                // Sealed, so from the other player itself (a late spectator holds keys too, and
-                // is no party to a resync): it cannot resync from our state.
-                Control::Reject { reason }
-                    if self.resync_holds() && self.remote_player_is(from) =>
-                {
-                    self.failure = Some(Error::ResyncFailed {
-                        reason: crate::net::wire::printable(&reason, 300),
-                    });
-                }
-                // Sealed, so from the host itself (its only channel): it gave this late
-                // spectator up.
-                Control::Reject { reason } if matches!(self.session, Session::Relay(_)) => {
-                    self.failure = Some(Error::CatchUpFailed {
-                        reason: crate::net::wire::printable(&reason, 300),
-                    });
-                }
-                // Sealed, so from the host itself: the slot went to another peer.
-                Control::Reject { reason } if self.agreement.local_slot != Some(0) => {
-                    self.turned_away = Some(reason);
-                }
-                Control::Rejoin { info, slot, noise } => {
-                    self.answer_rejoin(from, &info, slot, &noise);
-                }
-                // Inputs that do not decode as this game's are a message no peer of ours sends:
-                // dropped like any other impossible message.
-                Control::Resume {
-                    through, recent, ..
-                } if self.resync_answers(from) => {
-                    if let Ok(recent) = recent.decode::<G::Input>() {
-                        self.answer_resync(from, through, &recent);
-                    }
-                }
-                Control::Resume {
-                    through,
-                    hash,
-                    recent,
-                } => {
-                    if let Ok(recent) = recent.decode::<G::Input>() {
-                        self.resume_for(from, through, hash, &recent);
-                    }
-                }
-                // A desync the other player saw (one of an epoch already left is stale).
-                Control::Resync { tick, hash }
-                    if self.remote_player_is(from)
-                        && (self.epochs.is_empty() || tick > self.driver.frame_base()) =>
-                {
-                    self.desync_said_by(from, tick, hash);
-                }
-                Control::ResyncAt {
-                    epoch,
-                    tick,
-                    gap,
-                    snapshot,
-                } => {
-                    if let Ok(gap) = gap.decode::<G::Input>() {
-                        self.take_resync_answer(from, epoch, tick, gap, snapshot);
-                    }
-                }
-                Control::SnapshotChunk { tick, index, bytes } => {
-                    let host = self.agreement.remote_players.first().map(|&(_, a)| a);
-                    if host != Some(from) || !self.take_catch_up_part(tick, index, &bytes) {
-                        self.take_snapshot_part(from, tick, index, &bytes);
-                    }
-                }
-                Control::SnapshotNeed { tick, missing } if self.is_watcher(from) => {
-                    self.resend_catch_up(from, tick, &missing);
-                }
-                Control::SnapshotNeed { tick, missing } => {
-                    self.resend_parts(from, tick, &missing);
-                }
-                msg @ Control::Hello { .. } if self.local_handle == Some(0) => {
-                    self.answer_late_hello(from, &msg);
-                }
-                Control::CatchUp { epoch, snapshot } => self.take_catch_up(from, epoch, snapshot),
-                Control::Relay {
-                    from: first,
-                    inputs,
-                    hash,
-                } => {
-                    if let Ok(inputs) = inputs.decode::<G::Input>() {
-                        self.take_relay(from, first, &inputs, hash);
-                    }
-                }
-                Control::RelayAck { through } => self.take_relay_ack(from, through),
-                _ => {}
+            self.take_control(from, msg);
+        }
+    }
+
+    /// Acts on one control message from `from`; a message this side has no use for in its
+    /// present state is dropped.
+    fn take_control(&mut self, from: SocketAddr, msg: Control) {
+        match msg {
+            Control::Finish { .. } if !self.finished_peers.contains(&from) => {
+                self.finished_peers.push(from);
             }
+            Control::Reject { reason } => self.take_reject(from, &reason),
+            Control::Rejoin { info, slot, noise } => {
+                self.answer_rejoin(from, &info, slot, &noise);
+            }
+            Control::Resume {
+                through,
+                hash,
+                recent,
+            } => self.take_resume(from, through, hash, &recent),
+            // A desync the other player saw (one of an epoch already left is stale).
+            Control::Resync { tick, hash }
+                if self.remote_player_is(from)
+                    && (self.epochs.is_empty() || tick > self.driver.frame_base()) =>
+            {
+                self.desync_said_by(from, tick, hash);
+            }
+            Control::ResyncAt {
+                epoch,
+                tick,
+                gap,
+                snapshot,
+            } => {
+                if let Ok(gap) = gap.decode::<G::Input>() {
+                    self.take_resync_answer(from, epoch, tick, gap, snapshot);
+                }
+            }
+            Control::SnapshotChunk { tick, index, bytes } => {
+                let host = self.agreement.remote_players.first().map(|&(_, a)| a);
+                if host != Some(from) || !self.take_catch_up_part(tick, index, &bytes) {
+                    self.take_snapshot_part(from, tick, index, &bytes);
+                }
+            }
+            Control::SnapshotNeed { tick, missing } if self.is_watcher(from) => {
+                self.resend_catch_up(from, tick, &missing);
+            }
+            Control::SnapshotNeed { tick, missing } => {
+                self.resend_parts(from, tick, &missing);
+            }
+            msg @ Control::Hello { .. } if self.local_handle == Some(0) => {
+                self.answer_late_hello(from, &msg);
+            }
+            Control::CatchUp { epoch, snapshot } => self.take_catch_up(from, epoch, snapshot),
+            Control::Relay {
+                from: first,
+                inputs,
+                hash,
+            } => {
+                if let Ok(inputs) = inputs.decode::<G::Input>() {
+                    self.take_relay(from, first, &inputs, hash);
+                }
+            }
+            Control::RelayAck { through } => self.take_relay_ack(from, through),
+            _ => {}
+        }
+    }
+
+    /// A refusal from `from`: of a resync, of this late spectator, or of this rejoin's slot —
+    /// each taken only from the peer that can send it.
+    fn take_reject(&mut self, from: SocketAddr, reason: &str) {
+        if self.resync_holds() && self.remote_player_is(from) {
+            // Sealed, so from the other player itself (a late spectator holds keys too, and
+            // is no party to a resync): it cannot resync from our state.
+            self.failure = Some(Error::ResyncFailed {
+                reason: crate::net::wire::printable(reason, 300),
+            });
+        } else if matches!(self.session, Session::Relay(_)) {
+            // Sealed, so from the host itself (its only channel): it gave this late
+            // spectator up.
+            self.failure = Some(Error::CatchUpFailed {
+                reason: crate::net::wire::printable(reason, 300),
+            });
+        } else if self.agreement.local_slot != Some(0) {
+            // Sealed, so from the host itself: the slot went to another peer.
+            self.turned_away = Some(reason.to_owned());
+        }
+    }
+
+    /// A `Resume` from `from`: its answer to our resync, or a rejoiner's resume. Inputs that
+    /// do not decode as this game's are a message no peer of ours sends: dropped like any other
+    /// impossible message.
+    fn take_resume(&mut self, from: SocketAddr, through: Tick, hash: u64, recent: &InputRun) {
+        let Ok(recent) = recent.decode::<G::Input>() else {
+            return;
+        };
+        if self.resync_answers(from) {
+            self.answer_resync(from, through, &recent);
+        } else {
+            self.resume_for(from, through, hash, &recent);
         }
     }
 

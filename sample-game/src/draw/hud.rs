@@ -176,7 +176,24 @@ fn draw_player_panel<T: RenderTarget>(
         hp_color(hp),
     )?;
     font.draw(canvas, &hp_text, (hp_x, row1), s, palette::TEXT)?;
+    let under_bar = Rect::new(bar_x, row2, bar_w, 7 * s);
+    draw_ammo_row(canvas, font, rules, p, under_bar, right, s)
+}
 
+/// The row under a player's health bar (`under`, as wide as the bar): reload progress while
+/// reloading, else the magazine as pips, or as a count when too many for pips. `right` fills
+/// it from the right edge.
+fn draw_ammo_row<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    rules: &Rules,
+    p: &Player,
+    under: Rect,
+    right: bool,
+    s: u32,
+) -> Result<(), String> {
+    let (bar_x, bar_w, row2) = (under.x(), under.width(), under.y());
+    let gap = (2 * s) as i32;
     if p.reload_timer > 0 {
         let label = "RELOADING";
         let label_w = BitmapFont::text_width(label, s) as i32;

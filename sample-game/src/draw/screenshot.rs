@@ -60,18 +60,7 @@ pub fn render_to_rgba(
             &mut local
         }
     };
-    let mut effects = Effects::new();
-    while source.current().tick < shot.at_tick {
-        let before = source.current().tick;
-        let events = source.advance(&[])?;
-        if source.current().tick == before {
-            return Err(anyhow!(
-                "the match ends at tick {before}, before tick {}",
-                shot.at_tick
-            ));
-        }
-        effects.on_tick(&events, source.previous(), source.current());
-    }
+    let effects = play_to(source, shot.at_tick)?;
     let net = source.net_view();
     let bindings = KeyBindings::default();
     let (shown, local_players): (ShownView, &[PlayerId]) = if shot.remote_back > 0 {
@@ -111,14 +100,38 @@ pub fn render_to_rgba(
         training: None,
         timeline: None,
     };
-    let (w, h) = shot.size;
+    draw_to_rgba(renderer, &scene, shot.size)
+}
+
+/// Advances `source` (with no local input) to `at_tick`, the effects following its events.
+fn play_to(source: &mut dyn MatchSource, at_tick: u32) -> anyhow::Result<Effects> {
+    let mut effects = Effects::new();
+    while source.current().tick < at_tick {
+        let before = source.current().tick;
+        let events = source.advance(&[])?;
+        if source.current().tick == before {
+            return Err(anyhow!(
+                "the match ends at tick {before}, before tick {at_tick}"
+            ));
+        }
+        effects.on_tick(&events, source.previous(), source.current());
+    }
+    Ok(effects)
+}
+
+/// `scene` drawn by `renderer` on a software canvas of `(w, h)`, read back as RGBA pixels.
+fn draw_to_rgba(
+    renderer: &Renderer,
+    scene: &Scene<'_>,
+    (w, h): (u32, u32),
+) -> anyhow::Result<Vec<u8>> {
     let surface =
         Surface::new(w, h, PixelFormatEnum::RGBA32).map_err(|e| anyhow!("SDL surface: {e}"))?;
     let mut canvas = surface
         .into_canvas()
         .map_err(|e| anyhow!("SDL software renderer: {e}"))?;
     renderer
-        .draw(&mut canvas, &scene)
+        .draw(&mut canvas, scene)
         .map_err(|e| anyhow!("drawing: {e}"))?;
     canvas
         .read_pixels(None, PixelFormatEnum::RGBA32)

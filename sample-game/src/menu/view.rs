@@ -163,15 +163,31 @@ fn draw_page<T: RenderTarget>(
     canvas.set_draw_color(palette::with_alpha(palette::PANEL, 230));
     canvas.fill_rect(panel)?;
     frame(canvas, panel, s, palette::PANEL_EDGE)?;
+    let shown = page.rows.iter().enumerate().skip(first).take(visible);
+    draw_rows(canvas, font, page, shown, panel, (row_scale, s))?;
+    draw_note_and_hint(canvas, font, page, panel.bottom() + (6 * s) as i32)
+}
+
+/// Draws the `shown` rows of `page` inside `panel`, the selected one marked, at `row_scale`
+/// (the base scale `s` for the marking's margin).
+fn draw_rows<'r, T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    page: &Page<'_>,
+    shown: impl Iterator<Item = (usize, &'r (String, Color))>,
+    panel: Rect,
+    (row_scale, s): (u32, u32),
+) -> Result<(), String> {
+    let row_h = (CELL_H + 4) * row_scale;
     let left = panel.x() + (2 * CELL_W * row_scale) as i32;
-    let mut y = top + (2 * row_scale) as i32;
-    for (i, (text, color)) in page.rows.iter().enumerate().skip(first).take(visible) {
+    let mut y = panel.y() + (2 * row_scale) as i32;
+    for (i, (text, color)) in shown {
         if page.selected == Some(i) {
             canvas.set_draw_color(palette::with_alpha(palette::ACCENT, 40));
             canvas.fill_rect(Rect::new(
                 panel.x() + s as i32,
                 y - row_scale as i32,
-                panel_w - 2 * s,
+                panel.width() - 2 * s,
                 row_h,
             ))?;
             font.draw_shadowed(
@@ -187,7 +203,20 @@ fn draw_page<T: RenderTarget>(
         }
         y += row_h as i32;
     }
-    let mut y = panel.bottom() + (6 * s) as i32;
+    Ok(())
+}
+
+/// Draws `page`'s note, wrapped, from `y` down, and its hint line near the bottom (below the
+/// note, if the note reaches that far).
+fn draw_note_and_hint<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
+    font: &BitmapFont,
+    page: &Page<'_>,
+    mut y: i32,
+) -> Result<(), String> {
+    let (w, h) = canvas.output_size()?;
+    let s = scale_for(w, h);
+    let cx = (w / 2) as i32;
     if let Some(note) = page.note {
         for line in wrap(
             note,
@@ -205,8 +234,7 @@ fn draw_page<T: RenderTarget>(
         (cx, hint_y.max(y)),
         s,
         palette::TEXT_DIM,
-    )?;
-    Ok(())
+    )
 }
 
 /// Draws `menu` as it stands over the whole canvas (without presenting it). `footer` is a dim

@@ -250,17 +250,7 @@ impl Effects {
                 ..
             } => {
                 if let Some(v) = player(victim) {
-                    let at = vec2(v.pos);
-                    let color = match source {
-                        HitSource::Melee => palette::HITSTUN_FLASH,
-                        HitSource::Projectile(_) | HitSource::Rail => palette::shot(attacker),
-                    };
-                    let n = if source == HitSource::Melee { 14 } else { 8 };
-                    self.shake(origin, shake_strength(source, damage), 12);
-                    self.burst(origin, at, n, 0.09, 18, color);
-                    self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
-                    let above = at - Vec2::new(0.0, 0.5);
-                    self.damage_popup(origin, victim, above, u32::from(damage));
+                    self.hit(origin, (attacker, victim), vec2(v.pos), (damage, source));
                 }
             }
             EventKind::Ko { victim, .. } => {
@@ -291,30 +281,54 @@ impl Effects {
                     self.popup(origin, at, "RELOADED".into(), palette::shot(id));
                 }
             }
-            EventKind::RailShot(shot) => {
-                let from = vec2(shot.origin);
-                let to = from + vec2(shot.dir) * shot.distance.to_num::<f32>();
-                let marker = matches!(shot.outcome, ShotOutcome::Hit { .. });
-                self.beams.push(Beam {
-                    from,
-                    to,
-                    age: 0,
-                    life: if marker { 24 } else { 14 },
-                    color: palette::shot(shot.shooter),
-                    marker,
-                    origin,
-                });
-                self.last_rail = Some((origin, shot));
-                if !marker {
-                    self.burst(origin, to, 5, 0.06, 12, palette::TEXT_DIM);
-                }
-            }
+            EventKind::RailShot(shot) => self.rail(origin, shot),
             EventKind::RoundReset { .. } => self.clear(),
             EventKind::MeleeStarted { .. }
             | EventKind::ReloadStarted { .. }
             | EventKind::FightStarted { .. }
             | EventKind::RoundWon { .. }
             | EventKind::MatchWon { .. } => {}
+        }
+    }
+
+    /// A hit on `victim` at `at`: shake, sparks and a flash in the attack's colour, and the
+    /// damage popped up above.
+    fn hit(
+        &mut self,
+        origin: EventKey,
+        (attacker, victim): (u8, u8),
+        at: Vec2,
+        (damage, source): (u16, HitSource),
+    ) {
+        let color = match source {
+            HitSource::Melee => palette::HITSTUN_FLASH,
+            HitSource::Projectile(_) | HitSource::Rail => palette::shot(attacker),
+        };
+        let n = if source == HitSource::Melee { 14 } else { 8 };
+        self.shake(origin, shake_strength(source, damage), 12);
+        self.burst(origin, at, n, 0.09, 18, color);
+        self.flash(origin, at, 0.45, 6, palette::with_alpha(color, 160));
+        let above = at - Vec2::new(0.0, 0.5);
+        self.damage_popup(origin, victim, above, u32::from(damage));
+    }
+
+    /// A rail shot's beam (a hit marker when it hit), and dust where a miss ends.
+    fn rail(&mut self, origin: EventKey, shot: ShotRecord) {
+        let from = vec2(shot.origin);
+        let to = from + vec2(shot.dir) * shot.distance.to_num::<f32>();
+        let marker = matches!(shot.outcome, ShotOutcome::Hit { .. });
+        self.beams.push(Beam {
+            from,
+            to,
+            age: 0,
+            life: if marker { 24 } else { 14 },
+            color: palette::shot(shot.shooter),
+            marker,
+            origin,
+        });
+        self.last_rail = Some((origin, shot));
+        if !marker {
+            self.burst(origin, to, 5, 0.06, 12, palette::TEXT_DIM);
         }
     }
 

@@ -298,6 +298,26 @@ fn frame(rest: &[u8]) -> Frame<'_> {
     }
 }
 
+/// A match log starts with [`LOG_MAGIC`]; a file cut inside it is a torn log, anything else
+/// is not a match log.
+fn check_magic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if bytes.starts_with(LOG_MAGIC) {
+        return Ok(());
+    }
+    if LOG_MAGIC.starts_with(bytes) {
+        return Err(Error::LogCorrupt {
+            path: path.to_owned(),
+            offset: 0,
+            lsn: 0,
+            reason: format!(
+                "no header: the file ends inside the magic ({} bytes)",
+                bytes.len()
+            ),
+        });
+    }
+    Err(not_a_log(path, bytes))
+}
+
 /// Why a file without the magic is not a match log, naming what it looks like.
 fn not_a_log(path: &Path, bytes: &[u8]) -> Error {
     // A version-1 log (before the magic) starts with a header record: LSN 1 after 0, kind 1,
@@ -333,19 +353,7 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
         lsn,
         reason,
     };
-    if !bytes.starts_with(LOG_MAGIC) {
-        if LOG_MAGIC.starts_with(bytes) {
-            return Err(corrupt(
-                0,
-                0,
-                format!(
-                    "no header: the file ends inside the magic ({} bytes)",
-                    bytes.len()
-                ),
-            ));
-        }
-        return Err(not_a_log(path, bytes));
-    }
+    check_magic(path, bytes)?;
     let mut offset = LOG_MAGIC.len();
     let mut last_lsn = 0u64;
     let mut read = Reading::<G>::default();
@@ -385,17 +393,11 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
                 ),
             ));
         }
-        if read.header.is_none() && kind == KIND_HEADER {
-            read.header = Some(read_header::<G>(path, payload).map_err(|e| match e {
-                HeaderError::Refused(e) => e,
-                HeaderError::Corrupt(reason) => corrupt(offset, lsn, reason),
-            })?);
-        } else {
-            let record = decode_payload::<G>(kind, payload)
-                .map_err(|reason| corrupt(offset, lsn, reason))?;
-            read.take(record)
-                .map_err(|reason| corrupt(offset, lsn, reason))?;
-        }
+        read.take_payload(path, kind, payload)
+            .map_err(|e| match e {
+                RecordError::Refused(e) => e,
+                RecordError::Corrupt(reason) => corrupt(offset, lsn, reason),
+            })?;
         last_lsn = lsn;
         offset += total;
     }
@@ -422,8 +424,8 @@ fn parse_log<G: Game>(path: &Path, bytes: &[u8]) -> Result<MatchLog<G>, Error> {
     })
 }
 
-/// Why a header record was not taken.
-enum HeaderError {
+/// Why a record was not taken.
+enum RecordError {
     /// Another format version or another game: said as such.
     Refused(Error),
     /// It does not decode.
@@ -433,19 +435,19 @@ enum HeaderError {
 /// The header record: its format version first, then the whole, which must name `G`. It is
 /// read before the log is known to be `G`'s: a log of another game is refused by name before
 /// any of its records is decoded as this game's.
-fn read_header<G: Game>(path: &Path, payload: &[u8]) -> Result<LogHeader, HeaderError> {
+fn read_header<G: Game>(path: &Path, payload: &[u8]) -> Result<LogHeader, RecordError> {
     if let Some(version) = payload.first_chunk::<4>().map(|b| u32::from_le_bytes(*b)) {
         if version != LOG_FORMAT_VERSION {
-            return Err(HeaderError::Refused(Error::LogVersion {
+            return Err(RecordError::Refused(Error::LogVersion {
                 path: path.to_owned(),
                 found: version,
                 expected: LOG_FORMAT_VERSION,
             }));
         }
     }
-    let header = decode_header(payload).map_err(HeaderError::Corrupt)?;
+    let header = decode_header(payload).map_err(RecordError::Corrupt)?;
     if header.game != G::NAME {
-        return Err(HeaderError::Refused(Error::other_game::<G>(
+        return Err(RecordError::Refused(Error::other_game::<G>(
             path,
             &header.game,
         )));
@@ -485,6 +487,17 @@ impl<G: Game> Default for Reading<G> {
 }
 
 impl<G: Game> Reading<G> {
+    /// Takes one whole record's payload: the header first (refused by version or game as
+    /// such), then records of `G`'s log.
+    fn take_payload(&mut self, path: &Path, kind: u8, payload: &[u8]) -> Result<(), RecordError> {
+        if self.header.is_none() && kind == KIND_HEADER {
+            self.header = Some(read_header::<G>(path, payload)?);
+            return Ok(());
+        }
+        let record = decode_payload::<G>(kind, payload).map_err(RecordError::Corrupt)?;
+        self.take(record).map_err(RecordError::Corrupt)
+    }
+
     /// Takes the next record after the header, or says why it cannot follow what came before.
     fn take(&mut self, record: Record<G>) -> Result<(), String> {
         let Some(header) = &self.header else {

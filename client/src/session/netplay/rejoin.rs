@@ -328,40 +328,10 @@ impl<G: Game> NetPeer<G> {
                 recent.len()
             ));
         }
-        let local = self.local_handle.unwrap_or(0);
         let failed = |e: Error| e.to_string();
         let mut ahead = Vec::new();
         let theirs = if through > ours {
-            // `n <= through`, so this does not wrap; a `through` far past ours is refused with
-            // the rest (no `n` reaches back to us from there).
-            let first = u64::from(through) + 1 - n as u64;
-            if first > u64::from(ours) + 1 {
-                return Err(format!(
-                    "your log ends at tick {through}, {} past ours, but carries the inputs of only \
-                     its last {n}",
-                    through - ours
-                ));
-            }
-            let mut world = self.driver.world().clone();
-            world
-                .restore(self.driver.snapshot_at(ours).map_err(failed)?)
-                .map_err(|e| e.to_string())?;
-            for tick in ours..through {
-                let at = (u64::from(tick) + 1 - first) as usize * players;
-                let inputs = &recent[at..at + players];
-                // Our own input there is the one we played, or the logs disagree.
-                if let Ok(played) = self.driver.inputs_at(tick) {
-                    if played.get(local).copied() != inputs.get(local).copied() {
-                        return Err(format!(
-                            "your log holds another input of ours at tick {} than we played",
-                            tick + 1
-                        ));
-                    }
-                }
-                world.step(inputs).map_err(|e| e.to_string())?;
-                ahead.extend_from_slice(inputs);
-            }
-            Ok(world.state_hash())
+            Ok(self.step_through_their_log(through, recent, &mut ahead)?)
         } else {
             self.driver.hash_at(through)
         };
@@ -405,6 +375,52 @@ impl<G: Game> NetPeer<G> {
             ahead,
             transfer: false,
         })
+    }
+
+    /// Steps a copy of our final state from our final tick to `through` with the last ticks of
+    /// the rejoiner's log (`recent`, already checked to be whole ticks), collecting them in
+    /// `ahead`; returns the hash there. Refused when the log does not reach back to our final
+    /// tick or holds another input of ours than we played.
+    fn step_through_their_log(
+        &self,
+        through: Tick,
+        recent: &[G::Input],
+        ahead: &mut Vec<G::Input>,
+    ) -> Result<G::Hash, String> {
+        let players = usize::from(self.agreement.players);
+        let ours = self.final_tick;
+        let n = recent.len() / players;
+        // `n <= through`, so this does not wrap; a `through` far past ours is refused with
+        // the rest (no `n` reaches back to us from there).
+        let first = u64::from(through) + 1 - n as u64;
+        if first > u64::from(ours) + 1 {
+            return Err(format!(
+                "your log ends at tick {through}, {} past ours, but carries the inputs of only \
+                 its last {n}",
+                through - ours
+            ));
+        }
+        let local = self.local_handle.unwrap_or(0);
+        let mut world = self.driver.world().clone();
+        world
+            .restore(self.driver.snapshot_at(ours).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        for tick in ours..through {
+            let at = (u64::from(tick) + 1 - first) as usize * players;
+            let inputs = &recent[at..at + players];
+            // Our own input there is the one we played, or the logs disagree.
+            if let Ok(played) = self.driver.inputs_at(tick) {
+                if played.get(local).copied() != inputs.get(local).copied() {
+                    return Err(format!(
+                        "your log holds another input of ours at tick {} than we played",
+                        tick + 1
+                    ));
+                }
+            }
+            world.step(inputs).map_err(|e| e.to_string())?;
+            ahead.extend_from_slice(inputs);
+        }
+        Ok(world.state_hash())
     }
 
     /// Starts epoch `epoch + 1` from `tick` with the rejoiner at `from` in `slot`: a new GGRS
