@@ -207,14 +207,15 @@ impl<T: Transport> LinkConditioner<T> {
         Duration::from_millis(ms as u64)
     }
 
-    fn enqueue(&mut self, bytes: &[u8], to: SocketAddr, mut delay: Duration) {
+    fn enqueue(&mut self, bytes: &[u8], to: SocketAddr, release: Instant) {
+        let mut release = release;
         if self.chance(self.config.reorder_permille) {
             self.stats.reordered += 1;
-            delay += Duration::from_millis(u64::from(self.config.jitter_ms) * 2 + 10);
+            release += Duration::from_millis(u64::from(self.config.jitter_ms) * 2 + 10);
         }
         self.seq += 1;
         self.queue.push(Delayed {
-            release: Instant::now() + delay,
+            release,
             seq: self.seq,
             to,
             bytes: bytes.to_vec(),
@@ -223,29 +224,41 @@ impl<T: Transport> LinkConditioner<T> {
 
     /// Sends every held datagram whose time has come.
     pub fn release_due(&mut self) {
-        let now = Instant::now();
+        self.release_due_at(Instant::now());
+    }
+
+    /// Sends every held datagram due at or before `now`, earliest first. Time is a parameter
+    /// here (and in [`LinkConditioner::send_at`]) so the tests can say exactly when each
+    /// datagram leaves without waiting for it.
+    fn release_due_at(&mut self, now: Instant) {
         while self.queue.peek().is_some_and(|d| d.release <= now) {
             let d = self.queue.pop().expect("peeked");
             self.inner.send(&d.bytes, d.to);
         }
     }
-}
 
-impl<T: Transport> Transport for LinkConditioner<T> {
-    fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+    /// Impairs one datagram offered at `now`: lost, or held for its delay (and perhaps a
+    /// copy for another), then sends whatever is due.
+    fn send_at(&mut self, bytes: &[u8], to: SocketAddr, now: Instant) {
         self.stats.offered += 1;
         if self.lose() {
             self.stats.dropped += 1;
         } else {
             let delay = self.delay();
-            self.enqueue(bytes, to, delay);
+            self.enqueue(bytes, to, now + delay);
             if self.chance(self.config.duplicate_permille) {
                 self.stats.duplicated += 1;
                 let delay = self.delay();
-                self.enqueue(bytes, to, delay);
+                self.enqueue(bytes, to, now + delay);
             }
         }
-        self.release_due();
+        self.release_due_at(now);
+    }
+}
+
+impl<T: Transport> Transport for LinkConditioner<T> {
+    fn send(&mut self, bytes: &[u8], to: SocketAddr) {
+        self.send_at(bytes, to, Instant::now());
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
@@ -295,17 +308,39 @@ mod tests {
         assert!(!LinkConditioner::new(Wire::default(), config).is_plain_udp());
     }
 
-    fn run(config: ConditionerConfig, n: u32) -> (Vec<Vec<u8>>, ConditionerStats) {
+    /// When each datagram left: `offers[i]` is the millisecond datagram `i` is offered at,
+    /// and the clock then steps a millisecond at a time to `until_ms`. Returns, in wire order,
+    /// each datagram's index and the millisecond it left. No real time passes.
+    fn timeline(
+        config: ConditionerConfig,
+        offers: &[u64],
+        until_ms: u64,
+    ) -> (Vec<(u32, u64)>, ConditionerStats) {
         let mut link = LinkConditioner::new(Wire::default(), config);
         let to = "127.0.0.1:2".parse().expect("addr");
-        for i in 0..n {
-            link.send(&i.to_le_bytes(), to);
+        let t0 = Instant::now();
+        let mut left = Vec::new();
+        for ms in 0..=until_ms {
+            let now = t0 + Duration::from_millis(ms);
+            for (i, _) in offers.iter().enumerate().filter(|&(_, &at)| at == ms) {
+                link.send_at(&(i as u32).to_le_bytes(), to, now);
+            }
+            link.release_due_at(now);
+            for bytes in link.inner.sent.drain(..) {
+                let index = u32::from_le_bytes(bytes.try_into().expect("4 bytes"));
+                left.push((index, ms));
+            }
         }
-        std::thread::sleep(Duration::from_millis(
-            u64::from(config.latency_ms + config.jitter_ms) * 3 + 30,
-        ));
-        link.release_due();
-        (link.inner.sent.clone(), link.stats())
+        assert!(
+            link.queue.is_empty(),
+            "every datagram left by {until_ms} ms"
+        );
+        (left, link.stats())
+    }
+
+    /// How long datagram `index` was held (its offer at `offers[index]`).
+    fn held(offers: &[u64], (index, left): (u32, u64)) -> u64 {
+        left - offers[index as usize]
     }
 
     #[test]
@@ -315,20 +350,180 @@ mod tests {
             burst_len: 3,
             duplicate_permille: 10,
             reorder_permille: 20,
+            jitter_ms: 4,
             seed: 4,
             ..ConditionerConfig::default()
         };
-        let (a, sa) = run(config, 2000);
-        let (b, sb) = run(config, 2000);
-        assert_eq!(sa, sb);
-        let mut a_sorted = a.clone();
-        let mut b_sorted = b.clone();
-        a_sorted.sort();
-        b_sorted.sort();
-        assert_eq!(a_sorted, b_sorted, "the same datagrams survive");
+        let offers: Vec<u64> = (0..2000).map(|i| i / 4).collect();
+        let (a, sa) = timeline(config, &offers, 600);
+        let (b, sb) = timeline(config, &offers, 600);
+        assert_eq!(
+            (&a, sa),
+            (&b, sb),
+            "the same datagrams, the same way, at the same times"
+        );
         // The long-run loss rate is about 5 %, in bursts.
         assert!((60..=150).contains(&sa.dropped), "dropped {}", sa.dropped);
         assert!(sa.duplicated > 0 && sa.reordered > 0);
+        assert_eq!(sa.offered, 2000);
+        assert_eq!(a.len() as u64, sa.offered - sa.dropped + sa.duplicated);
+        // A seed's decisions are pinned, so a lab run impairs the same datagrams in every
+        // build: any change to the order or number of draws shows here.
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for (index, ms) in &a {
+            hasher.update(&index.to_le_bytes());
+            hasher.update(&ms.to_le_bytes());
+        }
+        assert_eq!(
+            hasher.digest(),
+            0xb600_0475_894a_d042,
+            "{:#x}",
+            hasher.digest()
+        );
+        let other = ConditionerConfig { seed: 5, ..config };
+        assert_ne!(
+            timeline(other, &offers, 600).0,
+            a,
+            "another seed, other decisions"
+        );
+    }
+
+    /// Latency alone holds every datagram exactly that long, then sends it, in order.
+    #[test]
+    fn latency_holds_each_datagram_exactly_that_long() {
+        let config = ConditionerConfig::parse("latency=40").expect("parses");
+        let offers: Vec<u64> = (0..10).collect();
+        let (left, stats) = timeline(config, &offers, 100);
+        let want: Vec<(u32, u64)> = (0..10).map(|i| (i, u64::from(i) + 40)).collect();
+        assert_eq!(left, want);
+        assert_eq!(
+            stats,
+            ConditionerStats {
+                offered: 10,
+                ..ConditionerStats::default()
+            }
+        );
+        // Without impairment a datagram leaves the moment it is offered.
+        let (left, _) = timeline(ConditionerConfig::default(), &offers, 20);
+        assert_eq!(left, (0..10).map(|i| (i, u64::from(i))).collect::<Vec<_>>());
+    }
+
+    /// Jitter spreads the delay over the whole of `latency ± jitter`, never below zero.
+    #[test]
+    fn jitter_spreads_delays_over_its_range_and_never_below_zero() {
+        let offers = vec![0u64; 500];
+        for (text, lowest, highest) in [
+            ("latency=50,jitter=20", 30, 70),
+            ("latency=5,jitter=20", 0, 25),
+        ] {
+            let config = ConditionerConfig::parse(text).expect("parses");
+            let (left, stats) = timeline(config, &offers, 200);
+            assert_eq!(left.len(), 500, "{text}");
+            assert_eq!(stats.offered, 500);
+            let delays: Vec<u64> = left.iter().map(|&l| held(&offers, l)).collect();
+            let (min, max) = (delays.iter().min(), delays.iter().max());
+            assert_eq!((min, max), (Some(&lowest), Some(&highest)), "{text}");
+        }
+    }
+
+    /// A reordered datagram is held `2 × jitter + 10` ms more, so it arrives after datagrams
+    /// sent later; the others keep their delay.
+    #[test]
+    fn a_reordered_datagram_is_held_past_later_ones() {
+        let config = ConditionerConfig::parse("jitter=3,reorder=20,seed=7").expect("parses");
+        let offers: Vec<u64> = (0..400).collect();
+        let (left, stats) = timeline(config, &offers, 500);
+        assert_eq!(left.len(), 400);
+        let delays: Vec<u64> = left.iter().map(|&l| held(&offers, l)).collect();
+        let late: Vec<u64> = delays.iter().copied().filter(|&d| d > 3).collect();
+        assert_eq!(late.len() as u64, stats.reordered);
+        assert!((40..=120).contains(&stats.reordered), "{stats:?}");
+        assert!(delays.iter().all(|&d| d <= 3 || (16..=19).contains(&d)));
+        assert_eq!(
+            (late.iter().min(), late.iter().max()),
+            (Some(&16), Some(&19))
+        );
+        let order: Vec<u32> = left.iter().map(|&(i, _)| i).collect();
+        assert!(
+            order.windows(2).any(|w| w[0] > w[1]),
+            "some arrive out of order"
+        );
+    }
+
+    /// `dup=100` sends every datagram twice, each copy with its own delay.
+    #[test]
+    fn duplication_sends_a_second_copy() {
+        let config = ConditionerConfig::parse("dup=100,latency=10,jitter=5").expect("parses");
+        let offers: Vec<u64> = (0..50).collect();
+        let (left, stats) = timeline(config, &offers, 100);
+        assert_eq!(stats.duplicated, 50);
+        for i in 0..50 {
+            let copies: Vec<u64> = left
+                .iter()
+                .filter(|&&(index, _)| index == i)
+                .map(|&l| held(&offers, l))
+                .collect();
+            assert_eq!(copies.len(), 2, "datagram {i}");
+            assert!(copies.iter().all(|d| (5..=15).contains(d)), "{copies:?}");
+        }
+    }
+
+    /// Losses come in runs of the burst length (two bursts may touch), at the asked rate.
+    #[test]
+    fn losses_come_in_bursts_of_their_length() {
+        for (burst, rate) in [(1, 100), (4, 100), (7, 50)] {
+            let config = ConditionerConfig {
+                loss_permille: rate,
+                burst_len: burst,
+                seed: 3,
+                ..ConditionerConfig::default()
+            };
+            let offers: Vec<u64> = (0..8000).collect();
+            let (left, stats) = timeline(config, &offers, 8000);
+            let mut arrived = vec![false; 8000];
+            for &(i, _) in &left {
+                arrived[i as usize] = true;
+            }
+            let runs: Vec<u32> = arrived
+                .split(|&a| a)
+                .map(|run| run.len() as u32)
+                .filter(|&n| n > 0)
+                .collect();
+            assert!(
+                runs.iter().all(|n| n % burst == 0),
+                "burst {burst}: {runs:?}"
+            );
+            assert_eq!(runs.iter().sum::<u32>() as u64, stats.dropped);
+            let expected = u64::from(rate) * 8;
+            let (low, high) = (expected * 7 / 10, expected * 13 / 10);
+            assert!(
+                (low..=high).contains(&stats.dropped),
+                "burst {burst}: {stats:?}"
+            );
+            if burst > 1 {
+                assert!(runs.iter().any(|&n| n == burst), "burst {burst}: {runs:?}");
+            }
+        }
+    }
+
+    /// Datagrams whose time has come leave when the link is read, or released, without a
+    /// new datagram being sent.
+    #[test]
+    fn reading_or_releasing_sends_what_is_due() {
+        let config = ConditionerConfig::parse("latency=100").expect("parses");
+        let to = "127.0.0.1:2".parse().expect("addr");
+        let past = Instant::now()
+            .checked_sub(Duration::from_secs(1))
+            .expect("a second of uptime");
+        let mut link = LinkConditioner::new(Wire::default(), config);
+        link.send_at(b"one", to, past);
+        assert!(link.inner.sent.is_empty(), "held at first");
+        let mut buf = [0u8; 8];
+        assert_eq!(link.recv(&mut buf), None);
+        assert_eq!(link.inner.sent, vec![b"one".to_vec()]);
+        link.send_at(b"two", to, past);
+        link.release_due();
+        assert_eq!(link.inner.sent, vec![b"one".to_vec(), b"two".to_vec()]);
     }
 
     /// Any one impairment alone makes the conditioner active (`--conditioner loss=5` must
