@@ -501,7 +501,7 @@ mod tests {
                 "burst {burst}: {stats:?}"
             );
             if burst > 1 {
-                assert!(runs.iter().any(|&n| n == burst), "burst {burst}: {runs:?}");
+                assert!(runs.contains(&burst), "burst {burst}: {runs:?}");
             }
         }
     }
