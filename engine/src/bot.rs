@@ -279,8 +279,9 @@ impl Bot {
             // The swing it would have made becomes a shot.
             pressed = (pressed & !buttons::MELEE) | buttons::SHOOT;
         }
-        let attacks_kept = u32::from(self.skill.attacks_kept);
-        if attacks_kept < 256 && skill_rng.below(256) >= attacks_kept {
+        // The last draw from `skill_rng` this tick: at 256 (every attack kept) it changes
+        // nothing.
+        if skill_rng.below(256) >= u32::from(self.skill.attacks_kept) {
             pressed &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
         }
         cmd.buttons = pressed;

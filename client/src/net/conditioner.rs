@@ -388,6 +388,24 @@ mod tests {
         );
     }
 
+    /// An impairment set to zero draws nothing from the seed: loss alone (no jitter, no
+    /// duplicates, no reordering) drops exactly the datagrams it always dropped.
+    #[test]
+    fn an_impairment_at_zero_draws_nothing() {
+        let config = ConditionerConfig::parse("loss=5,burst=2,latency=3,seed=11").expect("parses");
+        let offers: Vec<u64> = (0..1000).collect();
+        let (left, stats) = timeline(config, &offers, 1010);
+        assert_eq!((stats.duplicated, stats.reordered), (0, 0));
+        let arrived: Vec<u32> = left.iter().map(|&(i, _)| i).collect();
+        let digest = xxhash_rust::xxh3::xxh3_64(&bincode::serialize(&arrived).expect("encodes"));
+        assert_eq!(
+            (stats.dropped, digest),
+            (36, 0x917a_08e8_3aed_9c4f),
+            "{:?} {digest:#x}",
+            stats.dropped
+        );
+    }
+
     /// Latency alone holds every datagram exactly that long, then sends it, in order.
     #[test]
     fn latency_holds_each_datagram_exactly_that_long() {
