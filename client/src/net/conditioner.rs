@@ -207,8 +207,7 @@ impl<T: Transport> LinkConditioner<T> {
         Duration::from_millis(ms as u64)
     }
 
-    fn enqueue(&mut self, bytes: &[u8], to: SocketAddr, release: Instant) {
-        let mut release = release;
+    fn enqueue(&mut self, bytes: &[u8], to: SocketAddr, mut release: Instant) {
         if self.chance(self.config.reorder_permille) {
             self.stats.reordered += 1;
             release += Duration::from_millis(u64::from(self.config.jitter_ms) * 2 + 10);
