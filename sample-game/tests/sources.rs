@@ -67,9 +67,15 @@ fn config() -> NetConfig<World> {
 }
 
 /// Both peers draw the other in the past (`--remote-view past`, the default) and fire rails
-/// carrying that view; they still agree on every confirmed tick.
+/// carrying that view; they still agree on every confirmed tick. Event-driven, not timed: a
+/// rail is asked for every 45 frames and pressed on the first frame after that drew the remote
+/// player in the past (how far back depends on how confirmation trails, which a loaded machine
+/// changes), and both peers play on until each has seen 400 final ticks and one of its own
+/// compensated rail shots.
 #[test]
 fn online_host_and_joiner_agree_on_every_confirmed_tick() {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Arc;
     let dir = scratch("online");
     let (tx, rx) = std::sync::mpsc::channel();
     let host_log = dir.join("host.hashlog");
@@ -79,15 +85,25 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         match_log: None,
         dump_dir: None,
     };
+    // How many peers have seen enough; each plays on until both have.
+    let satisfied = Arc::new(AtomicU8::new(0));
     // Every frame: the past the remote player is drawn at, and on a rail press that view,
     // relative to the input's own tick — as the window loop does.
-    let run = |mut source: NetMatch, player: u32| -> anyhow::Result<(u32, u8, u32)> {
+    let run = move |mut source: NetMatch,
+                    player: u32,
+                    satisfied: Arc<AtomicU8>|
+          -> anyhow::Result<(u32, u8, u32)> {
         let (mut t, mut widest, mut compensated) = (0, 0u8, 0u32);
         let window = source.rules().pose_history_ticks;
         let mut shown = ShownView::default();
-        let mut frame = |source: &mut NetMatch, t: u32| -> anyhow::Result<()> {
+        let (mut want_rail, mut pressed_last) = (false, false);
+        let mut frame = |source: &mut NetMatch, t: u32| -> anyhow::Result<u32> {
+            let mut compensated = 0;
             let mut cmd = input(player, t);
-            if t % 45 == 20 {
+            want_rail |= t % 45 == 20;
+            // The rail fires on a press edge, so never two frames running.
+            pressed_last = want_rail && shown.back > 0 && !pressed_last;
+            if pressed_last {
                 cmd.buttons |= buttons::RAIL;
                 let view = shown.for_input(source.input_tick());
                 (cmd.view_ticks, cmd.view_frac) = (view.ticks_back, view.frac);
@@ -97,6 +113,7 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
                     let mine = u32::from(shot.shooter) == player;
                     compensated += u32::from(mine && shot.requested.ticks_back > 0);
                     if mine {
+                        want_rail = false;
                         assert_eq!(shot.clamp, ViewClamp::None, "judged at the moment drawn");
                     }
                 }
@@ -109,16 +126,27 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
                 back,
                 alpha_256: (t * 37 % 256) as u8,
             };
-            Ok(())
+            Ok(compensated)
         };
-        while source.peer().final_tick() < 400 {
-            frame(&mut source, t)?;
+        let mut counted = false;
+        while satisfied.load(Ordering::SeqCst) < 2 {
+            compensated += frame(&mut source, t)?;
             t += 1;
+            if !counted && source.peer().final_tick() >= 400 && compensated > 0 {
+                counted = true;
+                satisfied.fetch_add(1, Ordering::SeqCst);
+            }
+            anyhow::ensure!(
+                t < 60 * 120,
+                "player {player}: two minutes of frames, final tick {}, widest view {widest}, \
+                 {compensated} compensated rail shots",
+                source.peer().final_tick()
+            );
             std::thread::sleep(Duration::from_millis(16));
         }
         // Keep serving the peer a moment so it can confirm its last ticks too.
         for _ in 0..60 {
-            frame(&mut source, t)?;
+            compensated += frame(&mut source, t)?;
             std::thread::sleep(Duration::from_millis(16));
         }
         source.close()?;
@@ -127,11 +155,12 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
     // 60 ms each way: confirmation trails prediction by a few ticks.
     let lag = || ConditionerConfig::parse("latency=60,seed=3").unwrap();
     let (hp, jp) = (paths(&host_log), paths(&join_log));
+    let host_satisfied = Arc::clone(&satisfied);
     let host = std::thread::spawn(move || {
         let link = open_link("127.0.0.1:0".parse().unwrap(), lag()).unwrap();
         tx.send(link.borrow().local_addr()).unwrap();
         let peer = NetPeer::<World>::host_on(link, &config()).unwrap();
-        run(NetMatch::new(peer, 2, &hp).unwrap(), 0)
+        run(NetMatch::new(peer, 2, &hp).unwrap(), 0, host_satisfied)
     });
     let addr = rx.recv().unwrap();
     let joiner = std::thread::spawn(move || {
@@ -143,7 +172,7 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         )
         .unwrap();
         source.command(SourceCommand::MoreInputDelay).unwrap(); // changed at run time
-        run(source, 1)
+        run(source, 1, satisfied)
     });
     let (h, h_back, h_rails) = host.join().unwrap().unwrap();
     let (j, j_back, j_rails) = joiner.join().unwrap().unwrap();
