@@ -2,6 +2,7 @@
 //! game uses.
 
 use crate::fx::{Fx, FxVec};
+use crate::geom::wall_clear_ticks;
 use crate::input::{buttons, InputCmd};
 use crate::maze::Tile;
 use crate::projectile::Projectile;
@@ -66,16 +67,20 @@ pub fn loaded_world(n: usize, window: u8) -> World {
         let dir = dir
             .normalized()
             .unwrap_or(FxVec::new(Fx::from_num(1), Fx::ZERO));
+        let pos = FxVec::new(
+            Fx::from_num(x) + sixteenth(8),
+            Fx::from_num(y) + sixteenth(8),
+        );
+        let vel = dir.scale(Fx::from_num(1) >> DRIFT_SHIFT);
         snap.projectiles.push(Projectile {
             id,
             owner: (id % 2) as u8,
-            reserved: 0,
+            // Counted as a world that had been stepping them would have (a rollback restores
+            // states whose projectiles are in flight, not all fired that tick).
+            wall_clear: wall_clear_ticks(&snap.maze, pos, vel, rules.projectile_life),
             owner_generation: 1,
-            pos: FxVec::new(
-                Fx::from_num(x) + sixteenth(8),
-                Fx::from_num(y) + sixteenth(8),
-            ),
-            vel: dir.scale(Fx::from_num(1) >> DRIFT_SHIFT),
+            pos,
+            vel,
             life: rules.projectile_life,
         });
     }

@@ -371,7 +371,7 @@ mod tests {
                 vel: FxVec::new(fx(words[4]), fx(words[5])),
                 life,
                 owner: small[0],
-                reserved: small[1],
+                wall_clear: small[1],
             };
             let encoded = canonical().serialize(&p).expect("encodes");
             proptest::prop_assert_eq!(bytemuck::bytes_of(&p), &encoded[..]);
@@ -433,7 +433,7 @@ mod tests {
             vel: FxVec::ZERO,
             life: 3,
             owner: 1,
-            reserved: 0,
+            wall_clear: 0,
         };
         let list = vec![p; 5];
         let base = hash_projectiles(&list);

@@ -32,7 +32,12 @@ pub struct Projectile {
     pub life: u16,
     /// Who fired it; damage and KOs are credited to this id even if that player is KO'd.
     pub owner: PlayerId,
-    /// Always 0: the byte that would otherwise be padding, named so that every byte of a
-    /// projectile is defined (a snapshot with another value is refused as corrupt).
-    pub reserved: u8,
+    /// How many of its next steps are sure to meet no solid tile (0: not known, walk the grid
+    /// this step). Computed by the projectile phase when it reaches 0 and counted down each
+    /// step; solid tiles only become floor within a round, so it stays a safe lower bound. It
+    /// spares a flying projectile the wall walk on most steps and changes nothing else: with
+    /// every count forced to 0 a match plays exactly the same
+    /// (`a_match_plays_the_same_with_the_wall_counts_ignored`). It is state like the rest (in
+    /// the snapshot and the hash), so a peer that restored reaches the same counts.
+    pub wall_clear: u8,
 }

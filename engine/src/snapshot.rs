@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 /// Version of the snapshot's byte format; bumped whenever a field or its encoding changes.
 /// 3 (issue 23): projectiles and pose samples carry their reserved bytes (28 and 20 bytes,
 /// their memory layout), and those two sections are hashed as their bytes alone.
-pub const SNAPSHOT_FORMAT_VERSION: u32 = 3;
+/// 4 (issue 23): a projectile's last byte, reserved in 3, is its `wall_clear` count.
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 4;
 
 /// Largest snapshot [`WorldSnapshot::from_bytes`] accepts (a corrupt length prefix must not
 /// make it allocate gigabytes).
@@ -157,7 +158,33 @@ impl WorldSnapshot {
                     reason: e.to_string(),
                 })?;
         snapshot.check()?;
+        snapshot.check_wall_counts()?;
         Ok(snapshot)
+    }
+
+    /// Checks what [`WorldSnapshot::check`] leaves out because it costs a grid walk per
+    /// projectile: that no projectile's `wall_clear` count claims a step clear of walls that
+    /// is not (such a projectile would fly through a wall). A world only ever saves true
+    /// counts, so restoring its own saves (a rollback) skips this; every snapshot from outside
+    /// gets it: [`WorldSnapshot::from_bytes`] and [`World::from_snapshot`] call it.
+    ///
+    /// [`World::from_snapshot`]: crate::World::from_snapshot
+    ///
+    /// # Errors
+    /// [`Error::SnapshotCorrupt`] naming the projectile and its count.
+    pub fn check_wall_counts(&self) -> Result<(), Error> {
+        for p in &self.projectiles {
+            let most = crate::geom::wall_clear_ticks(&self.maze, p.pos, p.vel, u16::MAX);
+            if p.wall_clear > most {
+                return Err(Error::SnapshotCorrupt {
+                    reason: format!(
+                        "projectile {} claims {} steps clear of walls, at most {most} are",
+                        p.id, p.wall_clear
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Checks the invariants any reachable state holds: 2–4 players in slot order, projectile
@@ -213,9 +240,6 @@ impl WorldSnapshot {
                     "projectile {} owned by missing player {}",
                     p.id, p.owner
                 ));
-            }
-            if p.reserved != 0 {
-                return corrupt(format!("projectile {} has a reserved byte set", p.id));
             }
             if p.id >= self.next_projectile_id {
                 return corrupt(format!("projectile id {} not yet allocated", p.id));

@@ -8,7 +8,7 @@
 use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
-use crate::geom::{point_at, segment_circle_toi, segment_grid_toi};
+use crate::geom::{point_at, segment_circle_toi, segment_grid_toi, wall_clear_ticks};
 use crate::hash::StateHash;
 use crate::input::{buttons, InputCmd, WireInput, STICK_MAX};
 use crate::maze::Tile;
@@ -474,7 +474,7 @@ impl World {
         self.state.projectiles.push(Projectile {
             id,
             owner: p.id,
-            reserved: 0,
+            wall_clear: 0,
             owner_generation: p.generation,
             pos: p.pos,
             vel: dir.scale(rules.projectile_speed),
@@ -529,9 +529,14 @@ impl World {
                 continue;
             }
             // Earliest contact wins; at equal times a tile beats a player, and a lower slot
-            // beats a higher one.
-            let mut best = segment_grid_toi(&self.state.maze, proj.pos, proj.vel)
-                .map(|(t, x, y)| (t, Impact::Tile(x, y)));
+            // beats a higher one. A projectile known to be clear of walls this step skips the
+            // wall walk (`wall_clear`; with `exact_walls` every step walks, for the tests).
+            let mut best = if proj.wall_clear == 0 || self.exact_walls {
+                segment_grid_toi(&self.state.maze, proj.pos, proj.vel)
+                    .map(|(t, x, y)| (t, Impact::Tile(x, y)))
+            } else {
+                None
+            };
             if fighting {
                 for (slot, victim) in self.state.players.iter().enumerate() {
                     let own_life =
@@ -552,6 +557,10 @@ impl World {
                 None => {
                     p.pos += p.vel;
                     p.life -= 1;
+                    p.wall_clear = match proj.wall_clear {
+                        0 => wall_clear_ticks(&self.state.maze, p.pos, p.vel, p.life),
+                        n => n - 1,
+                    };
                     if p.life == 0 {
                         self.emit(EventKind::Expired {
                             projectile: proj.id,
@@ -794,7 +803,7 @@ mod tests {
             vel: FxVec::new(-fx_bits(1 << 15), ZERO),
             life: 10,
             owner: 0,
-            reserved: 0,
+            wall_clear: 0,
         });
         snap.next_projectile_id += 1;
         snap.round.phase = RoundPhase::Fighting;

@@ -36,6 +36,9 @@ pub struct World {
     pub(crate) rails_accepted: u8,
     /// Scratch: bit per slot frozen by hit-stop in the step in progress.
     pub(crate) frozen: u8,
+    /// A check, not state: walk the grid for every projectile on every step, as if no
+    /// projectile's `wall_clear` count were known (see [`World::debug_walk_every_step`]).
+    pub(crate) exact_walls: bool,
 }
 
 impl World {
@@ -99,6 +102,7 @@ impl World {
             maze_scratch: MazeScratch::default(),
             rails_accepted: 0,
             frozen: 0,
+            exact_walls: false,
         };
         world.start_round(1);
         world.events.clear(); // the first RoundReset is not a step's event
@@ -110,6 +114,16 @@ impl World {
         Ok(world)
     }
 
+    /// For tests: with `on`, every projectile walks the grid every step even where its
+    /// `wall_clear` count says the step is clear. The counts are kept exactly as usual, so a
+    /// world stepped this way must stay bit-identical to one that trusts them; if a count ever
+    /// claimed a step clear that is not, the walk here would find the wall and the two
+    /// diverge. Not part of the state (a snapshot does not carry it).
+    #[doc(hidden)]
+    pub fn debug_walk_every_step(&mut self, on: bool) {
+        self.exact_walls = on;
+    }
+
     /// A fresh world restored from `snapshot`: the way to resume, replay or roll back.
     ///
     /// # Errors
@@ -117,11 +131,16 @@ impl World {
     pub fn from_snapshot(rules: Rules, snapshot: &WorldSnapshot) -> Result<World, Error> {
         let mut world = World::new(rules, snapshot.match_seed, snapshot.players.len())?;
         world.restore(snapshot)?;
+        // After `restore` checked the maze and the ranges the walk relies on.
+        snapshot.check_wall_counts()?;
         Ok(world)
     }
 
     /// Replaces this world's state with `snapshot` and rebuilds every cache from it. Reuses
-    /// this world's buffers: no allocation once their capacity suffices.
+    /// this world's buffers: no allocation once their capacity suffices. Meant for snapshots
+    /// a world saved (a rollback): it checks every invariant but the projectiles' wall counts,
+    /// which a snapshot from outside gets from [`WorldSnapshot::from_bytes`] or
+    /// [`World::from_snapshot`] (or [`WorldSnapshot::check_wall_counts`] directly).
     ///
     /// # Errors
     /// [`Error::RulesMismatch`] if the snapshot was taken under other rules;

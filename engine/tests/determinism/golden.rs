@@ -44,7 +44,7 @@ fn scripted_match_golden() {
         g.final_hash,
         g.trajectory,
     );
-    let expected = (1189, 3, 1090, 0x2892_4ead_ba54_f90e, 0x9d5f_5d1b_7481_8865);
+    let expected = (1189, 3, 1090, 0x1606_28b8_8cc3_323c, 0x3c1c_1132_1c6d_81c8);
     assert_eq!(
         got, expected,
         "golden moved: (ticks, rounds, size, hash, trajectory) = {got:x?}"

@@ -19,3 +19,4 @@ mod rules_extremes;
 mod snapshot_check;
 mod step_order;
 mod timers;
+mod wall_counts;

@@ -68,7 +68,7 @@ fn melee_resolves_before_projectiles() {
     snap.projectiles.push(Projectile {
         id: 0,
         owner: 2,
-        reserved: 0,
+        wall_clear: 0,
         owner_generation: snap.players[2].generation,
         pos: FxVec::new(fx(4.5), fx(5.0)),
         vel: FxVec::new(fx(0.0), fx(-0.3)),
@@ -119,7 +119,7 @@ fn removal_preserves_projectile_order() {
     let mk = |id: u32, x: f64, vx: f64| Projectile {
         id,
         owner: 0,
-        reserved: 0,
+        wall_clear: 0,
         owner_generation: 1,
         pos: FxVec::new(fx(x), fx(5.5)),
         vel: FxVec::new(fx(vx), fx(0.0)),
@@ -176,7 +176,7 @@ fn rail_resolves_after_movement_and_before_projectiles() {
     snap.projectiles.push(Projectile {
         id: snap.next_projectile_id,
         owner: 0,
-        reserved: 0,
+        wall_clear: 0,
         owner_generation: snap.players[0].generation,
         pos: FxVec::new(fx(5.9), fx(4.5)),
         vel: FxVec::new(fx(0.3), fx(0.0)),

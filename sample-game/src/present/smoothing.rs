@@ -202,7 +202,7 @@ mod tests {
             vel: FxVec::new(Fx::from_num(vx), Fx::ZERO),
             life: 60,
             owner,
-            reserved: 0,
+            wall_clear: 0,
         };
         s.projectiles.retain(|p| p.id != id);
         s.projectiles.push(shot);

@@ -1,0 +1,156 @@
+//! A projectile's `wall_clear` count (snapshot format 4) only spares work: a world that walks
+//! the grid for every projectile on every step, as if no count were known, plays exactly the
+//! same match, tick by tick, hash for hash (the counts are state, kept alike in both). If a
+//! count ever claimed a step clear that is not, the walking world would find the wall there and
+//! the two would part. And a snapshot from outside that claims more than is true is refused.
+
+use crate::common::{expand, segment};
+use engine::{Bot, EventKind, Fx, Rules, World, WorldSnapshot};
+use proptest::prelude::*;
+
+/// Steps a trusting and a walking world on the same inputs, asserting that every tick's hash
+/// and events agree; returns (largest count seen, walls met) so callers can show the counts
+/// were used and walls were reached.
+fn side_by_side(
+    rules: &Rules,
+    seed: u64,
+    inputs: &mut dyn FnMut(&World) -> Vec<engine::InputCmd>,
+    ticks: u32,
+    players: usize,
+) -> (u8, u32) {
+    let mut trusting = World::new(rules.clone(), seed, players).expect("world");
+    let mut walking = World::new(rules.clone(), seed, players).expect("world");
+    walking.debug_walk_every_step(true);
+    let (mut most, mut walls) = (0u8, 0u32);
+    for _ in 0..ticks {
+        let cmds = inputs(&trusting);
+        let a: Vec<EventKind> = trusting
+            .step(&cmds)
+            .expect("step")
+            .iter()
+            .map(|e| e.kind)
+            .collect();
+        let b: Vec<EventKind> = walking
+            .step(&cmds)
+            .expect("step")
+            .iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(a, b, "events at tick {}", trusting.tick());
+        assert_eq!(
+            trusting.state_hash(),
+            walking.state_hash(),
+            "state at tick {}",
+            trusting.tick()
+        );
+        walls += a
+            .iter()
+            .filter(|k| {
+                matches!(
+                    k,
+                    EventKind::WallHit { .. }
+                        | EventKind::BlockDamaged { .. }
+                        | EventKind::BlockBroken { .. }
+                )
+            })
+            .count() as u32;
+        let counts = trusting.state().projectiles.iter().map(|p| p.wall_clear);
+        most = most.max(counts.max().unwrap_or(0));
+    }
+    (most, walls)
+}
+
+fn bots(seed: u64, players: usize) -> impl FnMut(&World) -> Vec<engine::InputCmd> {
+    let mut bots: Vec<Bot> = (0..players)
+        .map(|i| Bot::new(i as u8, seed ^ i as u64))
+        .collect();
+    move |world| bots.iter_mut().map(|b| b.think(world)).collect()
+}
+
+/// Bot matches at the default projectile speed, at the slowest and the fastest the rules
+/// allow, and with the longest life: the same play whether or not the counts are trusted,
+/// with walls met and counts seen (above 1 where a step is under 2 tiles).
+#[test]
+fn a_match_plays_the_same_with_the_wall_counts_ignored() {
+    let speeds = [Fx::from_num(0.30), Fx::from_num(0.02), Fx::from_num(2)];
+    for (i, speed) in speeds.into_iter().enumerate() {
+        let rules = Rules {
+            projectile_speed: speed,
+            projectile_life: if i == 1 { 600 } else { 90 },
+            ..Rules::default()
+        };
+        for (seed, players) in [(0x5EED, 2), (7, 4)] {
+            let (most, walls) = side_by_side(&rules, seed, &mut bots(seed, players), 1500, players);
+            assert!(walls > 0, "speed {speed}, seed {seed}: no wall was met");
+            // The count looks 2 tiles ahead: at 2 tiles a step it can say 1 at most.
+            let want = if i == 2 { 1 } else { 2 };
+            assert!(
+                most >= want,
+                "speed {speed}, seed {seed}: counts reach {most}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Random (hostile included) inputs for 2–4 players: the trusting and the walking world
+    /// never part.
+    #[test]
+    fn random_play_is_the_same_with_the_wall_counts_ignored(
+        players in 2usize..=4,
+        seed in any::<u64>(),
+        segments in prop::collection::vec(segment(), 10..80),
+    ) {
+        let inputs = expand(players, 0, &segments, 600);
+        let mut at = 0usize;
+        let mut next = |_: &World| {
+            at += 1;
+            inputs[at - 1].clone()
+        };
+        side_by_side(&Rules::default(), seed, &mut next, 600, players);
+    }
+}
+
+/// A snapshot taken in flight, with a count raised above what its path allows: refused from
+/// bytes and into a fresh world, naming the projectile; at the true count it is accepted.
+/// (A world restoring its own saves trusts them; see `World::restore`.)
+#[test]
+fn a_snapshot_claiming_more_steps_clear_than_true_is_refused() {
+    let rules = Rules::default();
+    let mut world = World::new(rules.clone(), 0x5EED, 2).expect("world");
+    let mut play = bots(0x5EED, 2);
+    let mut snap: Option<WorldSnapshot> = None;
+    for _ in 0..3000 {
+        let cmds = play(&world);
+        world.step(&cmds).expect("step");
+        let s = world.snapshot();
+        if s.projectiles.iter().any(|p| p.wall_clear < 255) {
+            snap = Some(s);
+            break;
+        }
+    }
+    let snap = snap.expect("a projectile in flight");
+    let k = snap
+        .projectiles
+        .iter()
+        .position(|p| p.wall_clear < 255)
+        .expect("one");
+    assert!(WorldSnapshot::from_bytes(&snap.to_bytes()).is_ok());
+    assert!(World::from_snapshot(rules.clone(), &snap).is_ok());
+    let mut forged = snap.clone();
+    forged.projectiles[k].wall_clear += 1;
+    // Raising it by one may still be true (the count was computed a step or more ago, and
+    // blocks may have broken since); raise it until it is not.
+    while forged.check_wall_counts().is_ok() && forged.projectiles[k].wall_clear < 255 {
+        forged.projectiles[k].wall_clear += 1;
+    }
+    let err = WorldSnapshot::from_bytes(&forged.to_bytes()).expect_err("refused");
+    let id = forged.projectiles[k].id;
+    assert!(
+        err.to_string().contains(&format!("projectile {id} claims")),
+        "{err}"
+    );
+    assert!(World::from_snapshot(rules, &forged).is_err());
+}
