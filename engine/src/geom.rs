@@ -127,6 +127,8 @@ struct Axis {
     hi: i32,
     /// The next boundary ahead (Q16), if the point moves on this axis.
     next: Option<i64>,
+    /// Whether it moves toward higher lines.
+    forward: bool,
 }
 
 impl Axis {
@@ -146,6 +148,7 @@ impl Axis {
             lo,
             hi,
             next,
+            forward: speed > 0,
         }
     }
 
@@ -167,7 +170,7 @@ impl Axis {
     fn cross(&mut self) {
         let Some(b) = self.next else { return };
         let line = (b >> 16) as i32;
-        let (into, after) = if self.speed > 0 {
+        let (into, after) = if self.forward {
             (line, b + ONE_RAW)
         } else {
             (line - 1, b - ONE_RAW)
@@ -390,6 +393,9 @@ mod tests {
         let clear = |p, d, most| wall_clear_ticks(&maze, p, d, most);
         assert_eq!(clear(v(3.5, 4.5), v(0.5, 0.0), ALL), 8);
         assert_eq!(clear(v(3.5, 4.5), v(0.5, 0.0), 3), 3);
+        // The limit at the very step that reaches the wall: that step is not clear.
+        assert_eq!(clear(v(3.5, 4.5), v(0.5, 0.0), 9), 8);
+        assert_eq!(clear(v(3.5, 4.5), v(0.5, 0.0), 8), 8);
         assert_eq!(clear(v(3.5, 4.5), v(0.5, 0.0), 300), 8);
         // x reaches 8 after 15 steps, y reaches 1 after 17.5.
         assert_eq!(clear(v(3.5, 4.5), v(0.3, -0.2), ALL), 14);
@@ -409,6 +415,19 @@ mod tests {
         let clear = |p, d| wall_clear_ticks(&maze, p, d, ALL);
         // Diagonal through the corner (5, 5) at step 3.
         assert_eq!(clear(v(3.5, 3.5), v(0.5, 0.5)), 2);
+        // Through the same corner with each of the other three squares at it solid instead:
+        // crossings on both axes at one instant touch all four.
+        for (x, y) in [(4, 4), (5, 4), (4, 5)] {
+            let mut maze = open_room();
+            maze.set(x, y, Tile::WALL);
+            let (p, d) = (v(3.5, 3.5), v(0.5, 0.5));
+            let clear = wall_clear_ticks(&maze, p, d, ALL);
+            assert_eq!(
+                clear,
+                if (x, y) == (4, 4) { 0 } else { 2 },
+                "solid ({x}, {y})"
+            );
+        }
         // Along y = 5, the top edge of tile (5, 5), reached at x = 5 after 3 steps.
         assert_eq!(clear(v(3.5, 5.0), v(0.5, 0.0)), 2);
         // Along y = 4.9, just clear of it: on to the far wall.

@@ -154,3 +154,53 @@ fn a_snapshot_claiming_more_steps_clear_than_true_is_refused() {
     );
     assert!(World::from_snapshot(rules, &forged).is_err());
 }
+
+/// The check above can fail: with a count forged to claim a step that is not clear (restored
+/// with `restore`, which trusts a world's own saves), the walking world finds the wall the
+/// trusting one flies through.
+#[test]
+fn the_walking_world_finds_the_wall_a_forged_count_hides() {
+    let mut world = World::new(Rules::default(), 0x5EED, 2).expect("world");
+    let mut play = bots(0x5EED, 2);
+    let mut snap = None;
+    // A projectile whose next step meets a wall (it has counted 0 clear steps).
+    for _ in 0..3000 {
+        let cmds = play(&world);
+        world.step(&cmds).expect("step");
+        let s = world.snapshot();
+        if s.projectiles
+            .iter()
+            .any(|p| p.wall_clear == 0 && p.life > 1)
+        {
+            snap = Some(s);
+            break;
+        }
+    }
+    let mut snap = snap.expect("a projectile at a wall");
+    for p in &mut snap.projectiles {
+        p.wall_clear = 255;
+    }
+    let walls = |walk: bool| {
+        let mut w = World::new(Rules::default(), 0x5EED, 2).expect("world");
+        w.restore(&snap).expect("restore trusts the counts");
+        w.debug_walk_every_step(walk);
+        let idle = [
+            engine::InputCmd::idle(snap.tick),
+            engine::InputCmd::idle(snap.tick),
+        ];
+        let events = w.step(&idle).expect("step");
+        events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::WallHit { .. }
+                        | EventKind::BlockDamaged { .. }
+                        | EventKind::BlockBroken { .. }
+                )
+            })
+            .count()
+    };
+    assert_eq!(walls(false), 0, "the forged count hides the wall");
+    assert!(walls(true) > 0, "walking every step finds it");
+}
