@@ -307,6 +307,25 @@ mod tests {
         assert!(!LinkConditioner::new(Wire::default(), config).is_plain_udp());
     }
 
+    /// `Transport::send` is the conditioner's way in: a datagram offered there is counted and
+    /// impaired like any (without delay it leaves at once; at total loss it never does).
+    #[test]
+    fn a_datagram_sent_as_a_transport_goes_through_the_impairments() {
+        let to = "127.0.0.1:2".parse().expect("addr");
+        let mut clear = LinkConditioner::new(Wire::default(), ConditionerConfig::default());
+        Transport::send(&mut clear, b"hi", to);
+        assert_eq!(clear.inner.sent, vec![b"hi".to_vec()]);
+        assert_eq!(clear.stats().offered, 1);
+        let lossy = ConditionerConfig {
+            loss_permille: 1000,
+            ..ConditionerConfig::default()
+        };
+        let mut lost = LinkConditioner::new(Wire::default(), lossy);
+        Transport::send(&mut lost, b"hi", to);
+        assert!(lost.inner.sent.is_empty());
+        assert_eq!((lost.stats().offered, lost.stats().dropped), (1, 1));
+    }
+
     /// When each datagram left: `offers[i]` is the millisecond datagram `i` is offered at,
     /// and the clock then steps a millisecond at a time to `until_ms`. Returns, in wire order,
     /// each datagram's index and the millisecond it left. No real time passes.
