@@ -526,6 +526,8 @@ pub fn recover<G: Game>(log: MatchLog<G>) -> Result<G, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logs::matchlog::{LogHeader, StateTransfer};
+    use engine::{Rules, World};
 
     /// Seeking lands exactly on the tick asked for, in the logged state: forwards, backwards
     /// (from a checkpoint before it, not by staying ahead), to the start, and past the end
@@ -548,6 +550,341 @@ mod tests {
             replay.seek(beyond).expect("past the end is the end");
             assert_eq!(replay.world().tick(), last);
             assert_eq!(replay.world().state_hash(), logged(last));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `log`'s match played from its header to `tick` with its logged inputs, checking nothing
+    /// (the fixtures' own re-simulation, independent of the code under test).
+    fn played_to(log: &MatchLog<World>, tick: Tick) -> World {
+        let mut world = World::new(Rules::default(), log.header.match_seed, 2).expect("world");
+        for record in log.ticks.iter().take_while(|r| r.tick <= tick) {
+            Game::step(&mut world, &record.inputs).expect("step");
+        }
+        world
+    }
+
+    /// `log`'s ticks after `from` up to `to` cut, and epoch 2 going on from its state at `to`,
+    /// sent whole: a rejoiner's log.
+    fn transferred(log: &MatchLog<World>, from: Tick, to: Tick) -> MatchLog<World> {
+        let sent = played_to(log, to);
+        let mut cut = log.clone();
+        cut.ticks.retain(|r| r.tick <= from || r.tick > to);
+        cut.checkpoints.retain(|c| c.0 <= from || c.0 > to);
+        cut.epochs.push(EpochRecord {
+            epoch: 2,
+            tick: to,
+            hash: sent.state_hash(),
+            peer: "127.0.0.1:7000".into(),
+            transfer: Some(StateTransfer {
+                from,
+                snapshot: World::snapshot_to_bytes(&Game::snapshot(&sent)),
+            }),
+        });
+        cut
+    }
+
+    /// `log` with its state after `at` replaced by a resync (epoch 2) to another state of that
+    /// tick (its match's with the random state changed, as a host's may differ), and every later
+    /// record and checkpoint as the match went on from there.
+    fn resynced(log: &MatchLog<World>, at: Tick) -> MatchLog<World> {
+        let own = played_to(log, at);
+        let mut host = Game::snapshot(&own);
+        host.rng.state ^= 2;
+        let mut world = World::from_snapshot(Rules::default(), &host).expect("the host's state");
+        let mut out = log.clone();
+        out.resyncs.push(ResyncRecord {
+            epoch: 2,
+            tick: at,
+            desync: at,
+            replaced: own.state_hash(),
+            hash: world.state_hash(),
+            dumps: None,
+            snapshot: World::snapshot_to_bytes(&host),
+        });
+        for record in out.ticks.iter_mut().filter(|r| r.tick > at) {
+            Game::step(&mut world, &record.inputs).expect("step");
+            record.hash = world.state_hash();
+            record.audit.clear();
+            World::audit(world.last_events(), &mut record.audit);
+            if let Some(c) = out.checkpoints.iter_mut().find(|c| c.0 == record.tick) {
+                c.1 = World::snapshot_to_bytes(&Game::snapshot(&world));
+            }
+        }
+        out
+    }
+
+    fn refused<T: std::fmt::Debug>(result: Result<T, Error>) -> Error {
+        result.expect_err("refused")
+    }
+
+    /// A verification may insist on rules: the log's own are taken, any others refused with
+    /// both hashes.
+    #[test]
+    fn rules_insisted_on_must_be_the_logs_own() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-rules", 3, 30);
+        let own = log_rules(&log, None).expect("the log's rules");
+        assert_eq!(log_rules(&log, Some(&own)).expect("its own rules"), own);
+        assert_eq!(verify(&log, Some(&own)).expect("verifies").ticks, 30);
+        let other = Rules {
+            max_hp: 101,
+            ..Rules::default()
+        };
+        match refused(verify(&log, Some(&other))) {
+            Error::LogRulesMismatch { recorded, actual } => assert_eq!(
+                (recorded, actual),
+                (log.header.rules_hash, World::rules_hash(&other))
+            ),
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log of another game, game version or snapshot format is refused, naming which.
+    #[test]
+    fn a_log_of_another_build_is_refused_naming_what_differs() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-build", 3, 30);
+        type Edit = fn(&mut LogHeader);
+        let edits: [(&str, Edit); 3] = [
+            ("game", |h| h.game = "ring-race".into()),
+            ("game version", |h| h.game_version.push('+')),
+            ("state format", |h| h.state_format += 1),
+        ];
+        for (what, edit) in edits {
+            let mut other = log.clone();
+            edit(&mut other.header);
+            match refused(verify(&other, None)) {
+                Error::LogBuild { what: named, .. } => assert_eq!(named, what),
+                e => panic!("{what}: {e}"),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A record whose combined hash is wrong is refused even though every section agrees.
+    #[test]
+    fn a_forged_combined_hash_is_refused_though_every_section_agrees() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-combined", 3, 30);
+        let mut forged = log.clone();
+        forged.ticks[19].hash.combined ^= 1;
+        match refused(verify(&forged, None)) {
+            Error::VerifyMismatch {
+                tick,
+                section,
+                logged,
+                got,
+            } => {
+                assert_eq!((tick, section), (20, "combined"));
+                assert_eq!(logged ^ 1, got);
+            }
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The audited events logged at a tick must be those the re-simulation gives: a rail shot
+    /// taken out of its record is named at its tick.
+    #[test]
+    fn a_logged_audit_that_differs_from_the_re_simulated_one_is_refused() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-audit", 8, 900);
+        let shot = (log.ticks.iter())
+            .position(|r| !r.audit.is_empty())
+            .expect("a rail shot");
+        let mut forged = log.clone();
+        forged.ticks[shot].audit.clear();
+        match refused(verify(&forged, None)) {
+            Error::AuditMismatch { tick, logged, got } => {
+                assert_eq!(tick, log.ticks[shot].tick);
+                assert_eq!(logged, "[]");
+                assert_eq!(got, format!("{:?}", log.ticks[shot].audit));
+            }
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Every checkpoint is compared and counted, the first one (tick 0) against the header's
+    /// start rather than taken on trust; one changed by a bit is refused at its tick.
+    #[test]
+    fn every_checkpoint_is_compared_and_a_forged_one_is_refused_at_its_tick() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-checkpoints", 5, 600);
+        let ticks: Vec<Tick> = log.checkpoints.iter().map(|c| c.0).collect();
+        assert_eq!(ticks, [0, 300, 600]);
+        let report = verify(&log, None).expect("verifies");
+        let expected = VerifyReport {
+            ticks: 600,
+            checkpoints: 3,
+            ended: true,
+            torn_bytes: 0,
+        };
+        assert_eq!(report, expected);
+        for at in [0, 1] {
+            let mut forged = log.clone();
+            let bytes = &mut forged.checkpoints[at].1;
+            let mut snapshot = World::snapshot_from_bytes(bytes).expect("decodes");
+            snapshot.players[0].pos.x += engine::fx_bits(1);
+            *bytes = World::snapshot_to_bytes(&snapshot);
+            match refused(verify(&forged, None)) {
+                Error::VerifyMismatch { tick, section, .. } => {
+                    assert_eq!((tick, section), (ticks[at], "players"));
+                }
+                e => panic!("{e}"),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log that begins at a later checkpoint (a late spectator's) verifies from there, and
+    /// only if that checkpoint is of the match its header names.
+    #[test]
+    fn a_log_that_begins_at_a_later_checkpoint_verifies_from_there_if_its_seed_is_the_headers() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-late", 5, 600);
+        let mut late = log.clone();
+        late.checkpoints.remove(0);
+        late.ticks.retain(|r| r.tick > 300);
+        let report = verify(&late, None).expect("verifies from 300");
+        assert_eq!((report.ticks, report.checkpoints), (600, 2));
+        late.header.match_seed ^= 1;
+        match refused(verify(&late, None)) {
+            Error::VerifyMismatch {
+                tick,
+                section,
+                logged,
+                got,
+            } => {
+                assert_eq!((tick, section), (300, "checkpoint seed"));
+                assert_eq!(
+                    (logged, got),
+                    (log.header.match_seed ^ 1, log.header.match_seed)
+                );
+            }
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The state at any tick of a log is re-simulated to exactly that tick; a tick after the
+    /// log's last is refused naming both.
+    #[test]
+    fn the_verified_state_at_a_tick_is_that_ticks_and_past_the_end_is_refused() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-state-at", 5, 600);
+        for tick in [0, 1, 299, 300, 301, 450, 600] {
+            let world = verified_state_at(&log, tick).expect("a state");
+            assert_eq!(world.tick(), tick);
+            assert_eq!(world.state_hash(), played_to(&log, tick).state_hash());
+        }
+        match refused(verified_state_at(&log, 601)) {
+            Error::LogEndsBefore { tick, last } => assert_eq!((tick, last), (601, 600)),
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An epoch resumed from the state both sides held: verified only if its hash is the
+    /// log's state at its tick.
+    #[test]
+    fn an_epoch_must_name_the_state_at_its_tick() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-epoch", 5, 300);
+        let mut resumed = log.clone();
+        resumed.epochs.push(EpochRecord {
+            epoch: 2,
+            tick: 150,
+            hash: log.ticks[149].hash,
+            peer: "127.0.0.1:7000".into(),
+            transfer: None,
+        });
+        assert_eq!(verify(&resumed, None).expect("verifies").ticks, 300);
+        resumed.epochs[0].hash = log.ticks[148].hash;
+        match refused(verify(&resumed, None)) {
+            Error::VerifyMismatch { tick, section, .. } => {
+                assert_eq!((tick, section), (150, "epoch"));
+            }
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A resync replaces the log's state at its tick by the one it carries, and the log goes
+    /// on from that: verified and replayed across, and refused when it claims to replace
+    /// another state or carries a state of another hash.
+    #[test]
+    fn a_resync_goes_on_from_its_state_and_must_replace_the_logs() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-resync", 5, 600);
+        let honest = resynced(&log, 150);
+        assert_ne!(honest.ticks[150].hash, log.ticks[150].hash, "another state");
+        assert_eq!(verify(&honest, None).expect("verifies").ticks, 600);
+        let mut replay = Replay::new(honest.clone()).expect("replay");
+        for target in [160, 149, 150, 151, 600, 150] {
+            replay.seek(target).expect("seek");
+            let want = match honest.resync_at(target) {
+                Some(r) => r.hash,
+                None => honest.tick_record(target).expect("record").hash,
+            };
+            assert_eq!(replay.world().state_hash(), want, "tick {target}");
+        }
+        let mut replaces_another = honest.clone();
+        replaces_another.resyncs[0].replaced = log.ticks[148].hash;
+        let mut other_hash = honest.clone();
+        other_hash.resyncs[0].hash = log.ticks[149].hash;
+        for (forged, named) in [
+            (replaces_another, "resync"),
+            (other_hash, "resync snapshot"),
+        ] {
+            match refused(verify(&forged, None)) {
+                Error::VerifyMismatch { tick, section, .. } => {
+                    assert_eq!((tick, section), (150, named));
+                }
+                e => panic!("{e}"),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log whose ticks skip where no transfer goes on from is missing the first of them; one
+    /// that ends with a transfer is, at its last tick, the state sent, and at the transfer's
+    /// `from` its own; a transfer of a state its epoch does not name is refused.
+    #[test]
+    fn ticks_skip_only_across_a_transfer_of_the_state_its_epoch_names() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-transfer", 5, 300);
+        let mut holed = log.clone();
+        holed.ticks.retain(|r| !(121..=130).contains(&r.tick));
+        match refused(verify(&holed, None)) {
+            Error::TickRecordMissing { tick } => assert_eq!(tick, 121),
+            e => panic!("{e}"),
+        }
+        let sent = transferred(&log, 120, 300);
+        assert_eq!(sent.last_tick(), 300);
+        assert_eq!(verify(&sent, None).expect("verifies").ticks, 300);
+        for tick in [120, 300] {
+            let world = verified_state_at(&sent, tick).expect("a state");
+            assert_eq!(world.tick(), tick);
+            assert_eq!(world.state_hash(), log.ticks[tick as usize - 1].hash);
+        }
+        let mut other = sent.clone();
+        other.epochs[0].hash = log.ticks[298].hash;
+        match refused(verify(&other, None)) {
+            Error::VerifyMismatch { tick, section, .. } => {
+                assert_eq!((tick, section), (300, "transfer snapshot"));
+            }
+            e => panic!("{e}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A log that begins at a later checkpoint holds no state before it: seeking there goes
+    /// back to the header's start and is refused at the first tick it has no record of, rather
+    /// than left at the checkpoint.
+    #[test]
+    fn seeking_before_a_late_logs_first_checkpoint_is_refused_not_left_ahead() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-late-seek", 5, 600);
+        let mut late = log.clone();
+        late.checkpoints.remove(0);
+        late.ticks.retain(|r| r.tick > 300);
+        let mut replay = Replay::new(late).expect("replay");
+        assert_eq!(replay.world().tick(), 300);
+        match refused(replay.seek(100)) {
+            Error::TickRecordMissing { tick } => assert_eq!(tick, 1),
+            e => panic!("{e}"),
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
