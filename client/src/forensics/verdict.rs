@@ -120,4 +120,99 @@ mod tests {
         assert!(why.starts_with("does not replay: "), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// The verdict names the step's tick (the trace's + 1), the first phase whose hashes
+    /// differ and its first differing section, or "combined only"; traces that agree say so.
+    #[test]
+    fn the_phase_verdict_names_the_step_the_first_phase_and_its_section() {
+        use engine::{StateHash, World};
+        let same = StateHash::default();
+        let maze = StateHash {
+            maze: 1,
+            combined: 1,
+            ..same
+        };
+        let combined = StateHash {
+            combined: 1,
+            ..same
+        };
+        let trace = |after: &[StateHash]| PhaseTrace::<World> {
+            hashes: PhaseHashes::new(41, after),
+            inputs: Vec::new(),
+        };
+        let base = trace(&[same; 10]);
+        let mut later = [same; 10];
+        later[3..].fill(maze);
+        assert_eq!(
+            phase_verdict(&base, &trace(&later)),
+            "first phase that differs in the step to tick 42: aim-and-fire (section maze)"
+        );
+        assert_eq!(
+            phase_verdict(&base, &trace(&[combined; 10])),
+            "first phase that differs in the step to tick 42: validate (section combined only)"
+        );
+        assert!(phase_verdict(&base, &base.clone())
+            .starts_with("every phase agrees in the step to tick 42: "),);
+    }
+
+    /// Inputs agree when every slot's does and both logs hold as many; each slot that differs
+    /// is a line; a log without the tick is named.
+    #[test]
+    fn inputs_are_compared_slot_by_slot_and_a_missing_tick_is_named() {
+        let (dir, log) = crate::runs::logged_bot_match("verdict-inputs", 4, 60);
+        let (pa, pb) = (Path::new("a.mlog"), Path::new("b.mlog"));
+        let mut lines = Vec::new();
+        assert_eq!(
+            inputs_agree((pa, &log), (pb, &log), 30, &mut lines),
+            Ok(true)
+        );
+        assert!(lines.is_empty(), "{lines:?}");
+
+        let mut moved = log.clone();
+        moved.ticks[29].inputs[1].move_x ^= 1;
+        let (was, now) = (log.ticks[29].inputs[1], moved.ticks[29].inputs[1]);
+        assert_eq!(
+            inputs_agree((pa, &log), (pb, &moved), 30, &mut lines),
+            Ok(false)
+        );
+        assert_eq!(lines, [format!("  slot 1: {was:?} vs {now:?}")]);
+
+        let mut fewer = log.clone();
+        fewer.ticks[29].inputs.pop();
+        lines.clear();
+        assert_eq!(
+            inputs_agree((pa, &log), (pb, &fewer), 30, &mut lines),
+            Ok(false)
+        );
+        assert!(lines.is_empty(), "{lines:?}");
+
+        let missing = inputs_agree((pa, &log), (pb, &log), 61, &mut lines);
+        assert_eq!(
+            missing,
+            Err("a.mlog holds no inputs for tick 61".to_owned())
+        );
+        fewer.ticks.truncate(10);
+        let missing = inputs_agree((pa, &log), (pb, &fewer), 30, &mut lines);
+        assert_eq!(
+            missing,
+            Err("b.mlog holds no inputs for tick 30".to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A retraced step is the logged step: from the state before it and its inputs, the hash
+    /// after its last phase is the state the log holds at its tick.
+    #[test]
+    fn a_retraced_step_ends_in_the_logged_state_of_its_tick() {
+        use engine::{Rules, World};
+        let (dir, log) = crate::runs::logged_bot_match("verdict-retrace", 4, 60);
+        let before = crate::logs::replay::verified_state_at(&log, 29).expect("a state");
+        let record = log.tick_record(30).expect("a record");
+        let trace = retrace::<World>(&Rules::default(), &Game::snapshot(&before), &record.inputs)
+            .expect("retraced");
+        assert_eq!(trace.tick, 29);
+        assert_eq!(trace.after().len(), World::PHASES.len());
+        assert_eq!(trace.after().last(), Some(&record.hash));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
