@@ -125,6 +125,8 @@ pub struct Bot {
 const STRAFE_WINDOW: u32 = 16;
 /// How near a bot that keeps its distance lets a visible opponent come, in tiles.
 const KEEP_AWAY_TILES: i32 = 4;
+/// The buttons of an attack, which a bot's skill thins out.
+const ATTACKS: u8 = buttons::SHOOT | buttons::MELEE | buttons::RAIL;
 
 impl Bot {
     /// A bot for slot `me`, seeded.
@@ -223,21 +225,18 @@ impl Bot {
             .iter()
             .filter(|p| p.id != self.me && p.is_alive())
             .min_by_key(|p| (p.pos - me.pos).x.abs() + (p.pos - me.pos).y.abs())?;
-        let mut seen = target.pos;
-        let reaction = self.skill.reaction_ticks;
-        if reaction > 0 {
-            let view = crate::pose_history::ViewTime {
-                ticks_back: reaction,
-                frac: 0,
-            };
-            let window = world.rules().pose_history_ticks;
-            let slot = usize::from(target.id);
-            seen = state
-                .pose_history
-                .pose_at(slot, world.tick(), view, window)
-                .pose
-                .pos;
-        }
+        // A reaction of 0 ticks reads the pose recorded now: where the target stands.
+        let view = crate::pose_history::ViewTime {
+            ticks_back: self.skill.reaction_ticks,
+            frac: 0,
+        };
+        let window = world.rules().pose_history_ticks;
+        let slot = usize::from(target.id);
+        let mut seen = state
+            .pose_history
+            .pose_at(slot, world.tick(), view, window)
+            .pose
+            .pos;
         let aim_error = u32::from(self.skill.aim_error);
         if aim_error > 0 {
             let off = |r: &mut DetRng| Fx::from_num(r.symmetric(aim_error)) / Fx::from_num(256);
@@ -262,7 +261,12 @@ impl Bot {
         let close = manhattan < rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
         let rail_ready = me.rail_charges > 0 && me.rail_cooldown == 0;
         if close && rng.below(3) == 0 {
-            pressed |= buttons::MELEE;
+            // A bot that does not swing shoots instead.
+            pressed |= if self.skill.melee {
+                buttons::MELEE
+            } else {
+                buttons::SHOOT
+            };
         } else if rail_ready && rng.below(8) == 0 {
             pressed |= buttons::RAIL;
             // Any view, as a remote peer may send: now, within the pose window, beyond
@@ -275,14 +279,10 @@ impl Bot {
         if !self.skill.full_kit {
             pressed &= !buttons::RAIL;
         }
-        if !self.skill.melee && pressed & buttons::MELEE != 0 {
-            // The swing it would have made becomes a shot.
-            pressed = (pressed & !buttons::MELEE) | buttons::SHOOT;
-        }
         // The last draw from `skill_rng` this tick: at 256 (every attack kept) it changes
         // nothing.
         if skill_rng.below(256) >= u32::from(self.skill.attacks_kept) {
-            pressed &= !(buttons::SHOOT | buttons::MELEE | buttons::RAIL);
+            pressed &= !ATTACKS;
         }
         cmd.buttons = pressed;
     }
@@ -526,6 +526,117 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A world fighting in an open walled room 18 × 5 tiles, player 0 at `me` and 1 at
+    /// `them` (the pose history filled with where they stand).
+    fn room(me: FxVec, them: FxVec) -> World {
+        let (w, h) = (18u32, 5u32);
+        let wall = |x: u32, y: u32| x == 0 || y == 0 || x == w - 1 || y == h - 1;
+        grid(w, h, wall, me, them)
+    }
+
+    /// A world fighting on a `w` × `h` grid whose solid tiles are those `solid` names, player
+    /// 0 at `me` and 1 at `them`.
+    fn grid(w: u32, h: u32, solid: impl Fn(u32, u32) -> bool, me: FxVec, them: FxVec) -> World {
+        use crate::maze::{Maze, Tile};
+        use crate::pose_history::HitboxHistory as _;
+        let rules = Rules::default();
+        let mut world = World::new(rules.clone(), 5, 2).expect("world");
+        let mut snap = world.snapshot();
+        snap.maze = Maze {
+            width: w,
+            height: h,
+            tiles: (0..h)
+                .flat_map(|y| (0..w).map(move |x| (x, y)))
+                .map(|(x, y)| if solid(x, y) { Tile::WALL } else { Tile::FLOOR })
+                .collect(),
+        };
+        snap.players[0].pos = me;
+        snap.players[1].pos = them;
+        snap.round.phase = crate::round::RoundPhase::Fighting;
+        snap.round.phase_timer = 0;
+        let (radius, window) = (rules.pushbox_radius, rules.pose_history_ticks);
+        snap.pose_history.reset(&snap.players, radius, window);
+        world.restore(&snap).expect("a valid room");
+        world
+    }
+
+    /// What 64 bots of `skill` (seeds 0 to 63) press as player 0 in `world`'s tick.
+    fn choices(world: &World, skill: Skill) -> Vec<InputCmd> {
+        (0..64)
+            .map(|seed| Bot::new(0, seed).with_skill(skill).think(world))
+            .collect()
+    }
+
+    /// A bot that sees exactly: no reaction delay, no aim error, every attack kept.
+    const EXACT: Skill = Skill {
+        reaction_ticks: 0,
+        aim_error: 0,
+        attacks_kept: 256,
+        melee: true,
+        full_kit: false,
+        keeps_distance: false,
+    };
+
+    /// The thresholds a bot decides by are strict: an opponent 12 tiles away is out of sight
+    /// (no attack) and one a step of `Fx` nearer is attacked; at exactly the swing's reach
+    /// a bot never swings, a step nearer it does; a bot that keeps its distance backs off
+    /// from an opponent nearer than 4 tiles, and not from one at exactly 4.
+    #[test]
+    fn distances_decide_at_their_exact_bounds() {
+        let me = FxVec::new(Fx::from_num(2) + HALF, Fx::from_num(2) + HALF);
+        let at = |dx: Fx, dy: Fx| room(me, FxVec::new(me.x + dx, me.y + dy));
+        let pressing = |cmds: &[InputCmd], bits: u8| cmds.iter().any(|c| c.buttons & bits != 0);
+        let attack = buttons::SHOOT | buttons::MELEE;
+
+        let twelve = Fx::from_num(12);
+        assert!(!pressing(&choices(&at(twelve, Fx::ZERO), EXACT), attack));
+        assert!(pressing(&choices(&at(twelve - Fx::DELTA, Fx::ZERO), EXACT), attack));
+
+        let rules = Rules::default();
+        let swing = rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
+        assert!(!pressing(&choices(&at(swing, Fx::ZERO), EXACT), buttons::MELEE));
+        let near = choices(&at(swing - Fx::DELTA, Fx::ZERO), EXACT);
+        assert!(pressing(&near, buttons::MELEE));
+
+        let wary = Skill {
+            keeps_distance: true,
+            ..EXACT
+        };
+        let (three, one) = (Fx::from_num(3), Fx::from_num(1));
+        let away = stick_towards(FxVec::new(-three, -one));
+        assert!(away.0 != 0 && away.1 != 0, "{away:?} is no strafing direction");
+        let backs_off = |w: &World| {
+            choices(w, wary)
+                .iter()
+                .filter(|c| (c.move_x, c.move_y) == away)
+                .count()
+        };
+        assert_eq!(backs_off(&at(three, one)), 0, "at exactly 4 tiles it holds");
+        assert!(backs_off(&at(three - Fx::DELTA, one)) > 32, "nearer, it backs off");
+    }
+
+    /// A path runs only between floor tiles inside the grid: on a grid with no border wall
+    /// every edge tile is reached and reaches, while from or to a tile one past any edge, or
+    /// from inside a solid tile, there is no next tile (and no index outside the grid is read).
+    #[test]
+    fn a_path_joins_only_floor_tiles_inside_the_grid() {
+        let c = |x: i32, y: i32| FxVec::new(Fx::from_num(x) + HALF, Fx::from_num(y) + HALF);
+        let world = grid(6, 5, |x, y| (x, y) == (3, 1), c(1, 2), c(4, 2));
+        let mut bot = Bot::new(0, 1);
+        let centre = c(2, 2);
+        for (x, y) in [(0, 0), (5, 0), (0, 4), (5, 4), (0, 1), (5, 2), (2, 0), (2, 4)] {
+            let edge = c(x, y);
+            assert!(bot.next_tile_towards(&world, edge, centre).is_some(), "from {x},{y}");
+            assert!(bot.next_tile_towards(&world, centre, edge).is_some(), "to {x},{y}");
+        }
+        for (x, y) in [(-1, 0), (-1, 2), (6, 0), (6, 1), (6, 4), (2, -1), (0, 5), (5, 5)] {
+            let outside = c(x, y);
+            assert_eq!(bot.next_tile_towards(&world, outside, centre), None, "from {x},{y}");
+            assert_eq!(bot.next_tile_towards(&world, centre, outside), None, "to {x},{y}");
+        }
+        assert_eq!(bot.next_tile_towards(&world, c(3, 1), centre), None, "from a wall");
     }
 
     #[test]
