@@ -888,4 +888,47 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// Reopening a cut log writes the checkpoint of its last tick exactly when that tick is a
+    /// checkpoint tick whose checkpoint the cut left out, and never a second one: a cut after
+    /// tick 200's record (every 100), after 250's (no checkpoint due) and after 200's
+    /// checkpoint (already there) each reopen to the log the uninterrupted run would hold.
+    #[test]
+    fn reopening_writes_the_checkpoint_a_cut_left_missing_and_no_second_one() {
+        let (dir, log) = crate::runs::logged_bot_match("replay-reopen", 6, 300);
+        let every: Tick = 100;
+        // (the last tick written, whether its checkpoint was written, the checkpoints after reopening)
+        let cuts: [(Tick, bool, &[Tick]); 3] = [
+            (200, false, &[0, 100, 200]),
+            (250, false, &[0, 100, 200]),
+            (200, true, &[0, 100, 200]),
+        ];
+        for (last, written, want) in cuts {
+            let path = dir.join(format!("cut-{last}-{written}.mlog"));
+            let mut world = World::new(Rules::default(), log.header.match_seed, 2).expect("world");
+            let mut writer =
+                MatchLogWriter::create(&path, &log.header, &world, every).expect("create");
+            for record in log.ticks.iter().take_while(|r| r.tick <= last) {
+                Game::step(&mut world, &record.inputs).expect("step");
+                let state = (record.tick < last || written).then(|| Game::snapshot(&world));
+                writer.record_tick(record, state.as_ref()).expect("record");
+            }
+            writer.sync().expect("sync");
+            drop(writer);
+            let read = crate::logs::matchlog::read_log::<World>(&path).expect("read");
+            let before = read.checkpoints.len();
+            let (resumed, writer) = reopen_for_resume(&path, &read, every).expect("reopen");
+            drop(writer);
+            assert_eq!(resumed.state_hash(), world.state_hash(), "cut at {last}");
+            let again = crate::logs::matchlog::read_log::<World>(&path).expect("read again");
+            let ticks: Vec<Tick> = again.checkpoints.iter().map(|c| c.0).collect();
+            assert_eq!(ticks, want, "cut at {last}, checkpoint written: {written}");
+            assert_eq!(before + usize::from(!written && last == 200), ticks.len());
+            let end = again.checkpoints.last().expect("a checkpoint");
+            let state = World::snapshot_to_bytes(&Game::snapshot(&played_to(&log, end.0)));
+            assert_eq!(end.1, state, "the checkpoint at {} is that tick's state", end.0);
+            assert_eq!(again.last_tick(), last);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
