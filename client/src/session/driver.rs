@@ -755,4 +755,86 @@ mod tests {
         assert_eq!((c.advances, c.new_frames, c.rollbacks), (15, 10, 1));
         assert_eq!(d.world().tick(), 10);
     }
+
+    /// An adopted state replaces the kept one, hash and all, and is hashed once (the state it
+    /// replaces once too, if it was not yet).
+    #[test]
+    fn an_adopted_state_is_kept_and_hashed_once() {
+        let mut d = driver();
+        for _ in 0..5 {
+            d.step_confirmed(&inputs(40)).expect("step");
+        }
+        let mut other = World::new(Rules::default(), 8, 2).expect("world");
+        for t in 0..5 {
+            other.step(&[inputs(-40)[0].at(t); 2]).expect("step");
+        }
+        let own = d.hash_at(5).expect("kept");
+        let before = d.states_hashed();
+        assert_eq!(d.adopt(&other).expect("adopt"), own, "returns what it replaced");
+        assert_eq!(d.states_hashed(), before + 1, "the adopted state, once");
+        assert_eq!(d.hash_at(5).expect("kept"), other.state_hash());
+        assert_eq!(d.snapshot_at(5).expect("kept"), other.state());
+        assert_eq!(d.states_hashed(), before + 1, "asking again hashes nothing");
+    }
+
+    /// Saves never sealed for longer than the history are dropped, not the newest: the
+    /// waiting list stays within its first allocation and always holds the latest save
+    /// still without a checksum.
+    #[test]
+    fn saves_waiting_past_the_history_make_room_for_the_newest() {
+        let mut d = driver();
+        let capacity = d.unsealed.capacity();
+        for frame in 0..HISTORY_TICKS as i32 * 3 {
+            d.handle(vec![
+                GgrsRequest::SaveGameState {
+                    cell: ggrs::GameStateCell::default(),
+                    frame,
+                },
+                GgrsRequest::AdvanceFrame {
+                    inputs: vec![(WireInput::default(), ggrs::InputStatus::Predicted); 2],
+                },
+            ])
+            .expect("advance");
+            assert_eq!(d.unsealed.capacity(), capacity, "frame {frame}");
+            // (Tick 0's hash is known from the start: its save is sealed at once.)
+            let newest = d.unsealed.last().map(|&(tick, _, _)| tick);
+            assert_eq!(newest, (frame > 0).then_some(frame as Tick), "frame {frame}");
+        }
+    }
+
+    /// A sync test traces a tick's first pass only: re-simulating up to the furthest tick
+    /// with other inputs keeps the first traces, and every tick first reached has one.
+    #[test]
+    fn only_a_ticks_first_pass_is_traced() {
+        let mut fighting = World::new(Rules::default(), 7, 2).expect("world").snapshot();
+        fighting.round.phase = engine::RoundPhase::Fighting;
+        fighting.round.phase_timer = 0;
+        let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
+        let mut d = Driver::new(world);
+        d.keep_first_saves(true);
+        let advance = |x| GgrsRequest::AdvanceFrame {
+            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Confirmed); 2],
+        };
+        let mut cells = Vec::new();
+        for frame in 0..6 {
+            let cell = ggrs::GameStateCell::default();
+            cells.push(cell.clone());
+            d.handle(vec![GgrsRequest::SaveGameState { cell, frame }, advance(50)])
+                .expect("advance");
+        }
+        let first: Vec<_> = (1..=6)
+            .map(|t| *d.first_trace_at(t).expect("a first pass is traced"))
+            .collect();
+        let mut again = vec![GgrsRequest::LoadGameState {
+            cell: cells[3].clone(),
+            frame: 3,
+        }];
+        again.extend((0..3).map(|_| advance(-50)));
+        d.handle(again).expect("rollback");
+        let first_end = *first[5].after().last().expect("phases");
+        assert_ne!(d.hash_at(6).expect("kept"), first_end, "the re-simulation differs");
+        for t in 1..=6 {
+            assert_eq!(d.first_trace_at(t), Some(&first[t as usize - 1]), "tick {t}");
+        }
+    }
 }
