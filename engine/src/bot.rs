@@ -639,6 +639,21 @@ mod tests {
         assert_eq!(bot.next_tile_towards(&world, c(3, 1), centre), None, "from a wall");
     }
 
+    /// Every level parses from its name (the command line's words) and anything else is
+    /// refused naming the choices.
+    #[test]
+    fn levels_parse_by_name_and_other_words_are_refused() {
+        let names = ["beginner", "easy", "normal", "hard"];
+        for (name, &level) in names.iter().zip(&D::ALL) {
+            assert_eq!(name.parse::<D>(), Ok(level));
+        }
+        for other in ["", "Hard", "hard ", "expert"] {
+            let refusal = other.parse::<D>().expect_err("not a level");
+            assert!(refusal.contains(&format!("`{other}`")), "{refusal}");
+            assert!(refusal.contains("beginner, easy, normal or hard"), "{refusal}");
+        }
+    }
+
     #[test]
     fn levels_step_up_and_down_and_stop_at_the_ends() {
         assert_eq!(D::Beginner.easier(), None);
