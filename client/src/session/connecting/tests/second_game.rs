@@ -280,6 +280,26 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
         )),
         "{report}"
     );
+    // Without the joiner's dump of that tick, the fields named are those of the next tick both
+    // peers dumped: the host's dump of the tick is not compared with another of the joiner's.
+    use crate::forensics::dumps::dump_file;
+    let joiners = dump_file(&files[1].dumps, "snapshot", 150);
+    std::fs::remove_file(joiners.expect("the joiner dumped tick 150")).expect("removed");
+    let both = |t| {
+        dump_file(&files[0].dumps, "snapshot", t).is_some()
+            && dump_file(&files[1].dumps, "snapshot", t).is_some()
+    };
+    let expected = match (151..=300).find(|&t| both(t)) {
+        Some(t) => format!("fields that differ at tick {t}:"),
+        None => format!(
+            "no snapshot dumps of tick 150 or later on both sides ({} / {})",
+            files[0].dumps.display(),
+            files[1].dumps.display()
+        ),
+    };
+    let mut lines = Vec::new();
+    desync_report::<RingRace>(&files[0], &files[1], &mut lines).expect("a report");
+    assert!(lines.contains(&expected), "{expected}: {lines:#?}");
     // The duel's reader refuses the race's files, naming both games.
     let refused = desync_report::<engine::World>(&files[0], &files[1], &mut Vec::new())
         .expect_err("another game's logs");
