@@ -190,6 +190,63 @@ mod tests {
         }
     }
 
+    /// The reason of a `StateUnavailable` error.
+    fn unavailable_reason(result: Result<WorldSnapshot, Error>) -> String {
+        match result {
+            Err(Error::StateUnavailable { reason, .. }) => reason,
+            other => panic!("not refused as unavailable: {other:?}"),
+        }
+    }
+
+    /// A dump is the state it holds: `state_at` gives it without a tick or at its own tick,
+    /// and refuses any other tick.
+    #[test]
+    fn a_dump_gives_its_state_at_its_own_tick_only() {
+        let (path, _, _) = dump();
+        let mut world = World::new(Rules::default(), 3, 2).expect("world");
+        for _ in 0..5 {
+            Game::step(&mut world, &[engine::WireInput::default(); 2]).expect("step");
+        }
+        let snapshot = world.snapshot();
+        write_snapshot_file::<World>(&path, &snapshot).expect("write");
+        assert_eq!(state_at::<World>(&path, None).expect("no tick"), snapshot);
+        assert_eq!(
+            state_at::<World>(&path, Some(5)).expect("its tick"),
+            snapshot
+        );
+        for other in [0, 4, 6] {
+            assert_eq!(
+                unavailable_reason(state_at::<World>(&path, Some(other))),
+                format!("holds tick 5, not {other}")
+            );
+        }
+        let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
+    }
+
+    /// A match log gives the state it logged at any tick it holds, its first and last
+    /// included; a tick after its last, or no tick, is refused.
+    #[test]
+    fn a_match_log_gives_the_logged_state_at_every_tick_it_holds() {
+        let (dir, log) = crate::runs::logged_bot_match("dumps-state-at", 5, 40);
+        let path = dir.join("bots.mlog");
+        let last = log.last_tick();
+        for tick in [1, 17, last] {
+            let state = state_at::<World>(&path, Some(tick)).expect("a tick the log holds");
+            assert_eq!(World::snapshot_tick(&state), tick);
+            let logged = log.tick_record(tick).expect("a record").hash;
+            assert_eq!(World::snapshot_hash(&state), logged, "tick {tick}");
+        }
+        assert_eq!(
+            unavailable_reason(state_at::<World>(&path, Some(last + 1))),
+            format!("the log ends at tick {last}")
+        );
+        assert_eq!(
+            unavailable_reason(state_at::<World>(&path, None)),
+            "a match log needs --tick"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
         /// Issue 18 item 8: one flipped bit anywhere in a dump is refused (it used to be read

@@ -378,4 +378,118 @@ mod tests {
         assert!(paths.contains(&"maze.tiles[0]".to_string()), "{paths:?}");
         assert_eq!(flatten(&a).len(), flatten(&b).len());
     }
+
+    #[derive(serde::Serialize)]
+    struct Unit;
+
+    #[derive(serde::Serialize)]
+    struct Newtype(u8);
+
+    #[derive(serde::Serialize)]
+    struct Pair(u8, i16);
+
+    #[derive(serde::Serialize)]
+    enum Kind {
+        Idle,
+        Wrapped(u8),
+        Both(u8, u8),
+        Named { a: u8 },
+    }
+
+    /// Serializes as bytes (a `&[u8]` field would serialize as a sequence).
+    struct Bytes(&'static [u8]);
+
+    impl Serialize for Bytes {
+        fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(self.0)
+        }
+    }
+
+    /// One field of every kind serde has, then a plain one.
+    #[derive(serde::Serialize)]
+    struct Every {
+        flag: bool,
+        single: f32,
+        double: f64,
+        bytes: Bytes,
+        none: Option<u8>,
+        some: Option<u8>,
+        unit: (),
+        unit_struct: Unit,
+        newtype: Newtype,
+        idle: Kind,
+        wrapped: Kind,
+        tuple: (u8, u8),
+        pair: Pair,
+        both: Kind,
+        named: Kind,
+        last: u8,
+    }
+
+    /// Whatever a game's snapshot is made of, every leaf is listed under its path (fields
+    /// joined by `.`, elements by `[i]`, an enum's variant named), with its value; the path of
+    /// a field after a variant is not changed by it. A map's values are listed, in order.
+    #[test]
+    fn every_kind_of_serde_value_is_a_leaf_under_its_path() {
+        let every = Every {
+            flag: true,
+            single: 1.5,
+            double: -0.25,
+            bytes: Bytes(&[1, 2]),
+            none: None,
+            some: Some(3),
+            unit: (),
+            unit_struct: Unit,
+            newtype: Newtype(9),
+            idle: Kind::Idle,
+            wrapped: Kind::Wrapped(7),
+            tuple: (4, 5),
+            pair: Pair(1, -2),
+            both: Kind::Both(8, 6),
+            named: Kind::Named { a: 6 },
+            last: 0,
+        };
+        let leaves = flatten(&every);
+        let leaves: Vec<(&str, &str)> = leaves.iter().map(|(p, v)| (&**p, &**v)).collect();
+        assert_eq!(
+            leaves,
+            [
+                ("flag", "true"),
+                ("single", "1.5"),
+                ("double", "-0.25"),
+                ("bytes", "[1, 2]"),
+                ("none", "None"),
+                ("some", "3"),
+                ("unit", "()"),
+                ("unit_struct", "Unit"),
+                ("newtype", "9"),
+                ("idle", "Idle"),
+                ("wrapped.Wrapped", "7"),
+                ("tuple[0]", "4"),
+                ("tuple[1]", "5"),
+                ("pair[0]", "1"),
+                ("pair[1]", "-2"),
+                ("both.Both[0]", "8"),
+                ("both.Both[1]", "6"),
+                ("named.Named.a", "6"),
+                ("last", "0"),
+            ]
+        );
+        // A map's values are leaves too, in the map's order.
+        let map: std::collections::BTreeMap<u8, u8> = [(2, 20), (1, 10)].into_iter().collect();
+        let values: Vec<String> = flatten(&map).into_iter().map(|(_, v)| v).collect();
+        assert_eq!(values, ["10", "20"]);
+    }
+
+    /// A field only one side has is named, `<absent>` on the other side: the first side's
+    /// fields come first, in order, then those only the second has.
+    #[test]
+    fn a_field_only_one_side_has_is_named_absent_on_the_other() {
+        let (short, long) = (vec![1u8, 2], vec![1u8, 3, 4]);
+        let lines = |a: &Vec<u8>, b: &Vec<u8>| -> Vec<String> {
+            diff(a, b).iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(lines(&short, &long), ["[1]: 2 vs 3", "[2]: <absent> vs 4"]);
+        assert_eq!(lines(&long, &short), ["[1]: 3 vs 2", "[2]: 4 vs <absent>"]);
+    }
 }

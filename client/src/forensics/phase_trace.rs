@@ -14,7 +14,8 @@ use std::path::Path;
 /// Largest `.phases` file read (a real one is about 1.3 KB).
 const MAX_TRACE_BYTES: u64 = 64 * 1024;
 
-/// Longest input description kept from a `.phases` file.
+/// Longest input description, in characters (not bytes): [`describe_input`] cuts there, and
+/// a `.phases` file's longer one is refused.
 const MAX_INPUT_TEXT: usize = 200;
 
 /// The per-phase hashes of one step of the game `G`, with the inputs it was simulated with.
@@ -128,7 +129,7 @@ impl<G: Game> PhaseTrace<G> {
                 }
                 "input" if phases == 0 && inputs.len() < G::MAX_PLAYERS => {
                     let (slot, input) = rest.split_once(' ').unwrap_or((rest, ""));
-                    if slot != inputs.len().to_string() || input.len() > MAX_INPUT_TEXT {
+                    if slot != inputs.len().to_string() || input.chars().count() > MAX_INPUT_TEXT {
                         return Err(bad(n, format!("input line for slot `{slot}` out of order")));
                     }
                     inputs.push(input.to_owned());
@@ -298,6 +299,168 @@ mod tests {
                 .expect_err(&bad);
             assert!(matches!(err, Error::PhaseTraceSyntax { .. }), "{err}");
         }
+    }
+
+    /// The line number and reason of a refused text.
+    fn refused(text: &str) -> (usize, String) {
+        match PhaseTrace::<World>::parse(Path::new("t.phases"), text) {
+            Err(Error::PhaseTraceSyntax { line, reason, .. }) => (line, reason),
+            other => panic!("not refused as syntax: {other:?}\n{text}"),
+        }
+    }
+
+    /// The 1-based number of the first line of `text` that starts with `prefix`.
+    fn line_of(text: &str, prefix: &str) -> usize {
+        1 + text
+            .lines()
+            .position(|l| l.starts_with(prefix))
+            .expect("the line is there")
+    }
+
+    /// `text` with `line` inserted before its first line that starts with `before`.
+    fn inserted(text: &str, before: &str, line: &str) -> String {
+        let at = text
+            .find(&format!("\n{before}"))
+            .expect("the line is there")
+            + 1;
+        format!("{}{line}\n{}", &text[..at], &text[at..])
+    }
+
+    /// Two traces are equal only if both their hashes and their inputs are.
+    #[test]
+    fn traces_that_differ_in_a_hash_or_an_input_are_not_equal() {
+        let t = trace();
+        assert_eq!(t.clone(), t);
+        let mut inputs = t.clone();
+        inputs.inputs[1].push('x');
+        assert_ne!(inputs, t);
+        let mut world = World::new(Rules::default(), 4, 2).expect("world");
+        let mut hashes = PhaseHashes::default();
+        Game::step_traced(&mut world, &[WireInput::default(); 2], &mut hashes).expect("step");
+        let other = PhaseTrace::<World> {
+            hashes,
+            inputs: t.inputs.clone(),
+        };
+        assert_ne!(other, t, "another seed's hashes");
+    }
+
+    /// A trace's debug form says which game it is of and shows its hashes and inputs.
+    #[test]
+    fn the_debug_form_names_the_game_and_shows_hashes_and_inputs() {
+        let t = trace();
+        let text = format!("{t:?}");
+        assert!(text.contains(&format!("{:?}", World::NAME)), "{text}");
+        assert!(text.contains(&format!("{:?}", t.hashes)), "{text}");
+        assert!(text.contains(&format!("{:?}", t.inputs)), "{text}");
+    }
+
+    /// An input is described by its `Debug` form on one line, cut to its first 200 characters.
+    #[test]
+    fn an_input_is_described_on_one_line_of_at_most_200_characters() {
+        struct Lines(usize);
+        impl std::fmt::Debug for Lines {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&"é\n".repeat(self.0))
+            }
+        }
+        assert_eq!(describe_input(&Lines(2)), "é é ");
+        assert_eq!(
+            describe_input(&WireInput::default()),
+            format!("{:?}", WireInput::default())
+        );
+        let long = describe_input(&Lines(150));
+        assert_eq!(long.chars().count(), 200, "{long}");
+        assert_eq!(long, "é ".repeat(100));
+    }
+
+    /// The longest description an input can have reads back, whatever its characters; one
+    /// character more is refused, naming its line.
+    #[test]
+    fn an_input_of_the_longest_description_reads_back_and_a_longer_one_is_refused() {
+        let mut t = trace();
+        for text in ["x".repeat(200), "é".repeat(200)] {
+            t.inputs[1] = text;
+            let back = PhaseTrace::<World>::parse(Path::new("t.phases"), &t.to_text());
+            assert_eq!(back.expect("the longest input reads"), t);
+            let mut longer = t.clone();
+            longer.inputs[1].push('x');
+            let text = longer.to_text();
+            let (line, reason) = refused(&text);
+            assert_eq!(line, line_of(&text, "input 1"), "{reason}");
+        }
+    }
+
+    /// A trace holds at most one input per player the game allows, all before the phases.
+    #[test]
+    fn inputs_beyond_the_largest_match_or_after_a_phase_are_refused() {
+        let mut world = World::new(Rules::default(), 3, World::MAX_PLAYERS).expect("world");
+        let inputs = vec![WireInput::default(); World::MAX_PLAYERS];
+        let mut hashes = PhaseHashes::default();
+        Game::step_traced(&mut world, &inputs, &mut hashes).expect("step");
+        let full = PhaseTrace::<World>::new(hashes, &inputs);
+        let text = full.to_text();
+        let back = PhaseTrace::<World>::parse(Path::new("t.phases"), &text);
+        assert_eq!(back.expect("a full match reads"), full);
+
+        let one_more = format!("input {} {}", World::MAX_PLAYERS, full.inputs[0]);
+        let first_phase = World::phase_name(World::PHASES[0]);
+        let bad = rechecked(&inserted(&text, first_phase, &one_more));
+        assert_eq!(refused(&bad).0, line_of(&bad, &one_more));
+
+        let two = trace().to_text();
+        let second_phase = World::phase_name(World::PHASES[1]);
+        let late = format!("input 2 {}", full.inputs[0]);
+        let bad = rechecked(&inserted(&two, second_phase, &late));
+        assert_eq!(refused(&bad).0, line_of(&bad, &late));
+    }
+
+    /// A trace is of one step: a second `step` line is refused, naming its line.
+    #[test]
+    fn a_second_step_line_is_refused() {
+        let text = trace().to_text();
+        let bad = rechecked(&inserted(&text, "input 0", "step 0"));
+        assert_eq!(refused(&bad).0, line_of(&bad, "input 0") - 1);
+    }
+
+    /// An error names the line of the text that is wrong, counted from 1.
+    #[test]
+    fn an_error_names_the_line_it_is_on() {
+        let text = rechecked(&trace().to_text().replace("step 0", "step x"));
+        let (line, reason) = refused(&text);
+        assert_eq!(line, line_of(&text, "step x"), "{reason}");
+        assert!(line > 1, "the header comment comes first");
+    }
+
+    /// The check line's digits are lower-case: upper-case ones (each one flipped bit away from
+    /// the lower-case) are refused, naming the last line.
+    #[test]
+    fn a_check_line_in_upper_case_is_refused() {
+        let text = trace().to_text();
+        let at = text.rfind("check ").expect("a check line") + "check ".len();
+        let upper = format!("{}{}", &text[..at], text[at..].to_uppercase());
+        assert_ne!(upper, text, "the check has a letter");
+        assert_eq!(refused(&upper).0, text.lines().count());
+    }
+
+    /// A `.phases` file of 64 KiB is read; one byte more is refused by its length.
+    #[test]
+    fn a_phases_file_over_64_kib_is_refused_by_its_length() {
+        let dir = std::env::temp_dir().join(format!("duel-phases-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("host-tick-1.phases");
+        let t = trace();
+        let text = t.to_text();
+        // Padded with a comment line (`#`, the padding, a newline) to 64 KiB, check included.
+        let pad = 64 * 1024 - text.len() - 2;
+        let padded = |pad: usize| rechecked(&format!("#{}\n{text}", "p".repeat(pad)));
+        let exact = padded(pad);
+        assert_eq!(exact.len(), 64 * 1024);
+        std::fs::write(&path, &exact).expect("write");
+        assert_eq!(read_phase_trace::<World>(&path).expect("64 KiB reads"), t);
+        std::fs::write(&path, padded(pad + 1)).expect("write");
+        let err = read_phase_trace::<World>(&path).expect_err("too long");
+        assert!(matches!(err, Error::LogTooLarge { .. }), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     proptest::proptest! {

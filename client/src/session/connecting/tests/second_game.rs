@@ -253,6 +253,53 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
         report.contains("=> the faulty peer is join"),
         "the joiner named: {report}"
     );
+    // The fields named are those of both peers' states at that tick (a state of another tick
+    // would differ in `tick` too): only the joiner's nudged racer.
+    let fields: Vec<&str> = (report.lines())
+        .skip_while(|l| !l.starts_with("fields that differ at tick 150:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(
+        !fields.is_empty() && fields.iter().all(|l| l.starts_with("  racers[1].")),
+        "{report}"
+    );
+    // Each peer's own step to that tick, re-simulated here from its dumped state: the host's
+    // follows, the joiner's does not, from the phase the nudge came after.
+    let retraced = "its step to tick 150, re-simulated here from its dumped state and logged \
+                    inputs,";
+    assert!(
+        report.contains(&format!(
+            "host: {retraced} matches its own per-phase hashes"
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!(
+            "join: {retraced} differs from its own per-phase hashes after phase bumps"
+        )),
+        "{report}"
+    );
+    // Without the joiner's dump of that tick, the fields named are those of the next tick both
+    // peers dumped: the host's dump of the tick is not compared with another of the joiner's.
+    use crate::forensics::dumps::dump_file;
+    let joiners = dump_file(&files[1].dumps, "snapshot", 150);
+    std::fs::remove_file(joiners.expect("the joiner dumped tick 150")).expect("removed");
+    let both = |t| {
+        dump_file(&files[0].dumps, "snapshot", t).is_some()
+            && dump_file(&files[1].dumps, "snapshot", t).is_some()
+    };
+    let expected = match (151..=300).find(|&t| both(t)) {
+        Some(t) => format!("fields that differ at tick {t}:"),
+        None => format!(
+            "no snapshot dumps of tick 150 or later on both sides ({} / {})",
+            files[0].dumps.display(),
+            files[1].dumps.display()
+        ),
+    };
+    let mut lines = Vec::new();
+    desync_report::<RingRace>(&files[0], &files[1], &mut lines).expect("a report");
+    assert!(lines.contains(&expected), "{expected}: {lines:#?}");
     // The duel's reader refuses the race's files, naming both games.
     let refused = desync_report::<engine::World>(&files[0], &files[1], &mut Vec::new())
         .expect_err("another game's logs");
