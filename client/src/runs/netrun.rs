@@ -603,7 +603,7 @@ mod tests {
         use crate::net::wire::Role;
         use crate::session::connecting::Connecting;
 
-        fn config() -> NetConfig<World> {
+        pub(super) fn config() -> NetConfig<World> {
             NetConfig::<World> {
                 seed: 2026,
                 fps: crate::session::netplay::MAX_FPS,
@@ -628,7 +628,15 @@ mod tests {
         /// A host and a joined player, both handed over; fails after 10 s of wall time (a guard
         /// against hanging, not a measure: a lossless network needs no waiting).
         pub(super) fn connected_pair(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>) {
-            let config = config();
+            connected_pair_with(net, &config())
+        }
+
+        /// As [`connected_pair`], under `config`.
+        pub(super) fn connected_pair_with(
+            net: &MemoryNet,
+            config: &NetConfig<World>,
+        ) -> (NetPeer<World>, NetPeer<World>) {
+            let config = config.clone();
             let host = SocketAddr::from(([127, 0, 0, 1], 1));
             let mut sides = [
                 Connecting::host(Link::new(net.endpoint(1)), &config),
@@ -759,6 +767,42 @@ mod tests {
         assert_eq!(host.resyncs, join.resyncs);
         assert_eq!(host.final_hash, join.final_hash);
         assert!(dir.join("host.log.dumps").is_dir(), "the desync is dumped");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A partner that vanishes mid-match ends the run early: the disconnect and its reason are
+    /// in the summary, and no finish is claimed.
+    #[test]
+    fn a_vanished_partner_ends_the_run_with_the_disconnect() {
+        let dir = scratch("vanished");
+        let net = crate::net::transport::memory::MemoryNet::default();
+        let config = NetConfig::<World> {
+            disconnect_timeout: Duration::from_millis(300),
+            disconnect_notify: Duration::from_millis(100),
+            ..in_memory::config()
+        };
+        let (host, mut joiner) = in_memory::connected_pair_with(&net, &config);
+        let plan = in_memory::plan(1_000_000, 1, &dir.join("host.log"));
+        let host = std::thread::spawn(move || run_net_peer(host, &plan));
+        // The joiner plays a few ticks, then is gone without a word.
+        while joiner.world().tick() < 20 {
+            joiner.poll();
+            let _ = joiner.advance(WireInput::default());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::mem::forget(joiner);
+        let summary = host.join().expect("host thread").expect("host run");
+        assert_eq!(
+            summary.disconnected,
+            "127.0.0.1:2".parse().ok(),
+            "{summary}"
+        );
+        assert!(summary.disconnect_reason.is_some(), "{summary}");
+        assert!(
+            !summary.clean_finish && summary.ticks < 1_000_000,
+            "{summary}"
+        );
+        assert!(summary.to_string().contains("finish=skipped"), "{summary}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
