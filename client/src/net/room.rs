@@ -312,6 +312,49 @@ mod tests {
         }
     }
 
+    /// A player hosts only when its id is below every open player's: an id equal to one (a
+    /// server handing out one id twice) does not make two hosts.
+    #[test]
+    fn an_equal_id_does_not_host() {
+        let open = player(RoomState::Open);
+        assert_eq!(decide(4, Role::Player, &[(4, open)]), None);
+        assert_eq!(decide(4, Role::Player, &[(4, open), (9, open)]), None);
+    }
+
+    /// A room name may be 64 bytes long, and no longer.
+    #[test]
+    fn a_room_name_of_64_bytes_is_the_longest_accepted() {
+        assert_eq!(check_room_name(&"r".repeat(64)), Ok(()));
+        let e = check_room_name(&"r".repeat(65)).expect_err("65 bytes");
+        assert!(e.contains("at most 64"), "{e}");
+    }
+
+    /// A signalling URL may be 512 bytes long (trailing `/` included), and no longer.
+    #[test]
+    fn a_signal_url_of_512_bytes_is_the_longest_accepted() {
+        let host = "h".repeat(512 - "ws://".len());
+        let url = format!("ws://{host}");
+        assert_eq!(check_signal_url(&url), Ok(url.as_str()));
+        let e = check_signal_url(&format!("{url}/")).expect_err("513 bytes");
+        assert!(e.contains("longer than 512"), "{e}");
+    }
+
+    /// A signalling URL holding whitespace, a control character, `?` or `#` is refused, each on
+    /// its own.
+    #[test]
+    fn a_signal_url_with_whitespace_or_control_characters_is_refused() {
+        for bad in [
+            "ws://h st",
+            "ws://h\u{0}st",
+            "ws://h\tst",
+            "ws://h?x",
+            "ws://h#x",
+        ] {
+            let e = check_signal_url(bad).expect_err(bad);
+            assert!(e.contains("takes no query or fragment"), "{bad:?}: {e}");
+        }
+    }
+
     proptest! {
         /// Any bytes parse to an intro or to nothing, never a panic; what parses re-encodes to
         /// the same bytes.

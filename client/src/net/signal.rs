@@ -528,4 +528,179 @@ mod tests {
         assert_eq!(texts(&mut a_rx).len(), 1, "a is told b left");
         assert!(texts(&mut b_rx).is_empty());
     }
+
+    fn events(
+        rx: &mut tokio::sync::mpsc::UnboundedReceiver<Result<Message, axum::Error>>,
+    ) -> Vec<PeerEvent> {
+        texts(rx)
+            .iter()
+            .map(|t| serde_json::from_str(t).expect("a peer event"))
+            .collect()
+    }
+
+    /// Peers in a room are told, as matchbox's events, who came, what was signalled to them
+    /// and by whom, and who left.
+    #[test]
+    fn peers_are_told_who_came_what_was_signalled_and_who_left() {
+        let rooms = Rooms::default();
+        let (a, b) = (uuid_like(1), uuid_like(2));
+        let (a_tx, mut a_rx) = channel();
+        rooms.join("r", None, a, a_tx).expect("a");
+        rooms.join("r", None, b, channel().0).expect("b");
+        assert_eq!(events(&mut a_rx), [PeerEvent::NewPeer(b)]);
+        let data = PeerSignal::IceCandidate(GOOD_CANDIDATE.into());
+        let request = PeerRequest::Signal {
+            receiver: a,
+            data: data.clone(),
+        };
+        let text = serde_json::to_string(&request).expect("json");
+        rooms.relay("r", b, &text).expect("relayed");
+        rooms.leave("r", b);
+        assert_eq!(
+            events(&mut a_rx),
+            [
+                PeerEvent::Signal { sender: b, data },
+                PeerEvent::PeerLeft(b)
+            ]
+        );
+    }
+
+    /// A request of exactly [`MAX_MESSAGE_BYTES`] is read; one byte more disconnects its sender.
+    #[test]
+    fn a_request_of_max_message_bytes_is_the_longest_read() {
+        let rooms = Rooms::default();
+        rooms.join("r", None, uuid_like(1), channel().0).expect("a");
+        let keep_alive = serde_json::to_string(&PeerRequest::KeepAlive).expect("json");
+        // JSON may end in whitespace: the same request, padded to the limit.
+        let longest = format!("{keep_alive:<MAX_MESSAGE_BYTES$}");
+        assert_eq!(longest.len(), MAX_MESSAGE_BYTES);
+        assert_eq!(rooms.relay("r", uuid_like(1), &longest), Ok(()));
+        let e = rooms
+            .relay("r", uuid_like(1), &format!("{longest} "))
+            .expect_err("one byte too many");
+        assert!(e.contains(&format!("at most {MAX_MESSAGE_BYTES}")), "{e}");
+    }
+
+    /// The reason a peer is disconnected for goes in a close frame with the policy-violation
+    /// code, whole up to 120 bytes, cut to its first 120 beyond (a close frame holds 123).
+    #[test]
+    fn a_close_frame_says_why_in_at_most_120_bytes() {
+        for (reason, sent) in [
+            ("short".to_owned(), "short".to_owned()),
+            ("r".repeat(120), "r".repeat(120)),
+            (format!("{}tail", "r".repeat(120)), "r".repeat(120)),
+        ] {
+            let (tx, mut rx) = channel();
+            close(&tx, &reason);
+            match rx.try_recv() {
+                Ok(Ok(Message::Close(Some(frame)))) => {
+                    assert_eq!(frame.code, 1008);
+                    assert_eq!(frame.reason.as_str(), sent);
+                }
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    }
+
+    /// A websocket client of the server under test: it speaks matchbox's protocol by hand.
+    mod over_websockets {
+        use super::*;
+        use futures::SinkExt;
+        use tokio_tungstenite::tungstenite::Message as WsMessage;
+
+        type Socket = tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >;
+
+        /// Runs `f` on a small runtime of its own.
+        fn client<T>(f: impl std::future::Future<Output = T>) -> T {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime")
+                .block_on(f)
+        }
+
+        /// The next event the server sends, or the reason of the close frame it sends instead.
+        async fn next(ws: &mut Socket) -> Result<PeerEvent, String> {
+            loop {
+                match ws.next().await {
+                    Some(Ok(WsMessage::Text(t))) => {
+                        return Ok(serde_json::from_str(t.as_str()).expect("a peer event"))
+                    }
+                    Some(Ok(WsMessage::Close(frame))) => {
+                        return Err(frame.map_or(String::new(), |f| f.reason.as_str().to_owned()))
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Err(format!("websocket error: {e}")),
+                    None => return Err("closed without a frame".to_owned()),
+                }
+            }
+        }
+
+        /// Enters `room` of the server at `url`; the socket and the id the server assigned.
+        async fn enter(url: &str, room: &str) -> (Socket, PeerId) {
+            let (mut ws, _) = tokio_tungstenite::connect_async(format!("{url}/{room}"))
+                .await
+                .expect("the upgrade is accepted");
+            match next(&mut ws).await {
+                Ok(PeerEvent::IdAssigned(id)) => (ws, id),
+                other => panic!("expected an id first, got {other:?}"),
+            }
+        }
+
+        async fn send(ws: &mut Socket, request: &PeerRequest) {
+            let text = serde_json::to_string(request).expect("json");
+            ws.send(WsMessage::Text(text.into())).await.expect("sent");
+        }
+
+        /// A server started on port 0 serves at the address and URL it gives, introduces the
+        /// peers of a room to each other, and is gone once dropped.
+        #[test]
+        fn a_server_serves_where_it_says_until_dropped() {
+            let server = SignalServer::start("127.0.0.1:0".parse().expect("addr")).expect("start");
+            let addr = server.addr();
+            assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+            assert_eq!(server.url(), format!("ws://{addr}"));
+            let url = server.url();
+            client(async {
+                let (mut a, _) = enter(&url, "duel").await;
+                let (b, b_id) = enter(&url, "duel").await;
+                assert_eq!(next(&mut a).await, Ok(PeerEvent::NewPeer(b_id)));
+                drop((a, b));
+            });
+            drop(server);
+            let refused = client(tokio_tungstenite::connect_async(format!("{url}/duel")));
+            assert!(refused.is_err(), "a dropped server still accepts");
+        }
+
+        /// A peer may send [`MAX_SIGNALS`] requests; the next one is not relayed, and the server
+        /// disconnects it saying why.
+        #[test]
+        fn a_peer_is_disconnected_after_max_signals_requests() {
+            let server = SignalServer::start("127.0.0.1:0".parse().expect("addr")).expect("start");
+            let url = server.url();
+            client(async {
+                let (mut ws, me) = enter(&url, "chatty").await;
+                // A signal to itself comes back: it shows which requests were relayed.
+                let to_self = PeerRequest::Signal {
+                    receiver: me,
+                    data: PeerSignal::IceCandidate(GOOD_CANDIDATE.into()),
+                };
+                for _ in 1..MAX_SIGNALS {
+                    send(&mut ws, &PeerRequest::KeepAlive).await;
+                }
+                send(&mut ws, &to_self).await;
+                assert!(
+                    matches!(next(&mut ws).await, Ok(PeerEvent::Signal { sender, .. }) if sender == me),
+                    "request {MAX_SIGNALS} is relayed"
+                );
+                send(&mut ws, &to_self).await;
+                assert_eq!(
+                    next(&mut ws).await,
+                    Err(format!("disconnected: more than {MAX_SIGNALS} requests"))
+                );
+            });
+        }
+    }
 }

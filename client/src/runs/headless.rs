@@ -257,3 +257,142 @@ fn play_bots(
         wins: state.round.wins[..world.player_count()].to_vec(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::matchlog::LogHeader;
+
+    /// A fresh scratch folder for one test's files.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("headless-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        dir
+    }
+
+    /// The longest run the tools play is 48 hours of ticks.
+    #[test]
+    fn the_longest_run_is_48_hours() {
+        assert_eq!(MAX_TICKS % engine::TICKS_PER_SECOND, 0);
+        assert_eq!(MAX_TICKS / engine::TICKS_PER_SECOND, 48 * 3600);
+    }
+
+    /// Bot `p` of a bot match plays slot `p` seeded `splitmix64(bot_seed ^ p)`: a log's bot
+    /// seed is all a resume (by this build or another) needs to go on with the same bots.
+    #[test]
+    fn a_bot_match_plays_the_bots_its_seed_names() {
+        let (seed, bot_seed, players, ticks) = (4, 7, 3, 400);
+        let played = run_bot_match(&BotMatch {
+            rules: Rules::default(),
+            seed,
+            bot_seed,
+            players,
+            ticks,
+            stop_at_match_end: false,
+            hash_log: None,
+            match_log: None,
+        })
+        .expect("match");
+        let mut world = World::new(Rules::default(), seed, players).expect("world");
+        let mut bots: Vec<Bot> = (0..players as u8)
+            .map(|p| Bot::new(p, engine::splitmix64(bot_seed ^ u64::from(p))))
+            .collect();
+        while world.tick() < ticks {
+            let inputs: Vec<WireInput> =
+                bots.iter_mut().map(|b| b.think(&world).to_wire()).collect();
+            Game::step(&mut world, &inputs).expect("step");
+        }
+        assert_eq!(
+            (played.ticks, played.final_hash),
+            (ticks, world.state_hash())
+        );
+    }
+
+    /// A match told to stop at its end stops at the tick it is decided; one that is not plays
+    /// on past it to its last tick.
+    #[test]
+    fn only_a_match_told_to_stops_at_its_end() {
+        let spec = |ticks, stop_at_match_end| BotMatch {
+            rules: Rules::default(),
+            seed: 3,
+            bot_seed: 8,
+            players: 2,
+            ticks,
+            stop_at_match_end,
+            hash_log: None,
+            match_log: None,
+        };
+        let ended = run_bot_match(&spec(20_000, true)).expect("match");
+        assert!(ended.ticks > 0 && ended.ticks < 20_000, "{ended:?}");
+        assert!(ended.wins.iter().any(|&w| w > 0), "{ended:?}");
+        let on = run_bot_match(&spec(ended.ticks + 5, false)).expect("match");
+        assert_eq!(on.ticks, ended.ticks + 5);
+    }
+
+    /// A bot-match log of `ticks` ticks whose writer died before its end record, stopping at
+    /// tick `stop` (the log's last tick is `ticks`).
+    fn unfinished_bot_log(path: &Path, ticks: Tick, stop: Tick) {
+        let world = World::new(Rules::default(), 5, 2).expect("world");
+        let header = LogHeader::for_game(&world, BOT_MATCH_MODE, Some(6)).with_stop(stop, false);
+        let writer =
+            MatchLogWriter::create(path, &header, &world, DEFAULT_CHECKPOINT_EVERY).expect("log");
+        let mut logs = TickLogs::new(None, Some(writer));
+        let mut world = world;
+        let mut bots = bots_for(2, 6);
+        while world.tick() < ticks {
+            let inputs: Vec<WireInput> =
+                bots.iter_mut().map(|b| b.think(&world).to_wire()).collect();
+            Game::step(&mut world, &inputs).expect("step");
+            let hash = world.state_hash();
+            logs.record(world.tick(), &inputs, hash, world.events(), || {
+                Ok(world.state())
+            })
+            .expect("recorded");
+        }
+        // Dropped unclosed: no end record, as after a kill.
+    }
+
+    /// A log can be resumed to its last tick (playing nothing more) or beyond, not to a tick
+    /// before it; a resume says where it went on from.
+    #[test]
+    fn a_log_resumes_to_its_last_tick_or_beyond() {
+        let dir = scratch("resume-to");
+        let last = 130;
+        let resume = |name: &str, ticks: Option<Tick>| {
+            let path = dir.join(name);
+            unfinished_bot_log(&path, last, last + 20);
+            resume_logged_bot_match(&Resume {
+                log: path,
+                ticks,
+                hash_log: None,
+            })
+        };
+        match resume("before.mlog", Some(last - 1)) {
+            Err(Error::LogNotResumable { reason, .. }) => {
+                assert!(reason.contains("already reaches tick 130"), "{reason}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        let at = resume("at.mlog", Some(last)).expect("resumes at its last tick");
+        assert_eq!(
+            (at.resumed_at, at.target, at.played.ticks),
+            (last, last, last)
+        );
+        assert_eq!(
+            at.to_string(),
+            format!(
+                "resumed at tick 130 (checkpoint of tick {c}, {n} logged ticks re-applied), \
+                 played to tick 130 of 130; cut: nothing",
+                c = at.checkpoint,
+                n = 130 - at.checkpoint
+            )
+        );
+        let on = resume("on.mlog", None).expect("resumes to the header's stop");
+        assert_eq!(
+            (on.resumed_at, on.target, on.played.ticks),
+            (last, 150, 150)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -526,4 +526,283 @@ mod tests {
         s.clean_finish = true;
         assert!(s.to_string().contains("finish=clean"));
     }
+
+    /// A fresh scratch folder for one test's files.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("netrun-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        dir
+    }
+
+    /// Desync snapshots go to the folder asked for, else next to the hash log, else nowhere;
+    /// the run's log paths are its own.
+    #[test]
+    fn dumps_go_where_asked_or_next_to_the_hash_log() {
+        let mut run = NetRun {
+            ticks: 1,
+            bot_seed: 1,
+            hash_log: Some(PathBuf::from("a/h.log")),
+            finish_timeout: Duration::ZERO,
+            fps: 60,
+            inject_desync: None,
+            inject_after: None,
+            dump_dir: None,
+            match_log: Some(PathBuf::from("a/m.mlog")),
+        };
+        assert_eq!(run.dumps(), Some(PathBuf::from("a/h.log.dumps")));
+        let paths = run.log_paths();
+        assert_eq!(paths.hash_log, run.hash_log);
+        assert_eq!(paths.match_log, run.match_log);
+        assert_eq!(paths.dump_dir, Some(PathBuf::from("a/h.log.dumps")));
+        run.dump_dir = Some(PathBuf::from("b"));
+        assert_eq!(run.dumps(), Some(PathBuf::from("b")));
+        run.hash_log = None;
+        run.dump_dir = None;
+        assert_eq!(run.dumps(), None);
+    }
+
+    /// A rejoin contacts the other player the log names; a log without a rejoin key, or naming
+    /// it by something that is no address, is refused.
+    #[test]
+    fn a_rejoin_contacts_the_player_the_log_names() {
+        let dir = scratch("rejoin-peer");
+        let world = World::new(engine::Rules::default(), 1, 2).expect("world");
+        let read = |name: &str, peer: Option<&str>| {
+            let path = dir.join(name);
+            let mut header = crate::logs::matchlog::LogHeader::for_game(&world, "join", None);
+            header.rejoin = peer.map(|peer| crate::logs::matchlog::RejoinKey {
+                slot: 1,
+                peer: peer.to_owned(),
+                secret: crate::net::seal::MatchSecret::from_bytes([7; 32]),
+            });
+            drop(MatchLogWriter::create(&path, &header, &world, 300).expect("log"));
+            (read_log::<World>(&path).expect("reads"), path)
+        };
+        let (log, path) = read("key.mlog", Some("127.0.0.1:7"));
+        assert_eq!(rejoin_peer(&log, &path).ok(), "127.0.0.1:7".parse().ok());
+        for (name, peer, says) in [
+            ("none.mlog", None, "holds no rejoin key"),
+            ("bad.mlog", Some("nowhere"), "not an address"),
+        ] {
+            let (log, path) = read(name, peer);
+            match rejoin_peer(&log, &path) {
+                Err(Error::RejoinRefused { reason }) => assert!(reason.contains(says), "{reason}"),
+                other => panic!("{name}: expected a refusal, got {other:?}"),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Two bot-driven peers connected over an in-memory network (host at port 1, joiner at
+    /// port 2), each run by `run` on a thread of its own.
+    mod in_memory {
+        use super::*;
+        use crate::net::socket::Link;
+        use crate::net::transport::memory::MemoryNet;
+        use crate::net::wire::Role;
+        use crate::session::connecting::Connecting;
+
+        pub(super) fn config() -> NetConfig<World> {
+            NetConfig::<World> {
+                seed: 2026,
+                fps: crate::session::netplay::MAX_FPS,
+                ..NetConfig::<World>::default()
+            }
+        }
+
+        pub(super) fn plan(ticks: Tick, bot_seed: u64, hash_log: &Path) -> NetRun {
+            NetRun {
+                ticks,
+                bot_seed,
+                hash_log: Some(hash_log.to_owned()),
+                finish_timeout: Duration::from_secs(15),
+                fps: crate::session::netplay::MAX_FPS,
+                inject_desync: None,
+                inject_after: None,
+                dump_dir: None,
+                match_log: None,
+            }
+        }
+
+        /// A host and a joined player, both handed over; fails after 10 s of wall time (a guard
+        /// against hanging, not a measure: a lossless network needs no waiting).
+        pub(super) fn connected_pair(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>) {
+            connected_pair_with(net, &config())
+        }
+
+        /// As [`connected_pair`], under `config`.
+        pub(super) fn connected_pair_with(
+            net: &MemoryNet,
+            config: &NetConfig<World>,
+        ) -> (NetPeer<World>, NetPeer<World>) {
+            let config = config.clone();
+            let host = SocketAddr::from(([127, 0, 0, 1], 1));
+            let mut sides = [
+                Connecting::host(Link::new(net.endpoint(1)), &config),
+                Connecting::join(Link::new(net.endpoint(2)), host, Role::Player, &config),
+            ];
+            let mut peers: [Option<NetPeer<World>>; 2] = [None, None];
+            let guard = Instant::now() + Duration::from_secs(10);
+            while peers.iter().any(Option::is_none) {
+                for (side, peer) in sides.iter_mut().zip(&mut peers) {
+                    match peer {
+                        // A host hands over once it heard input: the handed-over side plays.
+                        Some(p) => drop(p.advance(WireInput::default())),
+                        None => *peer = side.poll().expect("connects"),
+                    }
+                }
+                assert!(Instant::now() < guard, "not connected");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let [host, joiner] = peers;
+            (host.expect("host"), joiner.expect("joiner"))
+        }
+
+        /// Runs both peers' plans to the end, each on its own thread.
+        pub(super) fn play(plans: [NetRun; 2]) -> [NetRunSummary; 2] {
+            let net = MemoryNet::default();
+            let (host, joiner) = connected_pair(&net);
+            let [host_plan, join_plan] = plans;
+            let host = std::thread::spawn(move || run_net_peer(host, &host_plan));
+            let joiner = std::thread::spawn(move || run_net_peer(joiner, &join_plan));
+            [
+                host.join().expect("host thread").expect("host run"),
+                joiner.join().expect("joiner thread").expect("joiner run"),
+            ]
+        }
+    }
+
+    /// Both peers play to the final tick, log every confirmed tick, agree on it, finish
+    /// cleanly, and report the hash of that tick and the bytes they sent and received per
+    /// second of the run.
+    #[test]
+    fn two_peers_play_to_the_final_tick_and_report_it() {
+        let dir = scratch("play");
+        let ticks = 90;
+        let logs = [dir.join("host.log"), dir.join("join.log")];
+        let started = Instant::now();
+        let summaries = in_memory::play([
+            in_memory::plan(ticks, 1, &logs[0]),
+            in_memory::plan(ticks, 2, &logs[1]),
+        ]);
+        // Every run lasted at most this long (and at least 1 ms, as the rates count it).
+        let outer_ms = started.elapsed().as_millis().max(1) as u64;
+        for (summary, log) in summaries.iter().zip(&logs) {
+            assert_eq!(summary.ticks, ticks, "{summary}");
+            assert!(summary.clean_finish, "{summary}");
+            assert_eq!((summary.desyncs, summary.disconnected), (0, None));
+            let hashes = crate::logs::hashlog::read_hash_log_file::<World>(log).expect("hash log");
+            assert_eq!(hashes.entries.len(), ticks as usize);
+            let last = hashes.entries.last().expect("an entry");
+            assert_eq!((last.tick, last.hash), (ticks, summary.final_hash));
+            let socket = &summary.socket;
+            for (rate, bytes) in [
+                (summary.bytes_sent_per_sec, socket.bytes_sent),
+                (summary.bytes_received_per_sec, socket.bytes_received),
+            ] {
+                assert!(bytes > 0, "{summary}");
+                assert!(
+                    rate <= bytes * 1000 && rate >= bytes * 1000 / outer_ms,
+                    "{rate} B/s for {bytes} B in at most {outer_ms} ms"
+                );
+            }
+        }
+        assert_eq!(summaries[0].final_hash, summaries[1].final_hash);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A peer whose partner plays but never says `Finish` reports a finish timeout, not a
+    /// clean finish.
+    #[test]
+    fn a_partner_that_never_finishes_is_a_finish_timeout() {
+        let dir = scratch("unfinished");
+        let net = crate::net::transport::memory::MemoryNet::default();
+        let (host, mut joiner) = in_memory::connected_pair(&net);
+        let mut plan = in_memory::plan(30, 1, &dir.join("host.log"));
+        plan.finish_timeout = Duration::from_millis(300);
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let host = std::thread::spawn({
+            let done = done.clone();
+            move || {
+                let summary = run_net_peer(host, &plan);
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                summary
+            }
+        });
+        // The joiner plays on, never finishing, until the host's run is over.
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            joiner.poll();
+            let _ = joiner.advance(WireInput::default());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let summary = host.join().expect("host thread").expect("host run");
+        assert_eq!((summary.ticks, summary.disconnected), (30, None));
+        assert!(!summary.clean_finish, "{summary}");
+        assert!(summary.to_string().contains("finish=timeout"), "{summary}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A desync injected on one side is counted, from the tick it was detected at, on both
+    /// sides, and repaired once: the run goes on to the final tick in sync.
+    #[test]
+    fn a_desync_is_counted_and_its_resync_reported() {
+        let dir = scratch("desync");
+        let mut host = in_memory::plan(120, 1, &dir.join("host.log"));
+        host.inject_desync = Some(40);
+        let join = in_memory::plan(120, 2, &dir.join("join.log"));
+        let [host, join] = in_memory::play([host, join]);
+        for summary in [&host, &join] {
+            assert!(summary.desyncs > 0, "{summary}");
+            assert_eq!(summary.resyncs.len(), 1, "{:?}", summary.resyncs);
+            let (detected, resumed) = summary.resyncs[0];
+            assert!(
+                detected >= 40 && resumed >= detected,
+                "{:?}",
+                summary.resyncs
+            );
+            assert_eq!(summary.first_desync, Some(detected), "{summary}");
+            assert_eq!(summary.ticks, 120);
+        }
+        assert_eq!(host.resyncs, join.resyncs);
+        assert_eq!(host.final_hash, join.final_hash);
+        assert!(dir.join("host.log.dumps").is_dir(), "the desync is dumped");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A partner that vanishes mid-match ends the run early: the disconnect and its reason are
+    /// in the summary, and no finish is claimed.
+    #[test]
+    fn a_vanished_partner_ends_the_run_with_the_disconnect() {
+        let dir = scratch("vanished");
+        let net = crate::net::transport::memory::MemoryNet::default();
+        let config = NetConfig::<World> {
+            disconnect_timeout: Duration::from_millis(300),
+            disconnect_notify: Duration::from_millis(100),
+            ..in_memory::config()
+        };
+        let (host, mut joiner) = in_memory::connected_pair_with(&net, &config);
+        let plan = in_memory::plan(1_000_000, 1, &dir.join("host.log"));
+        let host = std::thread::spawn(move || run_net_peer(host, &plan));
+        // The joiner plays a few ticks, then is gone without a word.
+        while joiner.world().tick() < 20 {
+            joiner.poll();
+            let _ = joiner.advance(WireInput::default());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::mem::forget(joiner);
+        let summary = host.join().expect("host thread").expect("host run");
+        assert_eq!(
+            summary.disconnected,
+            "127.0.0.1:2".parse().ok(),
+            "{summary}"
+        );
+        assert!(summary.disconnect_reason.is_some(), "{summary}");
+        assert!(
+            !summary.clean_finish && summary.ticks < 1_000_000,
+            "{summary}"
+        );
+        assert!(summary.to_string().contains("finish=skipped"), "{summary}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
