@@ -592,11 +592,17 @@ mod tests {
 
         let twelve = Fx::from_num(12);
         assert!(!pressing(&choices(&at(twelve, Fx::ZERO), EXACT), attack));
-        assert!(pressing(&choices(&at(twelve - Fx::DELTA, Fx::ZERO), EXACT), attack));
+        assert!(pressing(
+            &choices(&at(twelve - Fx::DELTA, Fx::ZERO), EXACT),
+            attack
+        ));
 
         let rules = Rules::default();
         let swing = rules.melee_reach + rules.melee_radius + rules.pushbox_radius;
-        assert!(!pressing(&choices(&at(swing, Fx::ZERO), EXACT), buttons::MELEE));
+        assert!(!pressing(
+            &choices(&at(swing, Fx::ZERO), EXACT),
+            buttons::MELEE
+        ));
         let near = choices(&at(swing - Fx::DELTA, Fx::ZERO), EXACT);
         assert!(pressing(&near, buttons::MELEE));
 
@@ -606,7 +612,10 @@ mod tests {
         };
         let (three, one) = (Fx::from_num(3), Fx::from_num(1));
         let away = stick_towards(FxVec::new(-three, -one));
-        assert!(away.0 != 0 && away.1 != 0, "{away:?} is no strafing direction");
+        assert!(
+            away.0 != 0 && away.1 != 0,
+            "{away:?} is no strafing direction"
+        );
         let backs_off = |w: &World| {
             choices(w, wary)
                 .iter()
@@ -614,7 +623,10 @@ mod tests {
                 .count()
         };
         assert_eq!(backs_off(&at(three, one)), 0, "at exactly 4 tiles it holds");
-        assert!(backs_off(&at(three - Fx::DELTA, one)) > 32, "nearer, it backs off");
+        assert!(
+            backs_off(&at(three - Fx::DELTA, one)) > 32,
+            "nearer, it backs off"
+        );
     }
 
     /// A path runs only between floor tiles inside the grid: on a grid with no border wall
@@ -626,17 +638,53 @@ mod tests {
         let world = grid(6, 5, |x, y| (x, y) == (3, 1), c(1, 2), c(4, 2));
         let mut bot = Bot::new(0, 1);
         let centre = c(2, 2);
-        for (x, y) in [(0, 0), (5, 0), (0, 4), (5, 4), (0, 1), (5, 2), (2, 0), (2, 4)] {
+        for (x, y) in [
+            (0, 0),
+            (5, 0),
+            (0, 4),
+            (5, 4),
+            (0, 1),
+            (5, 2),
+            (2, 0),
+            (2, 4),
+        ] {
             let edge = c(x, y);
-            assert!(bot.next_tile_towards(&world, edge, centre).is_some(), "from {x},{y}");
-            assert!(bot.next_tile_towards(&world, centre, edge).is_some(), "to {x},{y}");
+            assert!(
+                bot.next_tile_towards(&world, edge, centre).is_some(),
+                "from {x},{y}"
+            );
+            assert!(
+                bot.next_tile_towards(&world, centre, edge).is_some(),
+                "to {x},{y}"
+            );
         }
-        for (x, y) in [(-1, 0), (-1, 2), (6, 0), (6, 1), (6, 4), (2, -1), (0, 5), (5, 5)] {
+        for (x, y) in [
+            (-1, 0),
+            (-1, 2),
+            (6, 0),
+            (6, 1),
+            (6, 4),
+            (2, -1),
+            (0, 5),
+            (5, 5),
+        ] {
             let outside = c(x, y);
-            assert_eq!(bot.next_tile_towards(&world, outside, centre), None, "from {x},{y}");
-            assert_eq!(bot.next_tile_towards(&world, centre, outside), None, "to {x},{y}");
+            assert_eq!(
+                bot.next_tile_towards(&world, outside, centre),
+                None,
+                "from {x},{y}"
+            );
+            assert_eq!(
+                bot.next_tile_towards(&world, centre, outside),
+                None,
+                "to {x},{y}"
+            );
         }
-        assert_eq!(bot.next_tile_towards(&world, c(3, 1), centre), None, "from a wall");
+        assert_eq!(
+            bot.next_tile_towards(&world, c(3, 1), centre),
+            None,
+            "from a wall"
+        );
     }
 
     /// Every level parses from its name (the command line's words) and anything else is
@@ -650,7 +698,10 @@ mod tests {
         for other in ["", "Hard", "hard ", "expert"] {
             let refusal = other.parse::<D>().expect_err("not a level");
             assert!(refusal.contains(&format!("`{other}`")), "{refusal}");
-            assert!(refusal.contains("beginner, easy, normal or hard"), "{refusal}");
+            assert!(
+                refusal.contains("beginner, easy, normal or hard"),
+                "{refusal}"
+            );
         }
     }
 

@@ -926,7 +926,11 @@ mod tests {
             assert_eq!(before + usize::from(!written && last == 200), ticks.len());
             let end = again.checkpoints.last().expect("a checkpoint");
             let state = World::snapshot_to_bytes(&Game::snapshot(&played_to(&log, end.0)));
-            assert_eq!(end.1, state, "the checkpoint at {} is that tick's state", end.0);
+            assert_eq!(
+                end.1, state,
+                "the checkpoint at {} is that tick's state",
+                end.0
+            );
             assert_eq!(again.last_tick(), last);
         }
         let _ = std::fs::remove_dir_all(&dir);

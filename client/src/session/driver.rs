@@ -770,7 +770,11 @@ mod tests {
         }
         let own = d.hash_at(5).expect("kept");
         let before = d.states_hashed();
-        assert_eq!(d.adopt(&other).expect("adopt"), own, "returns what it replaced");
+        assert_eq!(
+            d.adopt(&other).expect("adopt"),
+            own,
+            "returns what it replaced"
+        );
         assert_eq!(d.states_hashed(), before + 1, "the adopted state, once");
         assert_eq!(d.hash_at(5).expect("kept"), other.state_hash());
         assert_eq!(d.snapshot_at(5).expect("kept"), other.state());
@@ -798,7 +802,11 @@ mod tests {
             assert_eq!(d.unsealed.capacity(), capacity, "frame {frame}");
             // (Tick 0's hash is known from the start: its save is sealed at once.)
             let newest = d.unsealed.last().map(|&(tick, _, _)| tick);
-            assert_eq!(newest, (frame > 0).then_some(frame as Tick), "frame {frame}");
+            assert_eq!(
+                newest,
+                (frame > 0).then_some(frame as Tick),
+                "frame {frame}"
+            );
         }
     }
 
@@ -806,7 +814,9 @@ mod tests {
     /// with other inputs keeps the first traces, and every tick first reached has one.
     #[test]
     fn only_a_ticks_first_pass_is_traced() {
-        let mut fighting = World::new(Rules::default(), 7, 2).expect("world").snapshot();
+        let mut fighting = World::new(Rules::default(), 7, 2)
+            .expect("world")
+            .snapshot();
         fighting.round.phase = engine::RoundPhase::Fighting;
         fighting.round.phase_timer = 0;
         let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
@@ -819,8 +829,11 @@ mod tests {
         for frame in 0..6 {
             let cell = ggrs::GameStateCell::default();
             cells.push(cell.clone());
-            d.handle(vec![GgrsRequest::SaveGameState { cell, frame }, advance(50)])
-                .expect("advance");
+            d.handle(vec![
+                GgrsRequest::SaveGameState { cell, frame },
+                advance(50),
+            ])
+            .expect("advance");
         }
         let first: Vec<_> = (1..=6)
             .map(|t| *d.first_trace_at(t).expect("a first pass is traced"))
@@ -832,9 +845,17 @@ mod tests {
         again.extend((0..3).map(|_| advance(-50)));
         d.handle(again).expect("rollback");
         let first_end = *first[5].after().last().expect("phases");
-        assert_ne!(d.hash_at(6).expect("kept"), first_end, "the re-simulation differs");
+        assert_ne!(
+            d.hash_at(6).expect("kept"),
+            first_end,
+            "the re-simulation differs"
+        );
         for t in 1..=6 {
-            assert_eq!(d.first_trace_at(t), Some(&first[t as usize - 1]), "tick {t}");
+            assert_eq!(
+                d.first_trace_at(t),
+                Some(&first[t as usize - 1]),
+                "tick {t}"
+            );
         }
     }
 }
