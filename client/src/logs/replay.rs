@@ -618,6 +618,18 @@ mod tests {
         result.expect_err("refused")
     }
 
+    /// Asserts that `result` is a state mismatch at `tick` in `section`.
+    fn refused_at<T: std::fmt::Debug>(result: Result<T, Error>, tick: Tick, section: &str) {
+        match refused(result) {
+            Error::VerifyMismatch {
+                tick: at,
+                section: named,
+                ..
+            } => assert_eq!((at, named), (tick, section)),
+            e => panic!("{e}"),
+        }
+    }
+
     /// A verification may insist on rules: the log's own are taken, any others refused with
     /// both hashes.
     #[test]
@@ -724,12 +736,7 @@ mod tests {
             let mut snapshot = World::snapshot_from_bytes(bytes).expect("decodes");
             snapshot.players[0].pos.x += engine::fx_bits(1);
             *bytes = World::snapshot_to_bytes(&snapshot);
-            match refused(verify(&forged, None)) {
-                Error::VerifyMismatch { tick, section, .. } => {
-                    assert_eq!((tick, section), (ticks[at], "players"));
-                }
-                e => panic!("{e}"),
-            }
+            refused_at(verify(&forged, None), ticks[at], "players");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -795,12 +802,7 @@ mod tests {
         });
         assert_eq!(verify(&resumed, None).expect("verifies").ticks, 300);
         resumed.epochs[0].hash = log.ticks[148].hash;
-        match refused(verify(&resumed, None)) {
-            Error::VerifyMismatch { tick, section, .. } => {
-                assert_eq!((tick, section), (150, "epoch"));
-            }
-            e => panic!("{e}"),
-        }
+        refused_at(verify(&resumed, None), 150, "epoch");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -830,12 +832,7 @@ mod tests {
             (replaces_another, "resync"),
             (other_hash, "resync snapshot"),
         ] {
-            match refused(verify(&forged, None)) {
-                Error::VerifyMismatch { tick, section, .. } => {
-                    assert_eq!((tick, section), (150, named));
-                }
-                e => panic!("{e}"),
-            }
+            refused_at(verify(&forged, None), 150, named);
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -862,12 +859,7 @@ mod tests {
         }
         let mut other = sent.clone();
         other.epochs[0].hash = log.ticks[298].hash;
-        match refused(verify(&other, None)) {
-            Error::VerifyMismatch { tick, section, .. } => {
-                assert_eq!((tick, section), (300, "transfer snapshot"));
-            }
-            e => panic!("{e}"),
-        }
+        refused_at(verify(&other, None), 300, "transfer snapshot");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
