@@ -13,19 +13,24 @@ use crate::world::World;
 use crate::Tick;
 
 /// Ticks a [`loaded_world`] is proven to stay a fight for: longer than any benchmark runs it
-/// (a rollback window of 8, a sync test's warm-up and check distance).
-pub const FIGHT_TICKS: u32 = 40;
+/// (a rollback window of 8; a sync test's warm-up, which fills a driver's 64-tick rings so that
+/// the frames timed are the steady state, then its timed run).
+pub const FIGHT_TICKS: u32 = 160;
+
+/// Ticks [`fight_inputs`] runs player 0 one way before turning back, so that it stays well
+/// inside its clear square for [`FIGHT_TICKS`].
+const RUN_LEG_TICKS: u32 = 24;
 
 /// The loaded projectiles' speed in tiles per tick, 1/2^`DRIFT_SHIFT`: slower than any the
 /// rules allow a shot, so that from a tile centre none reaches a wall within [`FIGHT_TICKS`].
-const DRIFT_SHIFT: u32 = 7;
+const DRIFT_SHIFT: u32 = 9;
 
 /// Tiles around each player (in either axis) where no projectile starts, so that none reaches
 /// a player within [`FIGHT_TICKS`] even when player 0 runs.
 const CLEAR_RADIUS: u32 = 5;
 
 /// A 2-player world in the Fighting phase with `n` projectiles spread over the maze's floor
-/// tiles away from the players, each at a tile centre drifting in its own direction at 1/128
+/// tiles away from the players, each at a tile centre drifting in its own direction at 1/512
 /// tile per tick, with a pose window of `window` ticks.
 ///
 /// It stays a fight at every `n`: for [`FIGHT_TICKS`] ticks, with both players idle or with
@@ -94,12 +99,14 @@ pub fn loaded_world(n: usize, window: u8) -> World {
     world
 }
 
-/// The benches' inputs for `tick`: player 0 runs right and fires, player 1 idles.
+/// The benches' inputs for `tick`: player 0 runs and fires, right for [`RUN_LEG_TICKS`] ticks
+/// then left as long, and so on; player 1 idles.
 #[must_use]
 pub fn fight_inputs(tick: Tick) -> [InputCmd; 2] {
+    let right = (tick / RUN_LEG_TICKS).is_multiple_of(2);
     let run = InputCmd {
         buttons: buttons::SHOOT,
-        move_x: 127,
+        move_x: if right { 127 } else { -127 },
         ..InputCmd::idle(tick)
     };
     [run, InputCmd::idle(tick)]
@@ -194,13 +201,23 @@ mod tests {
     fn the_fight_inputs_make_player_0_run_and_fire() {
         let mut w = loaded_world(32, 12);
         let start = w.snapshot();
+        let x0 = start.players[0].pos.x;
+        let (mut furthest_right, mut furthest_left) = (x0, x0);
         for _ in 0..FIGHT_TICKS {
             w.step(&fight_inputs(w.tick())).expect("step");
+            let x = w.state().players[0].pos.x;
+            furthest_right = furthest_right.max(x);
+            furthest_left = furthest_left.min(x);
         }
         let s = w.state();
+        let tiles = |v: Fx| v.to_num::<i32>();
+        assert!(furthest_right > x0, "player 0 ran right");
+        assert!(furthest_left < furthest_right, "player 0 turned back");
+        // Within its clear square: no loaded projectile is ever near it.
         assert!(
-            s.players[0].pos.x > start.players[0].pos.x,
-            "player 0 ran right"
+            tiles(furthest_right - x0) < CLEAR_RADIUS as i32 - 1
+                && tiles(x0 - furthest_left) < CLEAR_RADIUS as i32 - 1,
+            "player 0 ran from {x0} to {furthest_left}..{furthest_right}"
         );
         assert_eq!(s.players[1].pos, start.players[1].pos, "player 1 idled");
         let fired = s.projectiles.iter().filter(|p| p.id >= 32).count();

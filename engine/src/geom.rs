@@ -22,16 +22,24 @@ fn raw(v: Fx) -> i64 {
 #[must_use]
 #[inline]
 pub(crate) fn segment_circle_toi(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> Option<Fx> {
+    if swept_circle_far(p, d, c, r) {
+        return None;
+    }
+    let (fx, fy) = (raw(p.x) - raw(c.x), raw(p.y) - raw(c.y)); // Q16
+    circle_toi_near(fx, fy, raw(d.x), raw(d.y), raw(r))
+}
+
+/// Whether the point `p + t·d`, `t ∈ [0, 1]`, surely stays more than `r` from `c`: exact when
+/// `true` (no contact), a box test. Along an axis the point never comes closer to the centre
+/// than |f| − |d|, so beyond r + |d| on either axis there is no contact. Most
+/// projectile/player pairs are far apart; this spares them the 128-bit arithmetic.
+#[must_use]
+#[inline]
+pub(crate) fn swept_circle_far(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> bool {
     let (fx, fy) = (raw(p.x) - raw(c.x), raw(p.y) - raw(c.y)); // Q16
     let (dx, dy) = (raw(d.x), raw(d.y)); // Q16
     let r = raw(r);
-    // Early out, exact: along an axis the point never comes closer to the centre than
-    // |f| − |d|, so beyond r + |d| on either axis there is no contact at any t in [0, 1].
-    // Most projectile/player pairs are far apart; this spares them the 128-bit arithmetic.
-    if fx.abs() > r + dx.abs() || fy.abs() > r + dy.abs() {
-        return None;
-    }
-    circle_toi_near(fx, fy, dx, dy, r)
+    fx.abs() > r + dx.abs() || fy.abs() > r + dy.abs()
 }
 
 /// [`segment_circle_toi`] past its early out: `f` is the start relative to the centre, all

@@ -8,13 +8,15 @@
 use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
-use crate::geom::{point_at, segment_circle_toi, segment_grid_toi, wall_clear_ticks};
+use crate::geom::{
+    point_at, segment_circle_toi, segment_grid_toi, swept_circle_far, wall_clear_ticks,
+};
 use crate::hash::StateHash;
 use crate::input::{buttons, InputCmd, WireInput, STICK_MAX};
 use crate::maze::Tile;
 use crate::movement::{move_box, pushbox_separation};
 use crate::player::MAX_PLAYERS;
-use crate::player::{Action, PlayerId};
+use crate::player::{Action, Player, PlayerId};
 use crate::pose_history::{HitboxHistory, ViewTime};
 use crate::projectile::Projectile;
 use crate::rail::{ShotOutcome, ShotTarget};
@@ -94,6 +96,73 @@ impl Phase {
 
 /// The state hash right after every phase of one step: `after()[i]` follows `STEP_PHASES[i]`.
 pub type PhaseHashes = game_api::PhaseHashes<StateHash>;
+
+/// A player a projectile may hit this step, as the projectile phase reads it.
+#[derive(Clone, Copy, Default)]
+struct Victim {
+    slot: usize,
+    id: PlayerId,
+    generation: u32,
+    pos: FxVec,
+}
+
+/// The players projectiles can hit this step (the living ones, in slot order; none outside a
+/// fight), read once for the whole projectile loop and again after each hit. Tested as
+/// locals, most projectiles cost a few comparisons.
+struct Victims {
+    list: [Victim; MAX_PLAYERS],
+    len: usize,
+}
+
+impl Victims {
+    fn of(players: &[Player], fighting: bool) -> Victims {
+        let mut victims = Victims {
+            list: [Victim::default(); MAX_PLAYERS],
+            len: 0,
+        };
+        if fighting {
+            for (slot, p) in players.iter().enumerate().filter(|(_, p)| p.is_alive()) {
+                victims.list[victims.len] = Victim {
+                    slot,
+                    id: p.id,
+                    generation: p.generation,
+                    pos: p.pos,
+                };
+                victims.len += 1;
+            }
+        }
+        victims
+    }
+
+    /// The victims `proj` can hit: all but its owner's life that fired it.
+    fn hittable_by<'a>(&'a self, proj: &'a Projectile) -> impl Iterator<Item = &'a Victim> + 'a {
+        self.list[..self.len]
+            .iter()
+            .filter(|v| v.id != proj.owner || v.generation != proj.owner_generation)
+    }
+
+    /// Whether `proj` may touch a victim it can hit this step (`false` is exact: no contact).
+    fn any_near(&self, proj: &Projectile, hurt_radius: Fx) -> bool {
+        self.hittable_by(proj)
+            .any(|v| !swept_circle_far(proj.pos, proj.vel, v.pos, hurt_radius))
+    }
+
+    /// Steps the leading projectiles of `projectiles` whose step is only a move — in flight,
+    /// known clear of walls this step, far from every victim, not at the end of their life —
+    /// and returns how many it stepped: the next one (if any) needs the full sweep, or has
+    /// ended.
+    fn move_while_clear(&self, projectiles: &mut [Projectile], hurt_radius: Fx) -> usize {
+        for (moved, p) in projectiles.iter_mut().enumerate() {
+            if p.wall_clear == 0 || p.life <= 1 || self.any_near(p, hurt_radius) {
+                return moved;
+            }
+            p.pos += p.vel;
+            p.life -= 1;
+            p.wall_clear -= 1;
+        }
+        projectiles.len()
+    }
+}
 
 /// Where a projectile's sweep ended this tick.
 enum Impact {
@@ -523,36 +592,41 @@ impl World {
             self.melee_hits();
         }
         let hurt_radius = self.rules.pushbox_radius + self.rules.projectile_radius;
-        for k in 0..self.state.projectiles.len() {
+        let walk_every_step = self.exact_walls;
+        let mut victims = Victims::of(&self.state.players, fighting);
+        let mut k = 0;
+        while k < self.state.projectiles.len() {
+            // Most projectiles, most steps, go no further than this loop: known clear of walls
+            // (`wall_clear`; with `exact_walls` every step walks, for the tests), far from every
+            // player they could hit and not at the end of their life. Such a step only moves
+            // the projectile; the full sweep below would find no contact and do the same.
+            if !walk_every_step {
+                k += victims.move_while_clear(&mut self.state.projectiles[k..], hurt_radius);
+                if k == self.state.projectiles.len() {
+                    break;
+                }
+            }
             let proj = self.state.projectiles[k];
+            k += 1;
             if proj.life == 0 {
                 continue;
             }
             // Earliest contact wins; at equal times a tile beats a player, and a lower slot
-            // beats a higher one. A projectile known to be clear of walls this step skips the
-            // wall walk (`wall_clear`; with `exact_walls` every step walks, for the tests).
-            let mut best = if proj.wall_clear == 0 || self.exact_walls {
+            // beats a higher one.
+            let mut best = if proj.wall_clear == 0 || walk_every_step {
                 segment_grid_toi(&self.state.maze, proj.pos, proj.vel)
                     .map(|(t, x, y)| (t, Impact::Tile(x, y)))
             } else {
                 None
             };
-            if fighting {
-                for (slot, victim) in self.state.players.iter().enumerate() {
-                    let own_life =
-                        victim.id == proj.owner && victim.generation == proj.owner_generation;
-                    if own_life || !victim.is_alive() {
-                        continue;
-                    }
-                    if let Some(t) = segment_circle_toi(proj.pos, proj.vel, victim.pos, hurt_radius)
-                    {
-                        if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
-                            best = Some((t, Impact::Player(slot)));
-                        }
+            for victim in victims.hittable_by(&proj) {
+                if let Some(t) = segment_circle_toi(proj.pos, proj.vel, victim.pos, hurt_radius) {
+                    if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
+                        best = Some((t, Impact::Player(victim.slot)));
                     }
                 }
             }
-            let p = &mut self.state.projectiles[k];
+            let p = &mut self.state.projectiles[k - 1];
             match best {
                 None => {
                     p.pos += p.vel;
@@ -576,6 +650,8 @@ impl World {
                             let knock = proj.vel.normalized().unwrap_or(FxVec::ZERO);
                             let source = HitSource::Projectile(proj.id);
                             self.apply_hit(proj.owner, proj.owner_generation, slot, source, knock);
+                            // A hit may KO or push its victim: later projectiles see that.
+                            victims = Victims::of(&self.state.players, fighting);
                         }
                     }
                 }

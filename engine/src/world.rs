@@ -36,8 +36,9 @@ pub struct World {
     pub(crate) rails_accepted: u8,
     /// Scratch: bit per slot frozen by hit-stop in the step in progress.
     pub(crate) frozen: u8,
-    /// A check, not state: walk the grid for every projectile on every step, as if no
-    /// projectile's `wall_clear` count were known (see [`World::debug_walk_every_step`]).
+    /// A check, not state: sweep every projectile in full on every step — the grid walk, as
+    /// if no projectile's `wall_clear` count were known, and the test against every player,
+    /// as if none were known to be far (see [`World::debug_walk_every_step`]).
     pub(crate) exact_walls: bool,
 }
 
@@ -114,11 +115,13 @@ impl World {
         Ok(world)
     }
 
-    /// For tests: with `on`, every projectile walks the grid every step even where its
-    /// `wall_clear` count says the step is clear. The counts are kept exactly as usual, so a
-    /// world stepped this way must stay bit-identical to one that trusts them; if a count ever
-    /// claimed a step clear that is not, the walk here would find the wall and the two
-    /// diverge. Not part of the state (a snapshot does not carry it).
+    /// For tests: with `on`, every projectile takes the full sweep every step: it walks the
+    /// grid even where its `wall_clear` count says the step is clear, and is tested against
+    /// every player even where the box test says all are far (the step that only moves a
+    /// projectile is never taken). The counts are kept exactly as usual, so a world stepped
+    /// this way must stay bit-identical to one that takes the shortcuts; if a count ever
+    /// claimed a step clear that is not, or a projectile that only moved should have hit a
+    /// player or ended, the two diverge. Not part of the state (a snapshot does not carry it).
     #[doc(hidden)]
     pub fn debug_walk_every_step(&mut self, on: bool) {
         self.exact_walls = on;

@@ -1,27 +1,40 @@
-//! A projectile's `wall_clear` count (snapshot format 4) only spares work: a world that walks
-//! the grid for every projectile on every step, as if no count were known, plays exactly the
-//! same match, tick by tick, hash for hash (the counts are state, kept alike in both). If a
-//! count ever claimed a step clear that is not, the walking world would find the wall there and
-//! the two would part. And a snapshot from outside that claims more than is true is refused.
+//! A projectile's `wall_clear` count (snapshot format 4) and the step that only moves a
+//! projectile far from every player only spare work: a world that sweeps every projectile in
+//! full on every step (the grid walk, as if no count were known, and the test against every
+//! player) plays exactly the same match, tick by tick, hash for hash, event for event (the
+//! counts are state, kept alike in both). If a count ever claimed a step clear that is not, or
+//! a projectile only moved where it should have hit a player or ended its life, the walking
+//! world would part from the other. And a snapshot from outside that claims more than is true
+//! is refused.
 
 use crate::common::{expand, segment};
-use engine::{Bot, EventKind, Fx, Rules, World, WorldSnapshot};
+use engine::{Bot, EventKind, Fx, HitSource, Rules, World, WorldSnapshot};
 use proptest::prelude::*;
 
+/// What a side-by-side run met, so callers can show the shortcuts were taken where they
+/// matter: counts above 0, walls reached, players hit by projectiles, projectiles that ended
+/// their life in the air.
+#[derive(Default)]
+struct Met {
+    most: u8,
+    walls: u32,
+    shot_hits: u32,
+    expired: u32,
+}
+
 /// Steps a trusting and a walking world on the same inputs, asserting that every tick's hash
-/// and events agree; returns (largest count seen, walls met) so callers can show the counts
-/// were used and walls were reached.
+/// and events agree; returns what the run met.
 fn side_by_side(
     rules: &Rules,
     seed: u64,
     inputs: &mut dyn FnMut(&World) -> Vec<engine::InputCmd>,
     ticks: u32,
     players: usize,
-) -> (u8, u32) {
+) -> Met {
     let mut trusting = World::new(rules.clone(), seed, players).expect("world");
     let mut walking = World::new(rules.clone(), seed, players).expect("world");
     walking.debug_walk_every_step(true);
-    let (mut most, mut walls) = (0u8, 0u32);
+    let mut met = Met::default();
     for _ in 0..ticks {
         let cmds = inputs(&trusting);
         let a: Vec<EventKind> = trusting
@@ -43,7 +56,18 @@ fn side_by_side(
             "state at tick {}",
             trusting.tick()
         );
-        walls += a
+        let count = |is: fn(&EventKind) -> bool| a.iter().filter(|k| is(k)).count() as u32;
+        met.shot_hits += count(|k| {
+            matches!(
+                k,
+                EventKind::Hit {
+                    source: HitSource::Projectile(_),
+                    ..
+                }
+            )
+        });
+        met.expired += count(|k| matches!(k, EventKind::Expired { .. }));
+        met.walls += a
             .iter()
             .filter(|k| {
                 matches!(
@@ -55,9 +79,9 @@ fn side_by_side(
             })
             .count() as u32;
         let counts = trusting.state().projectiles.iter().map(|p| p.wall_clear);
-        most = most.max(counts.max().unwrap_or(0));
+        met.most = met.most.max(counts.max().unwrap_or(0));
     }
-    (most, walls)
+    met
 }
 
 fn bots(seed: u64, players: usize) -> impl FnMut(&World) -> Vec<engine::InputCmd> {
@@ -68,11 +92,13 @@ fn bots(seed: u64, players: usize) -> impl FnMut(&World) -> Vec<engine::InputCmd
 }
 
 /// Bot matches at the default projectile speed, at the slowest and the fastest the rules
-/// allow, and with the longest life: the same play whether or not the counts are trusted,
-/// with walls met and counts seen (above 1 where a step is under 2 tiles).
+/// allow, and with the longest life: the same play whether or not the shortcuts are taken,
+/// with walls met and counts seen (above 1 where a step is under 2 tiles), and players hit by
+/// shots and shots ending in the air along the way.
 #[test]
 fn a_match_plays_the_same_with_the_wall_counts_ignored() {
     let speeds = [Fx::from_num(0.30), Fx::from_num(0.02), Fx::from_num(2)];
+    let (mut shot_hits, mut expired) = (0, 0);
     for (i, speed) in speeds.into_iter().enumerate() {
         let rules = Rules {
             projectile_speed: speed,
@@ -80,8 +106,15 @@ fn a_match_plays_the_same_with_the_wall_counts_ignored() {
             ..Rules::default()
         };
         for (seed, players) in [(0x5EED, 2), (7, 4)] {
-            let (most, walls) = side_by_side(&rules, seed, &mut bots(seed, players), 1500, players);
+            let Met {
+                most,
+                walls,
+                shot_hits: hits,
+                expired: ended,
+            } = side_by_side(&rules, seed, &mut bots(seed, players), 1500, players);
             assert!(walls > 0, "speed {speed}, seed {seed}: no wall was met");
+            shot_hits += hits;
+            expired += ended;
             // The count looks 2 tiles ahead: at 2 tiles a step it can say 1 at most.
             let want = if i == 2 { 1 } else { 2 };
             assert!(
@@ -90,6 +123,10 @@ fn a_match_plays_the_same_with_the_wall_counts_ignored() {
             );
         }
     }
+    assert!(
+        shot_hits > 0 && expired > 0,
+        "{shot_hits} shot hits, {expired} expired"
+    );
 }
 
 proptest! {
