@@ -277,7 +277,7 @@ impl World {
                 Phase::Pushbox => self.phase_pushbox(),
                 Phase::Rail => self.phase_rail(),
                 Phase::ProjectilesAndHits => self.phase_hits(),
-                Phase::Removal => self.state.projectiles.retain(|p| p.life > 0),
+                Phase::Removal => self.phase_removal(),
                 Phase::RoundLogic => self.phase_round(),
                 Phase::Events => self.phase_events(),
             }
@@ -586,7 +586,15 @@ impl World {
         }
     }
 
+    /// Drops the projectiles the projectile phase ended (keeping the others in spawn order).
+    fn phase_removal(&mut self) {
+        if self.projectiles_ended {
+            self.state.projectiles.retain(|p| p.life > 0);
+        }
+    }
+
     fn phase_hits(&mut self) {
+        self.projectiles_ended = false;
         let fighting = self.state.round.is_fighting();
         if fighting {
             self.melee_hits();
@@ -609,6 +617,8 @@ impl World {
             let proj = self.state.projectiles[k];
             k += 1;
             if proj.life == 0 {
+                // Ended before this step (a restored state may hold one): removed below.
+                self.projectiles_ended = true;
                 continue;
             }
             // Earliest contact wins; at equal times a tile beats a player, and a lower slot
@@ -636,6 +646,7 @@ impl World {
                         n => n - 1,
                     };
                     if p.life == 0 {
+                        self.projectiles_ended = true;
                         self.emit(EventKind::Expired {
                             projectile: proj.id,
                         });
@@ -644,6 +655,7 @@ impl World {
                 Some((t, impact)) => {
                     p.pos = point_at(proj.pos, proj.vel, t);
                     p.life = 0;
+                    self.projectiles_ended = true;
                     match impact {
                         Impact::Tile(x, y) => self.strike_tile(x, y, proj.id),
                         Impact::Player(slot) => {
@@ -893,5 +905,59 @@ mod tests {
         assert_eq!(seen.0[0].pos, FxVec::new(Fx::from_num(1), y));
         assert_eq!(seen.0[0].life, 0);
         assert!(world.state().projectiles.is_empty(), "removed after");
+    }
+
+    /// Contract: a projectile ends in the step that ends it, whichever way, and is gone from
+    /// the state that step leaves: one whose life runs out in the air (the step only moved it
+    /// until then), and one a restored state holds already spent (life 0). The others stay,
+    /// in spawn order.
+    #[test]
+    fn a_spent_projectile_is_gone_after_the_step_that_ends_it() {
+        let mut world = World::new(Rules::default(), 1, 2).expect("world");
+        let mut snap = world.snapshot();
+        snap.round.phase = RoundPhase::Fighting;
+        let y = snap.players[0].pos.y;
+        let slow = FxVec::new(fx_bits(1 << 8), ZERO);
+        let mut shot = |life: u16, x: f64| {
+            let p = Projectile {
+                id: snap.next_projectile_id,
+                owner_generation: snap.players[0].generation,
+                pos: FxVec::new(Fx::from_num(x), y),
+                vel: slow,
+                life,
+                owner: 0,
+                wall_clear: 0,
+            };
+            snap.next_projectile_id += 1;
+            p
+        };
+        // Beside player 0 (its owner), which it never hits: the step only moves it.
+        let x = snap.players[0].pos.x.to_num::<f64>();
+        let (lasting, expiring, spent) = (shot(9, x), shot(3, x), shot(0, x));
+        snap.projectiles = vec![lasting, expiring, spent];
+        world.restore(&snap).expect("restore");
+        let ids = |w: &World| {
+            w.state()
+                .projectiles
+                .iter()
+                .map(|p| p.id)
+                .collect::<Vec<_>>()
+        };
+        let tick = world.tick();
+        world.step(&[InputCmd::idle(tick); 2]).expect("step");
+        assert_eq!(
+            ids(&world),
+            [lasting.id, expiring.id],
+            "the spent one is gone"
+        );
+        for _ in 0..2 {
+            let tick = world.tick();
+            world.step(&[InputCmd::idle(tick); 2]).expect("step");
+        }
+        assert!(world.events().iter().any(|e| e.kind
+            == EventKind::Expired {
+                projectile: expiring.id
+            }));
+        assert_eq!(ids(&world), [lasting.id], "the expired one is gone");
     }
 }

@@ -36,6 +36,10 @@ pub struct World {
     pub(crate) rails_accepted: u8,
     /// Scratch: bit per slot frozen by hit-stop in the step in progress.
     pub(crate) frozen: u8,
+    /// Scratch: whether a projectile ended (or was found ended) in the projectile phase of the
+    /// step in progress; the removal phase has nothing to remove otherwise. Only that phase
+    /// ends projectiles.
+    pub(crate) projectiles_ended: bool,
     /// A check, not state: sweep every projectile in full on every step — the grid walk, as
     /// if no projectile's `wall_clear` count were known, and the test against every player,
     /// as if none were known to be far (see [`World::debug_walk_every_step`]).
@@ -103,6 +107,7 @@ impl World {
             maze_scratch: MazeScratch::default(),
             rails_accepted: 0,
             frozen: 0,
+            projectiles_ended: false,
             exact_walls: false,
         };
         world.start_round(1);

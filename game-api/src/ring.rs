@@ -68,7 +68,14 @@ impl<T> TickRing<T> {
     }
 
     fn index(&self, tick: Tick) -> usize {
-        (u64::from(tick) % self.slots.len() as u64) as usize
+        let len = self.slots.len();
+        // Every lookup of a rollback frame comes here, several per tick: a power-of-two
+        // capacity (the drivers' default) takes a mask instead of a division.
+        if len.is_power_of_two() {
+            tick as usize & (len - 1)
+        } else {
+            (u64::from(tick) % len as u64) as usize
+        }
     }
 
     /// The slot for `tick`, marked as holding it, for the caller to fill in place (so a value
@@ -193,20 +200,26 @@ mod tests {
         assert_eq!(ring.get(4), Err(RingError::NotRecorded { requested: 4 }));
     }
 
+    /// Powers of two (indexed by a mask) and other capacities (by a division) alike, from
+    /// tick 0 and up to the last tick there is.
     #[test]
     fn a_ring_holds_as_many_ticks_as_its_capacity() {
-        for capacity in [1, 2, 8] {
-            let mut ring: TickRing<u32> = TickRing::new(capacity);
-            assert_eq!(ring.capacity(), capacity);
-            let last = capacity as Tick * 3;
-            for t in 0..=last {
-                ring.insert(t, t);
+        for capacity in [1, 2, 3, 5, 8, 64, 66] {
+            let span = capacity as Tick * 3;
+            for first in [0, Tick::MAX - span] {
+                let mut ring: TickRing<u32> = TickRing::new(capacity);
+                assert_eq!(ring.capacity(), capacity);
+                let last = first + span;
+                for t in first..=last {
+                    ring.insert(t, t);
+                    assert_eq!(ring.index(t), (t % capacity as Tick) as usize);
+                }
+                let oldest = last - (capacity as Tick - 1);
+                for t in oldest..=last {
+                    assert_eq!(ring.get(t), Ok(&t));
+                }
+                assert!(ring.get(oldest - 1).is_err());
             }
-            let oldest = last + 1 - capacity as Tick;
-            for t in oldest..=last {
-                assert_eq!(ring.get(t), Ok(&t));
-            }
-            assert!(ring.get(oldest - 1).is_err());
         }
     }
 }
