@@ -595,6 +595,7 @@ impl World {
 
     fn phase_hits(&mut self) {
         self.projectiles_ended = false;
+        self.full_sweeps = 0;
         let fighting = self.state.round.is_fighting();
         if fighting {
             self.melee_hits();
@@ -621,6 +622,7 @@ impl World {
                 self.projectiles_ended = true;
                 continue;
             }
+            self.full_sweeps += 1;
             // Earliest contact wins; at equal times a tile beats a player, and a lower slot
             // beats a higher one.
             let mut best = if proj.wall_clear == 0 || walk_every_step {
@@ -959,5 +961,74 @@ mod tests {
                 projectile: expiring.id
             }));
         assert_eq!(ids(&world), [lasting.id], "the expired one is gone");
+    }
+
+    /// Contract: a projectile's step is only a move exactly where no sweep could find
+    /// anything: clear of walls by its count, alive past this step, and outside the box that
+    /// every player it can hit must enter to be touched — on both axes, so one level with a
+    /// player but far along the other only moves. Near a player, at the end of its life, or
+    /// with no wall count it is swept in full. (That the two ways agree is
+    /// `a_match_plays_the_same_with_the_wall_counts_ignored`; this proves the shortcut is
+    /// taken.)
+    #[test]
+    fn only_a_projectile_near_a_player_a_wall_or_its_end_is_swept_in_full() {
+        let mut world = World::new(Rules::default(), 1, 2).expect("world");
+        let mut snap = world.snapshot();
+        snap.round.phase = RoundPhase::Fighting;
+        let target = snap.players[1].pos;
+        // Offsets point towards the middle of the arena, so every position is inside it.
+        let inward = |at: Fx, size: u32| {
+            if at > Fx::from_num(size / 2) {
+                -1.0
+            } else {
+                1.0
+            }
+        };
+        let (sx, sy) = (
+            inward(target.x, snap.maze.width),
+            inward(target.y, snap.maze.height),
+        );
+        let tiles =
+            |x: f64, y: f64| target + FxVec::new(Fx::from_num(x * sx), Fx::from_num(y * sy));
+        let slow = FxVec::new(fx_bits(1 << 8), ZERO);
+        let shot = |id: u32, pos: FxVec, vel: FxVec, life: u16, wall_clear: u8| Projectile {
+            id,
+            owner_generation: snap.players[0].generation,
+            pos,
+            vel,
+            life,
+            owner: 0,
+            wall_clear,
+        };
+        snap.projectiles = vec![
+            shot(0, tiles(3.0, 3.0), slow, 100, 10),
+            shot(1, tiles(3.0, 0.0), slow, 100, 10),
+            shot(2, tiles(0.0, 3.0), slow, 100, 10),
+            shot(3, tiles(3.0, 3.0), slow, 100, 0),
+            shot(4, tiles(3.0, 3.0), slow, 1, 10),
+            // Half a tile right of the player and moving away: inside the box, never
+            // touching (the full sweep finds no contact).
+            shot(
+                5,
+                tiles(0.5, 0.0),
+                FxVec::new(Fx::from_num(0.125 * sx), ZERO),
+                100,
+                10,
+            ),
+        ];
+        snap.next_projectile_id = 6;
+        world.restore(&snap).expect("restore");
+        let tick = world.tick();
+        let events = world
+            .step(&[InputCmd::idle(tick); 2])
+            .expect("step")
+            .to_vec();
+        assert!(
+            events
+                .iter()
+                .all(|e| !matches!(e.kind, EventKind::Hit { .. })),
+            "{events:?}"
+        );
+        assert_eq!(world.full_sweeps, 3, "the last three only");
     }
 }

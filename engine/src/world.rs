@@ -40,6 +40,9 @@ pub struct World {
     /// step in progress; the removal phase has nothing to remove otherwise. Only that phase
     /// ends projectiles.
     pub(crate) projectiles_ended: bool,
+    /// Scratch: how many projectiles the projectile phase of the last step swept in full (the
+    /// others only moved), for the tests that prove the shortcut is taken where it can be.
+    pub(crate) full_sweeps: u32,
     /// A check, not state: sweep every projectile in full on every step — the grid walk, as
     /// if no projectile's `wall_clear` count were known, and the test against every player,
     /// as if none were known to be far (see [`World::debug_walk_every_step`]).
@@ -108,6 +111,7 @@ impl World {
             rails_accepted: 0,
             frozen: 0,
             projectiles_ended: false,
+            full_sweeps: 0,
             exact_walls: false,
         };
         world.start_round(1);
