@@ -53,10 +53,12 @@ impl<G: Game> std::fmt::Debug for PhaseTrace<G> {
     }
 }
 
-/// One input as `.phases` files and reports print it: its `Debug` form, on one line.
+/// One input as `.phases` files and reports print it: its `Debug` form, on one line (a line
+/// feed or carriage return printed becomes a space: a `\r` before the line's end would be
+/// read back as part of a `\r\n` and lost).
 #[must_use]
 pub fn describe_input<I: std::fmt::Debug>(input: &I) -> String {
-    let text = format!("{input:?}").replace('\n', " ");
+    let text = format!("{input:?}").replace(['\n', '\r'], " ");
     match text.char_indices().nth(MAX_INPUT_TEXT) {
         Some((end, _)) => text[..end].to_owned(),
         None => text,
@@ -481,6 +483,32 @@ mod tests {
         #[test]
         fn any_text_parses_or_is_refused_without_panicking(text in ".{0,400}") {
             let _ = PhaseTrace::<World>::parse(Path::new("t.phases"), &text);
+        }
+    }
+
+    /// Any `Debug` text, as an input's description: raw, so every character reaches the file.
+    struct Raw(String);
+
+    impl std::fmt::Debug for Raw {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever an input prints (any characters, line breaks and other whitespace, any
+        /// length), its description as written reads back as written: a `.phases` file a
+        /// tool wrote is always one the tool reads.
+        #[test]
+        fn any_input_description_reads_back_as_written(
+            first in "(?s).{0,300}",
+            second in "[ \t\r\n\u{0b}\u{0c}\u{85}\u{2028}a-zé€😀]{0,260}",
+        ) {
+            let mut t = trace();
+            t.inputs[0] = describe_input(&Raw(first));
+            t.inputs[1] = describe_input(&Raw(second));
+            let back = PhaseTrace::<World>::parse(Path::new("t.phases"), &t.to_text());
+            proptest::prop_assert_eq!(back.expect("a written trace reads"), t);
         }
     }
 }
