@@ -99,7 +99,7 @@ pub fn loaded_world(n: usize, window: u8) -> World {
     world
 }
 
-/// The benches' inputs for `tick`: player 0 runs and fires, right for [`RUN_LEG_TICKS`] ticks
+/// The benches' inputs for `tick`: player 0 runs and fires, right for 24 ticks (`RUN_LEG_TICKS`)
 /// then left as long, and so on; player 1 idles.
 #[must_use]
 pub fn fight_inputs(tick: Tick) -> [InputCmd; 2] {
