@@ -62,6 +62,10 @@ impl Game for World {
         World::restore(self, snapshot)
     }
 
+    fn restore_saved(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        World::restore_saved(self, snapshot)
+    }
+
     fn save_into(&self, out: &mut WorldSnapshot) {
         World::save_into(self, out);
     }

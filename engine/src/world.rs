@@ -166,6 +166,36 @@ impl World {
         }
         snapshot.check()?;
         self.check_against_rules(snapshot)?;
+        self.load(snapshot);
+        Ok(())
+    }
+
+    /// [`World::restore`] of a state a world under these rules saved ([`World::save_into`],
+    /// [`World::snapshot`]) and nothing changed since: the rollback's load of its own
+    /// history, which already holds every invariant `restore` checks (with debug assertions
+    /// on, they are checked all the same). A snapshot from anywhere else goes through
+    /// [`World::restore`].
+    ///
+    /// # Errors
+    /// [`Error::RulesMismatch`] if the snapshot was taken under other rules (the world is
+    /// then unchanged).
+    pub fn restore_saved(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        if snapshot.rules_hash != self.rules_hash {
+            return Err(Error::RulesMismatch {
+                found: snapshot.rules_hash,
+                expected: self.rules_hash,
+            });
+        }
+        debug_assert!(
+            snapshot.check().is_ok() && self.check_against_rules(snapshot).is_ok(),
+            "restore_saved given a snapshot no world saved"
+        );
+        self.load(snapshot);
+        Ok(())
+    }
+
+    /// Puts `snapshot`, already known to hold every invariant, in place of the state.
+    fn load(&mut self, snapshot: &WorldSnapshot) {
         // A rollback restores a state whose maze is nearly always the live one: comparing the
         // tiles (a `memcmp`) then spares rehashing them. The cached hash is always the live
         // maze's, so an equal maze keeps it.
@@ -175,7 +205,6 @@ impl World {
             self.rebuild_caches();
         }
         self.events.clear();
-        Ok(())
     }
 
     /// The invariants that depend on the rules: a crafted or damaged snapshot must be refused

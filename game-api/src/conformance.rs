@@ -53,7 +53,7 @@ pub fn check_all<G: Game>(
 
 /// A new game has the players and rules it was given; the rules read back from their bytes
 /// (and not from one byte less); `restore` puts a game that has moved on back into the
-/// snapshot's state.
+/// snapshot's state, and `restore_saved` into the state it saved.
 ///
 /// # Errors
 /// What does not hold.
@@ -98,6 +98,16 @@ pub fn rules_players_and_restore_hold<G: Game>(
     }
     if game.seed() != seed {
         return Err("seed() is not kept through a restore".into());
+    }
+    // A rollback's load of its own save, into a slot that held another state.
+    let mut saved = later;
+    game.save_into(&mut saved);
+    for tick in 0..10 {
+        game.step(&inputs_at(script, tick, players)).map_err(fail)?;
+    }
+    game.restore_saved(&saved).map_err(fail)?;
+    if saved != start || game.snapshot() != start {
+        return Err("restore_saved does not put the game back in its saved state".into());
     }
     Ok(())
 }

@@ -158,6 +158,19 @@ pub trait Game: Clone + Debug + Sized + 'static {
     /// As [`Game::from_snapshot`]; the game is then unchanged.
     fn restore(&mut self, snapshot: &Self::Snapshot) -> Result<(), Self::Error>;
 
+    /// [`Game::restore`] of a state this game saved itself ([`Game::save_into`] or
+    /// [`Game::snapshot`]) under its rules, and that nothing changed since: a rollback's load
+    /// of its own history, once a frame. Such a state already holds every invariant, so a
+    /// game may skip checking them again; anything from outside (a file, a peer) goes
+    /// through [`Game::restore`]. The default is [`Game::restore`].
+    ///
+    /// # Errors
+    /// As [`Game::restore`]; a game that skips the checks may then not notice a snapshot
+    /// that breaks its invariants.
+    fn restore_saved(&mut self, snapshot: &Self::Snapshot) -> Result<(), Self::Error> {
+        self.restore(snapshot)
+    }
+
     /// Writes the current state into `out`, reusing its buffers (a rollback saves every
     /// frame: this must not allocate once `out` has grown to the match's size).
     fn save_into(&self, out: &mut Self::Snapshot);

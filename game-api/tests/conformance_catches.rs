@@ -12,6 +12,8 @@ enum Flaw {
     HiddenState,
     /// `restore` keeps the current state.
     RestoreIgnores,
+    /// `restore_saved` keeps the current state.
+    RestoreSavedIgnores,
     /// The observer is not called after the second phase.
     TraceSkipsPhase,
     /// `debug_perturb` changes nothing.
@@ -142,6 +144,12 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         }
         Ok(())
     }
+    fn restore_saved(&mut self, s: &ToyState) -> Result<(), std::fmt::Error> {
+        if self.flaw == Flaw::RestoreSavedIgnores {
+            return Ok(());
+        }
+        self.restore(s)
+    }
     fn save_into(&self, out: &mut ToyState) {
         out.clone_from(&self.state);
         out.restored = false;
@@ -234,10 +242,11 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     }
     fn rules_from_bytes(bytes: &[u8]) -> Option<Flaw> {
         // In declaration order: a flaw's byte is its discriminant.
-        const ALL: [Flaw; 11] = [
+        const ALL: [Flaw; 12] = [
             Flaw::None,
             Flaw::HiddenState,
             Flaw::RestoreIgnores,
+            Flaw::RestoreSavedIgnores,
             Flaw::TraceSkipsPhase,
             Flaw::PerturbUnseen,
             Flaw::PerturbOverwritten,
@@ -297,7 +306,8 @@ fn the_flawless_toy_passes() {
 fn each_flaw_is_refused_by_its_check() {
     let cases = [
         (Flaw::HiddenState, "states differ"),
-        (Flaw::RestoreIgnores, "restore"),
+        (Flaw::RestoreIgnores, "restore does not"),
+        (Flaw::RestoreSavedIgnores, "restore_saved does not"),
         (Flaw::EventsDiffer, "events"),
         (Flaw::TraceSkipsPhase, "every phase"),
         (

@@ -164,7 +164,7 @@ impl<G: Game> Driver<G> {
     /// If `tick` is no longer in the history.
     pub fn rewind_to(&mut self, tick: Tick) -> Result<(), Error> {
         let snapshot = self.history.get(tick)?;
-        self.world.restore(snapshot).map_err(Error::game)?;
+        self.world.restore_saved(snapshot).map_err(Error::game)?;
         self.furthest = tick;
         Ok(())
     }
@@ -307,8 +307,9 @@ impl<G: Game> Driver<G> {
                         debug_assert_eq!(saved, tick, "GGRS cell holds another frame");
                     }
                     let depth = self.world.tick().saturating_sub(tick);
+                    // The history holds only this world's own saves.
                     let snapshot = self.history.get(tick)?;
-                    self.world.restore(snapshot).map_err(Error::game)?;
+                    self.world.restore_saved(snapshot).map_err(Error::game)?;
                     self.counters.rollbacks += 1;
                     let bucket = (depth as usize).min(MAX_TRACKED_DEPTH);
                     self.counters.depth_histogram[bucket] += 1;
@@ -387,7 +388,7 @@ impl<G: Game> Driver<G> {
         let before = tick.checked_sub(1).ok_or(Error::NoStepBefore { tick })?;
         let mut world = self.world.clone();
         world
-            .restore(self.history.get(before)?)
+            .restore_saved(self.history.get(before)?)
             .map_err(Error::game)?;
         let inputs = self.inputs_at(before)?;
         let mut tracer = PhaseTracer::new(before);

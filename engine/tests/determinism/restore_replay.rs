@@ -74,6 +74,45 @@ fn bot_match_replays_identically_from_every_37th_tick() {
     }
 }
 
+/// A rollback's load of its own save (`restore_saved`, which skips re-checking the state):
+/// states saved into reused slots, as a driver's ring does, and loaded into a world that
+/// played another match, replay tick by tick like the uninterrupted run.
+#[test]
+fn a_world_loading_its_own_saves_replays_identically() {
+    let mut world = World::new(Rules::default(), 77, 2).expect("world");
+    let mut bots = [Bot::new(0, 3), Bot::new(1, 4)];
+    let mut inputs = Vec::new();
+    let mut states = vec![world.snapshot()];
+    // A ring of 8 slots, each saved over again every 8 ticks.
+    let mut ring = vec![world.snapshot(); 8];
+    let mut saved_at = vec![0usize; 8];
+    for t in 0..1200 {
+        let tick_inputs = vec![bots[0].think(&world), bots[1].think(&world)];
+        world.step(&tick_inputs).expect("step");
+        inputs.push(tick_inputs);
+        states.push(world.snapshot());
+        let slot = (t + 1) % 8;
+        world.save_into(&mut ring[slot]);
+        saved_at[slot] = t + 1;
+        if (t + 1) % 50 == 0 {
+            // Another match's world, moved on, loads the slot saved 3 ticks ago.
+            let back = (slot + 5) % 8;
+            let k = saved_at[back];
+            let mut other = World::new(Rules::default(), 5, 2).expect("world");
+            other.step(&[InputCmd::default(); 2]).expect("step");
+            other.restore_saved(&ring[back]).expect("own save");
+            assert_eq!(other.state(), &states[k], "loaded at {k}");
+            assert_eq!(other.state_hash(), states[k].hash(), "hash at {k}");
+            for (i, tick_inputs) in inputs.iter().enumerate().skip(k) {
+                other.step(tick_inputs).expect("replay step");
+                assert_eq!(other.state(), &states[i + 1], "after loading at {k}");
+            }
+            assert_eq!(other.state_hash(), world.state_hash());
+        }
+    }
+    assert!(world.state().round.round >= 2, "the match reaches round 2");
+}
+
 /// A restore into a used world keeps its cached maze hash only when the restored grid is the
 /// live one, and rehashes it otherwise: after restoring grids that differ in one tile, then in
 /// size, then the same grid again, the world's hash is always the one a fresh world computes
