@@ -803,6 +803,45 @@ mod tests {
             "{summary}"
         );
         assert!(summary.to_string().contains("finish=skipped"), "{summary}");
+        // The final hash is that of the last tick logged, not of the tick the world predicted
+        // on to while its partner was silent.
+        let hashes = crate::logs::hashlog::read_hash_log_file::<World>(&dir.join("host.log"))
+            .expect("hash log");
+        let last = hashes.entries.last().expect("an entry");
+        assert_eq!((last.tick, last.hash), (summary.ticks, summary.final_hash));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Only a player leaving ends the run: a disconnect from anyone else (a spectator) is not
+    /// counted, one from the remote player is, with its reason.
+    #[test]
+    fn only_a_player_leaving_ends_the_run() {
+        let net = crate::net::transport::memory::MemoryNet::default();
+        let (host, _joiner) = in_memory::connected_pair(&net);
+        let mut logs = PeerLogs::open(&host, &LogPaths::default(), None).expect("no logs");
+        let mut pacer = FramePacer::new(60);
+        let mut tally = Tally::default();
+        let spectator = SocketAddr::from(([127, 0, 0, 1], 3));
+        tally
+            .on_event(
+                &host,
+                &mut logs,
+                &mut pacer,
+                NetEvent::Disconnected { peer: spectator },
+            )
+            .expect("counted");
+        assert_eq!(tally.disconnected, None);
+        assert_eq!(tally.disconnect_reason, None);
+        let player = SocketAddr::from(([127, 0, 0, 1], 2));
+        tally
+            .on_event(
+                &host,
+                &mut logs,
+                &mut pacer,
+                NetEvent::Disconnected { peer: player },
+            )
+            .expect("counted");
+        assert_eq!(tally.disconnected, Some(player));
+        assert!(tally.disconnect_reason.is_some());
     }
 }
