@@ -594,6 +594,43 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A rejoin plays on under the rules its log was written under, whatever the command
+    /// line's configuration says, from the log's last tick, in the slot and with the seed
+    /// and secret the log names.
+    #[test]
+    fn a_rejoin_plays_on_under_the_logs_rules_from_its_last_tick() {
+        let dir = scratch("rejoin-plan");
+        let rules = engine::Rules {
+            block_hp: 4,
+            ..engine::Rules::default()
+        };
+        let world = World::new(rules.clone(), 31, 2).expect("world");
+        let path = dir.join("join.mlog");
+        let mut header = crate::logs::matchlog::LogHeader::for_game(&world, "join", None);
+        header.rejoin = Some(crate::logs::matchlog::RejoinKey {
+            slot: 1,
+            peer: "127.0.0.1:7".to_owned(),
+            secret: crate::net::seal::MatchSecret::from_bytes([7; 32]),
+        });
+        drop(MatchLogWriter::create(&path, &header, &world, 300).expect("log"));
+        let paths = LogPaths {
+            match_log: Some(path),
+            ..LogPaths::default()
+        };
+        let config = NetConfig::<World>::default();
+        assert_ne!(
+            config.rules, rules,
+            "the command line's rules are other rules"
+        );
+        let (plan, config, _logs) = plan_rejoin(&config, &paths, None).expect("a plan");
+        assert_eq!(config.rules, rules);
+        assert_eq!(plan.world.rules(), &rules);
+        assert_eq!((plan.slot, plan.match_seed), (1, 31));
+        assert_eq!(plan.peer, SocketAddr::from(([127, 0, 0, 1], 7)));
+        assert_eq!(plan.world.tick(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Two bot-driven peers connected over an in-memory network (host at port 1, joiner at
     /// port 2), each run by `run` on a thread of its own.
     mod in_memory {
