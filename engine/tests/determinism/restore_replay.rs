@@ -85,7 +85,7 @@ fn a_world_loading_its_own_saves_replays_identically() {
     let mut states = vec![world.snapshot()];
     // A ring of 8 slots, each saved over again every 8 ticks.
     let mut ring = vec![world.snapshot(); 8];
-    let mut saved_at = vec![0usize; 8];
+    let mut saved_at = [0usize; 8];
     for t in 0..1200 {
         let tick_inputs = vec![bots[0].think(&world), bots[1].think(&world)];
         world.step(&tick_inputs).expect("step");
