@@ -674,6 +674,31 @@ mod tests {
             assert!(refused.is_err(), "a dropped server still accepts");
         }
 
+        /// `wait` serves on: it does not return while the server runs (a `duel-cli signal`
+        /// that returned at once would stop serving). The server waited on here serves until
+        /// the test process ends.
+        #[test]
+        fn waiting_on_a_server_does_not_return_while_it_serves() {
+            let server = SignalServer::start("127.0.0.1:0".parse().expect("addr")).expect("start");
+            let url = server.url();
+            let (returned, wait_returned) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = returned.send(server.wait());
+            });
+            // A wait that returned would have dropped the server; it still serves, and `wait`
+            // has not returned (the bound only gives a wrong `wait` time to show itself).
+            client(async {
+                let (mut a, _) = enter(&url, "waited").await;
+                let (_b, b_id) = enter(&url, "waited").await;
+                assert_eq!(next(&mut a).await, Ok(PeerEvent::NewPeer(b_id)));
+            });
+            let waited = wait_returned.recv_timeout(std::time::Duration::from_millis(300));
+            assert!(
+                matches!(waited, Err(std::sync::mpsc::RecvTimeoutError::Timeout)),
+                "wait returned while the server serves: {waited:?}"
+            );
+        }
+
         /// A peer may send [`MAX_SIGNALS`] requests; the next one is not relayed, and the server
         /// disconnects it saying why.
         #[test]
