@@ -388,7 +388,9 @@ impl<G: Game> Driver<G> {
         let before = tick.checked_sub(1).ok_or(Error::NoStepBefore { tick })?;
         let mut world = self.world.clone();
         world
-            .restore_saved(self.history.get(before)?)
+            // Checked: forensics re-traces states a desync (or its test hook) may have left
+            // outside the invariants, and must refuse them rather than trust them.
+            .restore(self.history.get(before)?)
             .map_err(Error::game)?;
         let inputs = self.inputs_at(before)?;
         let mut tracer = PhaseTracer::new(before);
