@@ -158,12 +158,7 @@ impl World {
     /// [`Error::RulesMismatch`] if the snapshot was taken under other rules;
     /// [`Error::SnapshotCorrupt`] if it breaks an invariant (the world is left unchanged).
     pub fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        if snapshot.rules_hash != self.rules_hash {
-            return Err(Error::RulesMismatch {
-                found: snapshot.rules_hash,
-                expected: self.rules_hash,
-            });
-        }
+        self.check_rules_hash(snapshot)?;
         snapshot.check()?;
         self.check_against_rules(snapshot)?;
         self.load(snapshot);
@@ -181,17 +176,24 @@ impl World {
     /// [`Error::RulesMismatch`] if the snapshot was taken under other rules (the world is
     /// then unchanged).
     pub fn restore_saved(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
+        self.check_rules_hash(snapshot)?;
+        self.load(snapshot);
+        Ok(())
+    }
+
+    /// A snapshot taken under other rules is refused by every restore.
+    fn check_rules_hash(&self, snapshot: &WorldSnapshot) -> Result<(), Error> {
         if snapshot.rules_hash != self.rules_hash {
             return Err(Error::RulesMismatch {
                 found: snapshot.rules_hash,
                 expected: self.rules_hash,
             });
         }
-        self.load(snapshot);
         Ok(())
     }
 
-    /// Puts `snapshot`, already known to hold every invariant, in place of the state.
+    /// Puts `snapshot` in place of the state: checked by `restore`, or a state this world
+    /// was in (`restore_saved`).
     fn load(&mut self, snapshot: &WorldSnapshot) {
         // A rollback restores a state whose maze is nearly always the live one: comparing the
         // tiles (a `memcmp`) then spares rehashing them. The cached hash is always the live

@@ -160,8 +160,8 @@ pub trait Game: Clone + Debug + Sized + 'static {
 
     /// [`Game::restore`] of a state this game saved itself ([`Game::save_into`] or
     /// [`Game::snapshot`]) under its rules, and that nothing changed since: a rollback's load
-    /// of its own history, once a frame. Such a state already holds every invariant, so a
-    /// game may skip checking them again; anything from outside (a file, a peer) goes
+    /// of its own history, once a frame. The game was in that very state and stepped on from
+    /// it, so a game may skip checking it again; anything from outside (a file, a peer) goes
     /// through [`Game::restore`]. The default is [`Game::restore`].
     ///
     /// # Errors
