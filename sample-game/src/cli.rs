@@ -515,6 +515,45 @@ mod tests {
         assert_eq!(cli.size, (800, 600));
     }
 
+    /// The window size and the pacing measurement's seconds at every edge: the smallest and
+    /// largest accepted, one past each, the separators, and values that are not numbers.
+    #[test]
+    fn sizes_and_seconds_take_their_edges_and_refuse_past_them() {
+        for (text, want) in [
+            ("64x64", Some((64, 64))),
+            ("16384X16384", Some((16384, 16384))),
+            (" 800 x 600 ", Some((800, 600))),
+            ("63x600", None),
+            ("800x63", None),
+            ("16385x600", None),
+            ("800x16385", None),
+            ("800", None),
+            ("x600", None),
+            ("-800x600", None),
+        ] {
+            assert_eq!(parse_size(text).ok(), want, "--size {text}");
+        }
+        assert!(parse_size("8x600")
+            .unwrap_err()
+            .contains("between 64 and 16384"));
+        for (text, want) in [
+            ("0.5", Some(0.5)),
+            ("86400", Some(86_400.0)),
+            ("1e-9", Some(1e-9)),
+            ("0", None),
+            ("-0.5", None),
+            ("86400.01", None),
+            ("NaN", None),
+            ("inf", None),
+            ("-inf", None),
+            ("two", None),
+        ] {
+            assert_eq!(parse_seconds(text).ok(), want, "--measure-pacing {text}");
+        }
+        let cli = Cli::try_parse_from(["maze-duel", "--measure-pacing", "2.5"]).unwrap();
+        assert_eq!(cli.measure_pacing, Some(2.5));
+    }
+
     /// Every option that takes a number: `(args before it, option, min, max)`.
     const NUMERIC: &[(&[&str], &str, u64, u64)] = &[
         (&[], "volume", 0, 100),

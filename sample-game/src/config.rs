@@ -13,6 +13,7 @@ use client::net::webrtc::IceServers;
 use client::remote_view::RemoteView;
 use engine::Difficulty;
 use sdl2::keyboard::Scancode;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// Largest input delay the options offer (the command line's limit too).
@@ -92,12 +93,20 @@ pub struct Loaded {
 /// `$HOME/.config/maze-duel/config.toml`; `None` when neither variable is set.
 #[must_use]
 pub fn default_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
+    path_under(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// [`default_path`] for given values of `XDG_CONFIG_HOME` and `HOME` (an empty one counts
+/// as unset, as the XDG specification says).
+fn path_under(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let base = xdg_config_home
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
+            home.filter(|v| !v.is_empty())
                 .map(|home| PathBuf::from(home).join(".config"))
         })?;
     Some(base.join("maze-duel").join("config.toml"))
@@ -713,6 +722,61 @@ mod tests {
             folder.problems[0].contains("using the defaults"),
             "{:?}",
             folder.problems
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_config_lives_under_xdg_config_home_else_under_home() {
+        let some = |s: &str| Some(OsString::from(s));
+        let file = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(
+            path_under(some("/x"), some("/h")),
+            file("/x/maze-duel/config.toml")
+        );
+        assert_eq!(
+            path_under(some(""), some("/h")),
+            file("/h/.config/maze-duel/config.toml"),
+            "an empty XDG_CONFIG_HOME is unset"
+        );
+        assert_eq!(
+            path_under(None, some("/h")),
+            file("/h/.config/maze-duel/config.toml")
+        );
+        assert_eq!(path_under(None, some("")), None);
+        assert_eq!(path_under(None, None), None);
+        assert_eq!(
+            default_path(),
+            path_under(
+                std::env::var_os("XDG_CONFIG_HOME"),
+                std::env::var_os("HOME")
+            ),
+            "the game reads this process's environment"
+        );
+    }
+
+    /// A settings file of exactly the largest size is read; one byte more is refused.
+    #[test]
+    fn a_file_of_the_largest_size_is_read_and_one_byte_more_is_not() {
+        let dir = std::env::temp_dir().join(format!("maze-duel-edge-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let setting = "volume = 7\n";
+        let padding = MAX_FILE_BYTES as usize - setting.len();
+        let mut text = "#".repeat(padding - 1) + "\n" + setting;
+        assert_eq!(text.len() as u64, MAX_FILE_BYTES);
+        let path = dir.join("edge.toml");
+        std::fs::write(&path, &text).unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!((loaded.config.volume, loaded.problems), (7, vec![]));
+        text.insert(0, '#');
+        std::fs::write(&path, &text).unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!(loaded.config, Config::default());
+        assert!(
+            loaded.problems[0].contains("65537 bytes is too long"),
+            "{:?}",
+            loaded.problems
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
