@@ -716,6 +716,18 @@ mod tests {
             "{:?}",
             loaded.problems
         );
+        let missing = Config::load(&dir.join("absent.toml"));
+        assert_eq!(
+            (missing.config, missing.problems),
+            (Config::default(), vec![])
+        );
+        let under_a_file = Config::load(&big.join("config.toml"));
+        assert_eq!(under_a_file.config, Config::default());
+        assert!(
+            under_a_file.problems[0].contains("using the defaults"),
+            "a path that cannot exist is not taken for a missing file: {:?}",
+            under_a_file.problems
+        );
         let folder = Config::load(&dir);
         assert_eq!(folder.config, Config::default());
         assert!(
