@@ -27,10 +27,14 @@ pub(crate) struct PacingRecorder {
 
 impl PacingRecorder {
     pub(crate) fn new() -> PacingRecorder {
-        let now = Instant::now();
+        PacingRecorder::started_at(Instant::now())
+    }
+
+    /// A recorder whose run began at `start` (its first frame interval is measured from it).
+    fn started_at(start: Instant) -> PacingRecorder {
         PacingRecorder {
-            start: now,
-            last_frame: now,
+            start,
+            last_frame: start,
             ticks: 0,
             steady: Vec::with_capacity(8192),
             worst_overall: Duration::ZERO,
@@ -48,7 +52,11 @@ impl PacingRecorder {
 
     /// A frame was presented now.
     pub(crate) fn frame(&mut self) {
-        let now = Instant::now();
+        self.frame_at(Instant::now());
+    }
+
+    /// A frame was presented at `now`.
+    fn frame_at(&mut self, now: Instant) {
         let interval = now - self.last_frame;
         self.last_frame = now;
         self.frames += 1;
@@ -60,7 +68,12 @@ impl PacingRecorder {
 
     /// Drawing and presenting one frame took `spent`.
     pub(crate) fn drew(&mut self, spent: Duration) {
-        if self.start.elapsed() >= WARMUP {
+        self.drew_at(spent, Instant::now());
+    }
+
+    /// Drawing and presenting the frame that ended at `now` took `spent`.
+    fn drew_at(&mut self, spent: Duration, now: Instant) {
+        if now - self.start >= WARMUP {
             self.draw_total += spent;
             self.draw_worst = self.draw_worst.max(spent);
             self.draws += 1;
@@ -73,6 +86,11 @@ impl PacingRecorder {
     }
 
     pub(crate) fn report(&self, renderer: &str, vsync: bool) -> PacingReport {
+        self.report_at(Instant::now(), renderer, vsync)
+    }
+
+    /// The figures of the run so far, as of `now`.
+    fn report_at(&self, now: Instant, renderer: &str, vsync: bool) -> PacingReport {
         let mut sorted = self.steady.clone();
         sorted.sort_unstable();
         let pick = |q: f64| {
@@ -83,7 +101,7 @@ impl PacingRecorder {
         };
         let total: Duration = sorted.iter().sum();
         PacingReport {
-            wall: self.elapsed(),
+            wall: now - self.start,
             ticks: self.ticks,
             frames: self.frames,
             mean_frame: total.checked_div(sorted.len() as u32).unwrap_or_default(),
@@ -212,5 +230,116 @@ mod tests {
         assert!((r.tick_rate() - 60.0).abs() < 1e-9);
         assert!((r.frame_rate() - 75.0).abs() < 1e-9);
         assert!(r.to_string().contains("60.00 ticks/s"));
+    }
+
+    /// A run on a made-up clock: frames 16 ms apart with one slow frame in the warm-up
+    /// second and some after it, so each figure has one right answer.
+    #[test]
+    fn figures_leave_out_the_warm_up_and_pick_their_percentiles() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut r = PacingRecorder::started_at(t0);
+        let mut at = t0;
+        // Warm-up: one frame of 300 ms, 43 of 16 ms and one of 2 ms, ending at 0.99 s: all
+        // left out of the steady figures. The first steady frame ends at exactly 1 s.
+        for step in std::iter::once(300)
+            .chain(std::iter::repeat_n(16, 43))
+            .chain([2])
+        {
+            at += ms(step);
+            r.frame_at(at);
+            r.drew_at(ms(50), at);
+        }
+        assert_eq!(at - t0, ms(990));
+        r.tick();
+        // Steady: 97 frames of 10 ms, 2 of exactly 20 ms and one of 30 ms.
+        let steady: Vec<u64> = std::iter::repeat_n(10, 97).chain([20, 20, 30]).collect();
+        for (i, step) in steady.iter().enumerate() {
+            at += ms(*step);
+            r.frame_at(at);
+            r.drew_at(ms(1 + i as u64 % 3), at);
+            r.tick();
+            r.tick();
+        }
+        let report = r.report_at(at + ms(5), "made-up", false);
+        let want = PacingReport {
+            wall: at + ms(5) - t0,
+            ticks: 201,
+            frames: 145,
+            // (97 × 10 + 20 + 20 + 30) / 100 ms
+            mean_frame: Duration::from_micros(10_400),
+            median_frame: ms(10),
+            p99_frame: ms(20),
+            worst_steady_frame: ms(30),
+            worst_frame: ms(300),
+            frames_over_20ms: 3,
+            // (34 × 1 + 33 × 2 + 33 × 3) / 100 ms
+            mean_draw: Duration::from_micros(1_990),
+            worst_draw: ms(3),
+            renderer: "made-up".into(),
+            vsync: false,
+        };
+        assert_eq!(report, want);
+        let text = report.to_string();
+        for part in [
+            "renderer made-up, vsync off",
+            "201 ticks",
+            "145 = ",
+            "mean 10.40 ms, median 10.00 ms, p99 20.00 ms, worst 30.00 ms, 3 frames >= 20 ms",
+            "draw + present: mean 1.99 ms, worst 3.00 ms",
+            "worst frame including warm-up: 300.00 ms",
+        ] {
+            assert!(text.contains(part), "{part:?} in {text}");
+        }
+    }
+
+    /// Before any frame after the warm-up there are no steady figures, only zeros.
+    #[test]
+    fn a_run_inside_its_warm_up_has_no_steady_figures() {
+        let t0 = Instant::now();
+        let mut r = PacingRecorder::started_at(t0);
+        r.frame_at(t0 + Duration::from_millis(999));
+        r.drew_at(Duration::from_millis(4), t0 + Duration::from_millis(999));
+        let report = r.report_at(t0 + Duration::from_millis(999), "x", true);
+        assert_eq!(
+            (
+                report.frames,
+                report.mean_frame,
+                report.p99_frame,
+                report.worst_steady_frame
+            ),
+            (1, Duration::ZERO, Duration::ZERO, Duration::ZERO)
+        );
+        assert_eq!(
+            (report.mean_draw, report.worst_draw),
+            (Duration::ZERO, Duration::ZERO)
+        );
+        assert_eq!(report.worst_frame, Duration::from_millis(999));
+        assert!(report.to_string().contains("vsync on"));
+    }
+
+    /// The wrappers the game calls read the real clock: a recorder that began two seconds
+    /// ago counts what it is told as steady (no figure here depends on how fast this runs).
+    #[test]
+    fn the_games_calls_record_on_the_real_clock() {
+        let past = Instant::now().checked_sub(Duration::from_secs(2));
+        let Some(start) = past else {
+            return; // a clock younger than two seconds: nothing to check against
+        };
+        let mut r = PacingRecorder::started_at(start);
+        r.frame();
+        r.drew(Duration::from_millis(7));
+        r.frame();
+        let report = r.report("real", true);
+        assert_eq!(
+            (report.frames, report.worst_draw),
+            (2, Duration::from_millis(7))
+        );
+        assert!(report.wall >= Duration::from_secs(2));
+        assert!(
+            report.worst_frame >= Duration::from_secs(2),
+            "the first frame's interval"
+        );
+        assert!(PacingRecorder::new().elapsed() < Duration::from_secs(2));
     }
 }
