@@ -158,21 +158,22 @@ struct Tally {
 }
 
 impl Tally {
-    /// Counts `event` and says it (a headless run reports at once, on stderr, and goes on).
+    /// Counts `event` and returns what a headless run reports of it at once (on stderr; the
+    /// run goes on), if anything.
     fn on_event(
         &mut self,
         peer: &NetPeer<World>,
         logs: &mut PeerLogs<World>,
         pacer: &mut FramePacer,
         event: NetEvent,
-    ) -> Result<(), Error> {
-        match event {
+    ) -> Result<Option<String>, Error> {
+        let said = match event {
             // A spectator leaving does not end the match; a player leaving does.
             NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => {
                 let reason = peer.gone_reason(who);
-                eprintln!("{reason}");
-                self.disconnect_reason = Some(reason);
+                self.disconnect_reason = Some(reason.clone());
                 self.disconnected = Some(who);
+                Some(reason)
             }
             NetEvent::DesyncDetected {
                 tick,
@@ -182,16 +183,14 @@ impl Tally {
             } => {
                 self.desyncs += 1;
                 self.first_desync = self.first_desync.or(Some(tick));
-                if let Some(notice) = logs.on_desync(peer, tick, local, remote, who)? {
-                    eprintln!("{notice}");
-                }
+                logs.on_desync(peer, tick, local, remote, who)?
+                    .map(|notice| notice.to_string())
             }
-            NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
-            NetEvent::Interrupted { .. } => {
-                if let Some(waiting) = peer.reconnecting() {
-                    eprintln!("{waiting}");
-                }
+            NetEvent::WaitRecommendation { frames } => {
+                pacer.recommend_wait(frames);
+                None
             }
+            NetEvent::Interrupted { .. } => peer.reconnecting().map(|waiting| waiting.to_string()),
             NetEvent::Resynced {
                 epoch,
                 tick,
@@ -206,27 +205,30 @@ impl Tally {
                     )),
                     EpochCause::Rejoin | EpochCause::Transferred(_) | EpochCause::Followed => None,
                 });
-                eprintln!(
+                Some(format!(
                     "resynchronized after the desync at tick {desync}: the host's state at \
                      tick {tick} is both sides' now, epoch {epoch}{}",
                     transfer.unwrap_or_default()
-                );
+                ))
             }
-            NetEvent::Rejoined { epoch, tick, .. } => {
-                eprintln!("the other player rejoined: epoch {epoch} goes on from tick {tick}");
-            }
-            NetEvent::Resumed { peer: who } => {
-                if let Some(outage) = peer.outages().iter().rev().find(|o| o.peer == who) {
-                    eprintln!(
+            NetEvent::Rejoined { epoch, tick, .. } => Some(format!(
+                "the other player rejoined: epoch {epoch} goes on from tick {tick}"
+            )),
+            NetEvent::Resumed { peer: who } => peer
+                .outages()
+                .iter()
+                .rev()
+                .find(|o| o.peer == who)
+                .map(|outage| {
+                    format!(
                         "reconnected after {:.1} s of silence, at tick {}",
                         outage.silent.as_secs_f64(),
                         outage.tick
-                    );
-                }
-            }
-            _ => {}
-        }
-        Ok(())
+                    )
+                }),
+            _ => None,
+        };
+        Ok(said)
     }
 }
 
@@ -249,7 +251,9 @@ pub fn run_with_logs(
     while logs.logged() < plan.ticks {
         peer.poll();
         for event in peer.take_events() {
-            tally.on_event(&peer, &mut logs, &mut pacer, event)?;
+            if let Some(line) = tally.on_event(&peer, &mut logs, &mut pacer, event)? {
+                eprintln!("{line}");
+            }
         }
         if tally.disconnected.is_some() {
             break;
@@ -880,5 +884,59 @@ mod tests {
             .expect("counted");
         assert_eq!(tally.disconnected, Some(player));
         assert!(tally.disconnect_reason.is_some());
+    }
+
+    /// What a headless run reports as it goes: a wait it is asked for reaches its pacer, a
+    /// silent partner is reported as awaited, and the same partner heard again as an outage
+    /// come through.
+    #[test]
+    fn a_wait_is_paced_and_a_partners_silence_and_return_are_reported() {
+        let net = crate::net::transport::memory::MemoryNet::default();
+        let config = NetConfig::<World> {
+            disconnect_timeout: Duration::from_secs(60),
+            disconnect_notify: Duration::from_millis(100),
+            ..in_memory::config()
+        };
+        let (mut host, mut joiner) = in_memory::connected_pair_with(&net, &config);
+        let mut logs = PeerLogs::open(&host, &LogPaths::default(), None).expect("no logs");
+        let mut pacer = FramePacer::new(60);
+        let mut tally = Tally::default();
+        let wait = NetEvent::WaitRecommendation { frames: 3 };
+        let said = tally.on_event(&host, &mut logs, &mut pacer, wait);
+        assert_eq!((said.expect("paced"), pacer.owed()), (None, 3));
+        // Polls the host (and the joiner, if it speaks) until `wanted` comes; returns what the
+        // run says of it. The guard is against hanging, not a measure.
+        let mut until = |wanted: fn(&NetEvent) -> bool, joiner: Option<&mut NetPeer<World>>| {
+            let guard = Instant::now() + Duration::from_secs(10);
+            let mut joiner = joiner;
+            loop {
+                if let Some(joiner) = joiner.as_deref_mut() {
+                    joiner.poll();
+                    let _ = joiner.advance(WireInput::default());
+                }
+                host.poll();
+                let _ = host.advance(WireInput::default());
+                for event in host.take_events() {
+                    let found = wanted(&event);
+                    let said = tally.on_event(&host, &mut logs, &mut pacer, event);
+                    if found {
+                        return said.expect("reported");
+                    }
+                }
+                assert!(Instant::now() < guard, "the event never came");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        let silent = until(|e| matches!(e, NetEvent::Interrupted { .. }), None);
+        let silent = silent.expect("a silence is reported");
+        assert!(
+            silent.starts_with("reconnecting: nothing from the other player for"),
+            "{silent}"
+        );
+        let back = until(|e| matches!(e, NetEvent::Resumed { .. }), Some(&mut joiner));
+        let back = back.expect("a return is reported");
+        assert!(back.starts_with("reconnected after "), "{back}");
+        assert!(back.contains(" s of silence, at tick "), "{back}");
+        assert_eq!(tally.disconnected, None);
     }
 }

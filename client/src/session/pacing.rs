@@ -88,6 +88,12 @@ impl FramePacer {
         self.skipper.recommend_wait(frames);
     }
 
+    /// Frames still to skip for wait recommendations.
+    #[must_use]
+    pub fn owed(&self) -> u32 {
+        self.skipper.owed()
+    }
+
     /// Whether a frame is due at `now`; if so the schedule moves on. `frames_ahead` is how far
     /// this peer runs ahead of the remote (0 or less: on time or behind).
     pub fn frame_due(&mut self, now: Instant, frames_ahead: i32) -> FrameDecision {
