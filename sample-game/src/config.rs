@@ -593,6 +593,10 @@ mod tests {
         assert_eq!(config.ice, IceChoice::Custom);
         config.cycle_ice(true);
         assert_eq!(config.ice, IceChoice::PublicStun);
+        config.cycle_ice(false);
+        assert_eq!(config.ice, IceChoice::Custom, "backwards wraps to the last");
+        config.cycle_ice(false);
+        assert_eq!(config.ice, IceChoice::Off);
     }
 
     /// The file a person may edit: the two comment lines, one `key = value` line per
@@ -699,6 +703,16 @@ mod tests {
         assert_eq!(bad, "volume = [");
         assert_eq!(Config::load(&path).config, Config::default());
         assert_eq!(Config::default().save(&path, false).unwrap(), None);
+        let deeper = dir.join("new").join("folders").join("config.toml");
+        assert_eq!(
+            Config::default().save(&deeper, false).unwrap(),
+            None,
+            "folders made"
+        );
+        assert_eq!(
+            Config::load(&deeper),
+            Config::parse(&Config::default().to_toml())
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -904,6 +904,16 @@ mod tests {
         let wait = NetEvent::WaitRecommendation { frames: 3 };
         let said = tally.on_event(&host, &mut logs, &mut pacer, wait);
         assert_eq!((said.expect("paced"), pacer.owed()), (None, 3));
+        let rejoined = NetEvent::Rejoined {
+            peer: SocketAddr::from(([127, 0, 0, 1], 2)),
+            epoch: 2,
+            tick: 40,
+        };
+        let said = tally.on_event(&host, &mut logs, &mut pacer, rejoined);
+        assert_eq!(
+            said.expect("reported").as_deref(),
+            Some("the other player rejoined: epoch 2 goes on from tick 40")
+        );
         // Polls the host (and the joiner, if it speaks) until `wanted` comes; returns what the
         // run says of it. The guard is against hanging, not a measure.
         let mut until = |wanted: fn(&NetEvent) -> bool, joiner: Option<&mut NetPeer<World>>| {
