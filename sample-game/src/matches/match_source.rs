@@ -223,3 +223,88 @@ pub(crate) fn present(
     }
     play
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use client::journal::JournalAction;
+    use engine::{EventKind, World};
+
+    /// A source that implements only what it must: a world that stands still.
+    struct Bare {
+        world: World,
+        rules: Rules,
+    }
+
+    impl MatchSource for Bare {
+        fn local_players(&self) -> &[PlayerId] {
+            &[0, 1]
+        }
+        fn advance(&mut self, _local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
+            Ok(Vec::new())
+        }
+        fn current(&self) -> &WorldSnapshot {
+            self.world.state()
+        }
+        fn previous(&self) -> &WorldSnapshot {
+            self.world.state()
+        }
+        fn rules(&self) -> &Rules {
+            &self.rules
+        }
+        fn net_view(&self) -> NetView {
+            NetView::local(self.world.tick(), self.world.state_hash())
+        }
+    }
+
+    /// What a source gets without saying otherwise is a plain local match that cannot be
+    /// paused: nothing to take back, drawn predicted, inputs for the current tick, no
+    /// rollback, no timeline, no training view, no rematch or other bot level, and every
+    /// command accepted as doing nothing.
+    #[test]
+    fn a_source_that_says_nothing_is_a_plain_unpausable_match() {
+        let rules = Rules::default();
+        let mut world = World::new(rules.clone(), 5, 2).expect("default rules");
+        for tick in 0..3 {
+            world.step(&[InputCmd::idle(tick); 2]).expect("a step");
+        }
+        let mut source = Bare { world, rules };
+        assert_eq!(source.input_tick(), 3);
+        assert_eq!(source.take_retractions(), Vec::<Event>::new());
+        assert_eq!(source.remote_view_back(), 0);
+        assert!(source.training().is_none());
+        assert!(!source.can_pause());
+        assert!(!source.rolled_back());
+        assert_eq!(source.timeline(), None);
+        assert_eq!(source.after_match(), AfterMatch::default());
+        assert!(!source.rematch().expect("no rematch"));
+        assert!(!source.play_level(Difficulty::Hard).expect("no bot"));
+        assert!(source.hold().is_ok() && source.close().is_ok());
+        assert!(source.command(SourceCommand::Restart).is_ok());
+    }
+
+    /// Played events are presented; a corrected one is presented anew and its old version
+    /// taken back; a retracted one only taken back; order is kept.
+    #[test]
+    fn journal_actions_split_into_events_to_play_and_to_take_back() {
+        let event = |tick, player| Event {
+            tick,
+            kind: EventKind::MeleeStarted { player },
+        };
+        let mut retracted = vec![event(1, 9)];
+        let play = present(
+            vec![
+                JournalAction::Play(event(4, 0)),
+                JournalAction::Correct {
+                    old: event(5, 0),
+                    new: event(5, 1),
+                },
+                JournalAction::Retract(event(6, 1)),
+                JournalAction::Play(event(7, 1)),
+            ],
+            &mut retracted,
+        );
+        assert_eq!(play, [event(4, 0), event(5, 1), event(7, 1)]);
+        assert_eq!(retracted, [event(1, 9), event(5, 0), event(6, 1)]);
+    }
+}
