@@ -522,12 +522,10 @@ fn key_list(value: &toml::Value) -> Result<Vec<Scancode>, String> {
     Ok(keys)
 }
 
-/// The key SDL calls `name` (case-insensitive), if any.
+/// The key SDL calls `name` (case-insensitive), if any. Any text is safe to ask about: SDL's
+/// lookup answers `None` for an empty name, an unknown one and one with a NUL byte.
 #[must_use]
 pub fn scancode_named(name: &str) -> Option<Scancode> {
-    if name.is_empty() || name.len() > 32 || name.contains('\0') {
-        return None;
-    }
     Scancode::from_name(name)
 }
 
@@ -805,6 +803,51 @@ mod tests {
             loaded.problems
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn key_names_are_sdls_in_any_case_and_anything_else_is_none() {
+        assert_eq!(scancode_named("w"), Some(Scancode::W));
+        assert_eq!(scancode_named("Left Shift"), Some(Scancode::LShift));
+        for name in [
+            "",
+            "W\0",
+            "\0",
+            "NoSuchKey",
+            &"W".repeat(33),
+            &"x".repeat(70_000),
+        ] {
+            assert_eq!(scancode_named(name), None, "{name:?}");
+        }
+    }
+
+    /// A key list holds 1 to 4 keys; a key named twice counts once.
+    #[test]
+    fn a_key_list_holds_one_to_four_keys() {
+        let list = |names: &[&str]| {
+            let items = names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>();
+            key_list(
+                &format!("[{}]", items.join(", "))
+                    .parse::<toml::Value>()
+                    .unwrap(),
+            )
+        };
+        assert_eq!(list(&["A"]), Ok(vec![Scancode::A]));
+        assert_eq!(
+            list(&["A", "B", "C", "D"]),
+            Ok(vec![Scancode::A, Scancode::B, Scancode::C, Scancode::D])
+        );
+        assert_eq!(list(&["A", "a"]), Ok(vec![Scancode::A]));
+        assert_eq!(list(&[]), Err("0 keys (1 to 4 allowed)".into()));
+        assert_eq!(
+            list(&["A", "B", "C", "D", "E"]),
+            Err("5 keys (1 to 4 allowed)".into())
+        );
+        let not_a_list = key_list(&toml::Value::Integer(3)).unwrap_err();
+        assert!(
+            not_a_list.starts_with("expected a list of key names"),
+            "{not_a_list}"
+        );
     }
 
     fn value() -> impl Strategy<Value = String> {
