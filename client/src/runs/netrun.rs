@@ -155,9 +155,24 @@ struct Tally {
     resyncs: Vec<(Tick, Tick)>,
     disconnected: Option<SocketAddr>,
     disconnect_reason: Option<String>,
+    /// Whether a late spectator said it is catching up and has not yet said it caught up.
+    catching_up: bool,
 }
 
 impl Tally {
+    /// What a spectator that joined late says when it starts and when it stops catching up
+    /// (`behind`: [`NetPeer::catching_up`]; `tick`: its final tick), once each time.
+    fn on_catch_up(&mut self, behind: Option<usize>, tick: Tick) -> Option<String> {
+        if behind.is_some() == self.catching_up {
+            return None;
+        }
+        self.catching_up = behind.is_some();
+        Some(match behind {
+            Some(n) => format!("catching up: {n} ticks behind the host"),
+            None => format!("caught up at tick {tick}: following live"),
+        })
+    }
+
     /// Counts `event` and returns what a headless run reports of it at once (on stderr; the
     /// run goes on), if anything.
     fn on_event(
@@ -246,7 +261,6 @@ pub fn run_with_logs(
     let mut bot = slot.map(|s| Bot::new(s as u8, plan.bot_seed));
     let mut pacer = FramePacer::new(plan.fps);
     let mut tally = Tally::default();
-    let mut catching_up = false;
     let started = Instant::now();
     while logs.logged() < plan.ticks {
         peer.poll();
@@ -270,14 +284,8 @@ pub fn run_with_logs(
             FrameDecision::NotYet(wait) => std::thread::sleep(wait.min(Duration::from_millis(1))),
         }
         logs.catch_up(&peer, plan.ticks)?;
-        // A spectator that joined late says when it starts and stops catching up.
-        let behind = peer.catching_up();
-        if behind.is_some() != catching_up {
-            catching_up = behind.is_some();
-            match behind {
-                Some(n) => eprintln!("catching up: {n} ticks behind the host"),
-                None => eprintln!("caught up at tick {}: following live", peer.final_tick()),
-            }
+        if let Some(line) = tally.on_catch_up(peer.catching_up(), peer.final_tick()) {
+            eprintln!("{line}");
         }
         peer.update_stats();
     }
@@ -287,17 +295,14 @@ pub fn run_with_logs(
         resyncs,
         disconnected,
         disconnect_reason,
+        catching_up: _,
     } = tally;
     logs.close(disconnected.is_none())?;
     let logged = logs.logged();
     let clean_finish = disconnected.is_none() && peer.finish(logged, plan.finish_timeout);
     let secs = started.elapsed().as_millis().max(1) as u64;
     let counters = peer.socket_counters();
-    let final_hash = if logged > 0 {
-        peer.driver().hash_at(logged)?
-    } else {
-        peer.world().state_hash()
-    };
+    let final_hash = peer.driver().hash_at(logged)?;
     Ok(NetRunSummary {
         ticks: logged,
         advances: peer.driver().counters().advances,
@@ -948,5 +953,49 @@ mod tests {
         assert!(back.starts_with("reconnected after "), "{back}");
         assert!(back.contains(" s of silence, at tick "), "{back}");
         assert_eq!(tally.disconnected, None);
+    }
+
+    /// A late spectator says once that it is catching up and once that it caught up.
+    #[test]
+    fn catching_up_is_said_when_it_starts_and_when_it_ends() {
+        let mut tally = Tally::default();
+        assert_eq!(
+            tally.on_catch_up(None, 3),
+            None,
+            "following live from the start"
+        );
+        assert_eq!(
+            tally.on_catch_up(Some(90), 4).as_deref(),
+            Some("catching up: 90 ticks behind the host")
+        );
+        assert_eq!(tally.on_catch_up(Some(60), 5), None, "said once");
+        assert_eq!(
+            tally.on_catch_up(None, 96).as_deref(),
+            Some("caught up at tick 96: following live")
+        );
+        assert_eq!(tally.on_catch_up(None, 97), None);
+        assert!(
+            tally.on_catch_up(Some(12), 98).is_some(),
+            "fell behind again"
+        );
+    }
+
+    /// A run of no ticks logs none and reports the hash of tick 0, the state both sides
+    /// began from, even though connecting already advanced the worlds.
+    #[test]
+    fn a_run_of_no_ticks_reports_the_starting_state() {
+        let dir = scratch("no-ticks");
+        let plans = [
+            in_memory::plan(0, 1, &dir.join("host.log")),
+            in_memory::plan(0, 2, &dir.join("join.log")),
+        ];
+        let start = World::new(engine::Rules::default(), in_memory::config().seed, 2)
+            .expect("default rules")
+            .state_hash();
+        for summary in in_memory::play(plans) {
+            assert_eq!((summary.ticks, summary.final_hash), (0, start), "{summary}");
+            assert!(summary.clean_finish, "{summary}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
