@@ -624,6 +624,7 @@ mod tests {
         drop(MatchLogWriter::create(&path, &header, &world, 300).expect("log"));
         let paths = LogPaths {
             match_log: Some(path),
+            hash_log: Some(dir.join("join.hlog")),
             ..LogPaths::default()
         };
         let config = NetConfig::<World>::default();
@@ -637,6 +638,11 @@ mod tests {
         assert_eq!((plan.slot, plan.match_seed), (1, 31));
         assert_eq!(plan.peer, SocketAddr::from(([127, 0, 0, 1], 7)));
         assert_eq!(plan.world.tick(), 0);
+        // The hash log is rewritten as the joining player's, of this match under its rules.
+        let hashes = crate::logs::hashlog::read_hash_log_file::<World>(&dir.join("join.hlog"))
+            .expect("hash log");
+        assert_eq!(hashes.source, "join");
+        assert_eq!(hashes.identity.seed, 31);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
