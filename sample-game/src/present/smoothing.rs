@@ -299,4 +299,68 @@ mod tests {
         );
         assert_eq!(smoother.corrections, 0);
     }
+
+    /// Something moving as its state said it would, over several ticks between two frames,
+    /// gets no offset from a rollback: where it was heading is its position plus its
+    /// velocity for every tick since.
+    #[test]
+    fn motion_as_predicted_over_several_ticks_is_no_correction() {
+        let mut s = World::new(Rules::default(), 1, 2).unwrap().snapshot();
+        s.projectiles.clear();
+        at(&mut s, 0, 3.0, 3.0);
+        s.players[0].vel = FxVec::new(Fx::from_num(0.125), Fx::ZERO);
+        with_shot(&mut s, 4, 0, 5.0, 0.125);
+        let mut smoother = Smoother::new();
+        smoother.update(&s, false);
+        s.tick += 3;
+        s.players[0].pos = FxVec::new(Fx::from_num(3.375), Fx::from_num(3));
+        with_shot(&mut s, 4, 0, 5.375, 0.125);
+        smoother.update(&s, true);
+        let p = Vec2::new(3.375, 3.0);
+        assert_eq!(smoother.apply(&[p])[0], p);
+        assert_eq!(smoother.projectile_offset(4), Vec2::ZERO);
+        assert_eq!(smoother.corrections, 0);
+    }
+
+    /// The thresholds, exactly: a correction of exactly a tile still glides, more snaps; one
+    /// of exactly `NOTICE` is not worth smoothing, just above it is; an offset fading to
+    /// exactly the cut-off is still drawn, below it is dropped.
+    #[test]
+    fn corrections_at_the_thresholds() {
+        let here = Vec2::ZERO;
+        let heading = |x: f32| Vec2::new(x, 0.0);
+        assert_eq!(heading(SNAP).length(), SNAP, "the lengths below are exact");
+        assert_eq!(
+            next_offset(true, Vec2::ZERO, heading(SNAP), here, true),
+            (heading(SNAP), true)
+        );
+        assert_eq!(
+            next_offset(true, Vec2::ZERO, heading(1.5), here, true),
+            (Vec2::ZERO, false)
+        );
+        assert_eq!(heading(NOTICE).length(), NOTICE);
+        assert_eq!(
+            next_offset(true, Vec2::ZERO, heading(NOTICE), here, true),
+            (Vec2::ZERO, false)
+        );
+        let above = heading(NOTICE * 1.01);
+        assert_eq!(
+            next_offset(true, Vec2::ZERO, above, here, true),
+            (above, true)
+        );
+        let carried = Vec2::new(0.0025, 0.0);
+        assert_eq!(
+            (carried * KEEP).length(),
+            0.002,
+            "fades to exactly the cut-off"
+        );
+        assert_eq!(
+            next_offset(true, carried, here, here, false),
+            (carried * KEEP, false)
+        );
+        assert_eq!(
+            next_offset(true, carried * 0.99, here, here, false),
+            (Vec2::ZERO, false)
+        );
+    }
 }
