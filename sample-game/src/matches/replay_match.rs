@@ -195,13 +195,21 @@ mod tests {
     use super::*;
     use client::logs::matchlog::read_log;
 
-    /// A recorded bot match, in a file of its own per test (the writer locks its file).
-    fn recorded(name: &str) -> MatchLog<World> {
+    fn scratch() -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("duel-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{name}.log"));
+        dir
+    }
+
+    /// A recorded bot match, in a file of its own per test (the writer locks its file).
+    fn recorded(name: &str) -> MatchLog<World> {
+        recorded_under(name, Rules::default())
+    }
+
+    fn recorded_under(name: &str, rules: Rules) -> MatchLog<World> {
+        let path = scratch().join(format!("{name}.log"));
         client::runs::run_bot_match(&client::runs::BotMatch {
-            rules: Rules::default(),
+            rules,
             seed: 4,
             bot_seed: 5,
             players: 2,
@@ -260,5 +268,63 @@ mod tests {
         m.command(SourceCommand::Step).unwrap();
         m.advance(&[]).unwrap();
         assert_eq!(m.current().tick, at + 1, "stepping still goes on");
+    }
+
+    /// A replay is watched, not played: no local players, pausable, under the log's rules;
+    /// its panel says it is a replay, in sync up to the tick shown, and how it plays.
+    #[test]
+    fn a_replay_is_watched_under_its_logs_rules_and_says_how_it_plays() {
+        let rules = Rules {
+            block_hp: 5,
+            ..Rules::default()
+        };
+        let mut m = ReplayMatch::new(recorded_under("view", rules.clone())).unwrap();
+        assert!(m.local_players().is_empty());
+        assert!(m.can_pause());
+        assert_eq!(m.rules(), &rules);
+        m.advance(&[]).unwrap();
+        let view = m.net_view();
+        assert_eq!(view.mode, NetMode::Replay);
+        assert_eq!(view.desync, DesyncStatus::InSync { checked: 1 });
+        assert_eq!(view.status.as_deref(), Some("playing 1x of 1500 ticks"));
+        m.command(SourceCommand::Slower).unwrap();
+        m.command(SourceCommand::TogglePause).unwrap();
+        let status = m.net_view().status;
+        assert_eq!(status.as_deref(), Some("paused 1/2x of 1500 ticks"));
+        for _ in 0..9 {
+            m.command(SourceCommand::Faster).unwrap();
+        }
+        let status = m.net_view().status;
+        assert_eq!(status.as_deref(), Some("paused 8x of 1500 ticks"));
+    }
+
+    /// The hash log of a replay holds each tick once, the first time it is shown, however
+    /// the viewer seeks back and plays it again; closing the viewer writes it out.
+    #[test]
+    fn a_replays_hash_log_holds_each_tick_once_and_is_written_on_close() {
+        let log = recorded("hashes");
+        let identity = client::logs::hashlog::MatchIdentity::of_log(&log.header);
+        let path = scratch().join("hashes.hlog");
+        let writer = HashLogWriter::<World>::create(&path, &identity, "replay").unwrap();
+        let mut m = ReplayMatch::new(log).unwrap().with_hash_log(writer);
+        let mut hashes = Vec::new();
+        for _ in 0..6 {
+            m.advance(&[]).unwrap();
+            hashes.push((m.current().tick, m.replay().world().state_hash()));
+        }
+        m.command(SourceCommand::SeekTo(2)).unwrap();
+        for _ in 0..7 {
+            m.advance(&[]).unwrap();
+        }
+        hashes.push((m.current().tick, m.replay().world().state_hash()));
+        assert_eq!(m.current().tick, 9);
+        m.close().unwrap();
+        let read = client::logs::hashlog::read_hash_log_file::<World>(&path).unwrap();
+        let got: Vec<_> = read.entries.iter().map(|e| e.tick).collect();
+        assert_eq!(got, (1..=9).collect::<Vec<Tick>>());
+        for (tick, hash) in hashes {
+            let entry = read.entries.iter().find(|e| e.tick == tick).unwrap();
+            assert_eq!(entry.hash, hash, "tick {tick}");
+        }
     }
 }
