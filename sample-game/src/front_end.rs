@@ -655,6 +655,61 @@ mod tests {
         }
     }
 
+    fn front_end(log_dir: Option<PathBuf>) -> FrontEnd {
+        FrontEnd {
+            rules: Rules {
+                block_hp: 6,
+                ..Rules::default()
+            },
+            seed: u64::MAX - 1,
+            config_path: None,
+            config_was_bad: false,
+            log_dir,
+        }
+    }
+
+    /// Each match takes the next seed (wrapping past the largest); an online one plays by
+    /// the front end's rules, that seed and the settings' input delay.
+    #[test]
+    fn matches_take_seeds_in_turn_and_online_ones_the_settings_delay() {
+        let mut f = front_end(None);
+        assert_eq!(f.next_seed(), u64::MAX - 1);
+        let config = Config {
+            input_delay: 5,
+            ..Config::default()
+        };
+        let net = f.net_config(&config);
+        assert_eq!((net.seed, net.input_delay), (u64::MAX, 5));
+        assert_eq!(net.rules, f.rules);
+        assert_eq!(f.next_seed(), 0, "wraps");
+    }
+
+    /// Logs go to `<log_dir>/<mode>-seed<seed>-<time>.duellog`, the folder made on the way;
+    /// without a folder there is no log.
+    #[test]
+    fn match_logs_are_named_for_mode_and_seed_in_their_folder() {
+        assert_eq!(front_end(None).log_path("host", 3).unwrap(), None);
+        let dir = std::env::temp_dir().join(format!("maze-duel-logs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let folder = dir.join("logs");
+        let path = front_end(Some(folder.clone()))
+            .log_path("vs-bot", 42)
+            .unwrap()
+            .expect("a path");
+        assert!(folder.is_dir(), "made");
+        assert_eq!(path.parent(), Some(folder.as_path()));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let stamp = name
+            .strip_prefix("vs-bot-seed42-")
+            .and_then(|rest| rest.strip_suffix(".duellog"))
+            .unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            stamp.parse::<u64>().is_ok_and(|s| s > 1_600_000_000),
+            "{name}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The keyboard and a controller give the same menu inputs.
     #[test]
     fn keys_and_pad_buttons_map_to_the_same_inputs() {

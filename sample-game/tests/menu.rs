@@ -654,6 +654,13 @@ fn rejoin_last_match_finds_the_newest_unfinished_log_of_an_online_player() {
     .expect("bot match");
     assert_eq!(sample_game::last_unfinished_match(&dir), None);
     let world = engine::World::new(Rules::default(), 3, 2).expect("world");
+    // A local match cut short has no rejoin key: there is no one to rejoin.
+    let local = LogHeader::for_game(&world, "local", None);
+    let mut writer =
+        MatchLogWriter::create(&dir.join("local.duellog"), &local, &world, 300).expect("create");
+    writer.sync().expect("sync");
+    drop(writer);
+    assert_eq!(sample_game::last_unfinished_match(&dir), None);
     let header = LogHeader {
         rejoin: Some(RejoinKey {
             slot: 1,
