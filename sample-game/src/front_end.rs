@@ -725,10 +725,27 @@ mod tests {
             assert_eq!(menu_inputs(&key(k, false), false, false), [want], "{k:?}");
             assert_eq!(menu_inputs(&pad(b), false, false), [want], "{b:?}");
         }
-        assert_eq!(
-            menu_inputs(&key(Scancode::W, false), false, false),
-            [MenuInput::Up]
-        );
+        // The other keys and buttons for the same inputs: WASD, Space, Backspace, keypad
+        // Enter, Start and Back.
+        let keys = [
+            (Scancode::W, MenuInput::Up),
+            (Scancode::S, MenuInput::Down),
+            (Scancode::A, MenuInput::Left),
+            (Scancode::D, MenuInput::Right),
+            (Scancode::Space, MenuInput::Enter),
+            (Scancode::KpEnter, MenuInput::Enter),
+            (Scancode::Backspace, MenuInput::Back),
+        ];
+        for (k, want) in keys {
+            assert_eq!(menu_inputs(&key(k, false), false, false), [want], "{k:?}");
+        }
+        for (b, want) in [
+            (Button::Start, MenuInput::Enter),
+            (Button::Back, MenuInput::Back),
+        ] {
+            assert_eq!(menu_inputs(&pad(b), false, false), [want], "{b:?}");
+        }
+        assert_eq!(menu_inputs(&key(Scancode::Q, false), false, false), []);
         assert_eq!(menu_inputs(&pad(Button::X), false, false), []);
     }
 
