@@ -233,7 +233,13 @@ fn a_menu_host_and_a_menu_joiner_meet_polling_frame_by_frame() {
         Duration::from_secs(20),
     )
     .expect("joiner");
-    assert_eq!(status_of(&joiner).title, "CONNECTING");
+    let contacting = status_of(&joiner);
+    assert_eq!(contacting.title, "CONNECTING");
+    assert_eq!(contacting.lines[0], format!("Contacting {addr} to play"));
+    assert!(
+        contacting.lines[1].ends_with("s (giving up after 20 s)"),
+        "{contacting:?}"
+    );
     let (mut hosted, mut joined) = (None, None);
     let (a, b) = poll_until("host and joiner", || {
         for (c, slot) in [(&mut host, &mut hosted), (&mut joiner, &mut joined)] {
