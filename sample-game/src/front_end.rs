@@ -132,10 +132,7 @@ impl FrontEnd {
             }
             draw_phase(app, menu, &phase)?;
             app.canvas.present();
-            let since = last_present.elapsed();
-            if since < app.min_frame {
-                std::thread::sleep(app.min_frame - since);
-            }
+            std::thread::sleep(frame_rest(app.min_frame, last_present.elapsed()));
             last_present = Instant::now();
         }
     }
@@ -453,6 +450,12 @@ impl FrontEnd {
     }
 }
 
+/// How long the menu rests after a frame that took `spent`, so it draws no more often than
+/// one frame per `min_frame` (none once a frame took that long).
+fn frame_rest(min_frame: Duration, spent: Duration) -> Duration {
+    min_frame.saturating_sub(spent)
+}
+
 /// What to do after a choice.
 enum Next {
     Stay,
@@ -708,6 +711,14 @@ mod tests {
             "{name}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_menu_rests_out_the_rest_of_its_frame() {
+        let ms = Duration::from_millis;
+        assert_eq!(frame_rest(ms(16), ms(10)), ms(6));
+        assert_eq!(frame_rest(ms(16), ms(16)), Duration::ZERO);
+        assert_eq!(frame_rest(ms(16), ms(40)), Duration::ZERO);
     }
 
     /// The keyboard and a controller give the same menu inputs.
