@@ -559,6 +559,14 @@ impl App {
         self.options.bindings = bindings;
     }
 
+    /// The settings the window runs with now: volume, whether it covers the screen, keys.
+    #[must_use]
+    pub fn settings(&self) -> (u8, bool, &KeyBindings) {
+        let fullscreen =
+            self.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off;
+        (self.options.volume, fullscreen, &self.options.bindings)
+    }
+
     fn set_title(&mut self, source: &dyn MatchSource) {
         let title = format!(
             "{} — seed {}",

@@ -186,7 +186,7 @@ impl FrontEnd {
     /// Applies the settings to the window: volume, fullscreen, keys.
     fn apply(&self, app: &mut App, config: &Config) -> anyhow::Result<()> {
         app.set_volume(config.volume);
-        let fullscreen = app.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off;
+        let (_, fullscreen, _) = app.settings();
         if fullscreen != config.fullscreen {
             app.set_fullscreen(config.fullscreen)?;
         }

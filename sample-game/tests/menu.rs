@@ -379,7 +379,21 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         which: 0,
         button,
     };
-    let mut menu = Menu::new(Config::default());
+    // The window takes the settings it opens the menu with: sound on, the screen covered,
+    // the first player's keys swapped.
+    let mut settings = Config {
+        fullscreen: true,
+        ..Config::default()
+    };
+    let keys = &mut settings.bindings.players[0];
+    std::mem::swap(&mut keys.up, &mut keys.down);
+    assert_ne!(app.settings(), (70, true, &settings.bindings), "not yet");
+    let mut menu = Menu::new(settings.clone());
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    assert_eq!(app.settings(), (70, true, &settings.bindings));
+    menu.config.fullscreen = false;
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    assert!(!app.settings().1, "back to a window");
     let script = [
         pad(Button::DPadDown),
         pad(Button::DPadDown),
