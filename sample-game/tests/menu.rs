@@ -356,6 +356,8 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         window_size: SIZE,
         software: true,
         volume: 0,
+        // A match started from the menu ends after this (its length is not what is tested).
+        run_for: Some(Duration::from_millis(200)),
         ..AppOptions::default()
     };
     let mut app = App::new(options, Renderer::default()).expect("offscreen window");
@@ -454,6 +456,23 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
     let saved = std::fs::read_to_string(dir.join("config.toml")).expect("settings saved");
     assert!(saved.contains("volume = 60"), "{saved}");
     assert_eq!(Config::load(&dir.join("config.toml")).config.volume, 60);
+    // Vs bot from the title: a match against the bot (it ends after `run_for`), logged under
+    // the bot's level, then back to the title.
+    let mut script = vec![pad(Button::B)]; // back to the title, on Options
+    script.extend(std::iter::repeat_n(key(Scancode::Up), 7)); // up to Vs bot
+    script.push(key(Scancode::Return));
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    assert_eq!(menu.screen, Screen::Main);
+    let logs: Vec<String> = std::fs::read_dir(dir.join("matches"))
+        .expect("logs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "bad.duellog")
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(logs[0].starts_with("local-vs-bot-normal-seed"), "{logs:?}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
