@@ -559,12 +559,16 @@ impl App {
         self.options.bindings = bindings;
     }
 
-    /// The settings the window runs with now: volume, whether it covers the screen, keys.
+    /// The options the window runs with now (the volume and keys as last set).
     #[must_use]
-    pub fn settings(&self) -> (u8, bool, &KeyBindings) {
-        let fullscreen =
-            self.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off;
-        (self.options.volume, fullscreen, &self.options.bindings)
+    pub fn options(&self) -> &AppOptions {
+        &self.options
+    }
+
+    /// Whether the window covers the screen.
+    #[must_use]
+    pub fn is_fullscreen(&self) -> bool {
+        self.canvas.window().fullscreen_state() != sdl2::video::FullscreenType::Off
     }
 
     fn set_title(&mut self, source: &dyn MatchSource) {

@@ -186,8 +186,7 @@ impl FrontEnd {
     /// Applies the settings to the window: volume, fullscreen, keys.
     fn apply(&self, app: &mut App, config: &Config) -> anyhow::Result<()> {
         app.set_volume(config.volume);
-        let (_, fullscreen, _) = app.settings();
-        if fullscreen != config.fullscreen {
+        if app.is_fullscreen() != config.fullscreen {
             app.set_fullscreen(config.fullscreen)?;
         }
         app.set_bindings(config.bindings.clone());

@@ -389,13 +389,25 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
     };
     let keys = &mut settings.bindings.players[0];
     std::mem::swap(&mut keys.up, &mut keys.down);
-    assert_ne!(app.settings(), (70, true, &settings.bindings), "not yet");
+    let window = |app: &App| {
+        let options = app.options();
+        (
+            options.volume,
+            app.is_fullscreen(),
+            options.bindings.clone(),
+        )
+    };
+    assert_ne!(
+        window(&app),
+        (70, true, settings.bindings.clone()),
+        "not yet"
+    );
     let mut menu = Menu::new(settings.clone());
     front.run_until_idle(&mut app, &mut menu).expect("runs");
-    assert_eq!(app.settings(), (70, true, &settings.bindings));
+    assert_eq!(window(&app), (70, true, settings.bindings.clone()));
     menu.config.fullscreen = false;
     front.run_until_idle(&mut app, &mut menu).expect("runs");
-    assert!(!app.settings().1, "back to a window");
+    assert!(!app.is_fullscreen(), "back to a window");
     let script = [
         pad(Button::DPadDown),
         pad(Button::DPadDown),
@@ -473,6 +485,22 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         .collect();
     assert_eq!(logs.len(), 1, "{logs:?}");
     assert!(logs[0].starts_with("local-vs-bot-normal-seed"), "{logs:?}");
+    assert!(
+        app.options().controls_at_start,
+        "a match with a local player shows them"
+    );
+    // Its replay, the newest in the list: nobody plays, so no controls at the start.
+    let mut script = vec![key(Scancode::Down); 5]; // down to Replays
+    script.extend([key(Scancode::Return), key(Scancode::Return)]);
+    for event in script {
+        app.push_event(event).expect("push");
+    }
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    assert_eq!(menu.screen, Screen::Main, "the replay played and ended");
+    assert!(
+        !app.options().controls_at_start,
+        "a replay has no local player"
+    );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
