@@ -219,6 +219,16 @@ fn pad_buttons(button: Button) -> u8 {
 /// Buttons held on a controller (the right trigger also shoots, the left trigger fires the
 /// rail).
 fn pad_state(pad: &GameController) -> u8 {
+    held_buttons(
+        |b| pad.button(b),
+        pad.axis(Axis::TriggerRight),
+        pad.axis(Axis::TriggerLeft),
+    )
+}
+
+/// [`pad_state`] for what a controller reports: its buttons held, its right and left
+/// triggers' travel.
+fn held_buttons(held: impl Fn(Button) -> bool, right_trigger: i16, left_trigger: i16) -> u8 {
     let mut bits = 0;
     for b in [
         Button::A,
@@ -229,14 +239,14 @@ fn pad_state(pad: &GameController) -> u8 {
         Button::RightShoulder,
         Button::RightStick,
     ] {
-        if pad.button(b) {
+        if held(b) {
             bits |= pad_buttons(b);
         }
     }
-    if pad.axis(Axis::TriggerRight) > TRIGGER_THRESHOLD {
+    if right_trigger > TRIGGER_THRESHOLD {
         bits |= buttons::SHOOT;
     }
-    if pad.axis(Axis::TriggerLeft) > TRIGGER_THRESHOLD {
+    if left_trigger > TRIGGER_THRESHOLD {
         bits |= buttons::RAIL;
     }
     bits
@@ -245,16 +255,24 @@ fn pad_state(pad: &GameController) -> u8 {
 /// The controller's movement: the left stick outside its deadzone, else the D-pad, else
 /// `None` (the keyboard decides).
 fn pad_stick(pad: &GameController) -> Option<(i32, i32)> {
-    let (x, y) = (
-        i32::from(pad.axis(Axis::LeftX)),
-        i32::from(pad.axis(Axis::LeftY)),
-    );
+    let dpad = |plus, minus| i32::from(pad.button(plus)) - i32::from(pad.button(minus));
+    stick_of(
+        (pad.axis(Axis::LeftX), pad.axis(Axis::LeftY)),
+        (
+            dpad(Button::DPadRight, Button::DPadLeft),
+            dpad(Button::DPadDown, Button::DPadUp),
+        ),
+    )
+}
+
+/// [`pad_stick`] for a left stick at `(x, y)` and a D-pad held towards `(dx, dy)` (each −1,
+/// 0 or 1).
+fn stick_of((x, y): (i16, i16), (dx, dy): (i32, i32)) -> Option<(i32, i32)> {
+    let (x, y) = (i32::from(x), i32::from(y));
     if x * x + y * y > STICK_DEADZONE * STICK_DEADZONE {
         // 32767 / 258 = 127: full deflection is a full engine stick.
         return Some((x / 258, y / 258));
     }
-    let dx = i32::from(pad.button(Button::DPadRight)) - i32::from(pad.button(Button::DPadLeft));
-    let dy = i32::from(pad.button(Button::DPadDown)) - i32::from(pad.button(Button::DPadUp));
     (dx != 0 || dy != 0).then_some((dx, dy))
 }
 
@@ -379,5 +397,73 @@ mod tests {
         assert_eq!(cmds[1].buttons, buttons::RAIL);
         assert_eq!((cmds[1].view_ticks, cmds[1].view_frac), (6, 64));
         assert_eq!(cmds[0], InputCmd::idle(0), "nothing pressed: nothing sent");
+    }
+
+    /// A controller's buttons and triggers: A or the right trigger shoot; B, X or the right
+    /// shoulder swing; Y or the left shoulder reload; a right-stick click or the left trigger
+    /// fire the rail; a trigger counts past its threshold, not at it.
+    #[test]
+    fn controller_buttons_and_triggers_map_to_game_buttons() {
+        let only = |button: Button| move |b: Button| b == button;
+        let none = |_: Button| false;
+        for (button, bit) in [
+            (Button::A, buttons::SHOOT),
+            (Button::B, buttons::MELEE),
+            (Button::X, buttons::MELEE),
+            (Button::RightShoulder, buttons::MELEE),
+            (Button::Y, buttons::RELOAD),
+            (Button::LeftShoulder, buttons::RELOAD),
+            (Button::RightStick, buttons::RAIL),
+        ] {
+            assert_eq!(pad_buttons(button), bit, "{button:?}");
+            assert_eq!(held_buttons(only(button), 0, 0), bit, "{button:?} held");
+        }
+        assert_eq!(pad_buttons(Button::Start), 0);
+        assert_eq!(held_buttons(only(Button::Start), 0, 0), 0);
+        assert_eq!(held_buttons(|_| true, 0, 0), 0b1111, "every button at once");
+        let pull = TRIGGER_THRESHOLD + 1;
+        assert_eq!(held_buttons(none, pull, 0), buttons::SHOOT);
+        assert_eq!(held_buttons(none, 0, pull), buttons::RAIL);
+        assert_eq!(held_buttons(none, TRIGGER_THRESHOLD, TRIGGER_THRESHOLD), 0);
+    }
+
+    /// The left stick past its deadzone (a circle) moves in engine stick units; inside it the
+    /// D-pad decides; with neither, the keyboard does.
+    #[test]
+    fn the_stick_then_the_dpad_then_nothing() {
+        assert_eq!(stick_of((32767, 0), (0, 0)), Some((127, 0)));
+        assert_eq!(stick_of((-32768, 32767), (1, 1)), Some((-127, 127)));
+        let edge = STICK_DEADZONE as i16;
+        assert_eq!(stick_of((edge, 0), (0, 0)), None, "at the deadzone: inside");
+        assert_eq!(stick_of((edge + 1, 0), (0, 0)), Some((31, 0)));
+        assert_eq!(
+            stick_of((6000, 6000), (0, 0)),
+            Some((23, 23)),
+            "a circle, not a square"
+        );
+        assert_eq!(
+            stick_of((5000, 5000), (-1, 0)),
+            Some((-1, 0)),
+            "inside: the D-pad"
+        );
+        assert_eq!(stick_of((100, -100), (0, 1)), Some((0, 1)));
+        assert_eq!(stick_of((100, -100), (0, 0)), None);
+        assert_eq!(axis(1), 127);
+        assert_eq!(axis(-1), -127);
+        assert_eq!(axis(0), 0);
+        assert_eq!(axis(64), 64, "stick units pass through");
+        assert_eq!(axis(-400), -127, "clamped");
+    }
+
+    /// Controllers go to local players in order (the third and later to the second); with
+    /// one local player every controller plays them.
+    #[test]
+    fn controllers_go_to_players_in_order() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        input.sample(2, |_| false, ViewTime::default());
+        let players: Vec<usize> = (0..4).map(|k| input.controller_player(k)).collect();
+        assert_eq!(players, [0, 1, 1, 1]);
+        input.sample(1, |_| false, ViewTime::default());
+        assert!((0..4).all(|k| input.controller_player(k) == 0));
     }
 }
