@@ -182,3 +182,77 @@ impl NetView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_has_its_label() {
+        let labels = [
+            NetMode::Local,
+            NetMode::Host,
+            NetMode::Join,
+            NetMode::Spectate,
+            NetMode::SyncTest,
+            NetMode::Replay,
+        ]
+        .map(NetMode::label);
+        assert_eq!(
+            labels,
+            ["local", "host", "join", "spectate", "sync test", "replay"]
+        );
+    }
+
+    /// What the banners say, word for word (the window draws these lines as they are).
+    #[test]
+    fn the_banners_say_what_the_match_waits_for() {
+        assert_eq!(
+            waiting_to_start_lines(),
+            [
+                "WAITING FOR THE OTHER PLAYER",
+                "the round starts when both players have pressed a key"
+            ]
+        );
+        assert_eq!(
+            catching_up_lines(90),
+            [
+                "CATCHING UP",
+                "90 ticks behind the host: playing faster until live"
+            ]
+        );
+        assert_eq!(
+            resynced_lines(40, 44),
+            [
+                "RESYNCED",
+                "states differed at tick 40: the host's state at tick 44 is both sides' now"
+            ]
+        );
+        let waiting = Waiting {
+            who: "the host",
+            seconds_left: 7,
+        };
+        assert_eq!(
+            waiting.lines(),
+            ["RECONNECTING", "waiting for the host: 7 s left"]
+        );
+    }
+
+    /// Local play predicts nothing: the confirmed tick is the current one, its hash the
+    /// current state's, and nothing about a network is shown.
+    #[test]
+    fn local_play_confirms_every_tick_it_shows() {
+        let world = engine::World::new(engine::Rules::default(), 3, 2).unwrap();
+        let hash = world.state_hash();
+        let view = NetView::local(12, hash);
+        assert_eq!(view.mode, NetMode::Local);
+        assert_eq!((view.predicted_tick, view.confirmed_tick), (12, 12));
+        assert_eq!(view.confirmed_hash, Some(hash));
+        assert_eq!(view.desync, DesyncStatus::Unchecked);
+        assert_eq!(
+            (view.ping_ms, view.input_delay, view.status),
+            (None, None, None)
+        );
+        assert!(!view.waiting_to_start && view.rollback_depths.is_empty());
+    }
+}

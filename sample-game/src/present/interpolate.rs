@@ -64,4 +64,46 @@ mod tests {
         let shot = world.state().projectiles.first().expect("a shot in flight");
         assert_eq!(projectile_pos(shot, 1.0), vec2(shot.pos));
     }
+
+    /// Between two ticks, exactly: a player part of the way from where it was (clamped to the
+    /// two ticks), a respawned one where it is now, a projectile back along its velocity.
+    #[test]
+    fn positions_between_two_ticks() {
+        use engine::{Fx, FxVec};
+        let at = |x: f32, y: f32| FxVec::new(Fx::from_num(x), Fx::from_num(y));
+        let mut previous = World::new(Rules::default(), 5, 2).unwrap().snapshot();
+        previous.players[0].pos = at(2.0, 3.0);
+        let mut me = previous.players[0];
+        me.pos = at(4.0, 2.0);
+        assert_eq!(player_pos(&previous, &me, 0.25), Vec2::new(2.5, 2.75));
+        assert_eq!(
+            player_pos(&previous, &me, 2.0),
+            Vec2::new(4.0, 2.0),
+            "clamped"
+        );
+        assert_eq!(
+            player_pos(&previous, &me, -1.0),
+            Vec2::new(2.0, 3.0),
+            "clamped"
+        );
+        me.generation += 1;
+        assert_eq!(
+            player_pos(&previous, &me, 0.25),
+            Vec2::new(4.0, 2.0),
+            "respawned"
+        );
+        let shot = Projectile {
+            id: 1,
+            owner_generation: 1,
+            pos: at(6.0, 1.0),
+            vel: at(0.5, -0.25),
+            life: 9,
+            owner: 0,
+            wall_clear: 0,
+        };
+        assert_eq!(projectile_pos(&shot, 0.0), Vec2::new(5.5, 1.25));
+        assert_eq!(projectile_pos(&shot, 0.75), Vec2::new(5.875, 1.0625));
+        assert_eq!(projectile_pos(&shot, 3.0), Vec2::new(6.0, 1.0), "clamped");
+        assert_eq!(vec2(at(-1.5, 0.125)), Vec2::new(-1.5, 0.125));
+    }
 }
