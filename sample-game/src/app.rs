@@ -553,6 +553,24 @@ impl App {
             .map_err(|e| anyhow!("pushing an event: {e}"))
     }
 
+    /// A handle that puts events on this window's queue from any thread: tests and automation
+    /// drive a front end running in its own loop ([`crate::FrontEnd::run`]) this way.
+    ///
+    /// # Errors
+    /// If SDL has no event subsystem.
+    pub fn event_sender(&self) -> anyhow::Result<sdl2::event::EventSender> {
+        self.sdl
+            .event()
+            .map(|events| events.event_sender())
+            .map_err(|e| anyhow!("the event subsystem: {e}"))
+    }
+
+    /// Ends the matches started from now on after `run_for` ([`AppOptions::run_for`]); `None`
+    /// leaves it to the player.
+    pub fn set_run_for(&mut self, run_for: Option<Duration>) {
+        self.options.run_for = run_for;
+    }
+
     /// Uses `bindings` from the next match on.
     pub fn set_bindings(&mut self, bindings: KeyBindings) {
         self.input.set_bindings(bindings.clone());

@@ -22,6 +22,8 @@ use sample_game::{
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use sdl2::surface::Surface;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const SIZE: (u32, u32) = (960, 600);
@@ -216,6 +218,87 @@ fn poll_until<T>(what: &str, mut step: impl FnMut() -> Option<T>) -> T {
         assert!(Instant::now() < guard, "{what}: no result after 30 s");
         std::thread::sleep(Duration::from_millis(4));
     }
+}
+
+/// A host on this machine for a menu in the window to join, played from its own thread as
+/// another player's window would: it answers the joiner, then advances with no input every
+/// few milliseconds. Through `sender` it presses F12 until its world runs (any key dismisses
+/// the controls shown at the start of the joiner's match, which holds the match until then),
+/// puts `at_tick_20` on the joiner's queue once its world reaches tick 20, and closes the
+/// window (an SDL `Quit`) once it has heard the joiner finish if `quit_after`. It ends when the
+/// joiner has finished; `Err` says what never came within 30 s (the window is closed then
+/// too, so the front end under test returns).
+fn menu_host(
+    seed: u64,
+    at_tick_20: sdl2::event::Event,
+    quit_after: bool,
+    sender: sdl2::event::EventSender,
+) -> (
+    std::net::SocketAddr,
+    std::thread::JoinHandle<Result<(), String>>,
+) {
+    use sdl2::event::Event;
+    let mut host = Connection::host(NetConfig::<World> {
+        seed,
+        ..NetConfig::<World>::default()
+    })
+    .expect("host");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], host.local_addr().port()));
+    let push = move |event: Event| {
+        let _ = sender.push_event(event);
+    };
+    let thread = std::thread::spawn(move || {
+        let guard = Instant::now() + Duration::from_secs(30);
+        let mut peer = loop {
+            match host.poll() {
+                Poll::Pending => {}
+                Poll::Ready(peer) => break peer,
+                Poll::Failed(e) | Poll::Refused(e) => {
+                    push(Event::Quit { timestamp: 0 });
+                    return Err(format!("hosting failed: {e}"));
+                }
+            }
+            if Instant::now() > guard {
+                push(Event::Quit { timestamp: 0 });
+                return Err("no joiner came".to_string());
+            }
+            std::thread::sleep(Duration::from_millis(4));
+        };
+        let mut pressed = Instant::now() - Duration::from_secs(1);
+        let mut end = Some(at_tick_20);
+        loop {
+            let _ = peer.advance(engine::WireInput::default());
+            let tick = peer.world().tick();
+            if tick < 10 && pressed.elapsed() > Duration::from_millis(100) {
+                push(Event::KeyDown {
+                    timestamp: 0,
+                    window_id: 0,
+                    keycode: None,
+                    scancode: Some(sdl2::keyboard::Scancode::F12),
+                    keymod: sdl2::keyboard::Mod::NOMOD,
+                    repeat: false,
+                });
+                pressed = Instant::now();
+            }
+            if tick >= 20 {
+                if let Some(event) = end.take() {
+                    push(event);
+                }
+            }
+            if peer.all_peers_finished() {
+                if quit_after {
+                    push(Event::Quit { timestamp: 0 });
+                }
+                return Ok(());
+            }
+            if Instant::now() > guard {
+                push(Event::Quit { timestamp: 0 });
+                return Err(format!("the joiner never finished (tick {tick})"));
+            }
+            std::thread::sleep(Duration::from_millis(4));
+        }
+    });
+    (addr, thread)
 }
 
 #[test]
@@ -501,6 +584,99 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
         !app.options().controls_at_start,
         "a replay has no local player"
     );
+    // Online through the front end's own loop (`run`), against a host on this machine that
+    // plays from another thread. A watchdog closes the window if `run` has not returned after
+    // a minute, so a front end that would go on for ever fails the test instead of hanging it.
+    let sender = app.event_sender().expect("event sender");
+    let done = Arc::new(AtomicBool::new(false));
+    let fired = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let (done, fired, sender) = (
+            done.clone(),
+            fired.clone(),
+            app.event_sender().expect("sender"),
+        );
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while !done.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20));
+                if start.elapsed() > Duration::from_secs(60) {
+                    fired.store(true, Ordering::SeqCst);
+                    let _ = sender.push_event(Event::Quit { timestamp: 0 });
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            }
+        })
+    };
+    let join_logs = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("matches"))
+            .expect("logs")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("join-"))
+            .collect();
+        names.sort();
+        names
+    };
+    // Matches end only as the host's thread makes them end, not after `run_for`.
+    app.set_run_for(None);
+    // 1. A match left with the quit key (the window stays open) leads back to the menu,
+    // which goes on: the host closes the window only once it has heard the joiner finish,
+    // so that `Quit` reaches the menu, and `run` returns on it.
+    let (addr, host) = menu_host(
+        77,
+        key(Scancode::Escape),
+        true,
+        app.event_sender().expect("sender"),
+    );
+    menu.address = addr.to_string();
+    menu.main_row = 3; // Join online
+    for event in [key(Scancode::Return), key(Scancode::Return)] {
+        app.push_event(event).expect("push");
+    }
+    front
+        .run(&mut app, &mut menu)
+        .expect("runs until the window closes");
+    assert_eq!(
+        host.join().expect("host"),
+        Ok(()),
+        "the host heard the joiner finish"
+    );
+    assert!(
+        !fired.load(Ordering::SeqCst),
+        "the menu returned on the host's Quit"
+    );
+    let logs = join_logs();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(logs[0].starts_with("join-seed77"), "{logs:?}");
+    assert_eq!(menu.screen, Screen::Main);
+    // The `Quit` was taken by the menu, not left on the queue: the next key is the menu's.
+    app.push_event(key(Scancode::Down)).expect("push");
+    front.run_until_idle(&mut app, &mut menu).expect("runs");
+    assert_eq!(menu.main_row, 4, "the key after the Quit moved the menu");
+    // 2. Closing the window during an online match closes the game.
+    let (addr, host) = menu_host(78, Event::Quit { timestamp: 0 }, false, sender);
+    menu.address = addr.to_string();
+    menu.main_row = 3;
+    for event in [key(Scancode::Return), key(Scancode::Return)] {
+        app.push_event(event).expect("push");
+    }
+    front
+        .run(&mut app, &mut menu)
+        .expect("runs until the window closes");
+    done.store(true, Ordering::SeqCst);
+    watchdog.join().expect("watchdog");
+    assert!(
+        !fired.load(Ordering::SeqCst),
+        "closing the window in an online match closed the game"
+    );
+    assert_eq!(
+        host.join().expect("host"),
+        Ok(()),
+        "the joiner finished its match"
+    );
+    let logs = join_logs();
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    assert!(logs[1].starts_with("join-seed78"), "{logs:?}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

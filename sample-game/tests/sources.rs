@@ -193,9 +193,9 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
 }
 
 /// A fair start online: while one player still reads the controls (its source holds: it answers
-/// the network but simulates nothing and sends no input), the other cannot run the round — it
+/// the network and plays only the first tick, idle), the other cannot run the round — it
 /// stops within its prediction window, the countdown barely begun, and is told it waits for
-/// the other player; the holder has not simulated a tick. Once both play, both run the same
+/// the other player; the holder has simulated that one tick. Once both play, both run the same
 /// match. Event-driven: the holder holds until the other side says it waits (or 20 s pass).
 #[test]
 fn neither_player_can_start_the_round_before_both_are_ready() {
@@ -270,8 +270,8 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
     let held_at = host.join().unwrap().unwrap();
     let (furthest, counted_down, waited) = joiner.join().unwrap().unwrap();
     assert_eq!(
-        held_at, 0,
-        "the player reading the controls simulated nothing"
+        held_at, 1,
+        "the player reading the controls simulated its first tick only"
     );
     assert!(waited, "the ready player was told it waits for the other");
     let window = client::session::netplay::NetConfig::<World>::default().max_prediction as u32;

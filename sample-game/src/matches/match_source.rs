@@ -60,10 +60,12 @@ pub trait MatchSource {
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>>;
 
     /// Keeps the match alive without playing: what a networked source does while its player
-    /// reads the controls before the first tick. It answers the network but simulates nothing
-    /// and sends no inputs, so the other side — which cannot run more than its prediction
-    /// window ahead without them — cannot start the round either: the countdown begins only
-    /// once both players are ready. A local source does nothing (it is paused instead).
+    /// reads the controls before the first tick. It answers the network and plays no more
+    /// than the match's first tick, with no input (so the other side knows it is there),
+    /// and sends no inputs past it, so the other side — which cannot run more than its
+    /// prediction window ahead without them — cannot start the round either: the countdown
+    /// begins only once both players are ready. A local source does nothing (it is paused
+    /// instead).
     ///
     /// # Errors
     /// As [`MatchSource::advance`] (a peer that left, a session that failed).

@@ -49,6 +49,9 @@ pub struct NetMatch {
     waiting_to_start: bool,
     /// Our player asked for a rematch: its inputs carry the ask until the new match starts.
     asked_rematch: bool,
+    /// Events of the first tick, played while holding ([`MatchSource::hold`]), for the next
+    /// [`MatchSource::advance`] to hand over.
+    early: Vec<Event>,
 }
 
 impl std::fmt::Debug for NetMatch {
@@ -99,7 +102,60 @@ impl NetMatch {
             resynced: None,
             waiting_to_start: false,
             asked_rematch: false,
+            early: Vec::new(),
         }
+    }
+
+    /// One call of the window's tick loop: polls, paces, and plays a tick with `local` when
+    /// the pacer and the session let it; the events it presents.
+    fn play_tick(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
+        self.peer.poll();
+        self.handle_net_events()?;
+        self.calls += 1;
+        // Slow down smoothly when ahead, and honour wait recommendations one frame at a time.
+        if self.pacer.next_slot(self.peer.frames_ahead()) == FrameDecision::Skip {
+            return Ok(Vec::new());
+        }
+        let over = self.current().round.phase == engine::RoundPhase::MatchOver;
+        self.asked_rematch &= over;
+        let input = local.first().map(|&i| {
+            let mut i = i;
+            if self.asked_rematch {
+                i.buttons |= engine::buttons::REMATCH;
+            }
+            i.to_wire()
+        });
+        let input = input.unwrap_or_default();
+        let advanced = self.peer.advance(input)?;
+        // Nothing confirmed past the ticks the input delay fills by itself: the other side
+        // has sent no input yet.
+        self.waiting_to_start = !self.local.is_empty()
+            && advanced == Advance::Stalled
+            && self.peer.final_tick() <= self.input_delay as Tick + 1;
+        self.handle_net_events()?;
+        let tick = self.peer.world().tick();
+        if tick > 0 {
+            if let Ok(before) = self.peer.driver().snapshot_at(tick - 1) {
+                self.previous.clone_from(before);
+            }
+        }
+        let driver = self.peer.driver();
+        let actions = self.journal.reconcile(
+            driver.events(),
+            driver.resimulated_from(),
+            self.peer.final_tick(),
+        );
+        let fresh = present(actions, &mut self.retracted);
+        self.logs.catch_up(&self.peer, Tick::MAX)?;
+        if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
+            if self.logs.logged() > 0 {
+                self.desync = DesyncStatus::InSync {
+                    checked: self.logs.logged(),
+                };
+            }
+        }
+        self.peer.update_stats();
+        Ok(fresh)
     }
 
     /// Draws remote players `mode`'s way ([`RemoteView::Past`] by default).
@@ -170,53 +226,9 @@ impl MatchSource for NetMatch {
     }
 
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
-        self.peer.poll();
-        self.handle_net_events()?;
-        self.calls += 1;
-        // Slow down smoothly when ahead, and honour wait recommendations one frame at a time.
-        if self.pacer.next_slot(self.peer.frames_ahead()) == FrameDecision::Skip {
-            return Ok(Vec::new());
-        }
-        let over = self.current().round.phase == engine::RoundPhase::MatchOver;
-        self.asked_rematch &= over;
-        let input = local.first().map(|&i| {
-            let mut i = i;
-            if self.asked_rematch {
-                i.buttons |= engine::buttons::REMATCH;
-            }
-            i.to_wire()
-        });
-        let input = input.unwrap_or_default();
-        let advanced = self.peer.advance(input)?;
-        // Nothing confirmed past the ticks the input delay fills by itself: the other side
-        // has sent no input yet.
-        self.waiting_to_start = !self.local.is_empty()
-            && advanced == Advance::Stalled
-            && self.peer.final_tick() <= self.input_delay as Tick + 1;
-        self.handle_net_events()?;
-        let tick = self.peer.world().tick();
-        if tick > 0 {
-            if let Ok(before) = self.peer.driver().snapshot_at(tick - 1) {
-                self.previous.clone_from(before);
-            }
-        }
-        let driver = self.peer.driver();
-        let actions = self.journal.reconcile(
-            driver.events(),
-            driver.resimulated_from(),
-            self.peer.final_tick(),
-        );
-        let fresh = present(actions, &mut self.retracted);
-        self.logs.catch_up(&self.peer, Tick::MAX)?;
-        if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
-            if self.logs.logged() > 0 {
-                self.desync = DesyncStatus::InSync {
-                    checked: self.logs.logged(),
-                };
-            }
-        }
-        self.peer.update_stats();
-        Ok(fresh)
+        let mut events = std::mem::take(&mut self.early);
+        events.extend(self.play_tick(local)?);
+        Ok(events)
     }
 
     fn after_match(&self) -> AfterMatch {
@@ -238,7 +250,18 @@ impl MatchSource for NetMatch {
         Ok(false)
     }
 
+    /// Plays the first tick, idle, and holds there. A host hands the match over only once it
+    /// has heard input from every player (one that synchronized and fell silent must not keep
+    /// the slot), so a player that held at tick 0 kept a host that had not started yet
+    /// waiting until it gave up on it; one idle tick says it is here, and the other side
+    /// still cannot run past its prediction window.
     fn hold(&mut self) -> anyhow::Result<()> {
+        if !self.local.is_empty() && self.peer.world().tick() == 0 {
+            let idle = vec![InputCmd::idle(0); self.local.len()];
+            let events = self.play_tick(&idle)?;
+            self.early.extend(events);
+            return Ok(());
+        }
         self.peer.poll();
         self.handle_net_events()?;
         self.peer.update_stats();
