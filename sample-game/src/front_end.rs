@@ -312,10 +312,9 @@ impl FrontEnd {
         let mut start = || -> Result<client::runs::RejoinFromLog, client::Error> {
             let read = client::logs::matchlog::read_log::<engine::World>(&log)?;
             let peer = client::runs::rejoin_peer(&read, &log)?;
-            let config = NetConfig::<World> {
-                handshake_timeout: JOIN_TIMEOUT,
-                ..self.net_config(&menu.config)
-            };
+            // The menu's join timeout is the client's default handshake timeout: a rejoin
+            // waits as long as a join (pinned by a test, should the default change).
+            let config = self.net_config(&menu.config);
             let bind = client::net::transport::default_bind_for(peer);
             let link = client::session::netplay::open_link(bind, config.conditioner)?;
             let paths = LogPaths {
@@ -490,7 +489,12 @@ pub fn rejoin_status(
         ),
         format!("with {name}"),
         String::new(),
-        format!("{} ({} s)", r.stage_name(), r.waited().as_secs()),
+        format!(
+            "{} ({} s, giving up after {} s)",
+            r.stage_name(),
+            r.waited().as_secs(),
+            r.gives_up_after().as_secs()
+        ),
     ];
     lines.push(format!(
         "The other player waits {} s at most",
@@ -684,6 +688,47 @@ mod tests {
         assert_eq!((net.seed, net.input_delay), (u64::MAX, 5));
         assert_eq!(net.rules, f.rules);
         assert_eq!(f.next_seed(), 0, "wraps");
+    }
+
+    /// Rejoining the last match gives up after the menu's join timeout (a rejoin is a
+    /// join), whatever the client's default, and its status says when.
+    #[test]
+    fn a_rejoin_from_the_menu_gives_up_after_the_join_timeout() {
+        use client::logs::matchlog::{LogHeader, MatchLogWriter, RejoinKey};
+        let dir =
+            std::env::temp_dir().join(format!("maze-duel-rejoin-wait-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut f = front_end(Some(dir.clone()));
+        let world = World::new(f.rules.clone(), 3, 2).unwrap();
+        let header = LogHeader {
+            rejoin: Some(RejoinKey {
+                slot: 1,
+                // Nobody answers here: the rejoin only starts.
+                peer: "127.0.0.1:9".into(),
+                secret: client::net::seal::MatchSecret::from_bytes([7; 32]),
+            }),
+            ..LogHeader::for_game(&world, "join", None)
+        };
+        let cut = dir.join("join.duellog");
+        MatchLogWriter::create(&cut, &header, &world, 300)
+            .unwrap()
+            .sync()
+            .unwrap();
+        let mut menu = Menu::new(Config::default());
+        let Next::Rejoin(rejoin, log) = f.rejoin_last(&mut menu) else {
+            panic!("no rejoin started: {:?}", menu.screen);
+        };
+        assert_eq!(log, cut);
+        assert_eq!(rejoin.rejoining().gives_up_after(), JOIN_TIMEOUT);
+        let status = rejoin_status(rejoin.rejoining(), &log);
+        assert_eq!(status.lines[1], "with join.duellog");
+        assert!(
+            status.lines[3].ends_with(" s, giving up after 30 s)"),
+            "{:?}",
+            status.lines
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Logs go to `<log_dir>/<mode>-seed<seed>-<time>.duellog`, the folder made on the way;

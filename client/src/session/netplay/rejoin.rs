@@ -655,6 +655,12 @@ impl<G: Game> Rejoining<G> {
         self.started.elapsed()
     }
 
+    /// How long after its start it gives up ([`NetConfig::handshake_timeout`]).
+    #[must_use]
+    pub fn gives_up_after(&self) -> Duration {
+        self.config.handshake_timeout
+    }
+
     /// What it is doing, in words (for a status screen).
     #[must_use]
     pub fn stage_name(&self) -> &'static str {
