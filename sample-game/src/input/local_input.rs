@@ -300,6 +300,23 @@ mod tests {
         );
     }
 
+    /// New bindings take over from the next sample: the old key no longer moves, the new one
+    /// does, and the bindings read back as set. No controller is open without one plugged in.
+    #[test]
+    fn changed_bindings_take_over_from_the_next_sample() {
+        let mut input = LocalInput::new(KeyBindings::default());
+        let mut swapped = KeyBindings::default();
+        swapped.players[0].right = vec![Scancode::L];
+        assert_ne!(input.bindings(), &swapped);
+        input.set_bindings(swapped.clone());
+        assert_eq!(input.bindings(), &swapped);
+        let old = input.sample(2, held(&[Scancode::D]), ViewTime::default());
+        assert_eq!(old[0].move_x, 0, "the old key moves no more");
+        let new = input.sample(2, held(&[Scancode::L]), ViewTime::default());
+        assert_eq!(new[0].move_x, 127);
+        assert!(input.controller_names().is_empty());
+    }
+
     #[test]
     fn opposite_keys_cancel() {
         let mut input = LocalInput::new(KeyBindings::default());
