@@ -58,7 +58,7 @@ pub use front_end::{
     last_unfinished_match, menu_inputs, rejoin_status, status_of, status_screen, FrontEnd,
 };
 pub use input::key_bindings::{KeyBindings, PlayerKeys};
-pub use input::local_input::LocalInput;
+pub use input::local_input::{LocalInput, Pad};
 pub use matches::local_match::{mode_for, LocalLogs, LocalMatch};
 pub use matches::match_source::{AfterMatch, MatchSource, Rematch, SourceCommand, Timeline};
 pub use matches::net_match::NetMatch;

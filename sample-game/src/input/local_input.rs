@@ -18,12 +18,43 @@ const STICK_DEADZONE: i32 = 8000;
 /// Trigger travel (of 32767) beyond which a trigger counts as pulled.
 const TRIGGER_THRESHOLD: i16 = 12000;
 
+/// What input reads of a game controller: SDL's [`GameController`] is one; the tests use a
+/// made-up one, so that the code that follows controllers runs without a device.
+pub trait Pad {
+    /// The instance id SDL's events name it by (their `which`).
+    fn instance_id(&self) -> u32;
+    /// Its name, for the controls screen.
+    fn name(&self) -> String;
+    /// Whether `button` is held.
+    fn button(&self, button: Button) -> bool;
+    /// Where `axis` is, from −32768 to 32767.
+    fn axis(&self, axis: Axis) -> i16;
+}
+
+impl Pad for GameController {
+    fn instance_id(&self) -> u32 {
+        GameController::instance_id(self)
+    }
+
+    fn name(&self) -> String {
+        GameController::name(self)
+    }
+
+    fn button(&self, button: Button) -> bool {
+        GameController::button(self, button)
+    }
+
+    fn axis(&self, axis: Axis) -> i16 {
+        GameController::axis(self, axis)
+    }
+}
+
 /// Keyboard and controller state for the local players.
-pub struct LocalInput {
+pub struct LocalInput<P: Pad = GameController> {
     bindings: KeyBindings,
     /// Open controllers, in the order they were connected; controller `k` plays local player
     /// `k`.
-    controllers: Vec<GameController>,
+    controllers: Vec<P>,
     /// Buttons pressed since the last sample, per local player.
     latched: [u8; 2],
     /// How many local players the current match has (1: one player gets every key).
@@ -35,6 +66,19 @@ impl LocalInput {
     /// `ControllerDeviceAdded` events, including those plugged in before start).
     #[must_use]
     pub fn new(bindings: KeyBindings) -> LocalInput {
+        LocalInput::with_pads(bindings)
+    }
+
+    /// Takes note of one SDL event: latches presses, opens and closes controllers (through
+    /// `subsystem`; without one, none is opened).
+    pub fn handle_event(&mut self, event: &Event, subsystem: Option<&GameControllerSubsystem>) {
+        self.take_event(event, |which| subsystem.and_then(|s| s.open(which).ok()));
+    }
+}
+
+impl<P: Pad> LocalInput<P> {
+    /// [`LocalInput::new`] for any kind of controller.
+    fn with_pads(bindings: KeyBindings) -> LocalInput<P> {
         LocalInput {
             bindings,
             controllers: Vec::new(),
@@ -57,11 +101,11 @@ impl LocalInput {
     /// Names of the connected controllers, in player order.
     #[must_use]
     pub fn controller_names(&self) -> Vec<String> {
-        self.controllers.iter().map(GameController::name).collect()
+        self.controllers.iter().map(Pad::name).collect()
     }
 
-    /// Takes note of one SDL event: latches presses, opens and closes controllers.
-    pub fn handle_event(&mut self, event: &Event, subsystem: Option<&GameControllerSubsystem>) {
+    /// [`LocalInput::handle_event`], opening a controller that arrives with `open`.
+    fn take_event(&mut self, event: &Event, open: impl FnOnce(u32) -> Option<P>) {
         match *event {
             Event::KeyDown {
                 scancode: Some(key),
@@ -87,7 +131,7 @@ impl LocalInput {
                 }
             }
             Event::ControllerDeviceAdded { which, .. } => {
-                if let Some(Ok(pad)) = subsystem.map(|s| s.open(which)) {
+                if let Some(pad) = open(which) {
                     let id = pad.instance_id();
                     if !self.controllers.iter().any(|c| c.instance_id() == id) {
                         self.controllers.push(pad);
@@ -218,7 +262,7 @@ fn pad_buttons(button: Button) -> u8 {
 
 /// Buttons held on a controller (the right trigger also shoots, the left trigger fires the
 /// rail).
-fn pad_state(pad: &GameController) -> u8 {
+fn pad_state(pad: &impl Pad) -> u8 {
     held_buttons(
         |b| pad.button(b),
         pad.axis(Axis::TriggerRight),
@@ -254,7 +298,7 @@ fn held_buttons(held: impl Fn(Button) -> bool, right_trigger: i16, left_trigger:
 
 /// The controller's movement: the left stick outside its deadzone, else the D-pad, else
 /// `None` (the keyboard decides).
-fn pad_stick(pad: &GameController) -> Option<(i32, i32)> {
+fn pad_stick(pad: &impl Pad) -> Option<(i32, i32)> {
     let dpad = |plus, minus| i32::from(pad.button(plus)) - i32::from(pad.button(minus));
     stick_of(
         (pad.axis(Axis::LeftX), pad.axis(Axis::LeftY)),
@@ -474,6 +518,112 @@ mod tests {
 
     /// Controllers go to local players in order (the third and later to the second); with
     /// one local player every controller plays them.
+    /// A controller made up for the tests: an id, a name, and what is held, shared with the
+    /// test so it can press and release while the input holds the pad.
+    struct FakePad {
+        id: u32,
+        name: String,
+        held: std::rc::Rc<std::cell::RefCell<Vec<Button>>>,
+    }
+
+    impl Pad for FakePad {
+        fn instance_id(&self) -> u32 {
+            self.id
+        }
+        fn name(&self) -> String {
+            self.name.clone()
+        }
+        fn button(&self, button: Button) -> bool {
+            self.held.borrow().contains(&button)
+        }
+        fn axis(&self, _axis: Axis) -> i16 {
+            0
+        }
+    }
+
+    /// Controllers join as they are plugged in (once each, however often SDL says so), play
+    /// players in that order, press buttons by their own id, and leave when unplugged — the
+    /// next one then plays the first player.
+    #[test]
+    fn controllers_come_and_go_by_their_events() {
+        let mut input = LocalInput::<FakePad>::with_pads(KeyBindings::default());
+        let held: Vec<_> = (0..2)
+            .map(|_| std::rc::Rc::new(std::cell::RefCell::new(Vec::new())))
+            .collect();
+        // SDL names a new controller by its device index; opened, it has an instance id.
+        let open = |index: u32| {
+            Some(FakePad {
+                id: 10 + index,
+                name: format!("pad {index}"),
+                held: held[index as usize].clone(),
+            })
+        };
+        let added = |which| Event::ControllerDeviceAdded {
+            timestamp: 0,
+            which,
+        };
+        input.take_event(&added(0), open);
+        input.take_event(&added(1), open);
+        input.take_event(&added(0), open); // the same controller again
+        input.take_event(&added(1), |_| None); // one that cannot be opened
+        assert_eq!(input.controller_names(), ["pad 0", "pad 1"]);
+        // Held buttons: the second controller plays the second player only; its D-pad moves
+        // them, and the first player's keys move the first (an idle controller leaves the
+        // keyboard to decide).
+        held[1].borrow_mut().extend([Button::A, Button::DPadLeft]);
+        let right = KeyBindings::default().players[0].right[0];
+        let cmds = input.sample(2, |k| k == right, ViewTime::default());
+        assert_eq!((cmds[0].buttons, cmds[1].buttons), (0, buttons::SHOOT));
+        assert_eq!((cmds[0].move_x, cmds[1].move_x), (127, -127));
+        held[1].borrow_mut().clear();
+        // A press between two ticks, by instance id; an unknown id presses nothing.
+        let press = |which, button| Event::ControllerButtonDown {
+            timestamp: 0,
+            which,
+            button,
+        };
+        input.take_event(&press(11, Button::X), open);
+        input.take_event(&press(12, Button::A), open);
+        let cmds = input.sample(2, |_| false, ViewTime::default());
+        assert_eq!((cmds[0].buttons, cmds[1].buttons), (0, buttons::MELEE));
+        // Unplugging the first: the second now plays the first player.
+        input.take_event(
+            &Event::ControllerDeviceRemoved {
+                timestamp: 0,
+                which: 10,
+            },
+            open,
+        );
+        assert_eq!(input.controller_names(), ["pad 1"]);
+        held[1].borrow_mut().push(Button::Y);
+        let cmds = input.sample(2, |_| false, ViewTime::default());
+        assert_eq!((cmds[0].buttons, cmds[1].buttons), (buttons::RELOAD, 0));
+    }
+
+    /// A lone player gets both key sets; a key both sets bind for one action still presses it
+    /// (the sets' bits are joined, not toggled).
+    #[test]
+    fn a_key_both_sets_bind_presses_once_for_a_lone_player() {
+        let mut bindings = KeyBindings::default();
+        bindings.players[1].shoot = bindings.players[0].shoot.clone();
+        let key = bindings.players[0].shoot[0];
+        let mut input = LocalInput::new(bindings);
+        input.sample(1, |_| false, ViewTime::default());
+        input.handle_event(
+            &Event::KeyDown {
+                timestamp: 0,
+                window_id: 0,
+                keycode: None,
+                scancode: Some(key),
+                keymod: sdl2::keyboard::Mod::NOMOD,
+                repeat: false,
+            },
+            None,
+        );
+        let cmds = input.sample(1, |_| false, ViewTime::default());
+        assert_eq!(cmds[0].buttons, buttons::SHOOT);
+    }
+
     #[test]
     fn controllers_go_to_players_in_order() {
         let mut input = LocalInput::new(KeyBindings::default());
