@@ -619,6 +619,7 @@ fn the_window_runs_the_menu_from_keys_and_a_controller() {
     };
     // Matches end only as the host's thread makes them end, not after `run_for`.
     app.set_run_for(None);
+    assert_eq!(app.options().run_for, None);
     // 1. A match left with the quit key (the window stays open) leads back to the menu,
     // which goes on: the host closes the window only once it has heard the joiner finish,
     // so that `Quit` reaches the menu, and `run` returns on it.
