@@ -143,3 +143,76 @@ pub(crate) fn draw_controls<T: RenderTarget>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sdl2::keyboard::Scancode;
+
+    /// The screen word for word with the default keys: both players' keys in their columns,
+    /// what a controller does (as `pad_buttons` maps it), the global keys with what quitting
+    /// does, the rounds to win, the footer in the accent colour.
+    #[test]
+    fn the_controls_screen_says_every_key_word_for_word() {
+        let said = lines(&KeyBindings::default(), &[], 3, "press any key", "menu");
+        let (dim, text, accent) = (palette::TEXT_DIM, palette::TEXT, palette::ACCENT);
+        let expected = [
+            ("               PLAYER 1              PLAYER 2", dim),
+            (
+                "move / aim     W A S D               Up Left Down Right",
+                text,
+            ),
+            ("shoot (hold)   F                     . or Right Ctrl", text),
+            ("melee          G                     / or ,", text),
+            ("reload         R                     Right Shift", text),
+            ("rail           E                     ; or Right Alt", text),
+            ("", text),
+            (
+                "Controllers: left stick or D-pad moves, A or RT shoots,",
+                text,
+            ),
+            (
+                "B, X or RB swings, Y or LB reloads, LT or R3 fires the rail.",
+                text,
+            ),
+            ("Controllers connected: none", dim),
+            ("", text),
+            (
+                "P pause   F1 controls   Tab or H netcode   Return rematch   Escape menu",
+                dim,
+            ),
+            (
+                "F3 rail debug: the hitboxes your rail is judged against, the last ray",
+                dim,
+            ),
+            (
+                "Shoot, rail or slash your rival down to 0 HP. First to 3 rounds wins.",
+                dim,
+            ),
+            ("", text),
+            ("press any key", accent),
+        ];
+        let said: Vec<(&str, Color)> = said.iter().map(|(t, c)| (t.as_str(), *c)).collect();
+        assert_eq!(said, expected);
+    }
+
+    /// Controllers are listed by the player they play; rebound keys, the rounds and what
+    /// quitting does come from what is passed.
+    #[test]
+    fn controllers_keys_rounds_and_leaving_are_the_ones_given() {
+        let mut keys = KeyBindings::default();
+        keys.players[1].melee = vec![Scancode::M];
+        keys.quit = Scancode::Q;
+        let pads = ["Pad One".to_string(), "Pad Two".to_string()];
+        let said = lines(&keys, &pads, 5, "", "quit");
+        let text = |i: usize| said[i].0.as_str();
+        assert_eq!(text(3), "melee          G                     M");
+        assert_eq!(text(9), "Controllers connected: P1: Pad One, P2: Pad Two");
+        assert!(
+            text(11).ends_with("Return rematch   Q quit"),
+            "{}",
+            text(11)
+        );
+        assert!(text(13).ends_with("First to 5 rounds wins."));
+    }
+}
