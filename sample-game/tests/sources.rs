@@ -613,3 +613,88 @@ fn a_detected_desync_reaches_both_net_panels() {
         );
     }
 }
+
+/// A desync the session repairs (resync on, the default) reaches the window as a notice that
+/// says which tick differed and which state both sides took, shown for three seconds of the
+/// window's calls (180) and then gone; the panel keeps saying the match was resynchronized.
+#[test]
+fn a_repaired_desync_is_noticed_for_three_seconds_of_calls() {
+    use client::session::driver::Injection;
+    use sample_game::DesyncStatus;
+    let dir = scratch("resync-notice");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let paths = |name: &str| LogPaths {
+        hash_log: Some(dir.join(name)),
+        match_log: None,
+        dump_dir: None,
+    };
+    let host_paths = paths("host.hashlog");
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let host = std::thread::spawn(move || -> anyhow::Result<()> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        tx.send(link.borrow().local_addr()).unwrap();
+        let peer = NetPeer::<World>::host_on(link, &config())?;
+        let mut source = NetMatch::new(peer, 2, &host_paths)?;
+        // Plays until the joiner has seen what it waits for (or 60 s).
+        let start = std::time::Instant::now();
+        let mut t = 0;
+        while done_rx.try_recv().is_err() && start.elapsed() < Duration::from_secs(60) {
+            source.advance(&[input(0, t)])?;
+            t += 1;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        source.close()
+    });
+    let addr = rx.recv().unwrap();
+    let join_paths = paths("join.hashlog");
+    let joiner = std::thread::spawn(move || -> anyhow::Result<(Option<usize>, DesyncStatus)> {
+        let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default())?;
+        let mut peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config())?;
+        // The joiner's state differs at tick 100, the first time it is reached only: the
+        // repair holds.
+        peer.driver_mut().inject(Injection {
+            tick: 100,
+            first_pass_only: true,
+            after: engine::Phase::Events,
+        });
+        let mut source = NetMatch::new(peer, 2, &join_paths)?;
+        let (mut t, mut shown_for) = (0, None::<usize>);
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(50) {
+            source.advance(&[input(1, t)])?;
+            t += 1;
+            if source.net_view().resynced.is_some() {
+                // Counts the calls it stays up, from the first that shows it.
+                let mut calls = 1;
+                while calls < 400 {
+                    source.advance(&[input(1, t)])?;
+                    t += 1;
+                    if source.net_view().resynced.is_none() {
+                        break;
+                    }
+                    calls += 1;
+                    std::thread::sleep(Duration::from_millis(16));
+                }
+                shown_for = Some(calls);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        let status = source.net_view().desync;
+        done_tx.send(()).ok();
+        source.close()?;
+        Ok((shown_for, status))
+    });
+    let (shown_for, status) = joiner.join().unwrap().expect("the joiner plays");
+    host.join().unwrap().expect("the host plays");
+    let shown_for = shown_for.expect("the repair was noticed");
+    // Set on the call that handled the repair, at that call's count or the one before.
+    assert!(
+        (179..=180).contains(&shown_for),
+        "the notice stayed up {shown_for} calls"
+    );
+    assert!(
+        matches!(status, DesyncStatus::Resynced { desync: 100, .. }),
+        "{status:?}"
+    );
+}
