@@ -48,6 +48,13 @@ fn play_past(source: &mut NetMatch, player: u32, from: u32, final_tick: u32) -> 
     let mut t = from;
     while source.peer().final_tick() < final_tick {
         source.advance(&[input(player, t)])?;
+        // What the window interpolates from is always the tick before the newest.
+        let now = source.current().tick;
+        assert_eq!(
+            source.previous().tick,
+            now.saturating_sub(1),
+            "at tick {now}"
+        );
         t += 1;
         std::thread::sleep(Duration::from_millis(16));
     }
