@@ -11,8 +11,8 @@ use client::session::netplay::{NetConfig, NetPeer};
 use engine::World;
 use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
-    LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView, SourceCommand,
-    SyncTestMatch,
+    DesyncStatus, LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView,
+    SourceCommand, SyncTestMatch,
 };
 use std::time::Duration;
 
@@ -156,6 +156,13 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
             compensated += frame(&mut source, t)?;
             std::thread::sleep(Duration::from_millis(16));
         }
+        // The panel says how far the hashes were compared, and that they agreed.
+        let logged = source.peer().final_tick();
+        anyhow::ensure!(
+            matches!(source.net_view().desync, DesyncStatus::InSync { checked } if checked >= 400),
+            "player {player}'s panel: {:?} at final tick {logged}",
+            source.net_view().desync
+        );
         source.close()?;
         Ok((source.peer().final_tick(), widest, compensated))
     };
@@ -572,7 +579,6 @@ fn an_online_rematch_starts_only_when_both_players_ask() {
 #[test]
 fn a_detected_desync_reaches_both_net_panels() {
     use client::session::driver::Injection;
-    use sample_game::DesyncStatus;
     let dir = scratch("desync-panel");
     let (tx, rx) = std::sync::mpsc::channel();
     let no_resync = || NetConfig::<World> {
@@ -627,7 +633,6 @@ fn a_detected_desync_reaches_both_net_panels() {
 #[test]
 fn a_repaired_desync_is_noticed_for_three_seconds_of_calls() {
     use client::session::driver::Injection;
-    use sample_game::DesyncStatus;
     let dir = scratch("resync-notice");
     let (tx, rx) = std::sync::mpsc::channel();
     let paths = |name: &str| LogPaths {
@@ -692,8 +697,9 @@ fn a_repaired_desync_is_noticed_for_three_seconds_of_calls() {
         source.close()?;
         Ok((shown_for, status))
     });
-    let (shown_for, status) = joiner.join().unwrap().expect("the joiner plays");
+    let joined = joiner.join().unwrap();
     host.join().unwrap().expect("the host plays");
+    let (shown_for, status) = joined.expect("the joiner plays");
     let shown_for = shown_for.expect("the repair was noticed");
     // Set on the call that handled the repair, at that call's count or the one before.
     assert!(
