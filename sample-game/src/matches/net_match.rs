@@ -133,11 +133,11 @@ impl NetMatch {
             && advanced == Advance::Stalled
             && self.peer.final_tick() <= self.input_delay as Tick + 1;
         self.handle_net_events()?;
-        let tick = self.peer.world().tick();
-        if tick > 0 {
-            if let Ok(before) = self.peer.driver().snapshot_at(tick - 1) {
-                self.previous.clone_from(before);
-            }
+        // What the window interpolates from: the tick before the newest (none before tick 1).
+        let before = (self.peer.world().tick().checked_sub(1))
+            .and_then(|tick| self.peer.driver().snapshot_at(tick).ok());
+        if let Some(before) = before {
+            self.previous.clone_from(before);
         }
         let driver = self.peer.driver();
         let actions = self.journal.reconcile(
