@@ -226,8 +226,9 @@ impl MatchSource for NetMatch {
     }
 
     fn advance(&mut self, local: &[InputCmd]) -> anyhow::Result<Vec<Event>> {
-        let mut events = std::mem::take(&mut self.early);
-        events.extend(self.play_tick(local)?);
+        let mut events = self.play_tick(local)?;
+        // The first tick's events, if it was played while holding, come first (once a match).
+        events.splice(0..0, std::mem::take(&mut self.early));
         Ok(events)
     }
 
