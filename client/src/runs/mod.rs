@@ -44,3 +44,45 @@ pub(crate) fn logged_bot_match(
     let log = crate::logs::matchlog::read_log(&path).expect("log");
     (dir, log)
 }
+
+/// Test support: a host on `host` (which must be at `127.0.0.1:1`) and a player joined from
+/// `joiner`, both handed over; fails after 10 s of wall time (a guard against hanging, not a
+/// measure: a lossless network needs no waiting).
+#[cfg(test)]
+pub(crate) fn connected_pair_over(
+    host: impl crate::net::transport::Transport + 'static,
+    joiner: impl crate::net::transport::Transport + 'static,
+    config: &crate::session::netplay::NetConfig<engine::World>,
+) -> (
+    crate::session::netplay::NetPeer<engine::World>,
+    crate::session::netplay::NetPeer<engine::World>,
+) {
+    use crate::net::socket::Link;
+    use crate::session::connecting::Connecting;
+    use std::time::{Duration, Instant};
+    let host_addr = std::net::SocketAddr::from(([127, 0, 0, 1], 1));
+    let mut sides = [
+        Connecting::host(Link::new(host), config),
+        Connecting::join(
+            Link::new(joiner),
+            host_addr,
+            crate::net::wire::Role::Player,
+            config,
+        ),
+    ];
+    let mut peers: [Option<crate::session::netplay::NetPeer<engine::World>>; 2] = [None, None];
+    let guard = Instant::now() + Duration::from_secs(10);
+    while peers.iter().any(Option::is_none) {
+        for (side, peer) in sides.iter_mut().zip(&mut peers) {
+            match peer {
+                // A host hands over once it heard input: the handed-over side plays.
+                Some(p) => drop(p.advance(engine::WireInput::default())),
+                None => *peer = side.poll().expect("connects"),
+            }
+        }
+        assert!(Instant::now() < guard, "not connected");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let [host, joiner] = peers;
+    (host.expect("host"), joiner.expect("joiner"))
+}

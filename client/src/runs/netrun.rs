@@ -650,10 +650,7 @@ mod tests {
     /// port 2), each run by `run` on a thread of its own.
     mod in_memory {
         use super::*;
-        use crate::net::socket::Link;
         use crate::net::transport::memory::MemoryNet;
-        use crate::net::wire::Role;
-        use crate::session::connecting::Connecting;
 
         pub(super) fn config() -> NetConfig<World> {
             NetConfig::<World> {
@@ -677,8 +674,8 @@ mod tests {
             }
         }
 
-        /// A host and a joined player, both handed over; fails after 10 s of wall time (a guard
-        /// against hanging, not a measure: a lossless network needs no waiting).
+        /// A host and a joined player, both handed over (see
+        /// [`crate::runs::connected_pair_over`]).
         pub(super) fn connected_pair(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>) {
             connected_pair_with(net, &config())
         }
@@ -688,27 +685,7 @@ mod tests {
             net: &MemoryNet,
             config: &NetConfig<World>,
         ) -> (NetPeer<World>, NetPeer<World>) {
-            let config = config.clone();
-            let host = SocketAddr::from(([127, 0, 0, 1], 1));
-            let mut sides = [
-                Connecting::host(Link::new(net.endpoint(1)), &config),
-                Connecting::join(Link::new(net.endpoint(2)), host, Role::Player, &config),
-            ];
-            let mut peers: [Option<NetPeer<World>>; 2] = [None, None];
-            let guard = Instant::now() + Duration::from_secs(10);
-            while peers.iter().any(Option::is_none) {
-                for (side, peer) in sides.iter_mut().zip(&mut peers) {
-                    match peer {
-                        // A host hands over once it heard input: the handed-over side plays.
-                        Some(p) => drop(p.advance(WireInput::default())),
-                        None => *peer = side.poll().expect("connects"),
-                    }
-                }
-                assert!(Instant::now() < guard, "not connected");
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let [host, joiner] = peers;
-            (host.expect("host"), joiner.expect("joiner"))
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), config)
         }
 
         /// Runs both peers' plans to the end, each on its own thread.

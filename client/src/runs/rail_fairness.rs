@@ -241,9 +241,28 @@ fn behind_cover(peer: &NetPeer<World>, tick: Tick, shot: &ShotRecord, victim: us
 /// # Errors
 /// [`Error::NotAPlayer`] for a spectator; engine, GGRS or I/O errors.
 pub fn run_fairness_peer(
-    mut peer: NetPeer<World>,
+    peer: NetPeer<World>,
     plan: &FairnessPlan,
 ) -> Result<FairnessReport, Error> {
+    let played = play_fairness(peer, plan)?;
+    Ok(tally(
+        &played.shots,
+        played.me,
+        played.final_tick,
+        played.rollbacks,
+    ))
+}
+
+/// What a fairness run saw: every rail shot it followed, by key.
+struct Played {
+    me: usize,
+    shots: BTreeMap<EventKey, ShotTrack>,
+    final_tick: Tick,
+    rollbacks: u64,
+}
+
+/// The loop of [`run_fairness_peer`], before its tally.
+fn play_fairness(mut peer: NetPeer<World>, plan: &FairnessPlan) -> Result<Played, Error> {
     let me = peer.local_slot().ok_or(Error::NotAPlayer {
         what: "a fairness run",
     })?;
@@ -288,13 +307,12 @@ pub fn run_fairness_peer(
         track_shots(&peer, me, actions, &mut shots);
         peer.update_stats();
     }
-    let final_tick = peer.final_tick();
-    Ok(tally(
-        &shots,
+    Ok(Played {
         me,
-        final_tick,
-        peer.driver().counters().rollbacks,
-    ))
+        shots,
+        final_tick: peer.final_tick(),
+        rollbacks: peer.driver().counters().rollbacks,
+    })
 }
 
 /// Follows every rail shot the journal plays, corrects or retracts into `shots`: how it was
@@ -382,17 +400,14 @@ pub enum FairnessRole {
     Join,
 }
 
-/// Runs one side of a fairness run in this process over UDP, the link impaired by
-/// `conditioner` (its seed is varied per side).
-///
-/// # Errors
-/// Bind, handshake, GGRS or engine errors.
-pub fn run_fairness_side(
+/// What one side plays under: the fairness rules, the plan's input delay and frame rate, a
+/// 10 s disconnect timeout, and the conditioner's and the bot's seeds offset by the side (the
+/// joiner's by 1), so the two sides' losses and walks are not the same draws.
+fn side_setup(
     role: FairnessRole,
-    addr: std::net::SocketAddr,
     conditioner: crate::net::conditioner::ConditionerConfig,
     plan: &FairnessPlan,
-) -> Result<FairnessReport, Error> {
+) -> (crate::session::netplay::NetConfig<World>, FairnessPlan) {
     let side = u64::from(role == FairnessRole::Join);
     let config = crate::session::netplay::NetConfig {
         rules: fairness_rules(),
@@ -409,6 +424,21 @@ pub fn run_fairness_side(
         bot_seed: plan.bot_seed.wrapping_add(side),
         ..plan.clone()
     };
+    (config, plan)
+}
+
+/// Runs one side of a fairness run in this process over UDP, the link impaired by
+/// `conditioner` (its seed is varied per side).
+///
+/// # Errors
+/// Bind, handshake, GGRS or engine errors.
+pub fn run_fairness_side(
+    role: FairnessRole,
+    addr: std::net::SocketAddr,
+    conditioner: crate::net::conditioner::ConditionerConfig,
+    plan: &FairnessPlan,
+) -> Result<FairnessReport, Error> {
+    let (config, plan) = side_setup(role, conditioner, plan);
     let peer = match role {
         FairnessRole::Host => NetPeer::host_on(
             crate::session::netplay::open_link(addr, config.conditioner)?,
@@ -421,4 +451,401 @@ pub fn run_fairness_side(
         }
     };
     run_fairness_peer(peer, &plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::conditioner::{ConditionerConfig, LinkConditioner};
+    use crate::net::transport::memory::MemoryNet;
+    use crate::session::netplay::{NetConfig, MAX_FPS};
+    use engine::{InputCmd, Maze, RoundPhase, Tile, ViewTime};
+
+    const KEYS: [&str; 9] = [
+        "ticks",
+        "rollbacks",
+        "shots",
+        "seen_hits",
+        "seen_hits_confirmed",
+        "seen_hits_lost_same_aim",
+        "unseen_hits_confirmed",
+        "hits_taken",
+        "hits_taken_behind_cover",
+    ];
+
+    #[test]
+    fn a_report_prints_reads_back_and_names_what_it_lacks() {
+        let report = FairnessReport {
+            ticks: 1,
+            rollbacks: 2,
+            shots: 3,
+            seen_hits: 4,
+            seen_hits_confirmed: 5,
+            seen_hits_lost_same_aim: 6,
+            unseen_hits_confirmed: 7,
+            hits_taken: 8,
+            hits_taken_behind_cover: 9,
+        };
+        let line = report.to_string();
+        let pairs: Vec<String> = KEYS
+            .iter()
+            .zip(1..)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(line, pairs.join(" "));
+        assert_eq!(FairnessReport::parse(&line), Ok(report));
+        // Among other words, in any order.
+        let shuffled: Vec<&str> = line.split(' ').rev().collect();
+        let noisy = format!("host:  {}  done", shuffled.join("  "));
+        assert_eq!(FairnessReport::parse(&noisy), Ok(report));
+        for (i, key) in KEYS.iter().enumerate() {
+            let mut without = pairs.clone();
+            without.remove(i);
+            assert_eq!(
+                FairnessReport::parse(&without.join(" ")),
+                Err(format!("fairness report lacks `{key}`"))
+            );
+            let mut bad = pairs.clone();
+            bad[i] = format!("{key}=x");
+            let err = FairnessReport::parse(&bad.join(" ")).expect_err("not a number");
+            assert!(
+                err.starts_with(&format!("fairness report `{key}`: ")),
+                "{key}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn agreement_is_the_share_of_seen_hits_confirmed_and_whole_with_none_seen() {
+        let with = |seen_hits, seen_hits_confirmed| FairnessReport {
+            seen_hits,
+            seen_hits_confirmed,
+            ..FairnessReport::default()
+        };
+        assert!((with(0, 0).agreement() - 1.0).abs() < 1e-12);
+        assert!((with(4, 3).agreement() - 0.75).abs() < 1e-12);
+        assert!(with(4, 0).agreement().abs() < 1e-12);
+    }
+
+    const HIT: ShotOutcome = ShotOutcome::Hit { damage: 1 };
+
+    /// A shot by `shooter` at player `target`, from `x` along the x axis.
+    fn shot(shooter: u8, target: Option<u8>, outcome: ShotOutcome, x: i32) -> ShotRecord {
+        ShotRecord {
+            shooter,
+            origin: FxVec::new(Fx::from_num(x), Fx::from_num(1)),
+            dir: FxVec::new(Fx::from_num(1), Fx::ZERO),
+            used: ViewTime {
+                ticks_back: 3,
+                frac: 0,
+            },
+            target: target.map_or(ShotTarget::Nothing, |id| ShotTarget::Player {
+                id,
+                generation: 0,
+            }),
+            outcome,
+            ..ShotRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_tally_counts_each_shot_by_who_fired_it_how_it_was_seen_and_how_it_ended() {
+        let (me, them) = (1_u8, 0_u8);
+        let mine = |outcome, x| shot(me, Some(them), outcome, x);
+        let theirs = |outcome, x| shot(them, Some(me), outcome, x);
+        let cases: [(Tick, ShotRecord, Option<ShotRecord>, bool); 14] = [
+            // Mine: seen as a hit and confirmed.
+            (10, mine(HIT, 2), Some(mine(HIT, 2)), false),
+            // Seen as a hit, lost with the same aim (only the target moved).
+            (11, mine(HIT, 2), Some(mine(ShotOutcome::Miss, 2)), false),
+            // Seen as a hit, lost from elsewhere, or retracted altogether.
+            (12, mine(HIT, 2), Some(mine(ShotOutcome::Miss, 3)), false),
+            (13, mine(HIT, 2), None, false),
+            // Seen missing, confirmed a hit; and a miss throughout.
+            (14, mine(ShotOutcome::Blocked, 2), Some(mine(HIT, 2)), false),
+            (
+                15,
+                mine(ShotOutcome::Miss, 2),
+                Some(mine(ShotOutcome::Miss, 2)),
+                false,
+            ),
+            // Theirs on me: a hit from behind my cover, a plain hit, one retracted, a miss,
+            // a hit on a hitbox whose life had ended.
+            (16, theirs(HIT, 5), Some(theirs(HIT, 5)), true),
+            (
+                17,
+                theirs(ShotOutcome::Miss, 5),
+                Some(theirs(HIT, 5)),
+                false,
+            ),
+            (18, theirs(HIT, 5), None, false),
+            (
+                19,
+                theirs(HIT, 5),
+                Some(theirs(ShotOutcome::Miss, 5)),
+                false,
+            ),
+            (
+                20,
+                theirs(HIT, 5),
+                Some(theirs(ShotOutcome::StaleLife, 5)),
+                false,
+            ),
+            // Theirs hitting a third player.
+            (21, theirs(HIT, 5), Some(shot(them, Some(2), HIT, 5)), false),
+            // At and past the final tick: not counted.
+            (30, mine(HIT, 2), Some(mine(HIT, 2)), false),
+            (31, theirs(HIT, 5), Some(theirs(HIT, 5)), true),
+        ];
+        let shots: BTreeMap<EventKey, ShotTrack> = cases
+            .iter()
+            .map(|&(tick, first, now, behind_cover)| {
+                let key = EventKey {
+                    tick,
+                    kind: 0,
+                    a: u32::from(first.shooter),
+                    b: 0,
+                };
+                let track = ShotTrack {
+                    tick,
+                    first,
+                    now,
+                    behind_cover,
+                };
+                (key, track)
+            })
+            .collect();
+        let report = tally(&shots, usize::from(me), 30, 77);
+        assert_eq!(
+            report,
+            FairnessReport {
+                ticks: 30,
+                rollbacks: 77,
+                shots: 6,
+                seen_hits: 4,
+                seen_hits_confirmed: 1,
+                seen_hits_lost_same_aim: 1,
+                unseen_hits_confirmed: 1,
+                hits_taken: 2,
+                hits_taken_behind_cover: 1,
+            }
+        );
+        // From the other side, the same shots.
+        let other = tally(&shots, usize::from(them), 30, 0);
+        assert_eq!(
+            (other.shots, other.seen_hits, other.hits_taken),
+            (6, 5, 2),
+            "{other}"
+        );
+    }
+
+    /// Two players 4 tiles apart in an open room, the round on.
+    fn facing() -> World {
+        let rules = fairness_rules();
+        let mut world = World::new(rules.clone(), 7, 2).expect("world");
+        let mut snap = world.snapshot();
+        let (w, h) = (11_u32, 5_u32);
+        let edge = move |x: u32, y: u32| x == 0 || y == 0 || x == w - 1 || y == h - 1;
+        snap.maze = Maze {
+            width: w,
+            height: h,
+            tiles: (0..h)
+                .flat_map(|y| {
+                    (0..w).map(move |x| if edge(x, y) { Tile::WALL } else { Tile::FLOOR })
+                })
+                .collect(),
+        };
+        let half = Fx::from_num(1) / Fx::from_num(2);
+        for (p, x) in snap.players.iter_mut().zip([3, 7]) {
+            p.pos = FxVec::new(Fx::from_num(x) + half, Fx::from_num(2) + half);
+        }
+        snap.round.phase = RoundPhase::Fighting;
+        snap.round.phase_timer = 0;
+        engine::HitboxHistory::reset(
+            &mut snap.pose_history,
+            &snap.players,
+            rules.pushbox_radius,
+            rules.pose_history_ticks,
+        );
+        world.restore(&snap).expect("valid arena");
+        world
+    }
+
+    /// What the fairness rules promise a run: the rail every 12 ticks for as long as one is
+    /// pressed, 1 damage a hit, the victim neither stunned nor pushed, and neither the hit
+    /// points nor the round running out within an hour of play at one hit every 12 ticks.
+    #[test]
+    fn the_fairness_rules_fire_every_12_ticks_and_a_hit_changes_nothing_but_hit_points() {
+        let mut world = facing();
+        let start = world.state().players[1].pos;
+        let mut fired = Vec::new();
+        let mut hits = 0_u16;
+        // Long enough to outlast the default round (3600 ticks) and hit points (100).
+        for tick in 0..3700 {
+            let mut inputs = [InputCmd::idle(tick), InputCmd::idle(tick)];
+            // Aim right once, then press the rail every other tick without moving.
+            if tick == 0 {
+                inputs[0].move_x = 127;
+            } else if tick % 2 == 1 {
+                inputs[0].buttons = buttons::RAIL;
+            }
+            for event in world.step(&inputs).expect("step") {
+                if let EventKind::RailShot(s) = event.kind {
+                    fired.push(event.tick);
+                    hits += u16::from(hit_on(&s, 1));
+                }
+            }
+            let victim = &world.state().players[1];
+            assert!(victim.action.is_free(), "stunned at tick {tick}");
+            assert_eq!(victim.pos, start, "pushed at tick {tick}");
+        }
+        assert!(fired.windows(2).all(|w| w[1] - w[0] == 12), "{fired:?}");
+        assert_eq!(fired.len(), 309, "{fired:?}");
+        assert_eq!(usize::from(hits), fired.len(), "every shot hits");
+        assert!(
+            world.state().round.is_fighting(),
+            "{:?}",
+            world.state().round
+        );
+        assert_eq!(world.state().players[1].hp, 10_000 - hits);
+    }
+
+    fn plan(ticks: Tick, bot_seed: u64) -> FairnessPlan {
+        FairnessPlan {
+            ticks,
+            bot_seed,
+            view: RemoteView::Past,
+            fps: MAX_FPS,
+            input_delay: 2,
+            deadline: Duration::from_secs(120),
+        }
+    }
+
+    #[test]
+    fn each_side_plays_the_plan_under_the_fairness_rules_with_seeds_of_its_own() {
+        let link = ConditionerConfig {
+            latency_ms: 30,
+            loss_permille: 20,
+            seed: 40,
+            ..ConditionerConfig::default()
+        };
+        let plan = FairnessPlan {
+            fps: 50,
+            input_delay: 3,
+            ..plan(500, 9)
+        };
+        for (role, side) in [(FairnessRole::Host, 0), (FairnessRole::Join, 1)] {
+            let (config, played) = side_setup(role, link, &plan);
+            assert_eq!(config.rules, fairness_rules());
+            assert_eq!((config.input_delay, config.fps), (3, 50));
+            assert_eq!(config.disconnect_timeout, Duration::from_secs(10));
+            assert_eq!(
+                config.conditioner,
+                ConditionerConfig {
+                    seed: 40 + side,
+                    ..link
+                }
+            );
+            assert_eq!(played.bot_seed, 9 + side);
+            assert_eq!(
+                (played.ticks, played.view, played.fps, played.input_delay),
+                (500, RemoteView::Past, 50, 3)
+            );
+            assert_eq!(played.deadline, plan.deadline);
+        }
+    }
+
+    /// Host and joiner over an in-memory link with 40 ms each way and 5 % loss, each run by
+    /// [`play_fairness`] on a thread of its own.
+    fn played_pair(host_plan: FairnessPlan, join_plan: FairnessPlan) -> [Played; 2] {
+        let net = MemoryNet::default();
+        let link = |seed| ConditionerConfig {
+            latency_ms: 40,
+            loss_permille: 50,
+            seed,
+            ..ConditionerConfig::default()
+        };
+        let config = NetConfig::<World> {
+            rules: fairness_rules(),
+            fps: MAX_FPS,
+            input_delay: host_plan.input_delay,
+            disconnect_timeout: Duration::from_secs(1),
+            seed: 5,
+            ..NetConfig::<World>::default()
+        };
+        let (host, joiner) = crate::runs::connected_pair_over(
+            LinkConditioner::new(net.endpoint(1), link(1)),
+            LinkConditioner::new(net.endpoint(2), link(2)),
+            &config,
+        );
+        let host = std::thread::spawn(move || play_fairness(host, &host_plan));
+        let joiner = play_fairness(joiner, &join_plan).expect("joiner runs");
+        [
+            host.join().expect("host thread").expect("host runs"),
+            joiner,
+        ]
+    }
+
+    #[test]
+    fn two_sides_agree_on_every_confirmed_hit_and_a_shot_aimed_alike_is_judged_alike() {
+        let [host, joiner] = played_pair(plan(900, 1), plan(900, 2));
+        assert_eq!((host.me, joiner.me), (0, 1));
+        // Up to the tick both have final, the confirmed shots are the same on both sides. The
+        // side done first leaves; the other had no input from it past its last tick.
+        let (first, last) = (
+            host.final_tick.min(joiner.final_tick),
+            host.final_tick.max(joiner.final_tick),
+        );
+        assert!(last >= 900 && first >= 800, "{first} {last}");
+        let common = first;
+        let h = tally(&host.shots, 0, common, host.rollbacks);
+        let j = tally(&joiner.shots, 1, common, joiner.rollbacks);
+        println!("host   {h}\njoiner {j}");
+        for r in [h, j] {
+            assert!(r.rollbacks > 0, "the link forced rollbacks: {r}");
+            assert!(r.seen_hits >= 5, "enough hits to judge: {r}");
+            // The past view's promise: a shot aimed the same way is judged the same way.
+            assert_eq!(r.seen_hits_lost_same_aim, 0, "{r}");
+            assert!(r.hits_taken_behind_cover <= r.hits_taken, "{r}");
+        }
+        assert_eq!(
+            h.seen_hits_confirmed + h.unseen_hits_confirmed,
+            j.hits_taken
+        );
+        assert_eq!(
+            j.seen_hits_confirmed + j.unseen_hits_confirmed,
+            h.hits_taken
+        );
+        // Every shot either side fired is one the other side followed too.
+        let fired_by = |played: &Played, who: u8| -> Vec<EventKey> {
+            played
+                .shots
+                .iter()
+                .filter(|(k, t)| k.tick < common && t.first.shooter == who && t.now.is_some())
+                .map(|(k, _)| *k)
+                .collect()
+        };
+        for who in [0, 1] {
+            assert_eq!(fired_by(&host, who), fired_by(&joiner, who), "player {who}");
+        }
+        // The report is the tally at the run's own final tick.
+        assert_eq!(
+            tally(&host.shots, 0, host.final_tick, host.rollbacks).ticks,
+            host.final_tick
+        );
+    }
+
+    #[test]
+    fn a_run_ends_when_its_partner_leaves() {
+        let started = Instant::now();
+        let [host, joiner] = played_pair(plan(1_000_000, 1), plan(200, 2));
+        assert!(joiner.final_tick >= 200);
+        assert!(host.final_tick < 1_000_000, "{}", host.final_tick);
+        // The host stopped on the disconnect (1 s), not at its deadline (120 s).
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
