@@ -254,6 +254,12 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
         let link = open_link("127.0.0.1:0".parse().unwrap(), ConditionerConfig::default()).unwrap();
         let peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config()).unwrap();
         let mut source = NetMatch::new(peer, 2, &jp)?;
+        // What a debugger or a log line shows of it: its mode and its peer.
+        let shown = format!("{source:?}");
+        assert!(
+            shown.starts_with("NetMatch { mode: ") && shown.contains(", peer: "),
+            "{shown}"
+        );
         let countdown = source.rules().round_start_ticks;
         let (mut t, mut furthest, mut least_left) = (0, 0, u32::MAX);
         let start = std::time::Instant::now();
