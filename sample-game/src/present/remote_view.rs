@@ -67,7 +67,8 @@ impl ShownView {
         }
         ViewTime {
             ticks_back: ticks_back as u8,
-            frac: ((units - back % units) % units) as u8,
+            // The part of the last tick back that is not reached: 0 up to a tick.
+            frac: u8::try_from(ticks_back * units - back).expect("less than a tick"),
         }
     }
 }
@@ -152,6 +153,12 @@ mod tests {
         );
         // Far beyond a u8: the oldest, which the simulation clamps.
         assert_eq!(shown.for_input(100_000), view(255, 0));
+        // The oldest a u8 says, and its fraction: 96.25 seen from 351 is 254.75 back.
+        assert_eq!(shown.for_input(351), view(255, 64));
+        assert_eq!(shown.for_input(352), view(255, 0));
+        // One beyond it: the oldest.
+        assert_eq!(whole.for_input(352), view(255, 0));
+        assert_eq!(whole.for_input(353), view(255, 0));
     }
 
     #[test]
