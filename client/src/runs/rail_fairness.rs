@@ -36,7 +36,6 @@ pub fn fairness_rules() -> Rules {
         rail_hitstun: 0,
         rail_knockback: Fx::ZERO,
         rail_cooldown: 12,
-        rail_charges: 9,
         rail_recharge_ticks: 12,
         round_time_limit: 216_000,
         ..Rules::default()

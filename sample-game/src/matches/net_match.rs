@@ -173,41 +173,46 @@ impl NetMatch {
 
     fn handle_net_events(&mut self) -> anyhow::Result<()> {
         for event in self.peer.take_events() {
-            match event {
-                NetEvent::Disconnected { peer } if self.peer.is_remote_player(peer) => {
-                    self.logs.close(false)?;
-                    return Err(anyhow!(
-                        "{}: the match ended at tick {}; its confirmed part is in the logs",
-                        self.peer.gone_reason(peer),
-                        self.logs.logged()
-                    ));
-                }
-                NetEvent::DesyncDetected {
-                    tick,
-                    local,
-                    remote,
-                    peer,
-                } => {
-                    if !matches!(self.desync, DesyncStatus::Desynced { .. }) {
-                        self.desync = DesyncStatus::Desynced { tick };
-                    }
-                    if let Some(notice) =
-                        self.logs.on_desync(&self.peer, tick, local, remote, peer)?
-                    {
-                        eprintln!("{notice}");
-                    }
-                }
-                NetEvent::Resynced { tick, desync, .. } => {
-                    self.desync = DesyncStatus::Resynced { desync, tick };
-                    self.resynced = Some((desync, tick, self.calls + RESYNC_NOTICE_CALLS));
-                    eprintln!(
-                        "resynchronized: states differed at tick {desync}; the host's state at \
-                         tick {tick} is both sides' now"
-                    );
-                }
-                NetEvent::WaitRecommendation { frames } => self.pacer.recommend_wait(frames),
-                _ => {}
+            self.on_net_event(event)?;
+        }
+        Ok(())
+    }
+
+    /// What one session event does to the match: a remote player gone ends it (its confirmed
+    /// part logged), a desync or resync reaches the panel, a wait recommendation the pacer.
+    fn on_net_event(&mut self, event: NetEvent) -> anyhow::Result<()> {
+        match event {
+            NetEvent::Disconnected { peer } if self.peer.is_remote_player(peer) => {
+                self.logs.close(false)?;
+                return Err(anyhow!(
+                    "{}: the match ended at tick {}; its confirmed part is in the logs",
+                    self.peer.gone_reason(peer),
+                    self.logs.logged()
+                ));
             }
+            NetEvent::DesyncDetected {
+                tick,
+                local,
+                remote,
+                peer,
+            } => {
+                if !matches!(self.desync, DesyncStatus::Desynced { .. }) {
+                    self.desync = DesyncStatus::Desynced { tick };
+                }
+                if let Some(notice) = self.logs.on_desync(&self.peer, tick, local, remote, peer)? {
+                    eprintln!("{notice}");
+                }
+            }
+            NetEvent::Resynced { tick, desync, .. } => {
+                self.desync = DesyncStatus::Resynced { desync, tick };
+                self.resynced = Some((desync, tick, self.calls + RESYNC_NOTICE_CALLS));
+                eprintln!(
+                    "resynchronized: states differed at tick {desync}; the host's state at \
+                     tick {tick} is both sides' now"
+                );
+            }
+            NetEvent::WaitRecommendation { frames } => self.pacer.recommend_wait(frames),
+            _ => {}
         }
         Ok(())
     }
@@ -376,6 +381,56 @@ impl MatchSource for NetMatch {
 mod tests {
     use super::*;
     use crate::present::remote_view::ShownView;
+
+    /// A host and a joiner over loopback UDP, both handed over (the joiner plays idle
+    /// ticks until the host, which waits for its input, is).
+    fn pair() -> (NetPeer<World>, NetPeer<World>) {
+        use client::net::conditioner::ConditionerConfig;
+        use client::session::netplay::{open_link, NetConfig};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let config = NetConfig::<World>::default();
+        let open = || open_link(([127, 0, 0, 1], 0).into(), ConditionerConfig::default());
+        let link = open().expect("binds");
+        let addr = link.borrow().local_addr();
+        let hosted = std::sync::Arc::new(AtomicBool::new(false));
+        let (join_config, done) = (config.clone(), std::sync::Arc::clone(&hosted));
+        let joiner = std::thread::spawn(move || {
+            let role = client::net::wire::Role::Player;
+            let link = open().expect("binds");
+            let mut peer = NetPeer::<World>::join_on(link, addr, role, &join_config)?;
+            while !done.load(Ordering::SeqCst) {
+                peer.poll();
+                peer.advance(engine::WireInput::default())?;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Ok::<_, client::Error>(peer)
+        });
+        let host = NetPeer::<World>::host_on(link, &config).expect("hosts");
+        hosted.store(true, Ordering::SeqCst);
+        (host, joiner.join().unwrap().expect("joins"))
+    }
+
+    #[test]
+    fn a_wait_recommendation_reaches_the_pacer_and_a_departure_ends_the_match() {
+        let (host, joiner) = pair();
+        let gone = joiner.local_addr();
+        let mut source = NetMatch::new(host, 2, &LogPaths::default()).expect("no logs");
+        source
+            .on_net_event(NetEvent::WaitRecommendation { frames: 3 })
+            .expect("paced");
+        assert_eq!(source.pacer.owed(), 3);
+        // Another peer's departure is not the opponent's.
+        let stranger = std::net::SocketAddr::from(([127, 0, 0, 1], 9));
+        let other = NetEvent::Disconnected { peer: stranger };
+        source.on_net_event(other).expect("goes on");
+        let left = NetEvent::Disconnected { peer: gone };
+        let err = source.on_net_event(left).expect_err("ends");
+        assert!(
+            err.to_string()
+                .ends_with("the match ended at tick 0; its confirmed part is in the logs"),
+            "{err}"
+        );
+    }
 
     /// At the deepest past allowed, a rail press carries a view the pose window still covers,
     /// whatever the phase of the frame: what is drawn is what is judged.
