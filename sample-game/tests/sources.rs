@@ -237,6 +237,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
         tx.send(link.borrow().local_addr()).unwrap();
         let mut source =
             NetMatch::new(NetPeer::<World>::host_on(link, &config()).unwrap(), 2, &hp)?;
+        assert_eq!(source.local_players(), &[0], "the host plays slot 0");
         let start = std::time::Instant::now();
         while !waits.load(Ordering::SeqCst) && start.elapsed() < limit {
             source.hold()?;
@@ -260,6 +261,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
             shown.starts_with("NetMatch { mode: ") && shown.contains(", peer: "),
             "{shown}"
         );
+        assert_eq!(source.local_players(), &[1], "the joiner plays slot 1");
         let countdown = source.rules().round_start_ticks;
         let (mut t, mut furthest, mut least_left) = (0, 0, u32::MAX);
         let start = std::time::Instant::now();
