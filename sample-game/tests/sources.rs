@@ -11,7 +11,7 @@ use client::session::netplay::{NetConfig, NetPeer};
 use engine::World;
 use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
-    DesyncStatus, LocalLogs, LocalMatch, MatchSource, NetMatch, ReplayMatch, ShownView,
+    DesyncStatus, LocalLogs, LocalMatch, MatchSource, NetMatch, Rematch, ReplayMatch, ShownView,
     SourceCommand, SyncTestMatch,
 };
 use std::time::Duration;
@@ -262,6 +262,7 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
             "{shown}"
         );
         assert_eq!(source.local_players(), &[1], "the joiner plays slot 1");
+        assert_eq!(source.after_match().rematch, Rematch::WhenAllAsk);
         let countdown = source.rules().round_start_ticks;
         let (mut t, mut furthest, mut least_left) = (0, 0, u32::MAX);
         let start = std::time::Instant::now();

@@ -249,10 +249,10 @@ impl MatchSource for NetMatch {
     }
 
     /// Asks in our next inputs; the simulation starts the match once the other player has
-    /// asked too, on the same tick on both machines.
+    /// asked too, on the same tick on both machines. An ask before the match is decided is
+    /// dropped by the next tick (a spectator has no inputs to ask in).
     fn rematch(&mut self) -> anyhow::Result<bool> {
-        self.asked_rematch =
-            !self.local.is_empty() && self.current().round.phase == engine::RoundPhase::MatchOver;
+        self.asked_rematch = true;
         Ok(false)
     }
 
