@@ -20,7 +20,7 @@ use crate::session::netplay::{NetEvent, NetPeer};
 use crate::session::pacing::{FrameDecision, FramePacer};
 use engine::{
     buttons, stick_towards, EventKey, EventKind, Fx, FxVec, Rules, ShotOutcome, ShotRecord,
-    ShotTarget, Tick, WireInput, World,
+    ShotTarget, Tick, WireInput, World, WorldSnapshot,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -226,12 +226,10 @@ impl RailBot {
     }
 }
 
-/// Whether `victim` stood behind cover from `shot`'s muzzle in `peer`'s own state for `tick`.
-fn behind_cover(peer: &NetPeer<World>, tick: Tick, shot: &ShotRecord, victim: usize) -> bool {
-    peer.driver()
-        .snapshot_at(tick)
-        .map(|s| !s.maze.line_of_sight(shot.origin, s.players[victim].pos))
-        .unwrap_or(false)
+/// Whether `victim` stood behind cover from `shot`'s muzzle in `state` (a peer's own state
+/// for the shot's tick; none kept: not known to be).
+fn behind_cover(state: Option<&WorldSnapshot>, shot: &ShotRecord, victim: usize) -> bool {
+    state.is_some_and(|s| !s.maze.line_of_sight(shot.origin, s.players[victim].pos))
 }
 
 /// Plays `peer` (a player, not a spectator) with the fairness bot until `plan.ticks` are final
@@ -335,7 +333,10 @@ fn track_shots(
             EventKind::RailShot(s) => Some(s),
             _ => None,
         });
-        let cover = now.is_some_and(|s| hit_on(&s, me) && behind_cover(peer, event.tick, &s, me));
+        let cover = now.is_some_and(|s| {
+            let own = peer.driver().snapshot_at(event.tick).ok();
+            hit_on(&s, me) && behind_cover(own, &s, me)
+        });
         shots
             .entry(event.key())
             .and_modify(|t| {
@@ -707,6 +708,143 @@ mod tests {
             world.state().round
         );
         assert_eq!(world.state().players[1].hp, 10_000 - hits);
+    }
+
+    #[test]
+    fn a_victim_is_behind_cover_only_where_a_wall_stands_between_in_its_own_state() {
+        let world = facing();
+        let mut walled = world.snapshot();
+        let at = |x: u32| FxVec::new(Fx::from_num(x) + Fx::from_num(0.5), Fx::from_num(2.5));
+        let shot = ShotRecord {
+            origin: at(3),
+            ..shot(0, Some(1), HIT, 3)
+        };
+        assert!(
+            !behind_cover(Some(&world.snapshot()), &shot, 1),
+            "open room"
+        );
+        let w = walled.maze.width as usize;
+        walled.maze.tiles[2 * w + 5] = Tile::WALL;
+        assert!(behind_cover(Some(&walled), &shot, 1), "a wall between");
+        // The same wall, seen from beyond the victim, is not between.
+        let from_behind = ShotRecord {
+            origin: at(9),
+            ..shot
+        };
+        assert!(!behind_cover(Some(&walled), &from_behind, 1));
+        assert!(!behind_cover(None, &shot, 1), "no state kept for the tick");
+    }
+
+    /// The bot in an open room, its inputs applied 2 ticks late (the input delay) and
+    /// confirmation trailing 20 ticks behind (more than the pose window): it presses only the
+    /// rail, never on two inputs running (the press it made is not in the state it sees yet),
+    /// at the deepest moment the window still holds once the input delay is added, aimed
+    /// somewhere across the target's hitbox, and between shots dodges in one of eight
+    /// directions, a new one every 6 ticks.
+    #[test]
+    fn the_bot_fires_the_rail_at_the_deepest_view_the_window_holds_and_dodges_between() {
+        const DIRS: [(i8, i8); 8] = [
+            (127, 0),
+            (90, 90),
+            (0, 127),
+            (-90, 90),
+            (-127, 0),
+            (-90, -90),
+            (0, -127),
+            (90, -90),
+        ];
+        let mut world = facing();
+        let plan = plan(0, 3);
+        let mut bot = RailBot {
+            walk: engine::Bot::new(0, 3),
+            seed: 3,
+            me: 0,
+            delay: ViewDelay::default(),
+            pressed: false,
+        };
+        let window = world.rules().pose_history_ticks;
+        let (mut held, mut deepest) = (false, 0);
+        let mut shots = Vec::new();
+        let mut dodges: BTreeMap<Tick, std::collections::BTreeSet<(i8, i8)>> = BTreeMap::new();
+        let mut delayed = std::collections::VecDeque::from([WireInput::default(); 2]);
+        let mut offsets = Vec::new();
+        for _ in 0..600 {
+            let tick = world.tick();
+            let cmd = bot.input(&world, tick.saturating_sub(20), &plan).at(tick);
+            delayed.push_back(cmd.to_wire());
+            assert_eq!(
+                cmd.buttons & !buttons::RAIL,
+                0,
+                "only the rail, tick {tick}"
+            );
+            let rail = cmd.held(buttons::RAIL);
+            assert!(!(rail && held), "held over two inputs at tick {tick}");
+            held = rail;
+            if rail {
+                deepest = deepest.max(cmd.view_ticks);
+                assert!(cmd.view_ticks <= window, "tick {tick}: {cmd:?}");
+            } else {
+                dodges
+                    .entry(tick / 6)
+                    .or_default()
+                    .insert((cmd.move_x, cmd.move_y));
+            }
+            let applied = delayed.pop_front().expect("queued").at(tick);
+            let target = world.state().players[1].pos;
+            for event in world.step(&[applied, InputCmd::idle(tick)]).expect("step") {
+                if let EventKind::RailShot(s) = event.kind {
+                    shots.push((event.tick, s));
+                    // How far the ray passes beside the target's centre.
+                    let to = target - s.origin;
+                    offsets.push(s.dir.x * to.y - s.dir.y * to.x);
+                }
+            }
+        }
+        let spread = offsets.iter().max().copied().unwrap_or_default()
+            - offsets.iter().min().copied().unwrap_or_default();
+        let radius = world.rules().pushbox_radius;
+        assert!(
+            spread > radius,
+            "aimed across the hitbox: {spread} of {radius}"
+        );
+        // On either side of the centre alike, a point drawn anew for every shot.
+        let left = offsets.iter().filter(|o| **o < Fx::ZERO).count();
+        assert!(
+            left * 4 >= offsets.len() && (offsets.len() - left) * 4 >= offsets.len(),
+            "{offsets:?}"
+        );
+        assert_eq!(deepest, window, "the deepest view the window holds");
+        assert!(shots.len() >= 40, "{} shots", shots.len());
+        assert!(shots.iter().all(|(_, s)| s.shooter == 0));
+        for (tick, s) in shots.iter().filter(|(t, _)| *t >= 24) {
+            assert_eq!(s.clamp, engine::ViewClamp::None, "tick {tick}: {s:?}");
+            assert_eq!(s.requested.ticks_back, window, "tick {tick}: {s:?}");
+        }
+        // Aimed across the hitbox, not always at its centre.
+        let dirs: std::collections::BTreeSet<_> =
+            shots.iter().map(|(_, s)| (s.dir.x, s.dir.y)).collect();
+        assert!(dirs.len() >= 5, "{dirs:?}");
+        assert!(
+            shots
+                .iter()
+                .filter(|(_, s)| matches!(s.outcome, ShotOutcome::Hit { .. }))
+                .count()
+                * 2
+                >= shots.len(),
+            "mostly hits in an open room"
+        );
+        for (block, d) in &dodges {
+            assert_eq!(
+                d.len(),
+                1,
+                "one direction through ticks {}..{}",
+                block * 6,
+                block * 6 + 6
+            );
+            assert!(DIRS.contains(d.first().expect("one")), "{d:?}");
+        }
+        let kinds: std::collections::BTreeSet<_> = dodges.values().flatten().collect();
+        assert!(kinds.len() >= 6, "{kinds:?}");
     }
 
     fn plan(ticks: Tick, bot_seed: u64) -> FairnessPlan {
