@@ -104,6 +104,8 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
         let window = source.rules().pose_history_ticks;
         let mut shown = ShownView::default();
         let (mut want_rail, mut pressed_last) = (false, false);
+        // Frames whose advance re-simulated history (the renderer's cue to smooth).
+        let mut rolled = 0_u64;
         let mut frame = |source: &mut NetMatch, t: u32| -> anyhow::Result<u32> {
             let mut compensated = 0;
             let mut cmd = input(player, t);
@@ -115,7 +117,9 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
                 let view = shown.for_input(source.input_tick());
                 (cmd.view_ticks, cmd.view_frac) = (view.ticks_back, view.frac);
             }
-            for e in source.advance(&[cmd])? {
+            let events = source.advance(&[cmd])?;
+            rolled += u64::from(source.rolled_back());
+            for e in events {
                 if let EventKind::RailShot(shot) = e.kind {
                     let mine = u32::from(shot.shooter) == player;
                     compensated += u32::from(mine && shot.requested.ticks_back > 0);
@@ -156,6 +160,13 @@ fn online_host_and_joiner_agree_on_every_confirmed_tick() {
             compensated += frame(&mut source, t)?;
             std::thread::sleep(Duration::from_millis(16));
         }
+        // 60 ms each way makes rollbacks: some frames say they had one, not every frame.
+        let rollbacks = source.peer().driver().counters().rollbacks;
+        anyhow::ensure!(
+            rolled > 0 && rolled < u64::from(t),
+            "player {player}: {rolled} of {t} frames said they rolled back, the session did \
+             {rollbacks} times"
+        );
         // The panel says how far the hashes were compared, and that they agreed.
         let logged = source.peer().final_tick();
         anyhow::ensure!(
