@@ -844,7 +844,11 @@ mod tests {
             assert!(DIRS.contains(d.first().expect("one")), "{d:?}");
         }
         let kinds: std::collections::BTreeSet<_> = dodges.values().flatten().collect();
-        assert_eq!(kinds.len(), DIRS.len(), "every direction, none twice: {kinds:?}");
+        assert_eq!(
+            kinds.len(),
+            DIRS.len(),
+            "every direction, none twice: {kinds:?}"
+        );
     }
 
     fn plan(ticks: Tick, bot_seed: u64) -> FairnessPlan {
