@@ -382,46 +382,58 @@ mod tests {
     use super::*;
     use crate::present::remote_view::ShownView;
 
-    /// A host and a joiner over loopback UDP, both handed over (the joiner plays idle
-    /// ticks until the host, which waits for its input, is).
-    fn pair() -> (NetPeer<World>, NetPeer<World>) {
+    /// A host, a joined player and a joined spectator over loopback UDP, all handed over
+    /// (the others play idle ticks until the host, which waits for their input, is).
+    fn trio() -> [NetPeer<World>; 3] {
         use client::net::conditioner::ConditionerConfig;
+        use client::net::wire::Role;
         use client::session::netplay::{open_link, NetConfig};
         use std::sync::atomic::{AtomicBool, Ordering};
-        let config = NetConfig::<World>::default();
+        use std::sync::Arc;
+        let config = NetConfig::<World> {
+            spectators: 1,
+            ..NetConfig::<World>::default()
+        };
         let open = || open_link(([127, 0, 0, 1], 0).into(), ConditionerConfig::default());
         let link = open().expect("binds");
         let addr = link.borrow().local_addr();
-        let hosted = std::sync::Arc::new(AtomicBool::new(false));
-        let (join_config, done) = (config.clone(), std::sync::Arc::clone(&hosted));
-        let joiner = std::thread::spawn(move || {
-            let role = client::net::wire::Role::Player;
-            let link = open().expect("binds");
-            let mut peer = NetPeer::<World>::join_on(link, addr, role, &join_config)?;
-            while !done.load(Ordering::SeqCst) {
-                peer.poll();
-                peer.advance(engine::WireInput::default())?;
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            Ok::<_, client::Error>(peer)
-        });
+        let hosted = Arc::new(AtomicBool::new(false));
+        let join = |role: Role| {
+            let (config, done) = (config.clone(), Arc::clone(&hosted));
+            std::thread::spawn(move || {
+                let link = open().expect("binds");
+                let mut peer = NetPeer::<World>::join_on(link, addr, role, &config)?;
+                while !done.load(Ordering::SeqCst) {
+                    peer.poll();
+                    if peer.local_slot().is_some() {
+                        peer.advance(engine::WireInput::default())?;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Ok::<_, client::Error>(peer)
+            })
+        };
+        let (player, spectator) = (join(Role::Player), join(Role::Spectator));
         let host = NetPeer::<World>::host_on(link, &config).expect("hosts");
         hosted.store(true, Ordering::SeqCst);
-        (host, joiner.join().unwrap().expect("joins"))
+        [
+            host,
+            player.join().unwrap().expect("joins"),
+            spectator.join().unwrap().expect("watches"),
+        ]
     }
 
     #[test]
     fn a_wait_recommendation_reaches_the_pacer_and_a_departure_ends_the_match() {
-        let (host, joiner) = pair();
-        let gone = joiner.local_addr();
+        let [host, joiner, spectator] = trio();
+        let (gone, watcher) = (joiner.local_addr(), spectator.local_addr());
         let mut source = NetMatch::new(host, 2, &LogPaths::default()).expect("no logs");
         source
             .on_net_event(NetEvent::WaitRecommendation { frames: 3 })
             .expect("paced");
         assert_eq!(source.pacer.owed(), 3);
-        // Another peer's departure is not the opponent's.
-        let stranger = std::net::SocketAddr::from(([127, 0, 0, 1], 9));
-        let other = NetEvent::Disconnected { peer: stranger };
+        // A spectator's departure is not the opponent's.
+        let other = NetEvent::Disconnected { peer: watcher };
         source.on_net_event(other).expect("goes on");
         let left = NetEvent::Disconnected { peer: gone };
         let err = source.on_net_event(left).expect_err("ends");
@@ -430,6 +442,40 @@ mod tests {
                 .ends_with("the match ended at tick 0; its confirmed part is in the logs"),
             "{err}"
         );
+    }
+
+    /// A player's input delay moves one frame a command, within 0..=MAX_INPUT_DELAY, and its
+    /// panel shows it; a spectator has none to change, shows none, offers no rematch and
+    /// plays no slot.
+    #[test]
+    fn input_delay_commands_move_a_players_delay_and_leave_a_spectator_alone() {
+        let [host, _joiner, spectator] = trio();
+        let mut player = NetMatch::new(host, 2, &LogPaths::default()).expect("no logs");
+        let delay = |s: &NetMatch| (s.net_view().input_delay, s.input_tick());
+        assert_eq!(delay(&player), (Some(2), 2));
+        player.command(SourceCommand::MoreInputDelay).expect("more");
+        assert_eq!(delay(&player), (Some(3), 3));
+        player.command(SourceCommand::LessInputDelay).expect("less");
+        player.command(SourceCommand::LessInputDelay).expect("less");
+        assert_eq!(delay(&player), (Some(1), 1));
+        for _ in 0..3 {
+            player.command(SourceCommand::LessInputDelay).expect("less");
+        }
+        assert_eq!(delay(&player), (Some(0), 0), "not below 0");
+        for _ in 0..=MAX_INPUT_DELAY {
+            player.command(SourceCommand::MoreInputDelay).expect("more");
+        }
+        let most = Some(MAX_INPUT_DELAY as u8);
+        assert_eq!(delay(&player).0, most, "not beyond the session's most");
+        let mut watcher = NetMatch::new(spectator, 2, &LogPaths::default()).expect("no logs");
+        for command in [SourceCommand::MoreInputDelay, SourceCommand::LessInputDelay] {
+            watcher
+                .command(command)
+                .expect("a spectator's command changes nothing");
+        }
+        assert_eq!(watcher.net_view().input_delay, None);
+        assert!(watcher.local_players().is_empty());
+        assert_eq!(watcher.after_match().rematch, crate::Rematch::No);
     }
 
     /// At the deepest past allowed, a rail press carries a view the pose window still covers,
