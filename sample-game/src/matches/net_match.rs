@@ -478,6 +478,35 @@ mod tests {
         assert_eq!(watcher.after_match().rematch, crate::Rematch::No);
     }
 
+    /// Closing an undecided match leaves its match log synced and open-ended (it reads as cut,
+    /// resumable), with every confirmed tick in it.
+    #[test]
+    fn closing_an_undecided_match_leaves_its_log_cut_with_every_confirmed_tick() {
+        let [host, mut joiner, _spectator] = trio();
+        let dir = std::env::temp_dir().join(format!("net-match-close-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let path = dir.join("host.mlog");
+        let paths = LogPaths {
+            match_log: Some(path.clone()),
+            ..LogPaths::default()
+        };
+        let mut source = NetMatch::new(host, 2, &paths).expect("logs open");
+        for t in 0..60 {
+            source.advance(&[InputCmd::idle(t)]).expect("plays");
+            joiner.poll();
+            joiner.advance(engine::WireInput::default()).expect("plays");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let logged = source.logs.logged();
+        assert!(logged > 10, "{logged} ticks confirmed");
+        source.close().expect("closes");
+        let log = client::logs::matchlog::read_log::<World>(&path).expect("reads");
+        assert_eq!(log.ticks.len() as Tick, logged);
+        assert_eq!(log.end, None, "not decided: cut, not completed");
+        drop(source);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// At the deepest past allowed, a rail press carries a view the pose window still covers,
     /// whatever the phase of the frame: what is drawn is what is judged.
     #[test]
