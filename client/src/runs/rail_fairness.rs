@@ -851,6 +851,41 @@ mod tests {
         );
     }
 
+    /// The bot presses the rail only when it can fire: in a fight, free to act, with a charge
+    /// and no cooldown left — not in a countdown, a hitstun, out of charges or cooling down.
+    #[test]
+    fn the_bot_presses_the_rail_only_when_it_can_fire() {
+        let world = facing();
+        let presses = |edit: &dyn Fn(&mut WorldSnapshot)| {
+            let mut state = world.snapshot();
+            edit(&mut state);
+            let mut edited = World::new(world.rules().clone(), 7, 2).expect("world");
+            edited.restore(&state).expect("a valid state");
+            let mut bot = RailBot {
+                walk: engine::Bot::new(0, 3),
+                seed: 3,
+                me: 0,
+                delay: ViewDelay::default(),
+                pressed: false,
+            };
+            let tick = edited.tick();
+            bot.input(&edited, tick, &plan(0, 3))
+                .at(tick)
+                .held(buttons::RAIL)
+        };
+        assert!(presses(&|_| {}), "ready");
+        assert!(!presses(&|s| {
+            s.round.phase = RoundPhase::Countdown;
+            s.round.phase_timer = 30;
+        }));
+        assert!(!presses(&|s| {
+            s.players[0].action = engine::Action::Hitstun;
+            s.players[0].action_timer = 5;
+        }));
+        assert!(!presses(&|s| s.players[0].rail_charges = 0));
+        assert!(!presses(&|s| s.players[0].rail_cooldown = 1));
+    }
+
     fn plan(ticks: Tick, bot_seed: u64) -> FairnessPlan {
         FairnessPlan {
             ticks,
