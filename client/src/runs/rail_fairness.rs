@@ -790,7 +790,12 @@ mod tests {
                     .insert((cmd.move_x, cmd.move_y));
             }
             let applied = delayed.pop_front().expect("queued").at(tick);
-            let target = world.state().players[1].pos;
+            // The target's pose the shot is judged against (the view the press carries).
+            let carried = ViewTime {
+                ticks_back: applied.view_ticks,
+                frac: applied.view_frac,
+            };
+            let target = shown_pose(&world, 1, carried).pose.pos;
             for event in world.step(&[applied, InputCmd::idle(tick)]).expect("step") {
                 if let EventKind::RailShot(s) = event.kind {
                     shots.push((event.tick, s));
@@ -800,6 +805,10 @@ mod tests {
                 }
             }
         }
+        // Never far beside the hitbox: within its radius where aimed, give or take how far the
+        // shooter moved in the 2 ticks between aiming and firing.
+        let reach = world.rules().pushbox_radius * 2;
+        assert!(offsets.iter().all(|o| o.abs() <= reach), "{offsets:?}");
         let spread = offsets.iter().max().copied().unwrap_or_default()
             - offsets.iter().min().copied().unwrap_or_default();
         let radius = world.rules().pushbox_radius;
