@@ -360,7 +360,11 @@ fn the_sync_test_source_plays_without_mismatch() {
     }
     assert_eq!(m.current().tick, 1200);
     assert_eq!(m.previous().tick, 1199);
-    assert_eq!(m.local_players(), &[0, 1], "both players are at this keyboard");
+    assert_eq!(
+        m.local_players(),
+        &[0, 1],
+        "both players are at this keyboard"
+    );
     let counters = m.counters().clone();
     assert!(
         counters.rollbacks >= 1200 - 7 - 1,

@@ -641,7 +641,12 @@ mod tests {
 
     /// Two players 4 tiles apart in an open room, the round on.
     fn facing() -> World {
-        let rules = fairness_rules();
+        facing_under(fairness_rules(), [(3, 2), (7, 2)])
+    }
+
+    /// Two players at tile centres `spots` in an open room of 9 × 3 floor tiles, under
+    /// `rules`, the round on.
+    fn facing_under(rules: Rules, spots: [(u32, u32); 2]) -> World {
         let mut world = World::new(rules.clone(), 7, 2).expect("world");
         let mut snap = world.snapshot();
         let (w, h) = (11_u32, 5_u32);
@@ -656,8 +661,8 @@ mod tests {
                 .collect(),
         };
         let half = Fx::from_num(1) / Fx::from_num(2);
-        for (p, x) in snap.players.iter_mut().zip([3, 7]) {
-            p.pos = FxVec::new(Fx::from_num(x) + half, Fx::from_num(2) + half);
+        for (p, (x, y)) in snap.players.iter_mut().zip(spots) {
+            p.pos = FxVec::new(Fx::from_num(x) + half, Fx::from_num(y) + half);
         }
         snap.round.phase = RoundPhase::Fighting;
         snap.round.phase_timer = 0;
@@ -893,6 +898,24 @@ mod tests {
         }));
         assert!(!presses(&|s| s.players[0].rail_charges = 0));
         assert!(!presses(&|s| s.players[0].rail_cooldown = 1));
+        // Its range is the rail's, counted along both axes: a target 2 across and 2 down is
+        // 4 away, out of a 3-tile rail's range and inside a 5-tile one's.
+        for (range, fires) in [(3, false), (5, true)] {
+            let rules = Rules {
+                rail_range: Fx::from_num(range),
+                ..fairness_rules()
+            };
+            let world = facing_under(rules, [(3, 1), (5, 3)]);
+            let mut bot = RailBot {
+                walk: engine::Bot::new(0, 3),
+                seed: 3,
+                me: 0,
+                delay: ViewDelay::default(),
+                pressed: false,
+            };
+            let input = bot.input(&world, world.tick(), &plan(0, 3)).at(0);
+            assert_eq!(input.held(buttons::RAIL), fires, "range {range}");
+        }
     }
 
     fn plan(ticks: Tick, bot_seed: u64) -> FairnessPlan {
