@@ -348,13 +348,18 @@ fn neither_player_can_start_the_round_before_both_are_ready() {
 fn the_sync_test_source_plays_without_mismatch() {
     let dir = scratch("synctest");
     let (log_path, hash_path) = (dir.join("synctest.duellog"), dir.join("synctest.hashlog"));
-    let mut m = SyncTestMatch::new(Rules::default(), 3, 7, dir.join("dump"))
+    let rules = Rules {
+        max_hp: 150,
+        ..Rules::default()
+    };
+    let mut m = SyncTestMatch::new(rules.clone(), 3, 7, dir.join("dump"))
         .unwrap()
         .with_logs(LocalLogs::to(
             Some(log_path.clone()),
             Some(hash_path.clone()),
         ))
         .unwrap();
+    assert_eq!(m.rules(), &rules);
     for t in 0..1200 {
         m.advance(&[input(0, t), input(1, t)]).unwrap();
     }
