@@ -11,8 +11,8 @@ use client::session::netplay::{NetConfig, NetPeer};
 use engine::World;
 use engine::{buttons, EventKind, InputCmd, Rules, ViewClamp};
 use sample_game::{
-    DesyncStatus, LocalLogs, LocalMatch, MatchSource, NetMatch, Rematch, ReplayMatch, ShownView,
-    SourceCommand, SyncTestMatch,
+    DesyncStatus, LocalLogs, LocalMatch, MatchSource, NetMatch, NetMode, Rematch, ReplayMatch,
+    ShownView, SourceCommand, SyncTestMatch,
 };
 use std::time::Duration;
 
@@ -369,6 +369,16 @@ fn the_sync_test_source_plays_without_mismatch() {
         m.local_players(),
         &[0, 1],
         "both players are at this keyboard"
+    );
+    // Its panel: the mode, every rollback the check distance deep, the hashes compared up to
+    // the last settled tick, and the rollbacks so far.
+    let view = m.net_view();
+    assert_eq!(view.mode, NetMode::SyncTest);
+    assert_eq!(view.rollback_depths, vec![7; 8]);
+    assert_eq!(view.desync, DesyncStatus::InSync { checked: 1200 - 7 });
+    assert_eq!(
+        view.status.as_deref(),
+        Some(format!("{} rollbacks, depth 7", m.counters().rollbacks).as_str())
     );
     let counters = m.counters().clone();
     assert!(
