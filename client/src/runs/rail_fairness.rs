@@ -209,10 +209,7 @@ impl RailBot {
             // (an edge shot is where a wrong prediction flips the verdict).
             let mut rng = engine::DetRng::from_seed(self.seed ^ u64::from(state.tick) << 24);
             let spread = Fx::from_num(rng.symmetric(256)) / Fx::from_num(256) * seen.radius;
-            let across = (seen.pos - me.pos)
-                .normalized()
-                .map_or(FxVec::ZERO, FxVec::perp);
-            let to = seen.pos + across.scale(spread) - me.pos;
+            let to = aim_across(me.pos, seen.pos, spread);
             let in_range = to.x.abs() + to.y.abs() < rules.rail_range;
             if seen.alive() && in_range && state.maze.line_of_sight(me.pos, seen.pos) {
                 (cmd.move_x, cmd.move_y) = stick_towards(to);
@@ -224,6 +221,13 @@ impl RailBot {
         self.pressed = cmd.held(buttons::RAIL);
         cmd.to_wire()
     }
+}
+
+/// From `from`, the way to a point `spread` tiles beside `at`, across the line from `from` to
+/// `at` (at `at` itself when they coincide).
+fn aim_across(from: FxVec, at: FxVec, spread: Fx) -> FxVec {
+    let across = (at - from).normalized().map_or(FxVec::ZERO, FxVec::perp);
+    at + across.scale(spread) - from
 }
 
 /// Whether `victim` stood behind cover from `shot`'s muzzle in `state` (a peer's own state
@@ -865,6 +869,20 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_aim_across_the_hitbox_is_beside_its_centre_square_to_the_line_of_fire() {
+        let from = FxVec::new(Fx::from_num(1), Fx::from_num(2));
+        let at = FxVec::new(Fx::from_num(4), Fx::from_num(6));
+        let spread = Fx::from_num(0.25);
+        let to = aim_across(from, at, spread);
+        let beside = from + to - at;
+        let near = |a: Fx, b: Fx| (a - b).abs() < Fx::from_num(0.001);
+        // Square to the line of fire, `spread` long, on the perpendicular's side.
+        assert!(near(beside.dot(at - from), Fx::ZERO), "{beside:?}");
+        assert!(near(beside.x, Fx::from_num(-0.2)) && near(beside.y, Fx::from_num(0.15)));
+        assert_eq!(aim_across(at, at, spread), FxVec::ZERO);
+    }
+
     /// The bot presses the rail only when it can fire: in a fight, free to act, with a charge
     /// and no cooldown left — not in a countdown, a hitstun, out of charges or cooling down.
     #[test]
@@ -898,14 +916,14 @@ mod tests {
         }));
         assert!(!presses(&|s| s.players[0].rail_charges = 0));
         assert!(!presses(&|s| s.players[0].rail_cooldown = 1));
-        // Its range is the rail's, counted along both axes: a target 2 across and 2 down is
-        // 4 away, out of a 3-tile rail's range and inside a 5-tile one's.
-        for (range, fires) in [(3, false), (5, true)] {
+        // Its range is the rail's, counted along both axes: a target 4 across and 2 down is
+        // 6 away, out of a 5-tile rail's range and inside a 7-tile one's.
+        for (range, fires) in [(5, false), (7, true)] {
             let rules = Rules {
                 rail_range: Fx::from_num(range),
                 ..fairness_rules()
             };
-            let world = facing_under(rules, [(3, 1), (5, 3)]);
+            let world = facing_under(rules, [(2, 1), (6, 3)]);
             let mut bot = RailBot {
                 walk: engine::Bot::new(0, 3),
                 seed: 3,
