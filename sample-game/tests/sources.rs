@@ -390,10 +390,14 @@ fn the_sync_test_source_plays_without_mismatch() {
         counters.advances >= 8 * (1200 - 8),
         "every rolled-back frame re-simulated: {counters:?}"
     );
+    assert!(m.can_pause(), "a sync test runs on this machine alone");
     let at = m.current().clone();
     m.close().unwrap();
     let log = client::logs::matchlog::read_log::<engine::World>(&log_path).unwrap();
     assert_eq!(log.header.mode, "sync-test");
+    // Closed as completed only if decided.
+    let decided = at.round.phase == engine::RoundPhase::MatchOver;
+    assert_eq!(log.end.is_some(), decided, "{:?}", at.round);
     assert_eq!(log.last_tick(), 1200);
     client::logs::replay::verify(&log, None).expect("the sync test's match log re-simulates");
     let mut replay = ReplayMatch::new(log).unwrap();
