@@ -282,10 +282,8 @@ fn play_fairness(mut peer: NetPeer<World>, plan: &FairnessPlan) -> Result<Played
         peer.poll();
         let mut gone = false;
         for event in peer.take_events() {
-            match event {
-                NetEvent::Disconnected { peer: who } if peer.is_remote_player(who) => gone = true,
-                NetEvent::WaitRecommendation { frames } => pacer.recommend_wait(frames),
-                _ => {}
+            if on_event(&peer, &mut pacer, event) {
+                gone = true;
             }
         }
         if gone {
@@ -314,6 +312,19 @@ fn play_fairness(mut peer: NetPeer<World>, plan: &FairnessPlan) -> Result<Played
         final_tick: peer.final_tick(),
         rollbacks: peer.driver().counters().rollbacks,
     })
+}
+
+/// What one session event does to a fairness run: a wait recommendation paces it, and the
+/// remote player's departure ends it (`true`).
+fn on_event(peer: &NetPeer<World>, pacer: &mut FramePacer, event: NetEvent) -> bool {
+    match event {
+        NetEvent::Disconnected { peer: who } => peer.is_remote_player(who),
+        NetEvent::WaitRecommendation { frames } => {
+            pacer.recommend_wait(frames);
+            false
+        }
+        _ => false,
+    }
 }
 
 /// Follows every rail shot the journal plays, corrects or retracts into `shots`: how it was
@@ -1072,6 +1083,74 @@ mod tests {
             started.elapsed() < Duration::from_secs(60),
             "{:?}",
             started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_wait_paces_the_run_and_only_the_opponent_leaving_ends_it() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<World> {
+            rules: fairness_rules(),
+            fps: MAX_FPS,
+            ..NetConfig::<World>::default()
+        };
+        let (host, joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let mut pacer = FramePacer::new(60);
+        let wait = NetEvent::WaitRecommendation { frames: 3 };
+        assert!(!on_event(&host, &mut pacer, wait));
+        assert_eq!(pacer.owed(), 3);
+        let stranger = std::net::SocketAddr::from(([127, 0, 0, 1], 9));
+        assert!(!on_event(
+            &host,
+            &mut pacer,
+            NetEvent::Disconnected { peer: stranger }
+        ));
+        let opponent = NetEvent::Disconnected {
+            peer: joiner.local_addr(),
+        };
+        assert!(on_event(&host, &mut pacer, opponent));
+    }
+
+    /// A run asked for ticks already final plays none and reports where it stands; the
+    /// report is the tally of what it followed.
+    #[test]
+    fn a_run_stops_at_the_ticks_asked_and_reports_its_tally() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<World> {
+            rules: fairness_rules(),
+            fps: MAX_FPS,
+            ..NetConfig::<World>::default()
+        };
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        while host.final_tick() < 5 {
+            for peer in [&mut host, &mut joiner] {
+                peer.poll();
+                peer.advance(WireInput::default()).expect("plays");
+            }
+        }
+        // The joiner plays on meanwhile, so the host could go further.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = std::sync::Arc::clone(&stop);
+        let other = std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                joiner.poll();
+                drop(joiner.advance(WireInput::default()));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let (at, tick) = (host.final_tick(), host.world().tick());
+        let report = run_fairness_peer(host, &plan(at, 1));
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        other.join().expect("joiner thread");
+        assert_eq!(
+            report.expect("runs"),
+            FairnessReport {
+                ticks: at,
+                ..FairnessReport::default()
+            },
+            "played from tick {tick}"
         );
     }
 }
