@@ -1041,9 +1041,14 @@ mod tests {
         for r in [h, j] {
             assert!(r.rollbacks > 0, "the link forced rollbacks: {r}");
             assert!(r.seen_hits >= 5, "enough hits to judge: {r}");
-            // The past view's promise: a shot aimed the same way is judged the same way.
+            // The past view's promise: a shot aimed the same way is judged the same way, and
+            // (only the shooter's own position can still move) nearly every hit seen stands.
             assert_eq!(r.seen_hits_lost_same_aim, 0, "{r}");
-            assert!(r.hits_taken_behind_cover <= r.hits_taken, "{r}");
+            assert!(r.seen_hits_confirmed * 10 >= r.seen_hits * 9, "{r}");
+            assert!(
+                r.hits_taken > 0 && r.hits_taken_behind_cover <= r.hits_taken,
+                "{r}"
+            );
         }
         assert_eq!(
             h.seen_hits_confirmed + h.unseen_hits_confirmed,
