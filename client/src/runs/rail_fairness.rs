@@ -1045,8 +1045,10 @@ mod tests {
             // (only the shooter's own position can still move) nearly every hit seen stands.
             assert_eq!(r.seen_hits_lost_same_aim, 0, "{r}");
             assert!(r.seen_hits_confirmed * 10 >= r.seen_hits * 9, "{r}");
+            // Hits taken from behind one's own cover (the price of judging the shooter's view)
+            // are the exception.
             assert!(
-                r.hits_taken > 0 && r.hits_taken_behind_cover <= r.hits_taken,
+                r.hits_taken > 0 && r.hits_taken_behind_cover * 2 <= r.hits_taken,
                 "{r}"
             );
         }
