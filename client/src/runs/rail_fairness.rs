@@ -1093,6 +1093,36 @@ mod tests {
         );
     }
 
+    /// The two sides of a run between processes, here on two threads over loopback UDP (the
+    /// first 240 ticks: the countdown and the walk into sight; the shots are the other tests').
+    #[test]
+    fn two_sides_over_udp_play_the_plan_and_report() {
+        let port = std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free port")
+            .port();
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let plan = FairnessPlan {
+            deadline: Duration::from_secs(60),
+            ..plan(240, 5)
+        };
+        let side = |role| {
+            let plan = plan.clone();
+            std::thread::spawn(move || {
+                run_fairness_side(role, addr, ConditionerConfig::default(), &plan)
+            })
+        };
+        let host = side(FairnessRole::Host);
+        std::thread::sleep(Duration::from_millis(200));
+        let joiner = side(FairnessRole::Join);
+        let joiner = joiner.join().expect("joiner thread").expect("joiner runs");
+        let host = host.join().expect("host thread").expect("host runs");
+        println!("host   {host}\njoiner {joiner}");
+        assert!(host.ticks.max(joiner.ticks) >= 240, "{host} / {joiner}");
+        // The side done first leaves; the other stops on that, past the middle at least.
+        assert!(host.ticks.min(joiner.ticks) >= 120, "{host} / {joiner}");
+    }
+
     #[test]
     fn a_wait_paces_the_run_and_only_the_opponent_leaving_ends_it() {
         let net = MemoryNet::default();
