@@ -156,6 +156,18 @@ struct ShotTrack {
     behind_cover: bool,
 }
 
+/// The eight directions the fairness bot dodges in (full stick along an axis or a diagonal).
+const DODGES: [(i8, i8); 8] = [
+    (127, 0),
+    (90, 90),
+    (0, 127),
+    (-90, 90),
+    (-127, 0),
+    (-90, -90),
+    (0, -127),
+    (90, -90),
+];
+
 /// The fairness bot: the ordinary bot's walk out of sight, dodging in sight, the rail fired at
 /// the opponent as shown.
 struct RailBot {
@@ -187,17 +199,7 @@ impl RailBot {
             target.is_some_and(|s| state.maze.line_of_sight(me.pos, state.players[s].pos));
         if in_sight {
             let mut rng = engine::DetRng::from_seed(self.seed ^ u64::from(state.tick / 6) << 20);
-            const DIRS: [(i8, i8); 8] = [
-                (127, 0),
-                (90, 90),
-                (0, 127),
-                (-90, 90),
-                (-127, 0),
-                (-90, -90),
-                (0, -127),
-                (90, -90),
-            ];
-            (cmd.move_x, cmd.move_y) = DIRS[rng.below(8) as usize];
+            (cmd.move_x, cmd.move_y) = DODGES[rng.below(8) as usize];
         }
         let ready = state.round.is_fighting()
             && me.action.is_free()
@@ -763,16 +765,6 @@ mod tests {
     /// directions, a new one every 6 ticks.
     #[test]
     fn the_bot_fires_the_rail_at_the_deepest_view_the_window_holds_and_dodges_between() {
-        const DIRS: [(i8, i8); 8] = [
-            (127, 0),
-            (90, 90),
-            (0, 127),
-            (-90, 90),
-            (-127, 0),
-            (-90, -90),
-            (0, -127),
-            (90, -90),
-        ];
         let mut world = facing();
         let plan = plan(0, 3);
         let mut bot = RailBot {
@@ -870,12 +862,12 @@ mod tests {
                 block * 6,
                 block * 6 + 6
             );
-            assert!(DIRS.contains(d.first().expect("one")), "{d:?}");
+            assert!(DODGES.contains(d.first().expect("one")), "{d:?}");
         }
         let kinds: std::collections::BTreeSet<_> = dodges.values().flatten().collect();
         assert_eq!(
             kinds.len(),
-            DIRS.len(),
+            DODGES.len(),
             "every direction, none twice: {kinds:?}"
         );
     }
