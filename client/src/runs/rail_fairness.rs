@@ -179,6 +179,17 @@ struct RailBot {
 }
 
 impl RailBot {
+    /// The bot of slot `me`, its walk and its aim drawn from `seed`.
+    fn new(me: usize, seed: u64) -> RailBot {
+        RailBot {
+            walk: engine::Bot::new(me as u8, seed),
+            seed,
+            me,
+            delay: ViewDelay::default(),
+            pressed: false,
+        }
+    }
+
     fn input(&mut self, world: &World, final_tick: Tick, plan: &FairnessPlan) -> WireInput {
         let mode = plan.view;
         let state = world.state();
@@ -269,13 +280,7 @@ fn play_fairness(mut peer: NetPeer<World>, plan: &FairnessPlan) -> Result<Played
     let me = peer.local_slot().ok_or(Error::NotAPlayer {
         what: "a fairness run",
     })?;
-    let mut bot = RailBot {
-        walk: engine::Bot::new(me as u8, plan.bot_seed),
-        seed: plan.bot_seed,
-        me,
-        delay: ViewDelay::default(),
-        pressed: false,
-    };
+    let mut bot = RailBot::new(me, plan.bot_seed);
     let mut journal = PredictionJournal::<World>::new();
     let mut shots: BTreeMap<EventKey, ShotTrack> = BTreeMap::new();
     let mut pacer = FramePacer::new(plan.fps);
@@ -767,13 +772,7 @@ mod tests {
     fn the_bot_fires_the_rail_at_the_deepest_view_the_window_holds_and_dodges_between() {
         let mut world = facing();
         let plan = plan(0, 3);
-        let mut bot = RailBot {
-            walk: engine::Bot::new(0, 3),
-            seed: 3,
-            me: 0,
-            delay: ViewDelay::default(),
-            pressed: false,
-        };
+        let mut bot = RailBot::new(0, 3);
         let window = world.rules().pose_history_ticks;
         let (mut held, mut deepest) = (false, 0);
         let mut shots = Vec::new();
@@ -896,13 +895,7 @@ mod tests {
             edit(&mut state);
             let mut edited = World::new(world.rules().clone(), 7, 2).expect("world");
             edited.restore(&state).expect("a valid state");
-            let mut bot = RailBot {
-                walk: engine::Bot::new(0, 3),
-                seed: 3,
-                me: 0,
-                delay: ViewDelay::default(),
-                pressed: false,
-            };
+            let mut bot = RailBot::new(0, 3);
             let tick = edited.tick();
             bot.input(&edited, tick, &plan(0, 3))
                 .at(tick)
@@ -927,13 +920,7 @@ mod tests {
                 ..fairness_rules()
             };
             let world = facing_under(rules, [(2, 1), (6, 3)]);
-            let mut bot = RailBot {
-                walk: engine::Bot::new(0, 3),
-                seed: 3,
-                me: 0,
-                delay: ViewDelay::default(),
-                pressed: false,
-            };
+            let mut bot = RailBot::new(0, 3);
             let input = bot.input(&world, world.tick(), &plan(0, 3)).at(0);
             assert_eq!(input.held(buttons::RAIL), fires, "range {range}");
         }
@@ -1115,16 +1102,19 @@ mod tests {
         assert!(host.ticks.min(joiner.ticks) >= 120, "{host} / {joiner}");
     }
 
-    #[test]
-    fn a_wait_paces_the_run_and_only_the_opponent_leaving_ends_it() {
-        let net = MemoryNet::default();
+    /// Host and joiner on `net`, under the fairness rules at the highest frame rate.
+    fn lossless_pair(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>) {
         let config = NetConfig::<World> {
             rules: fairness_rules(),
             fps: MAX_FPS,
             ..NetConfig::<World>::default()
         };
-        let (host, joiner) =
-            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config)
+    }
+
+    #[test]
+    fn a_wait_paces_the_run_and_only_the_opponent_leaving_ends_it() {
+        let (host, joiner) = lossless_pair(&MemoryNet::default());
         let mut pacer = FramePacer::new(60);
         let wait = NetEvent::WaitRecommendation { frames: 3 };
         assert!(!on_event(&host, &mut pacer, wait));
@@ -1145,14 +1135,7 @@ mod tests {
     /// report is the tally of what it followed.
     #[test]
     fn a_run_stops_at_the_ticks_asked_and_reports_its_tally() {
-        let net = MemoryNet::default();
-        let config = NetConfig::<World> {
-            rules: fairness_rules(),
-            fps: MAX_FPS,
-            ..NetConfig::<World>::default()
-        };
-        let (mut host, mut joiner) =
-            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let (mut host, mut joiner) = lossless_pair(&MemoryNet::default());
         while host.final_tick() < 5 {
             for peer in [&mut host, &mut joiner] {
                 peer.poll();
