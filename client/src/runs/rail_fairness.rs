@@ -356,8 +356,7 @@ fn track_shots(
             _ => None,
         });
         let cover = now.is_some_and(|s| {
-            let own = peer.driver().snapshot_at(event.tick).ok();
-            hit_on(&s, me) && behind_cover(own, &s, me)
+            hit_on(&s, me) && behind_cover(peer.driver().snapshot_at(event.tick).ok(), &s, me)
         });
         shots
             .entry(event.key())
