@@ -339,6 +339,31 @@ mod tests {
         assert_eq!(play(), (shots, hash));
     }
 
+    /// The room plays by the rules it was given, can pause, and F11 (the `Record` command)
+    /// records your inputs and, pressed again, has the dummy play them back.
+    #[test]
+    fn the_room_keeps_its_rules_pauses_and_records_by_command() {
+        let rules = Rules {
+            rounds_to_win: 5,
+            ..Rules::default()
+        };
+        let mut room =
+            TrainingMatch::new(rules.clone(), 3, LocalLogs::to(None, None)).expect("room");
+        assert_eq!(room.rules(), &rules);
+        assert!(room.can_pause());
+        room.command(SourceCommand::Record).expect("record");
+        assert_eq!(room.dummy().recorded(), (0, true));
+        let yours = pressing(-127, 0);
+        for _ in 0..4 {
+            room.advance(&[yours]).expect("tick");
+        }
+        room.command(SourceCommand::Record).expect("stop");
+        assert_eq!(room.dummy().recorded(), (4, false));
+        assert_eq!(room.dummy().mode(), DummyMode::Playback);
+        let view = room.training().expect("a training view");
+        assert!(view.dummy.contains("plays back"), "{}", view.dummy);
+    }
+
     /// A recording stops growing at its limit.
     #[test]
     fn a_recording_is_bounded() {
