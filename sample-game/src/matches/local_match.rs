@@ -38,6 +38,9 @@ pub struct LocalMatch {
 pub struct LocalLogs {
     match_log_path: Option<PathBuf>,
     hash_log_path: Option<PathBuf>,
+    /// The files first asked for: a rematch's or a reset's files are named after these, so
+    /// the third reset logs to `<stem>-reset3`, not `<stem>-reset1-reset2-reset3`.
+    first_paths: (Option<PathBuf>, Option<PathBuf>),
     logs: TickLogs<World>,
 }
 
@@ -46,6 +49,7 @@ impl LocalLogs {
     #[must_use]
     pub fn to(match_log: Option<PathBuf>, hash_log: Option<PathBuf>) -> LocalLogs {
         LocalLogs {
+            first_paths: (match_log.clone(), hash_log.clone()),
             match_log_path: match_log,
             hash_log_path: hash_log,
             ..LocalLogs::default()
@@ -85,17 +89,20 @@ impl LocalLogs {
         self.renamed(&format!("seed{seed}"))
     }
 
-    /// The same files with `-<tag>` after their stems.
+    /// The first files asked for with `-<tag>` after their stems.
     fn renamed(&self, tag: &str) -> LocalLogs {
         let rename = |p: &PathBuf| {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("match");
             let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("log");
             p.with_file_name(format!("{stem}-{tag}.{ext}"))
         };
-        LocalLogs::to(
-            self.match_log_path.as_ref().map(rename),
-            self.hash_log_path.as_ref().map(rename),
-        )
+        let (match_log, hash_log) = &self.first_paths;
+        LocalLogs {
+            match_log_path: match_log.as_ref().map(rename),
+            hash_log_path: hash_log.as_ref().map(rename),
+            first_paths: self.first_paths.clone(),
+            ..LocalLogs::default()
+        }
     }
 }
 
@@ -413,6 +420,48 @@ mod tests {
         assert!(m.rematch().unwrap());
         assert_eq!((m.seed(), m.current().tick), (42, 0));
         assert!(m.local_players().is_empty());
+    }
+
+    /// Each rematch logs to files named after the first ones and its seed (both logs), not
+    /// after the previous rematch's.
+    #[test]
+    fn each_rematch_logs_beside_the_first_files_under_its_seed() {
+        let dir = std::env::temp_dir().join(format!("duel-rematch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let logs = LocalLogs::to(Some(dir.join("m.duellog")), Some(dir.join("m.hashlog")));
+        let mut m = LocalMatch::new(Rules::default(), 41)
+            .unwrap()
+            .with_bots(&[0, 1])
+            .with_logs(logs)
+            .unwrap();
+        for ticks in [10, 20, 30] {
+            for _ in 0..ticks {
+                m.advance(&[]).unwrap();
+            }
+            assert!(m.rematch().unwrap());
+        }
+        m.close().unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let expected = [
+            "m-seed42.duellog",
+            "m-seed42.hashlog",
+            "m-seed43.duellog",
+            "m-seed43.hashlog",
+            "m-seed44.duellog",
+            "m-seed44.hashlog",
+            "m.duellog",
+            "m.hashlog",
+        ];
+        assert_eq!(names, expected);
+        for (name, ticks) in [("m", 10), ("m-seed42", 20), ("m-seed43", 30)] {
+            let log = read_log::<World>(&dir.join(format!("{name}.duellog"))).unwrap();
+            assert_eq!(log.last_tick(), ticks, "{name}");
+        }
     }
 
     /// A local match against the bot decided with `winner` (player 0 is the human).

@@ -405,10 +405,26 @@ mod tests {
         room.command(SourceCommand::ResetPositions).expect("reset");
         assert_eq!(room.current().players, start.players, "back to the start");
         assert_eq!(room.current().maze, start.maze, "the same maze");
-        room.close().expect("close");
         let written =
             client::logs::matchlog::read_log::<World>(&log).expect("the first session's log");
         assert_eq!(written.header.mode, "training");
         assert_eq!(written.last_tick(), 300);
+        // Each reset logs on in a file of its own, numbered; closing the room closes the
+        // log of the last one with every tick played in it.
+        for _ in 0..20 {
+            room.advance(&[InputCmd::idle(0)]).expect("tick");
+        }
+        room.command(SourceCommand::ResetPositions)
+            .expect("second reset");
+        for _ in 0..30 {
+            room.advance(&[InputCmd::idle(0)]).expect("tick");
+        }
+        room.close().expect("close");
+        for (name, ticks) in [("training-reset1", 20), ("training-reset2", 30)] {
+            let path = dir.join(format!("{name}.duellog"));
+            let written = client::logs::matchlog::read_log::<World>(&path).expect(name);
+            assert_eq!(written.header.mode, "training", "{name}");
+            assert_eq!(written.last_tick(), ticks, "{name}");
+        }
     }
 }
