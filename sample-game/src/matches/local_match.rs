@@ -215,7 +215,7 @@ impl LocalMatch {
             eprintln!("maze-duel: {}: {cut}", path.display());
         }
         let mut m = LocalMatch::from_world(world);
-        m.logs.match_log_path = Some(path.to_owned());
+        m.logs = LocalLogs::to(Some(path.to_owned()), None);
         if let Some(difficulty) = difficulty {
             m = m.with_bots(&[1]).with_difficulty(difficulty);
         }
@@ -234,6 +234,7 @@ impl LocalMatch {
             let source = format!("resume from tick {}", self.world.tick());
             self.logs.logs.hash_log =
                 Some(HashLogWriter::<World>::create(&path, &identity, &source)?);
+            self.logs.first_paths.1 = Some(path.clone());
             self.logs.hash_log_path = Some(path);
         }
         Ok(self)
@@ -422,6 +423,28 @@ mod tests {
         assert!(m.local_players().is_empty());
     }
 
+    /// Bots only take slots the match has; a bot's seed comes from the match seed and its
+    /// slot, so two bots of one match, or the bots of one slot in matches of nearby seeds,
+    /// are seeded apart.
+    #[test]
+    fn bots_take_only_real_slots_and_are_seeded_apart() {
+        let m = LocalMatch::new(Rules::default(), 9)
+            .unwrap()
+            .with_bots(&[1, 2, 7]);
+        assert_eq!(m.bots.len(), 1);
+        assert_eq!(m.bots[0].player(), 1);
+        assert_eq!(m.local_players(), &[0]);
+        let mut seeds = Vec::new();
+        for match_seed in 0..64 {
+            for slot in 0..PLAYERS as PlayerId {
+                seeds.push(bot_seed(match_seed, slot));
+            }
+        }
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 64 * PLAYERS, "every bot seeded apart");
+    }
+
     /// Each rematch logs to files named after the first ones and its seed (both logs), not
     /// after the previous rematch's.
     #[test]
@@ -462,6 +485,36 @@ mod tests {
             let log = read_log::<World>(&dir.join(format!("{name}.duellog"))).unwrap();
             assert_eq!(log.last_tick(), ticks, "{name}");
         }
+    }
+
+    /// A resumed match's rematch logs beside the resumed log and the hash log asked for.
+    #[test]
+    fn a_resumed_matchs_rematch_logs_beside_its_files() {
+        let dir = std::env::temp_dir().join(format!("duel-resumed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.duellog");
+        let mut m = LocalMatch::new(Rules::default(), 41)
+            .unwrap()
+            .with_logs(LocalLogs::to(Some(path.clone()), None))
+            .unwrap();
+        for _ in 0..10 {
+            m.advance(&[InputCmd::idle(0); 2]).unwrap();
+        }
+        drop(m);
+        let mut resumed = LocalMatch::resume(&path)
+            .unwrap()
+            .with_hash_log(Some(dir.join("r.hashlog")))
+            .unwrap();
+        resumed.advance(&[InputCmd::idle(0); 2]).unwrap();
+        assert!(resumed.rematch().unwrap());
+        for _ in 0..5 {
+            resumed.advance(&[InputCmd::idle(0); 2]).unwrap();
+        }
+        resumed.close().unwrap();
+        let log = read_log::<World>(&dir.join("m-seed42.duellog")).unwrap();
+        assert_eq!(log.last_tick(), 5);
+        assert!(dir.join("r-seed42.hashlog").exists());
     }
 
     /// A local match against the bot decided with `winner` (player 0 is the human).
@@ -535,6 +588,7 @@ mod tests {
         for (level, mode) in [
             (Difficulty::Easy, "local-vs-bot-easy"),
             (Difficulty::Beginner, "local-vs-bot-beginner"),
+            (Difficulty::Normal, "local-vs-bot-normal"),
         ] {
             let fresh = || {
                 LocalMatch::new(Rules::default(), 12)
@@ -552,6 +606,7 @@ mod tests {
             drop(first);
             assert_eq!(read_log::<World>(&path).unwrap().header.mode, mode);
             let mut resumed = LocalMatch::resume(&path).unwrap();
+            assert_eq!(resumed.difficulty, level);
             play(&mut resumed, 300..600);
             assert_eq!(resumed.current(), whole.current(), "{level:?}");
         }
