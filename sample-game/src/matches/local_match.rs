@@ -400,6 +400,35 @@ mod tests {
         }
     }
 
+    /// Each human's input goes to that human's slot, and a bot's slot gets what that bot
+    /// thinks of the world; every input is stamped with the tick. The match plays by the
+    /// rules it was given and can pause.
+    #[test]
+    fn each_slot_plays_its_own_input_and_a_bots_slot_its_bots() {
+        let rules = Rules {
+            rounds_to_win: 4,
+            ..Rules::default()
+        };
+        let press = |move_x: i8, b: u8| InputCmd {
+            move_x,
+            buttons: b,
+            ..InputCmd::idle(77)
+        };
+        let (a, b) = (press(127, 0), press(-127, engine::buttons::SHOOT));
+        let mut humans = LocalMatch::new(rules.clone(), 3).unwrap();
+        assert_eq!(humans.rules(), &rules);
+        assert!(humans.can_pause());
+        humans.advance(&[a, b]).unwrap();
+        assert_eq!(humans.inputs, [a, b].map(|i| InputCmd { tick: 0, ..i }));
+        let mut vs_bot = LocalMatch::new(rules, 3).unwrap().with_bots(&[1]);
+        for tick in 0..40 {
+            let mut bot = vs_bot.bots[0].clone();
+            let thought = bot.think(vs_bot.world());
+            vs_bot.advance(&[a]).unwrap();
+            assert_eq!(vs_bot.inputs, [InputCmd { tick, ..a }, thought]);
+        }
+    }
+
     #[test]
     fn the_wrong_number_of_inputs_is_an_error() {
         let mut m = LocalMatch::new(Rules::default(), 3)
