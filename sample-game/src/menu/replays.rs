@@ -3,7 +3,7 @@
 //! result, and how long it lasted.
 
 use client::logs::matchlog::{read_log, LogHeader};
-use engine::{RoundPhase, TICKS_PER_SECOND};
+use engine::{RoundPhase, RoundState, TICKS_PER_SECOND};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -37,8 +37,11 @@ impl ReplayEntry {
 /// The kind of match and the opponent, from the log's mode; and which slot was this
 /// machine's player, when one was (vs bot, online), to say the result from its side.
 fn kind_of(header: &LogHeader) -> (String, Option<u8>) {
-    let mode = header.mode.as_str();
-    let you = header.rejoin.as_ref().map(|k| k.slot);
+    kind_of_mode(&header.mode, header.rejoin.as_ref().map(|k| k.slot))
+}
+
+/// [`kind_of`] for a log of `mode` whose online player (if any) played slot `you`.
+fn kind_of_mode(mode: &str, you: Option<u8>) -> (String, Option<u8>) {
     match mode {
         "local" => ("local, 2 players".into(), None),
         "training" => ("training".into(), Some(0)),
@@ -99,18 +102,7 @@ pub fn describe(path: &Path, modified: SystemTime) -> Option<String> {
     let last = log.last_tick();
     let mut replay = client::logs::replay::Replay::new(log).ok()?;
     replay.seek(last).ok()?;
-    let round = replay.world().state().round;
-    let score = |a: u8| {
-        let b = if a == 0 { 1 } else { 0 };
-        format!("{}-{}", round.wins[usize::from(a)], round.wins[b])
-    };
-    let result = match (round.phase, round.last_winner, you) {
-        (RoundPhase::MatchOver, Some(w), Some(me)) if w == me => format!("you won {}", score(me)),
-        (RoundPhase::MatchOver, Some(_), Some(me)) => format!("you lost {}", score(me)),
-        (RoundPhase::MatchOver, Some(w), None) => format!("P{} won {}", w + 1, score(w)),
-        (RoundPhase::MatchOver, None, _) => format!("draw {}", score(0)),
-        _ => format!("unfinished at {}", score(you.unwrap_or(0))),
-    };
+    let result = result_of(&replay.world().state().round, you);
     Some(format!(
         "{}  {kind}  {result}  {}",
         date(modified),
@@ -118,10 +110,31 @@ pub fn describe(path: &Path, modified: SystemTime) -> Option<String> {
     ))
 }
 
+/// How a match at `round` came out, said from slot `you`'s side when there is one: `you won
+/// 2-1`, `P2 won 2-0`, `draw 1-1`, `unfinished at 0-1` (the side's own wins first).
+fn result_of(round: &RoundState, you: Option<u8>) -> String {
+    let score = |a: u8| {
+        let b = if a == 0 { 1 } else { 0 };
+        format!("{}-{}", round.wins[usize::from(a)], round.wins[b])
+    };
+    match (round.phase, round.last_winner, you) {
+        (RoundPhase::MatchOver, Some(w), Some(me)) if w == me => format!("you won {}", score(me)),
+        (RoundPhase::MatchOver, Some(_), Some(me)) => format!("you lost {}", score(me)),
+        (RoundPhase::MatchOver, Some(w), None) => format!("P{} won {}", w + 1, score(w)),
+        (RoundPhase::MatchOver, None, _) => format!("draw {}", score(0)),
+        _ => format!("unfinished at {}", score(you.unwrap_or(0))),
+    }
+}
+
 /// The `.duellog` files in `dir`, newest first (ties by name), at most [`MAX_LISTED`]. A
 /// missing or unreadable folder lists nothing.
 #[must_use]
 pub fn list_replays(dir: &Path) -> Vec<ReplayEntry> {
+    list_at_most(dir, MAX_LISTED, MAX_DESCRIBED)
+}
+
+/// [`list_replays`] with its limits: `listed` logs, the first `described` of them described.
+fn list_at_most(dir: &Path, listed: usize, described: usize) -> Vec<ReplayEntry> {
     let Ok(read) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -145,8 +158,8 @@ pub fn list_replays(dir: &Path) -> Vec<ReplayEntry> {
         })
         .collect();
     entries.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.name.cmp(&b.name)));
-    entries.truncate(MAX_LISTED);
-    for entry in entries.iter_mut().take(MAX_DESCRIBED) {
+    entries.truncate(listed);
+    for entry in entries.iter_mut().take(described) {
         entry.line = describe(&entry.path, entry.modified);
     }
     entries
@@ -222,6 +235,108 @@ mod tests {
         m.close().unwrap();
         let line = describe(&path, SystemTime::UNIX_EPOCH).expect("described");
         assert!(line.contains("vs bot (hard)  you lost 0-"), "{line}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every mode a log can have is named, with the slot its result is told from: the human's
+    /// against the bot and in training, the online player's own, nobody's otherwise.
+    #[test]
+    fn every_kind_of_log_is_named_with_the_side_it_is_told_from() {
+        let kinds = [
+            ("local", Some(1), "local, 2 players", None),
+            ("training", None, "training", Some(0)),
+            ("bot-match", Some(1), "bot vs bot", None),
+            ("host", Some(0), "online vs the other player", Some(0)),
+            ("join", Some(1), "online vs the other player", Some(1)),
+            ("join", None, "online vs the other player", None),
+            ("spectate", Some(1), "watched online", None),
+            ("local-vs-bot", None, "vs bot (hard)", Some(0)),
+            ("local-vs-bot-easy", None, "vs bot (easy)", Some(0)),
+            ("local-vs-bot-beginner", None, "vs bot (beginner)", Some(0)),
+            ("tournament", Some(1), "tournament", None),
+        ];
+        for (mode, slot, kind, you) in kinds {
+            assert_eq!(kind_of_mode(mode, slot), (kind.to_owned(), you), "{mode}");
+        }
+    }
+
+    /// A result is said from the side's own wins first: won, lost, who won when nobody's
+    /// side is told, a draw, and a match left unfinished.
+    #[test]
+    fn results_are_said_from_the_sides_own_score() {
+        let round = |phase, [a, b]: [u8; 2], last_winner| RoundState {
+            phase,
+            wins: [a, b, 0, 0],
+            last_winner,
+            ..RoundState::default()
+        };
+        let over = RoundPhase::MatchOver;
+        let p1_won = round(over, [2, 1], Some(0));
+        let p2_won = round(over, [0, 2], Some(1));
+        let cases = [
+            (p1_won, Some(0), "you won 2-1"),
+            (p1_won, Some(1), "you lost 1-2"),
+            (p1_won, None, "P1 won 2-1"),
+            (p2_won, Some(1), "you won 2-0"),
+            (p2_won, Some(0), "you lost 0-2"),
+            (p2_won, None, "P2 won 2-0"),
+            (round(over, [1, 1], None), Some(1), "draw 1-1"),
+            (
+                round(RoundPhase::Fighting, [0, 1], None),
+                Some(1),
+                "unfinished at 1-0",
+            ),
+            (
+                round(RoundPhase::RoundOver, [0, 1], Some(1)),
+                None,
+                "unfinished at 0-1",
+            ),
+        ];
+        for (state, you, said) in cases {
+            assert_eq!(result_of(&state, you), said, "{state:?} from {you:?}");
+        }
+    }
+
+    /// Logs written at the same moment list by name; past the limits, the oldest are not
+    /// listed and only the newest are described.
+    #[test]
+    fn ties_list_by_name_and_only_the_newest_are_listed_and_described() {
+        let dir = std::env::temp_dir().join(format!("maze-duel-limits-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = dir.join("a.duellog");
+        let mut m = crate::LocalMatch::new(engine::Rules::default(), 5)
+            .unwrap()
+            .with_logs(crate::LocalLogs::to(Some(first.clone()), None))
+            .unwrap();
+        use crate::MatchSource as _;
+        for _ in 0..10 {
+            m.advance(&[engine::InputCmd::idle(0); 2]).unwrap();
+        }
+        m.close().unwrap();
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        for name in ["d", "c", "b", "a"] {
+            let path = dir.join(format!("{name}.duellog"));
+            if path != first {
+                std::fs::copy(&first, &path).unwrap();
+            }
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        }
+        let listed = list_at_most(&dir, 3, 2);
+        let names: Vec<&str> = listed.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["a.duellog", "b.duellog", "c.duellog"]);
+        let described: Vec<bool> = listed.iter().map(|e| e.line.is_some()).collect();
+        assert_eq!(described, [true, true, false]);
+        assert!(listed[0]
+            .label()
+            .contains("local, 2 players  unfinished at 0-0  0:00"));
+        assert_eq!(listed[2].label(), "c.duellog");
+        assert_eq!(list_replays(&dir).len(), 4);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
