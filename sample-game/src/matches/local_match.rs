@@ -516,6 +516,33 @@ mod tests {
         }
     }
 
+    /// Closing a decided match ends its log (it no longer resumes); closing one still being
+    /// played leaves it open to resume.
+    #[test]
+    fn only_a_decided_match_closes_its_log_as_ended() {
+        let dir = std::env::temp_dir().join(format!("duel-ended-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (open, ended) = (dir.join("open.duellog"), dir.join("ended.duellog"));
+        let mut m = LocalMatch::new(Rules::default(), 5)
+            .unwrap()
+            .with_logs(LocalLogs::to(Some(open.clone()), None))
+            .unwrap();
+        m.advance(&[InputCmd::idle(0); 2]).unwrap();
+        m.close().unwrap();
+        drop(m);
+        assert_eq!(read_log::<World>(&open).unwrap().end, None);
+        assert!(LocalMatch::resume(&open).is_ok());
+        let mut m = decided_against(Difficulty::Easy, 1)
+            .with_logs(LocalLogs::to(Some(ended.clone()), None))
+            .unwrap();
+        m.advance(&[InputCmd::idle(0)]).unwrap();
+        m.close().unwrap();
+        drop(m);
+        assert!(read_log::<World>(&ended).unwrap().end.is_some());
+        assert!(LocalMatch::resume(&ended).is_err());
+    }
+
     /// A resumed match's rematch logs beside the resumed log and the hash log asked for.
     #[test]
     fn a_resumed_matchs_rematch_logs_beside_its_files() {

@@ -176,6 +176,19 @@ mod tests {
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        // Century years are leap years only every 400 years, and an era's last day is the
+        // 29th of February of a year divisible by 400.
+        for (days, date) in [
+            (47_540, (2100, 2, 28)),
+            (47_541, (2100, 3, 1)),
+            (47_847, (2101, 1, 1)),
+            (84_065, (2200, 3, 1)),
+            (157_053, (2399, 12, 31)),
+            (157_113, (2400, 2, 29)),
+            (157_114, (2400, 3, 1)),
+        ] {
+            assert_eq!(civil_from_days(days), date, "{days}");
+        }
         let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_764_684_180); // 2025-12-02 14:03
         assert_eq!(date(t), "12-02 14:03");
         assert_eq!(duration(0), "0:00");
