@@ -695,3 +695,73 @@ fn a_host_waits_for_every_peer_to_finish_not_the_first() {
         assert!(host.all_peers_finished(), "both finished");
     }
 }
+
+/// A host out of handshake time whose joiner synchronized but never sent a frame of input
+/// says so: not "unsynchronized", but synchronized without input.
+#[test]
+fn a_host_out_of_time_names_a_joiner_that_synchronized_but_sent_no_input() {
+    let net = MemoryNet::default();
+    let cfg = config(300, 400, 0);
+    let mut h = host(&net, &cfg);
+    let mut squatter = joiner(&net, 2, Role::Player, &cfg);
+    let guard = Instant::now() + Duration::from_secs(10);
+    let err = loop {
+        if let Some(peer) = squatter.poll().expect("the squatter is welcomed") {
+            break peer;
+        }
+        assert!(h.poll().expect("the host waits").is_none());
+        assert!(Instant::now() < guard, "the squatter never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let mut squatter = err;
+    let err = loop {
+        squatter.poll(); // synchronized, polling, never advancing: no input
+        match h.poll() {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("the host started without input from its joiner"),
+            Err(e) => break e,
+        }
+        assert!(Instant::now() < guard, "still held at {:?}", h.stage());
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    match err {
+        Error::SyncTimeout { peers, .. } => assert_eq!(
+            peers,
+            "player 127.0.0.1:2 (synchronized, but sent no input)"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Who holds a start up, by role: a peer not synchronized is named, a spectator that
+/// synchronized is not (it sends no input, and needs to send none), nor a player that
+/// synchronized and sent input; from the joiner's side its host is named as the host.
+#[test]
+fn the_peers_holding_up_a_start_are_named_by_role() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 1);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut s = joiner(&net, 3, Role::Spectator, &cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
+    let (mut host, mut player) = (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("player"),
+    );
+    let guard = Instant::now() + Duration::from_secs(10);
+    while host.final_tick() < 5 {
+        host.advance(Default::default()).expect("host");
+        player.advance(Default::default()).expect("player");
+        assert!(Instant::now() < guard, "no progress");
+    }
+    let (p, sp) = (addr(2), addr(3));
+    assert_eq!(
+        host.unsynchronized(&[]),
+        "player 127.0.0.1:2, spectator 127.0.0.1:3"
+    );
+    assert_eq!(host.unsynchronized(&[sp]), "player 127.0.0.1:2");
+    assert_eq!(host.unsynchronized(&[p]), "spectator 127.0.0.1:3");
+    assert_eq!(host.unsynchronized(&[sp, p]), "");
+    assert_eq!(player.unsynchronized(&[]), "host 127.0.0.1:1");
+    assert_eq!(player.unsynchronized(&[addr(1)]), "");
+}
