@@ -6,7 +6,7 @@ use crate::net::socket::Link;
 use crate::net::transport::memory::{MemoryEndpoint, MemoryNet};
 use crate::net::transport::{Transport, MAX_DATAGRAM};
 use crate::net::wire::{self, Control, Kind};
-use crate::session::netplay::{NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
+use crate::session::netplay::{Advance, NetEvent, MAX_INPUT_DELAY, MAX_SPECTATORS};
 use engine::World;
 use game_api::Game;
 
@@ -764,4 +764,44 @@ fn the_peers_holding_up_a_start_are_named_by_role() {
     assert_eq!(host.unsynchronized(&[sp, p]), "");
     assert_eq!(player.unsynchronized(&[]), "host 127.0.0.1:1");
     assert_eq!(player.unsynchronized(&[addr(1)]), "");
+}
+
+/// A player heard through frame 0 has sent input: one frame of it is enough for a host to
+/// start and to stop naming it among those holding the start up.
+#[test]
+fn one_frame_of_input_is_input() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig::<World> {
+        input_delay: 0,
+        ..config(30_000, 5_000, 0)
+    };
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let guard = Instant::now() + Duration::from_secs(10);
+    let mut player = loop {
+        assert!(h.poll().expect("the host waits").is_none());
+        if let Some(peer) = j.poll().expect("the joiner is welcomed") {
+            break peer;
+        }
+        assert!(Instant::now() < guard, "the joiner never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    // Exactly one frame of input, then only polls.
+    while player.advance(Default::default()).expect("advance") != Advance::Advanced {
+        assert!(Instant::now() < guard, "the joiner never advanced");
+    }
+    let host = loop {
+        player.poll();
+        if let Some(peer) = h.poll().expect("the host starts") {
+            break peer;
+        }
+        assert!(Instant::now() < guard, "the host never started");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(
+        h.link().borrow().heard_through(addr(2)),
+        0,
+        "heard through frame 0 only"
+    );
+    assert_eq!(host.unsynchronized(&[addr(2)]), "");
 }
