@@ -130,10 +130,7 @@ impl Connection {
         timeout: Duration,
     ) -> Result<Connection, Error> {
         let link = open_link(default_bind_for(host), config.conditioner)?;
-        let config = NetConfig::<World> {
-            handshake_timeout: timeout,
-            ..config
-        };
+        let config = within(config, timeout);
         Ok(Connection::new(
             Inner::Connecting(Box::new(Connecting::<World>::join(
                 link, host, role, &config,
@@ -168,10 +165,7 @@ impl Connection {
             // The window may have given up and dropped the receiver: nothing to tell.
             let _ = tx.send(opened);
         });
-        let config = NetConfig::<World> {
-            handshake_timeout: timeout,
-            ..config
-        };
+        let config = within(config, timeout);
         Ok(Connection::new(
             Inner::Opening(rx, Box::new(config)),
             Side::Room(role),
@@ -287,6 +281,14 @@ impl Connection {
     }
 }
 
+/// `config` with its handshake limited to `timeout`: a joiner's or a room's give-up time.
+fn within(config: NetConfig<World>, timeout: Duration) -> NetConfig<World> {
+    NetConfig::<World> {
+        handshake_timeout: timeout,
+        ..config
+    }
+}
+
 /// A room's transport as a link, through the conditioner when one is configured (as
 /// `client::session::online::open_room` does).
 fn room_link(transport: WebRtcTransport, config: &NetConfig<World>) -> SharedLink {
@@ -315,4 +317,52 @@ pub fn share_addresses(port: u16) -> Vec<String> {
     }
     out.push(format!("127.0.0.1:{port} (this computer)"));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A joiner or a room gives up after its own time; the rest of the config stays.
+    #[test]
+    fn the_give_up_time_limits_the_handshake_only() {
+        let config = NetConfig::<World> {
+            input_delay: 4,
+            ..NetConfig::default()
+        };
+        let limited = within(config.clone(), Duration::from_millis(1500));
+        assert_eq!(limited.handshake_timeout, Duration::from_millis(1500));
+        assert_eq!(limited.input_delay, 4);
+        assert_eq!(limited.sync_timeout, config.sync_timeout);
+    }
+
+    /// A joiner whose host never answers fails after its give-up time, saying so, and its
+    /// waiting time counts from the start.
+    #[test]
+    fn a_join_nobody_answers_fails_after_its_give_up_time() {
+        let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a socket");
+        let host = silent.local_addr().expect("its address");
+        let started = Instant::now();
+        let mut joining = Connection::join(
+            host,
+            Role::Player,
+            NetConfig::default(),
+            Duration::from_secs(1),
+        )
+        .expect("a socket to join from");
+        assert_eq!(joining.side(), Side::Join(host, Role::Player));
+        assert_eq!(joining.timeout(), Some(Duration::from_secs(1)));
+        let failed = loop {
+            match joining.poll() {
+                Poll::Pending => {}
+                Poll::Failed(why) => break why,
+                Poll::Ready(_) | Poll::Refused(_) => panic!("nobody answered"),
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "never gave up");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        assert!(failed.contains("within 1 s"), "{failed}");
+        assert!(joining.waited() >= Duration::from_secs(1));
+        assert!(joining.waited() <= started.elapsed());
+    }
 }
