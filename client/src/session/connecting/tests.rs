@@ -805,3 +805,45 @@ fn one_frame_of_input_is_input() {
     );
     assert_eq!(host.unsynchronized(&[addr(2)]), "");
 }
+
+/// A host's sealed refusal reaching a running joiner turns it away (its slot went to another
+/// peer) with the host's reason; the same refusal from a player reaching its host means
+/// nothing outside a resync.
+#[test]
+fn a_refusal_turns_a_joiner_away_but_not_a_host() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j], all_handed_over);
+    let (mut hosted, mut joined) = (
+        peers[0].take().expect("host"),
+        peers[1].take().expect("joiner"),
+    );
+    let refuse = |link: &crate::net::socket::SharedLink, to| {
+        let reason = "the slot went to a peer that proved itself first".to_owned();
+        link.borrow_mut()
+            .send_control(&Control::Reject { reason }, to);
+    };
+    refuse(j.link(), addr(1));
+    refuse(h.link(), addr(2));
+    let guard = Instant::now() + Duration::from_secs(10);
+    while joined.turned_away().is_none() {
+        hosted.poll();
+        joined.poll();
+        assert!(Instant::now() < guard, "the refusal never arrived");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(
+        joined.turned_away(),
+        Some("the slot went to a peer that proved itself first")
+    );
+    for _ in 0..20 {
+        hosted.poll();
+    }
+    assert_eq!(hosted.turned_away(), None);
+    assert!(
+        hosted.advance(Default::default()).is_ok(),
+        "the host plays on"
+    );
+}
