@@ -15,7 +15,7 @@ use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
 use client::Error;
 use engine::World;
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -299,6 +299,12 @@ fn room_link(transport: WebRtcTransport, config: &NetConfig<World>) -> SharedLin
     }
 }
 
+/// Whether another machine could reach this one at `ip`: not the unspecified address, not
+/// loopback.
+fn reachable_from_elsewhere(ip: IpAddr) -> bool {
+    !ip.is_unspecified() && !ip.is_loopback()
+}
+
 /// The addresses a host should share: this machine's address on its network (the one its
 /// default route leaves from; asking needs no traffic) and loopback, for a second window on
 /// the same computer.
@@ -311,7 +317,7 @@ pub fn share_addresses(port: u16) -> Vec<String> {
         .and_then(|s| s.local_addr())
         .ok()
         .map(|a| a.ip())
-        .filter(|ip| !ip.is_unspecified() && !ip.is_loopback());
+        .filter(|&ip| reachable_from_elsewhere(ip));
     if let Some(ip) = lan {
         out.push(format!("{ip}:{port}"));
     }
@@ -322,6 +328,64 @@ pub fn share_addresses(port: u16) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A host shares loopback last, for a second window here, and before it at most one
+    /// address another machine could reach.
+    #[test]
+    fn a_host_shares_an_address_others_can_reach_and_loopback() {
+        let shared = share_addresses(7123);
+        assert_eq!(
+            shared.last().map(String::as_str),
+            Some("127.0.0.1:7123 (this computer)")
+        );
+        assert!(shared.len() <= 2, "{shared:?}");
+        for lan in &shared[..shared.len() - 1] {
+            let addr: SocketAddr = lan.parse().expect("an address and the port");
+            assert!(reachable_from_elsewhere(addr.ip()), "{lan}");
+            assert_eq!(addr.port(), 7123);
+        }
+        let no = ["0.0.0.0", "127.0.0.1", "127.3.2.1", "::", "::1"];
+        let yes = ["192.168.1.20", "10.0.0.5", "203.0.113.9", "fe80::1"];
+        for ip in no {
+            assert!(!reachable_from_elsewhere(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in yes {
+            assert!(reachable_from_elsewhere(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    /// A host whose welcomed joiner vanishes while synchronizing waits again, with a note
+    /// saying so; no note before that, nor while the joiner synchronizes.
+    #[test]
+    fn a_host_notes_a_joiner_that_vanished_while_synchronizing() {
+        let config = NetConfig::<World> {
+            sync_timeout: Duration::from_millis(300),
+            ..NetConfig::default()
+        };
+        let mut hosting = Connection::host(config.clone()).expect("a port to host on");
+        let at = SocketAddr::from((Ipv4Addr::LOCALHOST, hosting.local_addr().port()));
+        let link = open_link(default_bind_for(at), config.conditioner).expect("a socket");
+        let mut joiner = Connecting::<World>::join(link, at, Role::Player, &config);
+        let guard = Instant::now() + Duration::from_secs(10);
+        while hosting.stage == Stage::Handshake {
+            assert!(matches!(hosting.poll(), Poll::Pending));
+            assert!(joiner.poll().expect("the joiner is welcomed").is_none());
+            assert_eq!(hosting.note, None, "nobody has vanished yet");
+            assert!(Instant::now() < guard, "the joiner was never welcomed");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        drop(joiner);
+        while hosting.stage != Stage::Handshake {
+            assert_eq!(hosting.note, None, "the joiner may still synchronize");
+            assert!(matches!(hosting.poll(), Poll::Pending));
+            assert!(Instant::now() < guard, "the host never gave the joiner up");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert_eq!(
+            hosting.note.as_deref(),
+            Some("a player arrived but did not synchronize; waiting again")
+        );
+    }
 
     /// A joiner or a room gives up after its own time; the rest of the config stays.
     #[test]
