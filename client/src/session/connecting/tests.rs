@@ -847,3 +847,57 @@ fn a_refusal_turns_a_joiner_away_but_not_a_host() {
         "the host plays on"
     );
 }
+
+/// The input delay a player sets is the one its inputs go out with: after one frame with a
+/// delay of 3, its host has heard it through frame 3. Beyond the largest delay, and for a
+/// peer with no local player, it is refused.
+#[test]
+fn the_input_delay_set_is_the_delay_inputs_go_out_with() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig::<World> {
+        input_delay: 0,
+        ..config(30_000, 5_000, 1)
+    };
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut s = joiner(&net, 3, Role::Spectator, &cfg);
+    let guard = Instant::now() + Duration::from_secs(10);
+    let (mut player, mut spectator) = (None, None);
+    while player.is_none() || spectator.is_none() {
+        assert!(h.poll().expect("the host waits").is_none());
+        if player.is_none() {
+            player = j.poll().expect("the joiner is welcomed");
+        }
+        if spectator.is_none() {
+            spectator = s.poll().expect("the spectator is welcomed");
+        }
+        assert!(Instant::now() < guard, "nobody ran");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let (mut player, mut spectator) = (player.expect("player"), spectator.expect("spectator"));
+    let refused = player.set_input_delay(MAX_INPUT_DELAY + 1).unwrap_err();
+    assert!(
+        refused.to_string().contains(&format!(
+            "input delay {} frames is beyond",
+            MAX_INPUT_DELAY + 1
+        )),
+        "{refused}"
+    );
+    let refused = spectator.set_input_delay(1).unwrap_err();
+    assert!(refused.to_string().contains("no local player"), "{refused}");
+    player
+        .set_input_delay(MAX_INPUT_DELAY)
+        .expect("the largest delay");
+    player.set_input_delay(3).expect("a delay of 3");
+    while player.advance(Default::default()).expect("advance") != Advance::Advanced {
+        assert!(Instant::now() < guard, "the joiner never advanced");
+    }
+    while h.link().borrow().heard_through(addr(2)) < 0 {
+        player.poll();
+        spectator.poll();
+        let _ = h.poll().expect("the host goes on");
+        assert!(Instant::now() < guard, "the host heard nothing");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(h.link().borrow().heard_through(addr(2)), 3);
+}
