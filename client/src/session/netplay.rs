@@ -604,28 +604,6 @@ impl<G: Game> NetPeer<G> {
         Self::connect(Connecting::join(link, host, role, config))
     }
 
-    /// Polls until GGRS has synchronized with every peer, keeping the events for the caller.
-    ///
-    /// # Errors
-    /// [`Error::SyncTimeout`] naming the peers still unsynchronized after `timeout` (GGRS itself
-    /// would wait forever).
-    pub fn wait_synchronized(&mut self, timeout: Duration) -> Result<(), Error> {
-        let deadline = Instant::now() + timeout;
-        let (mut synced, mut progress) = (Vec::new(), (0, 0));
-        loop {
-            if self.poll_synchronizing(&mut synced, &mut progress) {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(Error::SyncTimeout {
-                    peers: self.unsynchronized(&synced),
-                    millis: timeout.as_millis() as u64,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-
     /// One poll while GGRS synchronizes: adds the peers it synchronized with to `synced` and
     /// the round trips of the slowest peer still synchronizing to `progress` (`done`,
     /// `total`); whether the session runs. The events stay for the caller.

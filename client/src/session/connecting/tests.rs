@@ -901,3 +901,28 @@ fn the_input_delay_set_is_the_delay_inputs_go_out_with() {
     }
     assert_eq!(h.link().borrow().heard_through(addr(2)), 3);
 }
+
+/// Both sides finishing end cleanly, each having heard the other; a side whose partner never
+/// finishes gives up after its timeout, saying it did not end cleanly.
+#[test]
+fn a_finish_is_clean_only_when_the_partner_finishes_too() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
+    let started = Instant::now();
+    assert!(
+        !hosted.finish(40, Duration::from_millis(300)),
+        "the joiner never finished"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    let joiner = std::thread::spawn(move || joined.finish(40, Duration::from_secs(10)));
+    assert!(
+        hosted.finish(40, Duration::from_secs(10)),
+        "the host heard the joiner"
+    );
+    assert!(
+        joiner.join().expect("the joiner's thread"),
+        "the joiner heard the host"
+    );
+    assert!(hosted.all_peers_finished());
+}
