@@ -98,6 +98,30 @@ fn connected_pair<G: Game>(net: &MemoryNet, cfg: &NetConfig<G>) -> (NetPeer<G>, 
     )
 }
 
+/// A host at port 1, a player from port 2 and a spectator from port 3, all handed over.
+fn connected_trio(net: &MemoryNet, cfg: &NetConfig<World>) -> [NetPeer<World>; 3] {
+    let mut h = host(net, cfg);
+    let mut j = joiner(net, 2, Role::Player, cfg);
+    let mut s = joiner(net, 3, Role::Spectator, cfg);
+    let (peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
+    let [h, j, s]: [Option<NetPeer<World>>; 3] = peers.try_into().ok().expect("three sides");
+    [h, j, s].map(|p| p.expect("handed over"))
+}
+
+/// Polls a host (which must go on waiting) and its joiner until the joiner is handed over;
+/// the joiner's peer has not advanced yet.
+fn welcomed(h: &mut Connecting<World>, j: &mut Connecting<World>) -> NetPeer<World> {
+    let guard = Instant::now() + Duration::from_secs(10);
+    loop {
+        assert!(h.poll().expect("the host waits").is_none());
+        if let Some(peer) = j.poll().expect("the joiner is welcomed") {
+            return peer;
+        }
+        assert!(Instant::now() < guard, "the joiner never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 fn synchronizing(stage: ConnectStage) -> bool {
     matches!(stage, ConnectStage::Synchronizing { .. })
 }
@@ -329,15 +353,8 @@ fn a_joiner_that_synchronizes_but_sends_no_input_loses_the_slot() {
     let mut h = host(&net, &cfg);
     let mut squatter = joiner(&net, 2, Role::Player, &cfg);
     // The squatter is handed over (GGRS runs) but only ever polls: no input.
+    let mut squatter = welcomed(&mut h, &mut squatter);
     let guard = Instant::now() + Duration::from_secs(10);
-    let mut squatter = loop {
-        assert!(h.poll().expect("the host waits").is_none());
-        if let Some(peer) = squatter.poll().expect("the squatter is welcomed") {
-            break peer;
-        }
-        assert!(Instant::now() < guard, "the squatter never ran");
-        std::thread::sleep(Duration::from_millis(1));
-    };
     loop {
         squatter.poll();
         assert!(
@@ -667,16 +684,7 @@ fn a_joiner_to_a_closed_udp_port_is_told_at_once() {
 fn a_host_waits_for_every_peer_to_finish_not_the_first() {
     for spectator_first in [false, true] {
         let net = MemoryNet::default();
-        let cfg = config(30_000, 5_000, 1);
-        let mut h = host(&net, &cfg);
-        let mut j = joiner(&net, 2, Role::Player, &cfg);
-        let mut s = joiner(&net, 3, Role::Spectator, &cfg);
-        let (mut peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
-        let (mut host, mut player, mut spectator) = (
-            peers[0].take().expect("host"),
-            peers[1].take().expect("player"),
-            peers[2].take().expect("spectator"),
-        );
+        let [mut host, mut player, mut spectator] = connected_trio(&net, &config(30_000, 5_000, 1));
         host.poll();
         assert!(!host.all_peers_finished(), "nobody finished yet");
         let (first, second) = if spectator_first {
@@ -704,16 +712,8 @@ fn a_host_out_of_time_names_a_joiner_that_synchronized_but_sent_no_input() {
     let cfg = config(300, 400, 0);
     let mut h = host(&net, &cfg);
     let mut squatter = joiner(&net, 2, Role::Player, &cfg);
+    let mut squatter = welcomed(&mut h, &mut squatter);
     let guard = Instant::now() + Duration::from_secs(10);
-    let err = loop {
-        if let Some(peer) = squatter.poll().expect("the squatter is welcomed") {
-            break peer;
-        }
-        assert!(h.poll().expect("the host waits").is_none());
-        assert!(Instant::now() < guard, "the squatter never ran");
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let mut squatter = err;
     let err = loop {
         squatter.poll(); // synchronized, polling, never advancing: no input
         match h.poll() {
@@ -739,15 +739,7 @@ fn a_host_out_of_time_names_a_joiner_that_synchronized_but_sent_no_input() {
 #[test]
 fn the_peers_holding_up_a_start_are_named_by_role() {
     let net = MemoryNet::default();
-    let cfg = config(30_000, 5_000, 1);
-    let mut h = host(&net, &cfg);
-    let mut j = joiner(&net, 2, Role::Player, &cfg);
-    let mut s = joiner(&net, 3, Role::Spectator, &cfg);
-    let (mut peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
-    let (mut host, mut player) = (
-        peers[0].take().expect("host"),
-        peers[1].take().expect("player"),
-    );
+    let [mut host, mut player, _spectator] = connected_trio(&net, &config(30_000, 5_000, 1));
     let guard = Instant::now() + Duration::from_secs(10);
     while host.final_tick() < 5 {
         host.advance(Default::default()).expect("host");
@@ -777,15 +769,8 @@ fn one_frame_of_input_is_input() {
     };
     let mut h = host(&net, &cfg);
     let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut player = welcomed(&mut h, &mut j);
     let guard = Instant::now() + Duration::from_secs(10);
-    let mut player = loop {
-        assert!(h.poll().expect("the host waits").is_none());
-        if let Some(peer) = j.poll().expect("the joiner is welcomed") {
-            break peer;
-        }
-        assert!(Instant::now() < guard, "the joiner never ran");
-        std::thread::sleep(Duration::from_millis(1));
-    };
     // Exactly one frame of input, then only polls.
     while player.advance(Default::default()).expect("advance") != Advance::Advanced {
         assert!(Instant::now() < guard, "the joiner never advanced");
