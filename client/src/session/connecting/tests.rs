@@ -104,8 +104,8 @@ fn connected_trio(net: &MemoryNet, cfg: &NetConfig<World>) -> [NetPeer<World>; 3
     let mut j = joiner(net, 2, Role::Player, cfg);
     let mut s = joiner(net, 3, Role::Spectator, cfg);
     let (peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
-    let [h, j, s]: [Option<NetPeer<World>>; 3] = peers.try_into().ok().expect("three sides");
-    [h, j, s].map(|p| p.expect("handed over"))
+    let mut peers = peers.into_iter().map(|p| p.expect("handed over"));
+    std::array::from_fn(|_| peers.next().expect("three sides"))
 }
 
 /// Polls a host (which must go on waiting) and its joiner until the joiner is handed over;
