@@ -1448,3 +1448,26 @@ impl<G: Game> NetPeer<G> {
         (self.agreement.remote_players.iter()).all(|&(_, a)| link.heard_through(a) >= 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::transport::memory::MemoryNet;
+
+    /// A peer saying `Finish` again and again (it repeats it until it hears ours, and a
+    /// forged stream could repeat it forever) is counted once: the list of finished peers
+    /// never outgrows the peers.
+    #[test]
+    fn a_repeated_finish_is_counted_once() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        for confirmed in 0..50 {
+            joiner.send_finish(confirmed);
+            host.poll();
+        }
+        assert!(host.all_peers_finished());
+        assert_eq!(host.finished_peers, [SocketAddr::from(([127, 0, 0, 1], 2))]);
+    }
+}
