@@ -183,7 +183,7 @@ fn a_host_and_a_joiner_go_through_every_stage_and_the_host_then_refuses_stranger
             "{stages:?}"
         );
     }
-    let joined = peers[1].take().expect("joiner");
+    let mut joined = peers[1].take().expect("joiner");
     let hosted = peers[0].take().expect("host");
     assert_eq!(
         (hosted.local_slot(), joined.local_slot()),
@@ -203,8 +203,10 @@ fn a_host_and_a_joiner_go_through_every_stage_and_the_host_then_refuses_stranger
             reason: "the match is full (already under way)".into()
         }]
     );
+    // Neither its link nor the running joiner: only a host takes late spectators.
     let mut stranger = stranger_hello(&net, 4, 2, Role::Spectator);
     joiner_link.borrow_mut().pump(false);
+    joined.poll();
     assert!(control_at(&mut stranger).is_empty());
     assert_eq!(joiner_link.borrow().counters().late_hellos_refused, 0);
 }
@@ -910,4 +912,48 @@ fn a_finish_is_clean_only_when_the_partner_finishes_too() {
         "the joiner heard the host"
     );
     assert!(hosted.all_peers_finished());
+}
+
+/// A desync is said only by the other player: a spectator's sealed `Resync` (it holds keys
+/// too) starts nothing on the host, while the player's does.
+#[test]
+fn only_the_other_player_can_say_a_desync() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 1);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut s = joiner(&net, 3, Role::Spectator, &cfg);
+    let (player_link, spectator_link) = (j.link().clone(), s.link().clone());
+    let (mut peers, _) = poll_until(&mut [&mut h, &mut j, &mut s], all_handed_over);
+    let mut hosted = peers[0].take().expect("host");
+    hosted.take_events();
+    let said = |link: &crate::net::socket::SharedLink| {
+        link.borrow_mut()
+            .send_control(&Control::Resync { tick: 3, hash: 7 }, addr(1));
+    };
+    let desyncs = |events: Vec<NetEvent>| -> Vec<SocketAddr> {
+        (events.into_iter())
+            .filter_map(|e| match e {
+                NetEvent::DesyncDetected { peer, .. } => Some(peer),
+                _ => None,
+            })
+            .collect()
+    };
+    said(&spectator_link);
+    for _ in 0..5 {
+        hosted.poll();
+    }
+    assert!(
+        desyncs(hosted.take_events()).is_empty(),
+        "a spectator's word"
+    );
+    said(&player_link);
+    for _ in 0..5 {
+        hosted.poll();
+    }
+    assert_eq!(
+        desyncs(hosted.take_events()),
+        [addr(2)],
+        "the player's word"
+    );
 }
