@@ -1470,4 +1470,51 @@ mod tests {
         assert!(host.all_peers_finished());
         assert_eq!(host.finished_peers, [SocketAddr::from(([127, 0, 0, 1], 2))]);
     }
+
+    /// After a resync, a `Resync` for a tick up to the new epoch's first is the old epoch's
+    /// (stale: dropped); one for a later tick is a new desync.
+    #[test]
+    fn a_desync_said_for_a_tick_before_the_epoch_is_stale() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        while joiner.final_tick() < 30 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        joiner.begin_resync(joiner.final_tick(), false);
+        let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
+        while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
+            assert!(Instant::now() < guard, "the resync never ends");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        let player = SocketAddr::from(([127, 0, 0, 1], 2));
+        let base = host.driver.frame_base();
+        let desyncs = |p: &mut NetPeer<engine::World>| {
+            (p.take_events().into_iter())
+                .filter(|e| matches!(e, NetEvent::DesyncDetected { .. }))
+                .count()
+        };
+        desyncs(&mut host);
+        host.take_control(
+            player,
+            Control::Resync {
+                tick: base,
+                hash: 1,
+            },
+        );
+        assert_eq!(desyncs(&mut host), 0, "a tick of the old epoch");
+        host.take_control(
+            player,
+            Control::Resync {
+                tick: base + 1,
+                hash: 1,
+            },
+        );
+        assert_eq!(desyncs(&mut host), 1, "a tick of this epoch");
+    }
 }
