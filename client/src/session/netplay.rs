@@ -1517,4 +1517,44 @@ mod tests {
         );
         assert_eq!(desyncs(&mut host), 1, "a tick of this epoch");
     }
+
+    /// A late spectator missing parts of the state it was sent asks for them, and the host
+    /// sends exactly those again (from the catch-up it holds for that spectator).
+    #[test]
+    fn a_late_spectator_asking_for_missing_parts_is_sent_them() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        while host.final_tick() < 30 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
+        let link = crate::net::socket::Link::new(net.endpoint(5));
+        let mut watching = Connecting::join(link, host_addr, Role::Spectator, &config);
+        let spectator = loop {
+            assert!(Instant::now() < guard, "the spectator is never caught up");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+            if let Some(peer) = watching.poll().expect("welcomed") {
+                break peer;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        let (at, tick) = (spectator.local_addr(), spectator.driver.frame_base());
+        // Past the pause between two answers to one spectator.
+        std::thread::sleep(Duration::from_millis(200));
+        let before = net.waiting_for(at);
+        host.take_control(
+            at,
+            Control::SnapshotNeed {
+                tick,
+                missing: vec![0],
+            },
+        );
+        assert_eq!(net.waiting_for(at), before + 1, "the one part asked for");
+    }
 }
