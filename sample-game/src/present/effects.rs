@@ -507,6 +507,136 @@ mod tests {
     use super::*;
     use engine::{Rules, World};
 
+    /// An origin for effects made by hand.
+    fn origin() -> EventKey {
+        Event {
+            tick: 0,
+            kind: EventKind::Hit {
+                attacker: 0,
+                attacker_generation: 1,
+                victim: 1,
+                damage: 8,
+                source: HitSource::Melee,
+            },
+        }
+        .key()
+    }
+
+    /// One particle, two flashes, three popups and four beams, each of `life` ticks, the
+    /// particle at the origin moving one tile a tick, the popups at height 0.
+    fn made(life: u16) -> Effects {
+        let origin = origin();
+        let color = Color::RGB(1, 2, 3);
+        let mut fx = Effects::new();
+        fx.particles.push(Particle {
+            pos: Vec2::ZERO,
+            vel: Vec2::new(1.0, 0.0),
+            age: 0,
+            life,
+            size: 0.1,
+            color,
+            origin,
+        });
+        for _ in 0..2 {
+            fx.flashes.push(Flash {
+                pos: Vec2::ZERO,
+                radius: 1.0,
+                age: 0,
+                life,
+                color,
+                origin,
+            });
+        }
+        for _ in 0..3 {
+            fx.popups.push(Popup {
+                pos: Vec2::ZERO,
+                text: "RELOADED".into(),
+                damage: None,
+                victim: None,
+                age: 0,
+                life,
+                color,
+                origins: vec![(origin, 0)],
+            });
+        }
+        for _ in 0..4 {
+            fx.beams.push(Beam {
+                from: Vec2::ZERO,
+                to: Vec2::ONE,
+                age: 0,
+                life,
+                color,
+                marker: false,
+                origin,
+            });
+        }
+        fx.shakes.push(Shake {
+            strength: 0.1,
+            age: 0,
+            life,
+            origin,
+        });
+        fx
+    }
+
+    /// Every kind of effect counts, and clearing (a new match) leaves nothing, the shake and
+    /// the rail shot of the debug overlay included.
+    #[test]
+    fn every_effect_counts_and_clearing_leaves_none() {
+        assert!(Effects::new().is_empty());
+        let mut fx = made(5);
+        assert_eq!(fx.len(), 10);
+        assert!(!fx.is_empty());
+        fx.last_rail = Some((origin(), ShotRecord::default()));
+        fx.clear();
+        assert!(fx.is_empty());
+        assert!(fx.shakes.is_empty() && fx.last_rail.is_none());
+        assert_eq!(fx.shake_offset(0.0), Vec2::ZERO);
+    }
+
+    /// An effect of `life` ticks is there for `life - 1` ticks after its own and gone at the
+    /// `life`th; a particle moves by its speed, which then slows by 14 %; a popup rises 0.02
+    /// tiles a tick.
+    #[test]
+    fn effects_age_move_and_end_at_their_life() {
+        let state = World::new(Rules::default(), 1, 2).unwrap().state().clone();
+        let mut fx = made(3);
+        fx.on_tick(&[], &state, &state);
+        assert_eq!(fx.particles[0].pos, Vec2::new(1.0, 0.0));
+        assert_eq!(fx.particles[0].vel, Vec2::new(0.86, 0.0));
+        assert_eq!(fx.popups[0].pos.y, -0.02);
+        fx.on_tick(&[], &state, &state);
+        assert_eq!(fx.particles[0].pos, Vec2::new(1.86, 0.0));
+        assert_eq!((fx.len(), fx.shakes.len()), (10, 1), "alive at age 2 of 3");
+        fx.on_tick(&[], &state, &state);
+        assert_eq!((fx.len(), fx.shakes.len()), (0, 0), "gone at age 3 of 3");
+    }
+
+    /// The arena's shake is a fixed function of each shake's age (a replay shakes the same):
+    /// two shakes add up; one at the end of its life is still.
+    #[test]
+    fn the_shake_is_a_function_of_the_shakes_ages() {
+        let shake = |strength, age, life| Shake {
+            strength,
+            age,
+            life,
+            origin: origin(),
+        };
+        let near = |got: Vec2, x: f32, y: f32| (got - Vec2::new(x, y)).length() < 1e-6;
+        let mut fx = Effects::new();
+        fx.shakes = vec![shake(0.14, 3, 20)];
+        let one = fx.shake_offset(0.5);
+        assert!(near(one, 0.083_440_09, -0.094_480_71), "{one}");
+        fx.shakes = vec![shake(0.2, 2, 10)];
+        let other = fx.shake_offset(0.5);
+        assert!(near(other, -0.096_630_13, 0.096_387_11), "{other}");
+        fx.shakes = vec![shake(0.14, 3, 20), shake(0.2, 2, 10)];
+        let both = fx.shake_offset(0.5);
+        assert!(near(both, one.x + other.x, one.y + other.y), "{both}");
+        fx.shakes = vec![shake(0.2, 12, 12)];
+        assert_eq!(fx.shake_offset(0.0), Vec2::ZERO);
+    }
+
     #[test]
     fn quick_hits_on_one_victim_add_up_in_one_number() {
         let world = World::new(Rules::default(), 1, 2).unwrap();
