@@ -594,6 +594,51 @@ mod tests {
         assert_eq!(fx.shake_offset(0.0), Vec2::ZERO);
     }
 
+    /// Taking an event back removes its effects of every kind and its rail shot, and
+    /// nothing of another event's.
+    #[test]
+    fn a_retraction_takes_only_its_own_events_effects() {
+        let kept = EventKey {
+            tick: 9,
+            ..origin()
+        };
+        let mut fx = made(5);
+        let mut other = made(5);
+        for p in &mut other.particles {
+            p.origin = kept;
+        }
+        for f in &mut other.flashes {
+            f.origin = kept;
+        }
+        for p in &mut other.popups {
+            p.origins = vec![(kept, 0)];
+        }
+        for b in &mut other.beams {
+            b.origin = kept;
+        }
+        for s in &mut other.shakes {
+            s.origin = kept;
+        }
+        fx.particles.append(&mut other.particles);
+        fx.flashes.append(&mut other.flashes);
+        fx.popups.append(&mut other.popups);
+        fx.beams.append(&mut other.beams);
+        fx.shakes.append(&mut other.shakes);
+        fx.last_rail = Some((kept, ShotRecord::default()));
+        fx.retract(&origin());
+        assert_eq!((fx.len(), fx.shakes.len()), (10, 1));
+        assert!(fx.particles.iter().all(|p| p.origin == kept));
+        assert!(fx.flashes.iter().all(|f| f.origin == kept));
+        assert!(fx.beams.iter().all(|b| b.origin == kept));
+        assert!(fx.shakes.iter().all(|s| s.origin == kept));
+        assert!(
+            fx.last_rail_shot().is_some(),
+            "another event's rail shot stays"
+        );
+        fx.retract(&kept);
+        assert!(fx.is_empty() && fx.shakes.is_empty() && fx.last_rail_shot().is_none());
+    }
+
     /// An effect of `life` ticks is there for `life - 1` ticks after its own and gone at the
     /// `life`th; a particle moves by its speed, which then slows by 14 %; a popup rises 0.02
     /// tiles a tick.
