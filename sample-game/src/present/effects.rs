@@ -639,6 +639,91 @@ mod tests {
         assert!(fx.is_empty() && fx.shakes.is_empty() && fx.last_rail_shot().is_none());
     }
 
+    /// Each event's effects appear where it happened: a muzzle flash ahead of the shooter,
+    /// a hit's sparks, flash and shake on the victim with its number above, a KO's heavier
+    /// shake, a block's debris at the tile's centre, "RELOADED" above the player.
+    #[test]
+    fn each_event_spawns_its_effects_where_it_happened() {
+        let world = World::new(Rules::default(), 1, 2).unwrap();
+        let state = world.state();
+        let (p0, p1) = (&state.players[0], &state.players[1]);
+        let spawned = |kind| {
+            let mut fx = Effects::new();
+            fx.on_tick(&[Event { tick: 5, kind }], state, state);
+            fx
+        };
+        let near = |a: Vec2, b: Vec2| (a - b).length() < 1e-5;
+        let fx = spawned(EventKind::ShotFired {
+            player: 0,
+            projectile: 1,
+        });
+        assert_eq!(fx.len(), 1);
+        assert!(near(fx.flashes[0].pos, vec2(p0.pos) + vec2(p0.aim) * 0.45));
+        let hit = |source| EventKind::Hit {
+            attacker: 0,
+            attacker_generation: 1,
+            victim: 1,
+            damage: 20,
+            source,
+        };
+        for (source, sparks) in [(HitSource::Melee, 14), (HitSource::Projectile(3), 8)] {
+            let fx = spawned(hit(source));
+            assert_eq!(
+                (fx.particles.len(), fx.flashes.len(), fx.popups.len()),
+                (sparks, 1, 1),
+                "{source:?}"
+            );
+            assert!(fx.particles.iter().all(|p| p.pos == vec2(p1.pos)));
+            assert!(near(fx.flashes[0].pos, vec2(p1.pos)));
+            assert!(near(fx.popups[0].pos, vec2(p1.pos) - Vec2::new(0.0, 0.5)));
+            assert_eq!(fx.popups[0].text, "-20");
+            assert_eq!(fx.shakes[0].strength, shake_strength(source, 20));
+        }
+        let fx = spawned(EventKind::Ko { victim: 1, by: 0 });
+        assert_eq!((fx.particles.len(), fx.flashes.len()), (28, 1));
+        assert_eq!((fx.shakes[0].strength, fx.shakes[0].life), (0.3, 24));
+        let centre = Vec2::new(3.5, 4.5);
+        let fx = spawned(EventKind::BlockDamaged {
+            x: 3,
+            y: 4,
+            hp_left: 1,
+            projectile: 2,
+        });
+        assert_eq!(fx.particles.len(), 6);
+        assert!(fx.particles.iter().all(|p| p.pos == centre));
+        let fx = spawned(EventKind::BlockBroken {
+            x: 3,
+            y: 4,
+            projectile: 2,
+        });
+        assert_eq!(fx.particles.len(), 32);
+        assert!(fx.particles.iter().all(|p| p.pos == centre));
+        let fx = spawned(EventKind::Reloaded { player: 1 });
+        assert_eq!(fx.popups[0].text, "RELOADED");
+        assert!(near(fx.popups[0].pos, vec2(p1.pos) - Vec2::new(0.0, 0.6)));
+    }
+
+    /// A burst's sparks fly at 40 to 100 % of its speed, live 60 to 100 % of its life (at
+    /// least a tick), and are 0.06 to 0.12 tiles wide.
+    #[test]
+    fn a_bursts_sparks_stay_within_their_ranges() {
+        let mut fx = Effects::new();
+        for life in [1, 2, 30] {
+            fx.burst(origin(), Vec2::ZERO, 200, 0.1, life, Color::RGB(0, 0, 0));
+            for p in fx.particles.drain(..) {
+                let speed = p.vel.length();
+                assert!((0.04 - 1e-6..=0.1 + 1e-6).contains(&speed), "{speed}");
+                assert!(p.life >= 1 && p.life <= life, "{} of {life}", p.life);
+                assert!(
+                    f32::from(p.life) >= f32::from(life) * 0.6 - 1.0,
+                    "{}",
+                    p.life
+                );
+                assert!((0.06..=0.12).contains(&p.size), "{}", p.size);
+            }
+        }
+    }
+
     /// An effect of `life` ticks is there for `life - 1` ticks after its own and gone at the
     /// `life`th; a particle moves by its speed, which then slows by 14 %; a popup rises 0.02
     /// tiles a tick.
