@@ -698,6 +698,29 @@ mod tests {
         });
         assert_eq!(fx.particles.len(), 32);
         assert!(fx.particles.iter().all(|p| p.pos == centre));
+        // A projectile that ended this tick: its dust half a step on from where it was.
+        let mut before = state.clone();
+        before.projectiles.push(engine::Projectile {
+            id: 7,
+            owner_generation: 1,
+            pos: engine::FxVec::new(engine::fx_int(2), engine::fx_int(3)),
+            vel: engine::FxVec::new(engine::fx_int(1), engine::fx_int(-2)),
+            life: 1,
+            owner: 0,
+            wall_clear: 0,
+        });
+        for kind in [
+            EventKind::WallHit { projectile: 7 },
+            EventKind::Expired { projectile: 7 },
+        ] {
+            let mut fx = Effects::new();
+            fx.on_tick(&[Event { tick: 5, kind }], &before, state);
+            assert_eq!(fx.particles.len(), 4, "{kind:?}");
+            assert!(fx.particles.iter().all(|p| p.pos == Vec2::new(2.5, 2.0)));
+            let mut none = Effects::new();
+            none.on_tick(&[Event { tick: 5, kind }], state, state);
+            assert!(none.is_empty(), "a projectile never seen leaves nothing");
+        }
         let fx = spawned(EventKind::Reloaded { player: 1 });
         assert_eq!(fx.popups[0].text, "RELOADED");
         assert!(near(fx.popups[0].pos, vec2(p1.pos) - Vec2::new(0.0, 0.6)));
