@@ -747,6 +747,61 @@ mod tests {
         }
     }
 
+    /// A rail shot draws its beam from the shooter's origin along its direction for its
+    /// distance: a hit's with a marker, living longer; a miss's without, and with dust where
+    /// it ends. Either is the last rail shot.
+    #[test]
+    fn a_rail_beam_runs_the_shots_length_and_a_miss_leaves_dust() {
+        let state = World::new(Rules::default(), 1, 2).unwrap().state().clone();
+        let shot = |outcome| ShotRecord {
+            shooter: 1,
+            origin: engine::FxVec::new(engine::fx_int(2), engine::fx_int(3)),
+            dir: engine::FxVec::new(engine::fx_int(0), engine::fx_int(1)),
+            distance: engine::fx_int(4),
+            outcome,
+            ..ShotRecord::default()
+        };
+        for (outcome, marker, life, dust) in [
+            (ShotOutcome::Hit { damage: 30 }, true, 24, 0),
+            (ShotOutcome::Miss, false, 14, 5),
+        ] {
+            let mut fx = Effects::new();
+            let event = Event {
+                tick: 5,
+                kind: EventKind::RailShot(shot(outcome)),
+            };
+            fx.on_tick(&[event], &state, &state);
+            let beam = &fx.beams[0];
+            assert_eq!(
+                (beam.from, beam.to),
+                (Vec2::new(2.0, 3.0), Vec2::new(2.0, 7.0))
+            );
+            assert_eq!((beam.marker, beam.life), (marker, life), "{outcome:?}");
+            assert_eq!(fx.particles.len(), dust, "{outcome:?}");
+            assert!(fx.particles.iter().all(|p| p.pos == beam.to));
+            assert_eq!(fx.last_rail_shot(), Some(&shot(outcome)));
+        }
+    }
+
+    /// A hit on a victim whose number is still fresh (under 20 ticks) adds to it and freshens
+    /// it; an older number is left to fade and a new one starts; another victim's is its own.
+    #[test]
+    fn damage_numbers_merge_only_while_fresh_and_per_victim() {
+        let mut fx = Effects::new();
+        let key = origin();
+        fx.damage_popup(key, 1, Vec2::ZERO, 5);
+        fx.popups[0].age = MERGE_TICKS - 1;
+        fx.damage_popup(key, 1, Vec2::ZERO, 7);
+        assert_eq!(fx.popups.len(), 1);
+        assert_eq!((fx.popups[0].text.as_str(), fx.popups[0].age), ("-12", 0));
+        fx.damage_popup(key, 0, Vec2::ZERO, 3);
+        assert_eq!(fx.popups.len(), 2, "another victim");
+        fx.popups[0].age = MERGE_TICKS;
+        fx.damage_popup(key, 1, Vec2::ZERO, 4);
+        let texts: Vec<&str> = fx.popups.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["-12", "-3", "-4"]);
+    }
+
     /// An effect of `life` ticks is there for `life - 1` ticks after its own and gone at the
     /// `life`th; a particle moves by its speed, which then slows by 14 %; a popup rises 0.02
     /// tiles a tick.
