@@ -802,6 +802,17 @@ mod tests {
         assert_eq!(texts, ["-12", "-3", "-4"]);
     }
 
+    /// The effects' private generator is a fixed sequence from its seed (a replay sparks the
+    /// same way every time): its first draws, in 24-bit steps.
+    #[test]
+    fn the_private_generator_draws_a_fixed_sequence() {
+        let mut fx = Effects::new();
+        let draws: Vec<u32> = (0..3)
+            .map(|_| (fx.random() * 16_777_216.0) as u32)
+            .collect();
+        assert_eq!(draws, [12_429_826, 13_812_852, 7_934_538]);
+    }
+
     /// An effect of `life` ticks is there for `life - 1` ticks after its own and gone at the
     /// `life`th; a particle moves by its speed, which then slows by 14 %; a popup rises 0.02
     /// tiles a tick.
