@@ -1518,6 +1518,34 @@ mod tests {
         assert_eq!(desyncs(&mut host), 1, "a tick of this epoch");
     }
 
+    /// Only a remote player's silence holds the match up: a spectator's (or anyone else's)
+    /// is not waited for, and a player heard again is an outage of the match.
+    #[test]
+    fn only_a_players_silence_is_waited_for() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, _joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let (player, other) = (
+            SocketAddr::from(([127, 0, 0, 1], 2)),
+            SocketAddr::from(([127, 0, 0, 1], 9)),
+        );
+        let silent = |peer| NetEvent::Interrupted {
+            peer,
+            timeout_ms: 5_000,
+        };
+        host.note_silence(&silent(other));
+        assert!(host.reconnecting().is_none(), "not a player");
+        host.note_silence(&silent(player));
+        let waiting = host.reconnecting().expect("the player is waited for");
+        assert_eq!(waiting.peer, player);
+        assert!(waiting.left <= Duration::from_millis(5_000));
+        host.note_silence(&NetEvent::Resumed { peer: player });
+        assert!(host.reconnecting().is_none());
+        assert_eq!(host.outages().len(), 1);
+        assert_eq!(host.outages()[0].peer, player);
+    }
+
     /// A late spectator missing parts of the state it was sent asks for them, and the host
     /// sends exactly those again (from the catch-up it holds for that spectator).
     #[test]
