@@ -1537,9 +1537,16 @@ mod tests {
         host.note_silence(&silent(other));
         assert!(host.reconnecting().is_none(), "not a player");
         host.note_silence(&silent(player));
+        host.note_silence(&silent(player)); // said again: still one silence
         let waiting = host.reconnecting().expect("the player is waited for");
         assert_eq!(waiting.peer, player);
+        // The grace counts from now (the test takes far less than the second of slack).
         assert!(waiting.left <= Duration::from_millis(5_000));
+        assert!(
+            waiting.left >= Duration::from_millis(4_000),
+            "{:?}",
+            waiting.left
+        );
         host.note_silence(&NetEvent::Resumed { peer: player });
         assert!(host.reconnecting().is_none());
         assert_eq!(host.outages().len(), 1);
