@@ -1551,6 +1551,12 @@ mod tests {
         assert!(host.reconnecting().is_none());
         assert_eq!(host.outages().len(), 1);
         assert_eq!(host.outages()[0].peer, player);
+        // Gone after a silence: timed out; gone without one: it left.
+        host.note_silence(&silent(player));
+        host.note_silence(&NetEvent::Disconnected { peer: player });
+        host.note_silence(&NetEvent::Disconnected { peer: other });
+        assert!(host.gone_reason(player).contains("was silent for"));
+        assert!(host.gone_reason(other).contains("left the match"));
     }
 
     /// A late spectator missing parts of the state it was sent asks for them, and the host
