@@ -1454,6 +1454,23 @@ mod tests {
     use super::*;
     use crate::net::transport::memory::MemoryNet;
 
+    /// A host at port 1 and a player at port 2 on `net`, both past tick 30 (the player's
+    /// final tick, so both sides hold final states there).
+    fn playing(
+        net: &MemoryNet,
+        config: &NetConfig<engine::World>,
+    ) -> (NetPeer<engine::World>, NetPeer<engine::World>) {
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        while host.final_tick().min(joiner.final_tick()) < 30 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        (host, joiner)
+    }
+
     /// A peer saying `Finish` again and again (it repeats it until it hears ours, and a
     /// forged stream could repeat it forever) is counted once: the list of finished peers
     /// never outgrows the peers.
@@ -1477,14 +1494,8 @@ mod tests {
     fn a_desync_said_for_a_tick_before_the_epoch_is_stale() {
         let net = MemoryNet::default();
         let config = NetConfig::<engine::World>::default();
-        let (mut host, mut joiner) =
-            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let (mut host, mut joiner) = playing(&net, &config);
         let guard = Instant::now() + Duration::from_secs(20);
-        while joiner.final_tick() < 30 {
-            assert!(Instant::now() < guard, "the match does not get going");
-            let _ = host.advance(engine::WireInput::default());
-            let _ = joiner.advance(engine::WireInput::default());
-        }
         joiner.begin_resync(joiner.final_tick(), false);
         let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
         while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
@@ -1565,14 +1576,8 @@ mod tests {
     fn a_late_spectator_asking_for_missing_parts_is_sent_them() {
         let net = MemoryNet::default();
         let config = NetConfig::<engine::World>::default();
-        let (mut host, mut joiner) =
-            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let (mut host, mut joiner) = playing(&net, &config);
         let guard = Instant::now() + Duration::from_secs(20);
-        while host.final_tick() < 30 {
-            assert!(Instant::now() < guard, "the match does not get going");
-            let _ = host.advance(engine::WireInput::default());
-            let _ = joiner.advance(engine::WireInput::default());
-        }
         let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
         let link = crate::net::socket::Link::new(net.endpoint(5));
         let mut watching = Connecting::join(link, host_addr, Role::Spectator, &config);
