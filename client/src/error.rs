@@ -73,6 +73,9 @@ pub enum Error {
         /// The frame GGRS named.
         requested: i32,
     },
+    /// A [`crate::session::lagged::LaggedRun`] given a script that does not fit its game.
+    #[error("lagged run: {0}")]
+    LaggedScript(String),
     /// GGRS refused a call.
     #[error("GGRS: {0}")]
     Ggrs(ggrs::GgrsError),

@@ -280,4 +280,57 @@ mod tests {
         j.reconcile(&[], None, 7);
         assert_eq!((j.pending(), j.counts()), (&[bump][..], (1, 0, 1)));
     }
+
+    /// Through a scripted lag (the second bot's inputs 0 to 8 ticks late, the same
+    /// mispredictions every run), the events presented — plays, minus retractions, with
+    /// corrections applied — are exactly the events of the true history, and getting there
+    /// took retractions.
+    #[test]
+    fn presented_events_equal_the_true_history_through_scripted_rollbacks() {
+        use crate::session::lagged::LaggedRun;
+        use engine::{Bot, Rules, WireInput};
+        let mut truth = World::new(Rules::default(), 5, 2).expect("world");
+        let mut run = LaggedRun::new(truth.clone(), 0).expect("run");
+        let mut bots = [Bot::new(0, 1), Bot::new(1, 2)];
+        let mut journal = PredictionJournal::<World>::new();
+        let (mut presented, mut happened) = (Vec::new(), Vec::new());
+        let mut show = |run: &LaggedRun<World>, presented: &mut Vec<Event>| {
+            let driver = run.driver();
+            for action in
+                journal.reconcile(driver.events(), driver.resimulated_from(), run.final_tick())
+            {
+                match action {
+                    JournalAction::Play(e) => presented.push(e),
+                    JournalAction::Correct { old, new } => {
+                        let at = presented.iter().position(|p| *p == old).expect("shown");
+                        presented[at] = new;
+                    }
+                    JournalAction::Retract(e) => {
+                        let at = presented.iter().position(|p| *p == e).expect("shown");
+                        presented.remove(at);
+                    }
+                }
+            }
+        };
+        for t in 0..1200 {
+            let inputs: Vec<WireInput> =
+                bots.iter_mut().map(|b| b.think(&truth).to_wire()).collect();
+            let cmds: Vec<_> = inputs.iter().map(|i| i.at(t)).collect();
+            happened.extend_from_slice(truth.step(&cmds).expect("step"));
+            let lag = [0, 2, 5, 8, 3, 1][(t / 7 % 6) as usize];
+            run.advance(&inputs, &[0, lag]).expect("advance");
+            show(&run, &mut presented);
+        }
+        run.settle().expect("settle");
+        show(&run, &mut presented);
+        assert_eq!(run.driver().world().state(), truth.state());
+        let (confirmed, corrected, retracted) = journal.counts();
+        println!("confirmed {confirmed} corrected {corrected} retracted {retracted}");
+        assert!(retracted > 0, "mispredictions took presented events back");
+        let key = |e: &Event| e.key();
+        presented.sort_by_key(key);
+        happened.sort_by_key(key);
+        assert!(happened.len() > 50, "the bots fought: {}", happened.len());
+        assert_eq!(presented, happened);
+    }
 }

@@ -60,7 +60,9 @@ pub use front_end::{
 pub use input::key_bindings::{KeyBindings, PlayerKeys};
 pub use input::local_input::{LocalInput, Pad};
 pub use matches::local_match::{mode_for, LocalLogs, LocalMatch};
-pub use matches::match_source::{AfterMatch, MatchSource, Rematch, SourceCommand, Timeline};
+pub use matches::match_source::{
+    split_journal_actions, AfterMatch, MatchSource, Rematch, SourceCommand, Timeline,
+};
 pub use matches::net_match::NetMatch;
 pub use matches::net_view::{waiting_to_start_lines, DesyncStatus, NetMode, NetView, Waiting};
 pub use matches::pacing::PacingReport;

@@ -1,16 +1,19 @@
-//! Sound through a rough two-peer link, into a recording mixer: every happening is heard
-//! once — a correction does not play it again, a retraction cuts it — however often rollback
-//! rewrites history.
+//! Sound through rollbacks, into a recording mixer: every happening is heard once — a
+//! correction does not play it again, a retraction cuts it — however often rollback rewrites
+//! history. Once through a scripted lag (the same mispredictions every run, so retractions are
+//! certain) and once through a rough two-peer link (whatever its timing makes of it).
 
+use client::journal::PredictionJournal;
 use client::logs::peer_logs::LogPaths;
 use client::net::conditioner::ConditionerConfig;
 use client::net::wire::Role;
+use client::session::lagged::LaggedRun;
 use client::session::netplay::open_link;
 use client::session::netplay::{NetConfig, NetPeer};
-use engine::World;
-use engine::{buttons, EventKey, InputCmd};
+use engine::{buttons, Event, EventKey, InputCmd};
+use engine::{Rules, World};
 use sample_game::present::sound::{Mixer, SoundDirector, SAMPLE_RATE};
-use sample_game::{MatchSource, NetMatch};
+use sample_game::{split_journal_actions, MatchSource, NetMatch};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -58,6 +61,92 @@ fn no_logs() -> LogPaths {
     }
 }
 
+/// A sound director into a recording mixer, checking every frame that no happening is heard
+/// twice and that a retracted one stops.
+struct Ear {
+    mixer: Mixer,
+    director: SoundDirector,
+    frame_audio: Vec<i16>,
+    /// Keys whose sound was started and not cut since (finished or not).
+    heard: BTreeSet<EventKey>,
+    retractions: u64,
+}
+
+impl Ear {
+    fn new() -> Ear {
+        Ear {
+            mixer: Mixer::default(),
+            director: SoundDirector::default(),
+            frame_audio: vec![0i16; (SAMPLE_RATE / 60) as usize],
+            heard: BTreeSet::new(),
+            retractions: 0,
+        }
+    }
+
+    fn frame(&mut self, presented: &[Event], retracted: &[Event]) {
+        let starts_before = self.mixer.started.len();
+        self.director.frame(presented, retracted, &mut self.mixer);
+        for gone in retracted {
+            let key = gone.key();
+            if presented.iter().all(|e| e.key() != key) {
+                self.retractions += 1;
+                assert!(
+                    !self.mixer.is_playing(&key),
+                    "a retracted sound stopped: {gone:?}"
+                );
+                self.heard.remove(&key);
+            }
+        }
+        for (key, sfx) in &self.mixer.started[starts_before..] {
+            assert!(self.heard.insert(*key), "{sfx:?} of {key:?} played twice");
+        }
+        self.mixer.mix(&mut self.frame_audio);
+    }
+
+    fn report(&self) -> String {
+        format!(
+            "sounds {} cut {} retractions {} corrections {}",
+            self.mixer.started.len(),
+            self.mixer.cut.len(),
+            self.retractions,
+            self.director.corrections
+        )
+    }
+}
+
+/// The scripted test: the remote player's inputs arrive 0 to 8 ticks late by a fixed script,
+/// so shots predicted and taken back, and hits corrected, fall on the same ticks every run.
+#[test]
+fn every_happening_is_heard_once_through_scripted_rollbacks() {
+    const TICKS: u32 = 900;
+    let mut run =
+        LaggedRun::new(World::new(Rules::default(), 11, 2).expect("world"), 0).expect("run");
+    let mut journal = PredictionJournal::<World>::new();
+    let mut ear = Ear::new();
+    let mut hear = |run: &LaggedRun<World>, ear: &mut Ear| {
+        let driver = run.driver();
+        let actions =
+            journal.reconcile(driver.events(), driver.resimulated_from(), run.final_tick());
+        let mut retracted = Vec::new();
+        let presented = split_journal_actions(actions, &mut retracted);
+        ear.frame(&presented, &retracted);
+    };
+    for t in 0..TICKS {
+        let lag = [0, 2, 5, 8, 3, 1][(t / 7 % 6) as usize];
+        let inputs = [input(0, t).to_wire(), input(1, t).to_wire()];
+        run.advance(&inputs, &[0, lag]).expect("advance");
+        hear(&run, &mut ear);
+    }
+    run.settle().expect("settle");
+    hear(&run, &mut ear);
+    let rollbacks = run.driver().counters().rollbacks;
+    println!("rollbacks {rollbacks} {}", ear.report());
+    assert_eq!(run.final_tick(), TICKS, "every tick final");
+    assert!(rollbacks > 20, "the script forced rollbacks");
+    assert!(ear.mixer.started.len() > 100, "the fight was heard");
+    assert!(ear.retractions > 0, "rollback took some happenings back");
+}
+
 #[test]
 fn every_happening_is_heard_once_through_rollbacks() {
     const TICKS: u32 = 900;
@@ -86,33 +175,13 @@ fn every_happening_is_heard_once_through_rollbacks() {
     let link = open_link("127.0.0.1:0".parse().expect("addr"), rough(6)).expect("link");
     let peer = NetPeer::<World>::join_on(link, addr, Role::Player, &config()).expect("join");
     let mut source = NetMatch::new(peer, 2, &no_logs()).expect("match");
-    let mut mixer = Mixer::default();
-    let mut director = SoundDirector::default();
-    let mut frame_audio = vec![0i16; (SAMPLE_RATE / 60) as usize];
-    // Keys whose sound was started and not cut since (finished or not).
-    let mut heard: BTreeSet<EventKey> = BTreeSet::new();
-    let (mut retractions, mut t) = (0u64, 0u32);
+    let mut ear = Ear::new();
+    let mut t = 0u32;
     let deadline = Instant::now() + Duration::from_secs(120);
     while source.peer().final_tick() < TICKS && Instant::now() < deadline {
         let presented = source.advance(&[input(1, t)]).expect("advance");
         let retracted = source.take_retractions();
-        let starts_before = mixer.started.len();
-        director.frame(&presented, &retracted, &mut mixer);
-        for gone in &retracted {
-            let key = gone.key();
-            if presented.iter().all(|e| e.key() != key) {
-                retractions += 1;
-                assert!(
-                    !mixer.is_playing(&key),
-                    "a retracted sound stopped: {gone:?}"
-                );
-                heard.remove(&key);
-            }
-        }
-        for (key, sfx) in &mixer.started[starts_before..] {
-            assert!(heard.insert(*key), "{sfx:?} of {key:?} played twice");
-        }
-        mixer.mix(&mut frame_audio);
+        ear.frame(&presented, &retracted);
         t += 1;
         std::thread::sleep(Duration::from_millis(16));
     }
@@ -126,17 +195,13 @@ fn every_happening_is_heard_once_through_rollbacks() {
     host.join().expect("host thread").expect("host");
     let final_tick = source.peer().final_tick();
     let rollbacks = source.peer().driver().counters().rollbacks;
-    println!(
-        "ticks {final_tick} rollbacks {rollbacks} sounds {} cut {} retractions {retractions} corrections {}",
-        mixer.started.len(),
-        mixer.cut.len(),
-        director.corrections
-    );
+    println!("ticks {final_tick} rollbacks {rollbacks} {}", ear.report());
     assert!(
         final_tick >= TICKS,
         "the match went on to tick {TICKS}: {final_tick}"
     );
     assert!(rollbacks > 20, "the link forced rollbacks");
-    assert!(mixer.started.len() > 100, "the fight was heard");
-    assert!(retractions > 0, "rollback took some happenings back");
+    assert!(ear.mixer.started.len() > 100, "the fight was heard");
+    // Whether this link's timing took a happening back varies from run to run (none in one
+    // CI run of 75 rollbacks): the scripted test above is the one that must see retractions.
 }

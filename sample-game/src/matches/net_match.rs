@@ -5,7 +5,9 @@
 //! Events go through a prediction journal: each happening is presented once, and when a
 //! rollback rewrites history the journal says which presented events to correct or take back. The hash log and the match log record only final (confirmed) ticks.
 
-use crate::matches::match_source::{present, AfterMatch, MatchSource, Rematch, SourceCommand};
+use crate::matches::match_source::{
+    split_journal_actions, AfterMatch, MatchSource, Rematch, SourceCommand,
+};
 use crate::matches::net_view::{DesyncStatus, NetMode, NetView, Waiting};
 use anyhow::{anyhow, Context as _};
 use client::journal::PredictionJournal;
@@ -145,7 +147,7 @@ impl NetMatch {
             driver.resimulated_from(),
             self.peer.final_tick(),
         );
-        let fresh = present(actions, &mut self.retracted);
+        let fresh = split_journal_actions(actions, &mut self.retracted);
         self.logs.catch_up(&self.peer, Tick::MAX)?;
         if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
             if self.logs.logged() > 0 {

@@ -5,7 +5,7 @@
 //! in the match and hash logs as it is reached, like a local match.
 
 use crate::matches::local_match::LocalLogs;
-use crate::matches::match_source::{present, MatchSource};
+use crate::matches::match_source::{split_journal_actions, MatchSource};
 use crate::matches::net_view::{DesyncStatus, NetMode, NetView};
 use anyhow::Context as _;
 use client::journal::PredictionJournal;
@@ -103,7 +103,7 @@ impl MatchSource for SyncTestMatch {
         let actions = self
             .journal
             .reconcile(driver.events(), driver.resimulated_from(), settled);
-        let fresh = present(actions, &mut self.retracted);
+        let fresh = split_journal_actions(actions, &mut self.retracted);
         Ok(fresh)
     }
 
