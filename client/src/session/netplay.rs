@@ -1603,4 +1603,61 @@ mod tests {
         );
         assert_eq!(net.waiting_for(at), before + 1, "the one part asked for");
     }
+
+    /// A peer keeps every state a rejoin's gap and a desync dump may ask for: the last
+    /// `HISTORY_TICKS` + the desync interval + `MAX_GAP_TICKS` ticks, and no more. The
+    /// interval's share is bounded whatever the interval.
+    #[test]
+    fn a_peer_keeps_the_ticks_a_rejoin_and_a_desync_dump_need() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World> {
+            desync_interval: 7,
+            ..NetConfig::<engine::World>::default()
+        };
+        let kept = (HISTORY_TICKS + 7 + rejoin::MAX_GAP_TICKS) as Tick;
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let guard = Instant::now() + Duration::from_secs(60);
+        while host.driver.world().tick() < kept + 20 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        let now = host.driver.world().tick();
+        assert!(
+            host.driver.snapshot_at(now + 1 - kept).is_ok(),
+            "the oldest kept"
+        );
+        assert!(
+            host.driver.snapshot_at(now - kept).is_err(),
+            "one more is not"
+        );
+        let far = NetConfig::<engine::World> {
+            desync_interval: u32::MAX,
+            ..NetConfig::<engine::World>::default()
+        };
+        assert_eq!(
+            peer_history(&far),
+            HISTORY_TICKS + MAX_DESYNC_HISTORY + rejoin::MAX_GAP_TICKS
+        );
+    }
+
+    /// A peer's debug form says what it agreed to and where it is.
+    #[test]
+    fn a_peer_debugs_as_its_agreement_and_ticks() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (host, joiner) = playing(&net, &config);
+        let shown = format!("{joiner:?}");
+        let tick = joiner.driver.world().tick();
+        for part in [
+            "NetPeer".to_string(),
+            "agreement".to_string(),
+            format!("tick: {tick}"),
+            format!("final_tick: {}", joiner.final_tick()),
+        ] {
+            assert!(shown.contains(&part), "{part} in {shown}");
+        }
+        drop(host);
+    }
 }
