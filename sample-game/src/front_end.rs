@@ -279,7 +279,7 @@ impl FrontEnd {
         difficulty: engine::Difficulty,
     ) -> anyhow::Result<Next> {
         let seed = self.next_seed();
-        let mode = mode_for(!bots.is_empty(), difficulty);
+        let mode = mode_for(bots.len(), difficulty);
         let logs = LocalLogs::to(self.log_path(mode, seed)?, None);
         let source = LocalMatch::new(self.rules.clone(), seed).and_then(|m| {
             m.with_bots(bots)

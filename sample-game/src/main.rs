@@ -315,11 +315,7 @@ fn local_source(
     } else {
         engine::Difficulty::Hard
     };
-    let path = log_for(
-        cli,
-        sample_game::mode_for(!bots.is_empty(), difficulty),
-        seed,
-    )?;
+    let path = log_for(cli, sample_game::mode_for(bots.len(), difficulty), seed)?;
     announce(&path);
     let logs = LocalLogs::to(path, cli.hash_log.clone());
     Ok(Box::new(

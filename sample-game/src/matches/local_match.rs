@@ -173,7 +173,7 @@ impl LocalMatch {
         if self.training {
             return "training";
         }
-        mode_for(!self.bots.is_empty(), self.difficulty)
+        mode_for(self.bots.len(), self.difficulty)
     }
 
     /// Plays the bots at `difficulty` (the match log's mode records it, so `resume` continues
@@ -196,16 +196,6 @@ impl LocalMatch {
     /// If the log is damaged, already finished, or does not re-simulate.
     pub fn resume(path: &Path) -> anyhow::Result<LocalMatch> {
         let log = read_log::<World>(path).with_context(|| format!("reading {}", path.display()))?;
-        let difficulty = log
-            .header
-            .mode
-            .strip_prefix("local-vs-bot")
-            .map(|level| match level {
-                "-beginner" => Difficulty::Beginner,
-                "-easy" => Difficulty::Easy,
-                "-normal" => Difficulty::Normal,
-                _ => Difficulty::Hard,
-            });
         // Re-simulated from the header before the file is touched (a log that does not replay
         // keeps its tail), and the checkpoint a cut left missing written.
         let (world, writer) =
@@ -216,8 +206,9 @@ impl LocalMatch {
         }
         let mut m = LocalMatch::from_world(world);
         m.logs = LocalLogs::to(Some(path.to_owned()), None);
-        if let Some(difficulty) = difficulty {
-            m = m.with_bots(&[1]).with_difficulty(difficulty);
+        let (bots, difficulty) = bots_of_mode(&log.header.mode, m.world.player_count());
+        if !bots.is_empty() {
+            m = m.with_bots(&bots).with_difficulty(difficulty);
         }
         m.logs.logs.match_log = Some(writer);
         Ok(m)
@@ -369,17 +360,44 @@ impl MatchSource for LocalMatch {
     }
 }
 
-/// The match-log mode of a local match: `local`, or `local-vs-bot` with the bots' level
-/// (`local-vs-bot` alone is the hard bot, which logs of earlier versions played).
+/// The match-log mode of a local match with `bots` of its slots played by bots at
+/// `difficulty`: `local` (people only), `local-vs-bot` with the bot's level (people against a
+/// bot; `local-vs-bot` alone is the hard bot, which logs of earlier versions played), or
+/// `local-bots` with the level (bots only, as `--measure-pacing` plays; alone: hard), so that a
+/// resumed match puts bots back in the same slots and the replay list says who played.
 #[must_use]
-pub fn mode_for(vs_bot: bool, difficulty: Difficulty) -> &'static str {
-    match (vs_bot, difficulty) {
-        (false, _) => "local",
-        (true, Difficulty::Beginner) => "local-vs-bot-beginner",
-        (true, Difficulty::Easy) => "local-vs-bot-easy",
-        (true, Difficulty::Normal) => "local-vs-bot-normal",
-        (true, Difficulty::Hard) => "local-vs-bot",
+pub fn mode_for(bots: usize, difficulty: Difficulty) -> &'static str {
+    match (bots, difficulty) {
+        (0, _) => "local",
+        (1, Difficulty::Beginner) => "local-vs-bot-beginner",
+        (1, Difficulty::Easy) => "local-vs-bot-easy",
+        (1, Difficulty::Normal) => "local-vs-bot-normal",
+        (1, Difficulty::Hard) => "local-vs-bot",
+        (_, Difficulty::Beginner) => "local-bots-beginner",
+        (_, Difficulty::Easy) => "local-bots-easy",
+        (_, Difficulty::Normal) => "local-bots-normal",
+        (_, Difficulty::Hard) => "local-bots",
     }
+}
+
+/// The bots of a local match logged in `mode` ([`mode_for`]): none, a bot in slot 1, or every
+/// slot of `players`; and their level.
+fn bots_of_mode(mode: &str, players: usize) -> (Vec<PlayerId>, Difficulty) {
+    let (bots, level) = match (
+        mode.strip_prefix("local-vs-bot"),
+        mode.strip_prefix("local-bots"),
+    ) {
+        (Some(level), _) => (vec![1], level),
+        (None, Some(level)) => ((0..players as PlayerId).collect(), level),
+        (None, None) => return (Vec::new(), Difficulty::Hard),
+    };
+    let difficulty = match level {
+        "-beginner" => Difficulty::Beginner,
+        "-easy" => Difficulty::Easy,
+        "-normal" => Difficulty::Normal,
+        _ => Difficulty::Hard,
+    };
+    (bots, difficulty)
 }
 
 #[cfg(test)]
@@ -674,6 +692,76 @@ mod tests {
             "local-vs-bot",
             "logs of earlier versions are the hard bot"
         );
+    }
+
+    /// Every count of bots and level has its own mode, and reading a mode back gives the bots
+    /// their slots and level again.
+    #[test]
+    fn the_mode_says_which_slots_bots_play_and_at_what_level() {
+        let levels = [
+            Difficulty::Beginner,
+            Difficulty::Easy,
+            Difficulty::Normal,
+            Difficulty::Hard,
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for bots in 0..=2usize {
+            for level in levels {
+                let mode = mode_for(bots, level);
+                seen.insert(mode);
+                let (slots, read) = bots_of_mode(mode, 2);
+                assert_eq!(slots.len(), bots, "{mode}");
+                if bots > 0 {
+                    assert_eq!(read, level, "{mode}");
+                }
+            }
+        }
+        assert_eq!(seen.len(), 9, "{seen:?}");
+        assert_eq!(mode_for(2, Difficulty::Hard), "local-bots");
+        assert_eq!(bots_of_mode("local-vs-bot", 2), (vec![1], Difficulty::Hard));
+        assert_eq!(
+            bots_of_mode("local-bots-easy", 3),
+            (vec![0, 1, 2], Difficulty::Easy)
+        );
+        assert_eq!(bots_of_mode("training", 2).0, Vec::<PlayerId>::new());
+    }
+
+    /// A bots-only match (the pacing measurement) is logged as one and resumes with bots in
+    /// every slot: no person is put in a bot's place, and the run equals the uninterrupted one.
+    #[test]
+    fn a_bots_only_match_resumes_with_bots_in_every_slot() {
+        let dir = std::env::temp_dir().join(format!("duel-bots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bots.duellog");
+        let fresh = || {
+            LocalMatch::new(Rules::default(), 14)
+                .unwrap()
+                .with_bots(&[0, 1])
+        };
+        let mut whole = fresh();
+        for _ in 0..400 {
+            whole.advance(&[]).unwrap();
+        }
+        let _ = std::fs::remove_file(&path);
+        let mut first = fresh()
+            .with_logs(LocalLogs::to(Some(path.clone()), None))
+            .unwrap();
+        for _ in 0..200 {
+            first.advance(&[]).unwrap();
+        }
+        drop(first);
+        assert_eq!(read_log::<World>(&path).unwrap().header.mode, "local-bots");
+        let mut resumed = LocalMatch::resume(&path).unwrap();
+        assert!(
+            resumed.local_players().is_empty(),
+            "{:?}",
+            resumed.local_players()
+        );
+        for _ in 200..400 {
+            resumed.advance(&[]).unwrap();
+        }
+        assert_eq!(resumed.current(), whole.current());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -48,13 +48,17 @@ fn kind_of_mode(mode: &str, you: Option<u8>) -> (String, Option<u8>) {
         "bot-match" => ("bot vs bot".into(), None),
         "host" | "join" => ("online vs the other player".into(), you),
         "spectate" => ("watched online".into(), None),
-        _ => match mode.strip_prefix("local-vs-bot") {
-            Some(level) => {
-                let level = level.strip_prefix('-').unwrap_or("hard");
-                (format!("vs bot ({level})"), Some(0))
+        _ => {
+            let level = |rest: &str| rest.strip_prefix('-').unwrap_or("hard").to_owned();
+            match (
+                mode.strip_prefix("local-vs-bot"),
+                mode.strip_prefix("local-bots"),
+            ) {
+                (Some(rest), _) => (format!("vs bot ({})", level(rest)), Some(0)),
+                (None, Some(rest)) => (format!("bots only ({})", level(rest)), None),
+                (None, None) => (mode.to_owned(), None),
             }
-            None => (mode.to_owned(), None),
-        },
+        }
     }
 }
 
@@ -266,6 +270,8 @@ mod tests {
             ("local-vs-bot", None, "vs bot (hard)", Some(0)),
             ("local-vs-bot-easy", None, "vs bot (easy)", Some(0)),
             ("local-vs-bot-beginner", None, "vs bot (beginner)", Some(0)),
+            ("local-bots", None, "bots only (hard)", None),
+            ("local-bots-easy", None, "bots only (easy)", None),
             ("tournament", Some(1), "tournament", None),
         ];
         for (mode, slot, kind, you) in kinds {
