@@ -747,6 +747,22 @@ mod tests {
         }
     }
 
+    /// A burst scatters: its sparks fly off in every direction (each quadrant gets some), and
+    /// their lives spread over the whole range, so they do not all end on one tick.
+    #[test]
+    fn a_bursts_sparks_scatter_all_around_and_end_apart() {
+        let mut fx = Effects::new();
+        fx.burst(origin(), Vec2::ZERO, 200, 0.1, 30, Color::RGB(0, 0, 0));
+        let mut quadrants = [0; 4];
+        for p in &fx.particles {
+            quadrants[usize::from(p.vel.x < 0.0) * 2 + usize::from(p.vel.y < 0.0)] += 1;
+        }
+        assert!(quadrants.iter().all(|&n| n >= 25), "{quadrants:?}");
+        let lives = fx.particles.iter().map(|p| p.life);
+        let (shortest, longest) = (lives.clone().min().unwrap(), lives.max().unwrap());
+        assert!(shortest <= 20 && longest >= 29, "{shortest}..{longest}");
+    }
+
     /// A rail shot draws its beam from the shooter's origin along its direction for its
     /// distance: a hit's with a marker, living longer; a miss's without, and with dust where
     /// it ends. Either is the last rail shot.
