@@ -98,7 +98,13 @@ impl<G: Game> LaggedRun<G> {
         self.sent.push_back(Sent {
             inputs: inputs.to_vec(),
             arrives: (0..players)
-                .map(|p| if p == self.local { now } else { now + lags[p] })
+                .map(|p| {
+                    if p == self.local {
+                        now
+                    } else {
+                        now.saturating_add(lags[p])
+                    }
+                })
                 .collect(),
             used: inputs.to_vec(),
         });
@@ -406,6 +412,35 @@ mod tests {
             prop_assert_eq!(run.final_tick(), ticks);
             let truth = plain(ticks, inputs);
             prop_assert_eq!(run.driver().world().state(), truth.state());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+        /// The run knows only the game trait: a three-racer ring race played from the middle
+        /// slot, two remote racers late by their own scripts, ends in the true state too.
+        #[test]
+        fn another_game_with_two_late_players_ends_in_the_true_state(
+            moves in proptest::collection::vec(
+                (any::<[i8; 3]>(), any::<[u8; 3]>(), 0u32..=MAX_LAG, 0u32..=MAX_LAG),
+                1..60,
+            ),
+        ) {
+            use ring_race::{RingInput, RingRace, RingRules};
+            let inputs = |t: usize| -> Vec<RingInput> {
+                let (thrust, buttons, _, _) = moves[t];
+                (0..3).map(|p| RingInput { thrust: thrust[p], buttons: buttons[p] }).collect()
+            };
+            let race = RingRace::new(RingRules::default(), 3, 3).expect("race");
+            let mut truth = race.clone();
+            let mut run = LaggedRun::new(race, 1).expect("run");
+            for (t, &(_, _, lag0, lag2)) in moves.iter().enumerate() {
+                run.advance(&inputs(t), &[lag0, 0, lag2]).expect("advance");
+                truth.step(&inputs(t)).expect("step");
+            }
+            run.settle().expect("settle");
+            prop_assert_eq!(run.final_tick(), moves.len() as Tick);
+            prop_assert_eq!(run.driver().world().snapshot(), truth.snapshot());
         }
     }
 }
