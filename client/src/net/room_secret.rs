@@ -26,11 +26,11 @@ pub const SECRET_PARAM: &str = "secret";
 pub struct RoomSecret(String);
 
 /// Compares in time that does not depend on where two secrets of one length differ (the
-/// server compares what strangers present with a room's secret).
+/// server compares what strangers present with a room's secret): `subtle`'s comparison.
 impl PartialEq for RoomSecret {
     fn eq(&self, other: &RoomSecret) -> bool {
-        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+        use subtle::ConstantTimeEq as _;
+        self.0.as_bytes().ct_eq(other.0.as_bytes()).into()
     }
 }
 
@@ -236,5 +236,24 @@ mod tests {
             prop_assert_eq!(text.len(), (bytes.len() * 8).div_ceil(5));
             prop_assert!(text.bytes().all(|c| c.is_ascii_lowercase() || (b'2'..=b'7').contains(&c)));
         }
+    }
+
+    /// Two secrets are equal only byte for byte: one character off anywhere, or one
+    /// character more, is another secret.
+    #[test]
+    fn secrets_are_equal_only_when_every_byte_is() {
+        let secret = |t: &str| RoomSecret::parse(t).expect("a secret");
+        let base = "abcdefghijklmnop";
+        assert!(secret(base) == secret(base));
+        assert!(
+            secret(base) != secret("abcdefghijklmnoq"),
+            "the last differs"
+        );
+        assert!(
+            secret(base) != secret("bbcdefghijklmnop"),
+            "the first differs"
+        );
+        assert!(secret(base) != secret("abcdefghijklmnopq"), "a prefix");
+        assert!(secret("abcdefghijklmnopq") != secret(base), "longer");
     }
 }
