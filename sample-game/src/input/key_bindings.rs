@@ -131,4 +131,29 @@ mod tests {
         keys.dedup();
         assert_eq!(keys.len(), n, "a key is bound to two things");
     }
+
+    /// A player's keys are every key of every action, several per action where bound so.
+    #[test]
+    fn a_players_keys_are_those_of_all_eight_actions() {
+        use Scancode as S;
+        let b = KeyBindings::default();
+        assert_eq!(
+            b.players[0].all().collect::<Vec<_>>(),
+            [S::W, S::S, S::A, S::D, S::F, S::G, S::R, S::E]
+        );
+        assert_eq!(b.players[1].all().count(), 11);
+    }
+
+    /// Keys read by SDL's names, joined with "or"; a key SDL has no name for reads as its
+    /// scancode.
+    #[test]
+    fn keys_read_by_their_names() {
+        use Scancode as S;
+        assert_eq!(key_names(&[S::W]), "W");
+        assert_eq!(key_names(&[S::Period, S::RCtrl]), ". or Right Ctrl");
+        assert_eq!(key_names(&[]), "");
+        let unnamed = S::International3;
+        assert_eq!(unnamed.name(), "", "SDL names no such key");
+        assert_eq!(key_names(&[unnamed, S::A]), "International3 or A");
+    }
 }
