@@ -516,6 +516,22 @@ impl<G: Game> std::fmt::Debug for NetPeer<G> {
     }
 }
 
+/// Adds the peers `events` say synchronized to `synced` (each once, however often it is
+/// said) and the last progress they report to `progress`.
+fn note_synchronizing(
+    events: &[NetEvent],
+    synced: &mut Vec<SocketAddr>,
+    progress: &mut (u32, u32),
+) {
+    for e in events {
+        match *e {
+            NetEvent::Synchronized { peer } if !synced.contains(&peer) => synced.push(peer),
+            NetEvent::Synchronizing { count, total, .. } => *progress = (count, total),
+            _ => {}
+        }
+    }
+}
+
 /// Binds `bind` and wraps it in the conditioner when one is configured.
 ///
 /// # Errors
@@ -614,13 +630,7 @@ impl<G: Game> NetPeer<G> {
     ) -> bool {
         let seen = self.events.len();
         self.poll();
-        for e in &self.events[seen..] {
-            match *e {
-                NetEvent::Synchronized { peer } if !synced.contains(&peer) => synced.push(peer),
-                NetEvent::Synchronizing { count, total, .. } => *progress = (count, total),
-                _ => {}
-            }
-        }
+        note_synchronizing(&self.events[seen..], synced, progress);
         self.running()
     }
 
@@ -1659,5 +1669,38 @@ mod tests {
             assert!(shown.contains(&part), "{part} in {shown}");
         }
         drop(host);
+    }
+
+    /// A peer said synchronized twice is listed once; progress is the last reported.
+    #[test]
+    fn a_peer_synchronized_twice_is_listed_once() {
+        let (a, b) = (
+            SocketAddr::from(([127, 0, 0, 1], 2)),
+            SocketAddr::from(([127, 0, 0, 1], 3)),
+        );
+        let (mut synced, mut progress) = (Vec::new(), (0, 0));
+        let synchronizing = |count| NetEvent::Synchronizing {
+            peer: b,
+            count,
+            total: 5,
+        };
+        note_synchronizing(
+            &[
+                NetEvent::Synchronized { peer: a },
+                synchronizing(2),
+                NetEvent::Synchronized { peer: a },
+                synchronizing(3),
+                NetEvent::Disconnected { peer: b },
+            ],
+            &mut synced,
+            &mut progress,
+        );
+        assert_eq!((synced.as_slice(), progress), (&[a][..], (3, 5)));
+        note_synchronizing(
+            &[NetEvent::Synchronized { peer: b }],
+            &mut synced,
+            &mut progress,
+        );
+        assert_eq!((synced.as_slice(), progress), (&[a, b][..], (3, 5)));
     }
 }
