@@ -303,4 +303,58 @@ mod tests {
         tick(Idle, Idle, &mut meter);
         assert_eq!(meter.last_exchange().expect("over").advantage, Some(-2));
     }
+
+    /// Within one exchange, a new swing starts the counts again — after a whole swing, and
+    /// after one cut short in its active frames (the swinger hit out of it) — so the line
+    /// shows the last swing only.
+    #[test]
+    fn a_new_swing_in_the_same_exchange_counts_afresh() {
+        let world = World::new(Rules::default(), 5, 2).expect("world");
+        let mut state = world.state().clone();
+        let mut meter = FrameMeter::new();
+        let mut play = |steps: &[(Action, usize)], meter: &mut FrameMeter| {
+            for &(a, n) in steps {
+                for _ in 0..n {
+                    // The other fighter reels throughout: one exchange.
+                    state.players[0].action = a;
+                    state.players[1].action = Action::Hitstun;
+                    meter.on_tick(&state);
+                }
+            }
+        };
+        use Action::{Hitstun, Idle, MeleeActive, MeleeRecovery, MeleeStartup};
+        play(
+            &[
+                (MeleeStartup, 2),
+                (MeleeActive, 1),
+                (MeleeRecovery, 3),
+                (MeleeStartup, 3),
+                (MeleeActive, 2),
+                (Hitstun, 2),
+                (MeleeStartup, 4),
+                (MeleeActive, 1),
+                (MeleeRecovery, 5),
+                (Idle, 1),
+            ],
+            &mut meter,
+        );
+        assert_eq!(meter.last_exchange(), None, "the exchange goes on");
+        state.players[1].action = Idle;
+        meter.on_tick(&state);
+        let e = meter.last_exchange().expect("over");
+        assert_eq!(e.swing, [4, 1, 5]);
+    }
+
+    /// A fighter in hit-stop is drawn as hit-stop, whatever its action.
+    #[test]
+    fn hit_stop_shows_over_the_action() {
+        let world = World::new(Rules::default(), 5, 2).expect("world");
+        let mut p = world.state().players[0].clone();
+        p.action = Action::MeleeActive;
+        assert_eq!(FrameKind::of(&p), FrameKind::Active);
+        p.hitstop = 1;
+        assert_eq!(FrameKind::of(&p), FrameKind::HitStop);
+        p.action = Action::Hitstun;
+        assert_eq!(FrameKind::of(&p), FrameKind::HitStop);
+    }
 }
