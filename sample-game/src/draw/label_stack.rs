@@ -97,4 +97,32 @@ mod tests {
         }
         assert_eq!(stack.placed.len(), 500);
     }
+
+    /// The edges: labels side by side (sharing only an edge) both stay; above or below, a
+    /// label exactly `gap` away stays, one a pixel closer is lifted.
+    #[test]
+    fn labels_touch_only_when_they_overlap_across_or_come_within_the_gap() {
+        let label = |x, y| Rect::new(x, y, 40, 6);
+        for (first, second) in [
+            (label(0, 100), label(40, 100)),
+            (label(40, 100), label(0, 100)),
+        ] {
+            let mut stack = LabelStack::new();
+            stack.place(first, 2);
+            assert_eq!(stack.place(second, 2), second, "side by side");
+        }
+        // Below the first (bottom 106): 2 pixels clear stays, 1 does not.
+        let second_at = |y| {
+            let mut stack = LabelStack::new();
+            stack.place(label(0, 100), 2);
+            stack.place(label(10, y), 2).y()
+        };
+        assert_eq!(second_at(108), 108);
+        assert_eq!(second_at(107), 100 - 2 - 6);
+        // Above it (top 100): a bottom at 98 stays, at 99 is lifted.
+        assert_eq!(second_at(92), 92);
+        assert_eq!(second_at(93), 92);
+        assert!(!touches(&label(0, 100), &label(0, 92), 2));
+        assert!(touches(&label(0, 100), &label(0, 93), 2));
+    }
 }
