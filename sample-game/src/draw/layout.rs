@@ -137,4 +137,19 @@ mod tests {
         let l = Layout::new((0, 0), (0, 0));
         assert_eq!(l.tile, 1);
     }
+
+    /// A length in tiles is that many tiles' pixels; a point in tiles lands where its tile's
+    /// rectangle starts.
+    #[test]
+    fn lengths_and_points_scale_by_the_tile() {
+        let l = Layout::new((1280, 800), (21, 15));
+        assert!(l.tile > 1);
+        assert_eq!(l.px(2.5), 2.5 * l.tile as f32);
+        assert_eq!(l.px(0.0), 0.0);
+        let corner = l.tile_rect(3, 4);
+        assert_eq!(
+            l.to_screen(Vec2::new(3.0, 4.0)),
+            Vec2::new(corner.x() as f32, corner.y() as f32)
+        );
+    }
 }
