@@ -18,8 +18,8 @@ use engine::{
 };
 use glam::Vec2;
 use sample_game::{
-    draw::palette, BitmapFont, Effects, KeyBindings, LocalMatch, MatchSource, NetView, Overlay,
-    Renderer, Scene, ShownView, Waiting,
+    draw::palette, BitmapFont, Effects, KeyBindings, Layout, LocalMatch, MatchSource, NetMode,
+    NetView, Overlay, Renderer, Scene, ShownView, Waiting, CELL_H,
 };
 use sdl2::pixels::{Color, PixelFormatEnum};
 use std::sync::Mutex;
@@ -125,6 +125,8 @@ struct Extras<'a> {
     rail_debug: bool,
     timeline: Option<sample_game::Timeline>,
     training: Option<&'a sample_game::TrainingView>,
+    /// The one-line netcode summary drawn while the panel is closed.
+    net_line: Option<&'a NetView>,
 }
 
 impl<'a> Extras<'a> {
@@ -137,6 +139,7 @@ impl<'a> Extras<'a> {
             rail_debug: false,
             timeline: None,
             training: None,
+            net_line: None,
         }
     }
 }
@@ -174,7 +177,7 @@ fn render_with(shot: &Shot<'_>, extras: &Extras<'_>) -> Frame {
         local_players: extras.local_players,
         rail_debug: extras.rail_debug,
         net: shot.net,
-        net_line: None,
+        net_line: extras.net_line,
         effects: extras.effects,
         overlay: shot.overlay,
         bindings: &bindings,
@@ -401,6 +404,59 @@ fn the_hud_shows_the_round_and_the_netcode_panel_the_state_hash() {
         "00000000"
     };
     assert!(frame.find_text(&font, wrong, palette::ACCENT).is_none());
+}
+
+/// Online with the panel closed, one line at the arena's bottom right says the ping, the
+/// rollbacks a second and the input delay; in local play there is no such line.
+#[test]
+fn online_the_closed_panel_leaves_one_line_of_ping_rollbacks_and_delay() {
+    let (prev, cur) = scripted(&[10]).remove(0);
+    let font = BitmapFont::embedded();
+    let mut net = NetView::local(10, engine::StateHash::default());
+    let shot = Shot {
+        current: &cur,
+        previous: &prev,
+        alpha: 1.0,
+        net: None,
+        overlay: Overlay::None,
+        size: (1280, 800),
+    };
+    let line = "ping 42 ms  rb 3/s  delay 2  Tab";
+    let local = render_with(
+        &shot,
+        &Extras {
+            net_line: Some(&net),
+            ..Extras::effects(&Effects::new())
+        },
+    );
+    assert!(local.find_text(&font, "ping", palette::TEXT_DIM).is_none());
+    net.mode = NetMode::Join;
+    net.ping_ms = Some(42);
+    net.rollbacks_per_second = Some(3.0);
+    net.input_delay = Some(2);
+    let frame = render_with(
+        &shot,
+        &Extras {
+            net_line: Some(&net),
+            ..Extras::effects(&Effects::new())
+        },
+    );
+    let (x, y, scale) = frame
+        .find_text(&font, line, palette::TEXT_DIM)
+        .expect("the line is drawn");
+    let layout = Layout::new(shot.size, (21, 15));
+    let maze = layout.maze_rect();
+    let right = x + BitmapFont::text_width(line, scale) as i32;
+    assert!(
+        (maze.right() - 4 * scale as i32..=maze.right()).contains(&right),
+        "ends at the arena's right edge: {right} vs {}",
+        maze.right()
+    );
+    assert!(
+        (maze.bottom() - 3 * CELL_H as i32 * scale as i32..maze.bottom()).contains(&y),
+        "on the arena's last line: {y} vs {}",
+        maze.bottom()
+    );
 }
 
 #[test]
@@ -933,6 +989,7 @@ fn past_mode_draws_the_remote_player_from_history() {
             rail_debug: true,
             timeline: None,
             training: None,
+            net_line: None,
         },
     );
     let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
@@ -999,6 +1056,7 @@ fn a_replay_draws_its_timeline_filled_to_where_it_stands() {
             rail_debug: false,
             timeline: Some(timeline),
             training: None,
+            net_line: None,
         },
     );
     let layout = sample_game::Layout::new(size, (cur.maze.width, cur.maze.height));
