@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn hit_stop_shows_over_the_action() {
         let world = World::new(Rules::default(), 5, 2).expect("world");
-        let mut p = world.state().players[0].clone();
+        let mut p = world.state().players[0];
         p.action = Action::MeleeActive;
         assert_eq!(FrameKind::of(&p), FrameKind::Active);
         p.hitstop = 1;
