@@ -99,4 +99,35 @@ mod tests {
             assert!(bar(&l).width() >= 1);
         }
     }
+
+    /// The bar sits a twentieth of the width in from each side, two text pixels above the
+    /// bottom, three text pixels tall; a click seeks exactly in proportion, and counts as on
+    /// the bar up to one bar height above or below it.
+    #[test]
+    fn the_bar_and_its_clicks_to_the_pixel() {
+        let layout = Layout::new((1000, 700), (21, 15));
+        assert_eq!(layout.text_scale, 2);
+        let strip = bar(&layout);
+        assert_eq!(strip, Rect::new(50, 690, 900, 6));
+        let t = Timeline {
+            tick: 0,
+            last: 3000,
+            paused: true,
+        };
+        let seek = |x, y| seek_target(&layout, &t, (x, y));
+        assert_eq!(seek(50 + 450, 690), Some(1500));
+        assert_eq!(seek(50 + 300, 690), Some(1000));
+        assert_eq!(seek(strip.right(), 690), Some(3000));
+        let slack = strip.height() as i32;
+        assert_eq!(seek(500, strip.bottom() + slack), Some(1500));
+        assert_eq!(seek(500, strip.bottom() + slack + 1), None);
+        assert_eq!(seek(500, strip.top() - slack), Some(1500));
+        assert_eq!(seek(500, strip.top() - slack - 1), None);
+        let empty = Timeline { last: 0, ..t };
+        assert_eq!(
+            seek_target(&layout, &empty, (500, 690)),
+            None,
+            "nothing to seek"
+        );
+    }
 }
