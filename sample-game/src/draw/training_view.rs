@@ -141,7 +141,13 @@ mod tests {
         input.move_x = -20;
         input.move_y = 90;
         input.buttons = buttons::MELEE | buttons::RELOAD;
-        assert_eq!(input_text(&input), "input down MELEE RELOAD");
+        assert_eq!(input_text(&input), "input down MELEE RELOAD"); // A stick reads as a direction only past 40 either way.
+        input.buttons = 0;
+        for (x, shown) in [(40, "-"), (41, "right"), (-40, "-"), (-41, "left")] {
+            input.move_x = x;
+            input.move_y = 0;
+            assert_eq!(input_text(&input), format!("input {shown}"), "x {x}");
+        }
     }
 
     /// Every frame kind has its own colour, and the panel fits the window at every size.
