@@ -174,4 +174,26 @@ mod tests {
             );
         }
     }
+
+    /// The panel to the pixel at 1280x800 (text scale 2): cells of 10 pixels for the 120
+    /// ticks, two meter rows a cell and a text pixel apart, three text lines under them, the
+    /// whole resting on the window's bottom edge and as tall as `panel_height` says.
+    #[test]
+    fn the_panel_to_the_pixel() {
+        let layout = Layout::new((1280, 800), (21, 15));
+        assert_eq!(layout.text_scale, 2);
+        let p = panel_layout(&layout);
+        let line = ((CELL_H + 2) * 2) as i32;
+        assert_eq!(p.cell, 10);
+        assert_eq!(panel_height(&layout), (2 * 12 + 3 * line + 12) as u32);
+        assert_eq!(p.panel.height(), panel_height(&layout));
+        assert_eq!(
+            (p.panel.x(), p.panel.width(), p.panel.bottom()),
+            (0, 1280, 800)
+        );
+        let top = p.panel.y();
+        assert_eq!(p.rows_y, [top + 6, top + 18]);
+        assert_eq!(p.text_y, [top + 32, top + 32 + line, top + 32 + 2 * line]);
+        assert_eq!(p.x, 8);
+    }
 }
