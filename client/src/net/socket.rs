@@ -349,6 +349,12 @@ impl Link {
         self.accept_rejoins = accept;
     }
 
+    /// Whether `Rejoin`s from any address reach the control inbox.
+    #[cfg(test)]
+    pub(crate) fn accepts_rejoins(&self) -> bool {
+        self.accept_rejoins
+    }
+
     /// Lets spectators' `Hello`s from any address through to the control inbox from now on
     /// (or not): the host of a running match welcomes them itself.
     pub fn accept_late_spectators(&mut self, accept: bool) {

@@ -1703,4 +1703,72 @@ mod tests {
         );
         assert_eq!((synced.as_slice(), progress), (&[a, b][..], (3, 5)));
     }
+
+    /// Only a player holding the match's secret lets `Rejoin`s through: a spectator does not,
+    /// even one a forged welcome handed a secret.
+    #[test]
+    fn only_a_player_with_the_secret_accepts_rejoins() {
+        use crate::net::handshake::Agreement;
+        use crate::net::seal::MatchSecret;
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (host, joiner) = playing(&net, &config);
+        assert!(host.link.borrow().accepts_rejoins());
+        assert!(joiner.link.borrow().accepts_rejoins());
+        let host_addr = SocketAddr::from(([127, 0, 0, 1], 1));
+        let forged = Agreement {
+            match_seed: 7,
+            players: 2,
+            local_slot: None,
+            remote_players: vec![(0, host_addr), (1, SocketAddr::from(([127, 0, 0, 1], 2)))],
+            spectators: Vec::new(),
+            session: 1,
+            secret: Some(MatchSecret::random().expect("secret")),
+            epoch: 1,
+        };
+        let world = engine::World::new(config.rules.clone(), 7, 2).expect("world");
+        let link = crate::net::socket::Link::new(net.endpoint(5));
+        let spectator =
+            NetPeer::start_with(link, forged, &config, Driver::new(world)).expect("spectator");
+        assert!(!spectator.link.borrow().accepts_rejoins());
+    }
+
+    /// After a resync agreed a new epoch, a partner that vanishes before the new session
+    /// runs is given up after the disconnect timeout (GGRS alone would wait forever).
+    #[test]
+    fn a_partner_vanishing_during_a_resync_is_given_up() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World> {
+            disconnect_timeout: Duration::from_secs(2),
+            disconnect_notify: Duration::from_secs(1),
+            ..NetConfig::<engine::World>::default()
+        };
+        let (mut host, mut joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        while host.final_tick().min(joiner.final_tick()) < 30 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        joiner.begin_resync(joiner.final_tick(), false);
+        while joiner.agreement.epoch < 2 {
+            assert!(Instant::now() < guard, "the resync is never agreed");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        assert!(!joiner.running(), "the new session still synchronizes");
+        drop(host);
+        let given_up = loop {
+            assert!(
+                Instant::now() < guard,
+                "the vanished partner is waited for forever"
+            );
+            match joiner.advance(engine::WireInput::default()) {
+                Err(e) => break e,
+                Ok(_) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        assert!(matches!(given_up, Error::SyncTimeout { .. }), "{given_up}");
+    }
 }
