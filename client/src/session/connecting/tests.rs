@@ -957,3 +957,36 @@ fn only_the_other_player_can_say_a_desync() {
         "the player's word"
     );
 }
+
+/// A host with two spectators from the start gives each its own GGRS handle after the
+/// players': both are handed over, and both follow the match the players play.
+#[test]
+fn two_spectators_from_the_start_both_watch() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 2);
+    let mut h = host(&net, &cfg);
+    let mut j = joiner(&net, 2, Role::Player, &cfg);
+    let mut s1 = joiner(&net, 3, Role::Spectator, &cfg);
+    let mut s2 = joiner(&net, 4, Role::Spectator, &cfg);
+    let (peers, _) = poll_until(&mut [&mut h, &mut j, &mut s1, &mut s2], all_handed_over);
+    let [mut host, mut player, mut s1, mut s2]: [NetPeer<World>; 4] = peers
+        .into_iter()
+        .map(|p| p.expect("handed over"))
+        .collect::<Vec<_>>()
+        .try_into()
+        .expect("four sides");
+    let guard = Instant::now() + Duration::from_secs(20);
+    while s1.final_tick().min(s2.final_tick()) < 40 {
+        assert!(Instant::now() < guard, "a spectator is left behind");
+        let _ = host.advance(engine::WireInput::default());
+        let _ = player.advance(engine::WireInput::default());
+        let _ = s1.advance(engine::WireInput::default());
+        let _ = s2.advance(engine::WireInput::default());
+    }
+    for watcher in [&s1, &s2] {
+        assert_eq!(
+            watcher.driver().hash_at(40).expect("kept"),
+            host.driver().hash_at(40).expect("kept")
+        );
+    }
+}
