@@ -1771,4 +1771,48 @@ mod tests {
         };
         assert!(matches!(given_up, Error::SyncTimeout { .. }), "{given_up}");
     }
+
+    /// In a later epoch (GGRS counting frames from the epoch's first tick) a desync is
+    /// reported at the match's own tick: not before the state that differs, not before the
+    /// epoch.
+    #[test]
+    fn a_desync_in_a_later_epoch_is_reported_at_the_matchs_tick() {
+        use crate::session::driver::Injection;
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, mut joiner) = playing(&net, &config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        joiner.begin_resync(joiner.final_tick(), false);
+        let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
+        while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
+            assert!(Instant::now() < guard, "the resync never ends");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        let base = host.driver.frame_base();
+        assert!(base > 30, "the epoch starts mid-match: {base}");
+        let nudged = joiner.driver.world().tick() + 10;
+        joiner.driver_mut().inject(Injection {
+            tick: nudged,
+            first_pass_only: false,
+            after: engine::Phase::Validate,
+        });
+        host.take_events();
+        let reported = loop {
+            assert!(Instant::now() < guard, "the desync is never found");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+            let found = host.take_events().into_iter().find_map(|e| match e {
+                NetEvent::DesyncDetected { tick, .. } => Some(tick),
+                _ => None,
+            });
+            if let Some(tick) = found {
+                break tick;
+            }
+        };
+        assert!(
+            (nudged..nudged + 8).contains(&reported),
+            "nudged at {nudged}, reported at {reported} (epoch from {base})"
+        );
+    }
 }
