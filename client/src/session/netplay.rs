@@ -1739,8 +1739,9 @@ mod tests {
     fn a_partner_vanishing_during_a_resync_is_given_up() {
         let net = MemoryNet::default();
         let config = NetConfig::<engine::World> {
-            disconnect_timeout: Duration::from_secs(2),
-            disconnect_notify: Duration::from_secs(1),
+            // Long enough that a test machine under load never makes the live pair look gone.
+            disconnect_timeout: Duration::from_secs(5),
+            disconnect_notify: Duration::from_secs(2),
             ..NetConfig::<engine::World>::default()
         };
         let (mut host, mut joiner) =
