@@ -44,6 +44,27 @@ pub struct PredictionJournal<G: Game> {
     retracted: u64,
 }
 
+impl<E: PartialEq> JournalAction<E> {
+    /// Applies this action to `shown`, a list of the events presented (a kill feed, a hit
+    /// log): a play appends, a correction replaces the old version where it stands, a
+    /// retraction removes it. Whether the action could be applied: a correction or retraction
+    /// of an event `shown` does not hold changes nothing and is `false`.
+    pub fn apply(self, shown: &mut Vec<E>) -> bool {
+        match self {
+            JournalAction::Play(e) => shown.push(e),
+            JournalAction::Correct { old, new } => match shown.iter().position(|p| *p == old) {
+                Some(at) => shown[at] = new,
+                None => return false,
+            },
+            JournalAction::Retract(e) => match shown.iter().position(|p| *p == e) {
+                Some(at) => drop(shown.remove(at)),
+                None => return false,
+            },
+        }
+        true
+    }
+}
+
 impl<G: Game> Default for PredictionJournal<G> {
     fn default() -> PredictionJournal<G> {
         PredictionJournal {
@@ -296,20 +317,13 @@ mod tests {
         let (mut presented, mut happened) = (Vec::new(), Vec::new());
         let mut show = |run: &LaggedRun<World>, presented: &mut Vec<Event>| {
             let driver = run.driver();
-            for action in
-                journal.reconcile(driver.events(), driver.resimulated_from(), run.final_tick())
+            let final_tick = run.final_tick();
+            for action in journal.reconcile(driver.events(), driver.resimulated_from(), final_tick)
             {
-                match action {
-                    JournalAction::Play(e) => presented.push(e),
-                    JournalAction::Correct { old, new } => {
-                        let at = presented.iter().position(|p| *p == old).expect("shown");
-                        presented[at] = new;
-                    }
-                    JournalAction::Retract(e) => {
-                        let at = presented.iter().position(|p| *p == e).expect("shown");
-                        presented.remove(at);
-                    }
-                }
+                assert!(
+                    action.apply(presented),
+                    "corrects or retracts a shown event"
+                );
             }
         };
         for t in 0..1200 {
@@ -332,5 +346,32 @@ mod tests {
         happened.sort_by_key(key);
         assert!(happened.len() > 50, "the bots fought: {}", happened.len());
         assert_eq!(presented, happened);
+    }
+
+    /// Applied to a list of what was shown, actions keep it in step: a play appends, a
+    /// correction replaces in place, a retraction removes; one about an event never shown
+    /// changes nothing and says so.
+    #[test]
+    fn actions_apply_to_a_list_of_what_was_shown() {
+        let mut shown = Vec::new();
+        assert!(JournalAction::Play(shot(1, 0, 1)).apply(&mut shown));
+        assert!(JournalAction::Play(hit(2, 10)).apply(&mut shown));
+        assert!(JournalAction::Play(shot(3, 1, 2)).apply(&mut shown));
+        let fix = JournalAction::Correct {
+            old: hit(2, 10),
+            new: hit(2, 4),
+        };
+        assert!(fix.apply(&mut shown));
+        assert_eq!(shown, [shot(1, 0, 1), hit(2, 4), shot(3, 1, 2)]);
+        assert!(JournalAction::Retract(shot(1, 0, 1)).apply(&mut shown));
+        assert_eq!(shown, [hit(2, 4), shot(3, 1, 2)]);
+        let before = shown.clone();
+        assert!(!JournalAction::Retract(shot(9, 0, 9)).apply(&mut shown));
+        assert!(!JournalAction::Correct {
+            old: hit(2, 10),
+            new: hit(2, 1)
+        }
+        .apply(&mut shown));
+        assert_eq!(shown, before);
     }
 }

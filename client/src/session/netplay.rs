@@ -1481,6 +1481,23 @@ mod tests {
         (host, joiner)
     }
 
+    /// [`playing`], then a resync the joiner asks for, until both run epoch 2.
+    fn resynced(
+        net: &MemoryNet,
+        config: &NetConfig<engine::World>,
+    ) -> (NetPeer<engine::World>, NetPeer<engine::World>) {
+        let (mut host, mut joiner) = playing(net, config);
+        let guard = Instant::now() + Duration::from_secs(20);
+        joiner.begin_resync(joiner.final_tick(), false);
+        let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
+        while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
+            assert!(Instant::now() < guard, "the resync never ends");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        (host, joiner)
+    }
+
     /// A peer saying `Finish` again and again (it repeats it until it hears ours, and a
     /// forged stream could repeat it forever) is counted once: the list of finished peers
     /// never outgrows the peers.
@@ -1504,15 +1521,7 @@ mod tests {
     fn a_desync_said_for_a_tick_before_the_epoch_is_stale() {
         let net = MemoryNet::default();
         let config = NetConfig::<engine::World>::default();
-        let (mut host, mut joiner) = playing(&net, &config);
-        let guard = Instant::now() + Duration::from_secs(20);
-        joiner.begin_resync(joiner.final_tick(), false);
-        let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
-        while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
-            assert!(Instant::now() < guard, "the resync never ends");
-            let _ = host.advance(engine::WireInput::default());
-            let _ = joiner.advance(engine::WireInput::default());
-        }
+        let (mut host, _joiner) = resynced(&net, &config);
         let player = SocketAddr::from(([127, 0, 0, 1], 2));
         let base = host.driver.frame_base();
         let desyncs = |p: &mut NetPeer<engine::World>| {
@@ -1781,15 +1790,7 @@ mod tests {
         use crate::session::driver::Injection;
         let net = MemoryNet::default();
         let config = NetConfig::<engine::World>::default();
-        let (mut host, mut joiner) = playing(&net, &config);
-        let guard = Instant::now() + Duration::from_secs(20);
-        joiner.begin_resync(joiner.final_tick(), false);
-        let in_epoch_2 = |p: &NetPeer<engine::World>| p.agreement.epoch == 2 && p.running();
-        while !(in_epoch_2(&host) && in_epoch_2(&joiner)) {
-            assert!(Instant::now() < guard, "the resync never ends");
-            let _ = host.advance(engine::WireInput::default());
-            let _ = joiner.advance(engine::WireInput::default());
-        }
+        let (mut host, mut joiner) = resynced(&net, &config);
         let base = host.driver.frame_base();
         assert!(base > 30, "the epoch starts mid-match: {base}");
         let nudged = joiner.driver.world().tick() + 10;
@@ -1799,6 +1800,7 @@ mod tests {
             after: engine::Phase::Validate,
         });
         host.take_events();
+        let guard = Instant::now() + Duration::from_secs(20);
         let reported = loop {
             assert!(Instant::now() < guard, "the desync is never found");
             let _ = host.advance(engine::WireInput::default());

@@ -259,17 +259,10 @@ fn a_hit_whose_damage_changes_after_rollback_is_corrected() {
     );
     // Applying the actions leaves exactly the real history on screen.
     for action in actions {
-        match action {
-            JournalAction::Play(e) => presented.push(e),
-            JournalAction::Correct { old, new } => {
-                let at = presented.iter().position(|p| *p == old).expect("shown");
-                presented[at] = new;
-            }
-            JournalAction::Retract(e) => {
-                let at = presented.iter().position(|p| *p == e).expect("shown");
-                presented.remove(at);
-            }
-        }
+        assert!(
+            action.apply(&mut presented),
+            "corrects or retracts a shown event"
+        );
     }
     let key = |e: &Event| e.key();
     presented.sort_by_key(key);
