@@ -256,4 +256,12 @@ mod tests {
         assert!(secret(base) != secret("abcdefghijklmnopq"), "a prefix");
         assert!(secret("abcdefghijklmnopq") != secret(base), "longer");
     }
+
+    /// A secret's debug form (what ends up in logs) names it but never shows it.
+    #[test]
+    fn a_secrets_debug_form_hides_it() {
+        let secret = RoomSecret::parse("abcdefghijklmnop").expect("a secret");
+        let shown = format!("{secret:?} {:?}", Some(&secret));
+        assert_eq!(shown, "RoomSecret(..) Some(RoomSecret(..))");
+    }
 }
