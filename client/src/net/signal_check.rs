@@ -145,6 +145,46 @@ pub(crate) mod tests {
         }
     }
 
+    /// The size limits to the byte: a description or a candidate of exactly the limit passes,
+    /// one byte more is refused for its size; and the largest signal that passes still fits in
+    /// one request to the signalling server, as the client sends it.
+    #[test]
+    fn signals_at_the_size_limits_pass_and_one_byte_more_does_not() {
+        use matchbox_socket::PeerRequest;
+        let sdp_of = |len: usize| {
+            let pad = len - GOOD_SDP.len() - "a=x:\r\n".len();
+            format!("{GOOD_SDP}a=x:{}\r\n", "y".repeat(pad))
+        };
+        let candidate_of = |len: usize| {
+            format!(
+                "{{{}{}",
+                " ".repeat(len - GOOD_CANDIDATE.len()),
+                &GOOD_CANDIDATE[1..]
+            )
+        };
+        let largest = [
+            PeerSignal::Offer(sdp_of(12 * 1024)),
+            PeerSignal::IceCandidate(candidate_of(2 * 1024)),
+        ];
+        for signal in &largest {
+            assert_eq!(check_signal(signal), Ok(()), "at the limit");
+            let request = PeerRequest::Signal {
+                receiver: serde_json::from_str("\"ffffffff-ffff-ffff-ffff-ffffffffffff\"")
+                    .expect("a peer id"),
+                data: signal.clone(),
+            };
+            let json = serde_json::to_string(&request).expect("json");
+            assert!(json.len() <= MAX_MESSAGE_BYTES, "{} bytes", json.len());
+        }
+        for signal in [
+            PeerSignal::Answer(sdp_of(12 * 1024 + 1)),
+            PeerSignal::IceCandidate(candidate_of(2 * 1024 + 1)),
+        ] {
+            let refused = check_signal(&signal).expect_err("one byte more");
+            assert!(refused.contains("bytes, more than"), "{refused}");
+        }
+    }
+
     #[test]
     fn malformed_descriptions_are_refused_saying_why() {
         let without = |key: &str| {
