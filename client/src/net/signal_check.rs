@@ -185,6 +185,24 @@ pub(crate) mod tests {
         }
     }
 
+    /// A description may carry up to eight media sections (ours has one); nine or more are
+    /// refused, naming the count.
+    #[test]
+    fn more_than_eight_media_sections_are_refused() {
+        let with = |extra: usize| {
+            let section = "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=mid:x\r\n";
+            format!("{GOOD_SDP}{}", section.repeat(extra))
+        };
+        assert_eq!(check_sdp(&with(7)), Ok(()), "eight");
+        for extra in [8, 20] {
+            let refused = check_sdp(&with(extra)).expect_err("too many");
+            assert!(
+                refused.contains(&format!("{} media sections", extra + 1)),
+                "{refused}"
+            );
+        }
+    }
+
     #[test]
     fn malformed_descriptions_are_refused_saying_why() {
         let without = |key: &str| {
