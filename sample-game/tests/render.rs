@@ -117,6 +117,24 @@ struct Shot<'a> {
     size: (u32, u32),
 }
 
+impl<'a> Shot<'a> {
+    /// The state at `current` (fully interpolated from `previous`), with nothing over it.
+    fn plain(
+        current: &'a WorldSnapshot,
+        previous: &'a WorldSnapshot,
+        size: (u32, u32),
+    ) -> Shot<'a> {
+        Shot {
+            current,
+            previous,
+            alpha: 1.0,
+            net: None,
+            overlay: Overlay::None,
+            size,
+        }
+    }
+}
+
 /// What else a frame may show: effects, remote players in the past, the rail debug overlay.
 struct Extras<'a> {
     effects: &'a Effects,
@@ -307,14 +325,7 @@ fn check_positions(frame: &Frame, prev: &WorldSnapshot, cur: &WorldSnapshot, alp
 fn players_and_projectiles_are_drawn_where_the_snapshot_puts_them() {
     let mut projectiles = 0;
     for (prev, cur) in scripted(&[30, 66, 75, 84, 93, 100]) {
-        let frame = render(&Shot {
-            current: &cur,
-            previous: &prev,
-            alpha: 1.0,
-            net: None,
-            overlay: Overlay::None,
-            size: (1280, 800),
-        });
+        let frame = render(&Shot::plain(&cur, &prev, (1280, 800)));
         projectiles += check_positions(&frame, &prev, &cur, 1.0);
     }
     assert!(
@@ -413,14 +424,7 @@ fn online_the_closed_panel_leaves_one_line_of_ping_rollbacks_and_delay() {
     let (prev, cur) = scripted(&[10]).remove(0);
     let font = BitmapFont::embedded();
     let mut net = NetView::local(10, engine::StateHash::default());
-    let shot = Shot {
-        current: &cur,
-        previous: &prev,
-        alpha: 1.0,
-        net: None,
-        overlay: Overlay::None,
-        size: (1280, 800),
-    };
+    let shot = Shot::plain(&cur, &prev, (1280, 800));
     let line = "ping 42 ms  rb 3/s  delay 2  Tab";
     let local = render_with(
         &shot,
@@ -677,14 +681,7 @@ fn the_training_meter_draws_a_whiff_frame_by_frame() {
     let (cur, prev) = (room.current().clone(), room.previous().clone());
     let effects = Effects::new();
     let frame = render_with(
-        &Shot {
-            current: &cur,
-            previous: &prev,
-            alpha: 1.0,
-            net: None,
-            overlay: Overlay::None,
-            size: (1280, 800),
-        },
+        &Shot::plain(&cur, &prev, (1280, 800)),
         &Extras {
             local_players: &[0],
             training: Some(&view),
@@ -732,14 +729,7 @@ fn blocks_show_their_damage() {
     for (i, hp) in [rules.block_hp, 2, 1].into_iter().enumerate() {
         cur.maze.tiles[2 + i * 2] = Tile::block(hp);
     }
-    let frame = render(&Shot {
-        current: &cur,
-        previous: &prev,
-        alpha: 1.0,
-        net: None,
-        overlay: Overlay::None,
-        size: (1280, 800),
-    });
+    let frame = render(&Shot::plain(&cur, &prev, (1280, 800)));
     let (origin, tile) = frame.arena((width, cur.maze.height));
     let count = |x: u32, c: Color| {
         let mut n = 0;
