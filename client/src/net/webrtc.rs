@@ -967,6 +967,35 @@ mod tests {
         }
     }
 
+    /// Each limit of the check takes its exact size and refuses one more: eight servers, a
+    /// URL of 512 bytes, a user name and a password of 256.
+    #[test]
+    fn ice_servers_pass_at_each_limit_and_not_one_past_it() {
+        let turn = |urls: Vec<String>, user: usize, password: usize| IceServers {
+            urls,
+            username: Some("u".repeat(user)),
+            credential: Some("p".repeat(password)),
+        };
+        let url = |len: usize| format!("turn:{}", "h".repeat(len - 5));
+        assert_eq!(url(512).len(), 512);
+        for (servers, url_len, user, password, fine) in [
+            (8, 20, 1, 1, true),
+            (9, 20, 1, 1, false),
+            (1, 512, 1, 1, true),
+            (1, 513, 1, 1, false),
+            (1, 20, 256, 256, true),
+            (1, 20, 257, 1, false),
+            (1, 20, 1, 257, false),
+        ] {
+            let ice = turn(vec![url(url_len); servers], user, password);
+            assert_eq!(
+                ice.check().is_ok(),
+                fine,
+                "{servers} servers, a URL of {url_len}, credentials of {user} and {password}"
+            );
+        }
+    }
+
     /// A room peer's synthetic address is told apart from a real one, so messages can say
     /// "the other peer in the room" instead of a made-up IPv6 address.
     #[test]

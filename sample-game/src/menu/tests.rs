@@ -360,3 +360,205 @@ proptest! {
         }
     }
 }
+
+/// Keys come as keys only while one is being bound, characters as text only in the address
+/// field: on every other screen the front end sends them as menu moves.
+#[test]
+fn only_binding_wants_keys_and_only_the_address_field_wants_text() {
+    let mut m = menu();
+    let screens = [
+        Screen::Main,
+        Screen::Address { spectate: false },
+        Screen::Address { spectate: true },
+        Screen::Replays,
+        Screen::Options,
+        Screen::Keys,
+        Screen::Binding {
+            player: 1,
+            action: 7,
+        },
+        Screen::Notice {
+            title: "t".into(),
+            text: "x".into(),
+        },
+    ];
+    for screen in screens {
+        m.screen = screen.clone();
+        assert_eq!(
+            m.wants_key(),
+            matches!(screen, Screen::Binding { .. }),
+            "{screen:?}"
+        );
+        assert_eq!(
+            m.wants_text(),
+            matches!(screen, Screen::Address { .. }),
+            "{screen:?}"
+        );
+        m.to_main();
+        assert_eq!(m.screen, Screen::Main, "from {screen:?}");
+    }
+}
+
+/// The key screen lists both players' eight actions with their keys, then its two rows.
+#[test]
+fn the_key_rows_name_every_action_and_its_keys() {
+    let rows = menu().key_labels();
+    assert_eq!(
+        rows,
+        [
+            "P1 up      W",
+            "P1 down    S",
+            "P1 left    A",
+            "P1 right   D",
+            "P1 shoot   F",
+            "P1 melee   G",
+            "P1 reload  R",
+            "P1 rail    E",
+            "P2 up      Up",
+            "P2 down    Down",
+            "P2 left    Left",
+            "P2 right   Right",
+            "P2 shoot   . or Right Ctrl",
+            "P2 melee   / or ,",
+            "P2 reload  Right Shift",
+            "P2 rail    ; or Right Alt",
+            "Reset to defaults",
+            "Back",
+        ]
+    );
+}
+
+/// A note stays while the address is typed and edited (it says what is wrong with it), and
+/// goes with the next move.
+#[test]
+fn a_note_stays_while_typing_and_goes_with_the_next_move() {
+    let mut m = menu();
+    m.main_row = 3;
+    press(&mut m, &[M::Enter]);
+    press(&mut m, &typed("nowhere"));
+    press(&mut m, &[M::Enter]);
+    let note = m
+        .note
+        .clone()
+        .expect("an address without a port has a note");
+    press(&mut m, &[M::Char(':'), M::Backspace]);
+    assert_eq!(m.note.as_deref(), Some(note.as_str()));
+    press(&mut m, &[M::Up]);
+    assert_eq!(m.note, None);
+}
+
+/// Left and right change the bot's level on its row only.
+#[test]
+fn left_and_right_change_nothing_on_the_other_main_rows() {
+    let mut m = menu();
+    let level = m.config.bot_difficulty;
+    for row in (0..MAIN_ITEMS.len()).filter(|&r| r != 1) {
+        m.main_row = row;
+        assert_eq!(
+            press(&mut m, &[M::Left, M::Right, M::Right]),
+            [],
+            "row {row}"
+        );
+        assert_eq!(m.config.bot_difficulty, level, "row {row}");
+        assert_eq!((m.main_row, &m.screen), (row, &Screen::Main));
+    }
+}
+
+/// The address field takes up to its limit of characters and no more.
+#[test]
+fn the_address_field_takes_up_to_its_limit() {
+    let mut m = menu();
+    m.main_row = 3;
+    press(&mut m, &[M::Enter]);
+    press(&mut m, &typed(&"a".repeat(MAX_ADDRESS - 1)));
+    press(&mut m, &typed("bc"));
+    assert_eq!(m.address.len(), MAX_ADDRESS);
+    assert!(m.address.ends_with("ab"), "{}", m.address);
+}
+
+/// Down and up move through the replays, wrapping; Esc leaves the list.
+#[test]
+fn the_replay_list_moves_both_ways_and_esc_leaves_it() {
+    let mut m = menu();
+    let entry = |name: &str| ReplayEntry {
+        path: PathBuf::from(name),
+        name: name.into(),
+        modified: std::time::SystemTime::UNIX_EPOCH,
+        line: None,
+    };
+    m.show_replays(vec![entry("a"), entry("b"), entry("c")]);
+    press(&mut m, &[M::Down]);
+    assert_eq!(m.replay_row, 1);
+    press(&mut m, &[M::Up, M::Up]);
+    assert_eq!(m.replay_row, 2);
+    assert_eq!(press(&mut m, &[M::Back]), []);
+    assert_eq!(m.screen, Screen::Main);
+}
+
+/// The volume moves by tens both ways; the ICE servers' row cycles forward with right and
+/// back with left through every choice there is.
+#[test]
+fn volume_steps_by_ten_and_the_ice_row_cycles_both_ways() {
+    use crate::config::IceChoice;
+    let mut config = Config::default();
+    config.volume = 50;
+    config.ice_custom.urls = vec!["stun:example.org:3478".into()];
+    let mut m = Menu::new(config);
+    m.screen = Screen::Options;
+    m.options_row = 2;
+    assert_eq!(press(&mut m, &[M::Right]), [Choice::SaveConfig]);
+    assert_eq!(m.config.volume, 60);
+    press(&mut m, &[M::Left, M::Left]);
+    assert_eq!(m.config.volume, 40);
+    m.options_row = 4;
+    assert_eq!(m.config.ice, IceChoice::PublicStun);
+    press(&mut m, &[M::Right]);
+    assert_eq!(m.config.ice, IceChoice::Off);
+    press(&mut m, &[M::Left, M::Left]);
+    assert_eq!(m.config.ice, IceChoice::Custom);
+    press(&mut m, &[M::Enter]);
+    assert_eq!(m.config.ice, IceChoice::PublicStun, "enter goes forward");
+}
+
+/// The key list's 18 rows wrap both ways; each of the 16 action rows opens its binding, the
+/// reset row resets, the back row and Esc go back to the options.
+#[test]
+fn every_key_row_does_its_own_thing() {
+    let mut m = menu();
+    to_keys(&mut m);
+    press(&mut m, &[M::Up]);
+    assert_eq!(m.keys_row, 17, "up from the top is the last row");
+    press(&mut m, &[M::Down]);
+    assert_eq!(m.keys_row, 0, "down from the last row is the top");
+    for row in 0..16 {
+        m.keys_row = row;
+        assert_eq!(press(&mut m, &[M::Enter]), []);
+        assert_eq!(
+            m.screen,
+            Screen::Binding {
+                player: row / 8,
+                action: row % 8
+            }
+        );
+        // Back, or Esc, while binding keeps the key and says nothing.
+        let out = if row % 2 == 0 {
+            M::Back
+        } else {
+            M::Key(Scancode::Escape)
+        };
+        assert_eq!(press(&mut m, &[out]), []);
+        assert_eq!((&m.screen, &m.note), (&Screen::Keys, &None), "row {row}");
+    }
+    assert_eq!(m.config.bindings, KeyBindings::default());
+    // Back (row 17) with a key changed leaves it changed.
+    m.keys_row = 4;
+    press(&mut m, &[M::Enter, M::Key(Scancode::Space)]);
+    m.keys_row = 17;
+    assert_eq!(press(&mut m, &[M::Enter]), []);
+    assert_eq!(m.screen, Screen::Options);
+    assert_eq!(m.config.bindings.players[0].shoot, vec![Scancode::Space]);
+    press(&mut m, &[M::Enter]);
+    assert_eq!(m.screen, Screen::Keys);
+    assert_eq!(press(&mut m, &[M::Back]), []);
+    assert_eq!(m.screen, Screen::Options);
+}
