@@ -996,6 +996,29 @@ mod tests {
         }
     }
 
+    /// A link's server part must be a whole server address: a scheme and a host before the
+    /// room's slash, not a bare scheme, nothing, or a path ending in a slash.
+    #[test]
+    fn a_link_names_a_server_before_its_room() {
+        for (link, signal) in [
+            ("ws://h/r", "ws://h"),
+            ("wss://h/r", "wss://h"),
+            ("wss://h/a/r", "wss://h/a"),
+        ] {
+            let room = RoomConfig::from_link(link).expect(link);
+            assert_eq!(
+                (room.signal_url.as_str(), room.room.as_str()),
+                (signal, "r")
+            );
+        }
+        for bad in ["/r", "ws:///r", "ws://h//r", "wss://h/a//r", "//r"] {
+            match RoomConfig::from_link(bad) {
+                Err(Error::Address(e)) => assert!(e.contains("is not a room link"), "{bad}: {e}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
     /// A room peer's synthetic address is told apart from a real one, so messages can say
     /// "the other peer in the room" instead of a made-up IPv6 address.
     #[test]

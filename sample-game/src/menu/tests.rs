@@ -562,3 +562,33 @@ fn every_key_row_does_its_own_thing() {
     assert_eq!(press(&mut m, &[M::Back]), []);
     assert_eq!(m.screen, Screen::Options);
 }
+
+/// A room link is told from an invitation by its scheme, either one, and checked as a link.
+#[test]
+fn room_links_of_either_scheme_are_links_to_check_as_such() {
+    for link in ["ws://h:3536/r", "wss://h/r"] {
+        assert!(is_room_link(link), "{link}");
+        assert_eq!(address_problem(link), None, "{link}");
+    }
+    for other in ["192.168.1.20:7000#CODE", "http://h/r", "ws:/h/r", "wss:h/r"] {
+        assert!(!is_room_link(other), "{other}");
+    }
+    let problem = address_problem("ws://h:3536").expect("no room");
+    assert!(problem.contains("not a room link"), "{problem}");
+}
+
+/// Player 2's keys are bound like player 1's; there is no third player.
+#[test]
+fn the_second_players_keys_bind_too() {
+    let mut b = KeyBindings::default();
+    assert_eq!(rebind(&mut b, 1, 7, Scancode::K), Ok(None));
+    assert_eq!(b.players[1].rail, vec![Scancode::K]);
+    assert_eq!(
+        rebind(&mut b, 1, 8, Scancode::K),
+        Err("no such action".into())
+    );
+    assert_eq!(
+        rebind(&mut b, 2, 7, Scancode::K),
+        Err("no such action".into())
+    );
+}
