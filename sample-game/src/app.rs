@@ -844,6 +844,138 @@ mod tests {
         );
     }
 
+    fn held(k: Scancode) -> Event {
+        match key(k) {
+            Event::KeyDown {
+                timestamp,
+                window_id,
+                keycode,
+                scancode,
+                keymod,
+                ..
+            } => Event::KeyDown {
+                timestamp,
+                window_id,
+                keycode,
+                scancode,
+                keymod,
+                repeat: true,
+            },
+            _ => unreachable!(),
+        }
+    }
+
+    fn button(button: Button) -> Event {
+        Event::ControllerButtonDown {
+            timestamp: 0,
+            which: 0,
+            button,
+        }
+    }
+
+    /// F7 and F8 move the volume by ten within 0–100, F9 mutes and unmutes; a held key
+    /// repeats nothing.
+    #[test]
+    fn sound_keys_step_the_volume_and_mute() {
+        assert_eq!(sound_key(&key(Scancode::F7)), Some(SoundKey::Quieter));
+        assert_eq!(sound_key(&key(Scancode::F8)), Some(SoundKey::Louder));
+        assert_eq!(sound_key(&key(Scancode::F9)), Some(SoundKey::Mute));
+        assert_eq!(sound_key(&key(Scancode::F6)), None);
+        assert_eq!(sound_key(&held(Scancode::F8)), None);
+        assert_eq!(sound_key(&button(Button::A)), None);
+        let mut mixer = Mixer::default();
+        mixer.volume = 95;
+        SoundKey::Louder.apply(&mut mixer);
+        assert_eq!(mixer.volume, 100);
+        SoundKey::Quieter.apply(&mut mixer);
+        SoundKey::Quieter.apply(&mut mixer);
+        assert_eq!(mixer.volume, 80);
+        SoundKey::Louder.apply(&mut mixer);
+        assert_eq!(mixer.volume, 90);
+        mixer.volume = 5;
+        SoundKey::Quieter.apply(&mut mixer);
+        assert_eq!(mixer.volume, 0);
+        let muted = mixer.muted;
+        SoundKey::Mute.apply(&mut mixer);
+        assert_eq!(mixer.muted, !muted);
+        SoundKey::Mute.apply(&mut mixer);
+        assert_eq!(mixer.muted, muted);
+    }
+
+    /// The keys that talk to the source: the online and training ones always, the replay
+    /// ones only while watching; held down, only stepping and seeking repeat.
+    #[test]
+    fn source_keys_reach_the_source_and_replay_keys_only_while_watching() {
+        use SourceCommand as C;
+        let always = [
+            (Scancode::F5, C::LessInputDelay),
+            (Scancode::F6, C::MoreInputDelay),
+            (Scancode::F10, C::CycleDummy),
+            (Scancode::F11, C::Record),
+            (Scancode::F12, C::ResetPositions),
+        ];
+        let watching = [
+            (Scancode::Space, C::TogglePause, false),
+            (Scancode::N, C::Step, true),
+            (Scancode::Equals, C::Faster, false),
+            (Scancode::KpPlus, C::Faster, false),
+            (Scancode::Minus, C::Slower, false),
+            (Scancode::KpMinus, C::Slower, false),
+            (Scancode::Left, C::Seek(-5), true),
+            (Scancode::Right, C::Seek(5), true),
+            (Scancode::Home, C::Restart, false),
+        ];
+        for watch in [false, true] {
+            for (k, command) in always {
+                assert_eq!(source_command(&key(k), watch), Some(command), "{k:?}");
+                assert_eq!(source_command(&held(k), watch), None, "{k:?} held");
+            }
+            for (k, command, repeats) in watching {
+                let expected = watch.then_some(command);
+                assert_eq!(source_command(&key(k), watch), expected, "{k:?}");
+                let held_expected = expected.filter(|_| repeats);
+                assert_eq!(source_command(&held(k), watch), held_expected, "{k:?} held");
+            }
+            assert_eq!(source_command(&key(Scancode::W), watch), None);
+            assert_eq!(source_command(&button(Button::A), watch), None);
+        }
+    }
+
+    /// A controller: A or Start dismisses the controls screen; Start pauses, or asks for a
+    /// rematch once the match is decided, when Y asks for the other level; Back shows the
+    /// controls. The level key too works only once the match is decided; closing quits.
+    #[test]
+    fn controller_buttons_and_the_level_key_mean_what_the_match_allows() {
+        let keys = KeyBindings::default();
+        let play = Overlay::None;
+        let controls = Overlay::Controls { at_start: false };
+        let act = |e: &Event, overlay, over| menu_action(e, &keys, overlay, over);
+        for over in [false, true] {
+            assert_eq!(act(&button(Button::A), controls, over), MenuAction::Dismiss);
+            assert_eq!(
+                act(&button(Button::Start), controls, over),
+                MenuAction::Dismiss
+            );
+            assert_eq!(act(&button(Button::A), play, over), MenuAction::None);
+            assert_eq!(act(&button(Button::Back), play, over), MenuAction::Controls);
+            assert_eq!(
+                act(&Event::Quit { timestamp: 0 }, play, over),
+                MenuAction::Quit
+            );
+        }
+        assert_eq!(act(&button(Button::Start), play, false), MenuAction::Pause);
+        assert_eq!(act(&button(Button::Start), play, true), MenuAction::Rematch);
+        assert_eq!(act(&button(Button::Y), play, false), MenuAction::None);
+        assert_eq!(act(&button(Button::Y), play, true), MenuAction::OtherLevel);
+        assert_eq!(act(&key(Scancode::L), play, false), MenuAction::None);
+        assert_eq!(act(&key(Scancode::L), play, true), MenuAction::OtherLevel);
+        assert_eq!(
+            act(&key(Scancode::KpEnter), play, true),
+            MenuAction::Rematch
+        );
+        assert_eq!(act(&held(Scancode::P), play, false), MenuAction::None);
+    }
+
     #[test]
     fn an_unrequested_invisible_driver_means_no_display() {
         assert!(invisible_fallback("offscreen", None));

@@ -475,11 +475,17 @@ fn quiet_webrtc_panics() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if std::thread::current().name() != Some(WEBRTC_THREAD) {
+            if printed_from(std::thread::current().name()) {
                 previous(info);
             }
         }));
     });
+}
+
+/// Whether a panic on the thread of this name goes to the hook that was there before: all
+/// but those of our WebRTC threads, which are caught and told in words.
+fn printed_from(thread: Option<&str>) -> bool {
+    thread != Some(WEBRTC_THREAD)
 }
 
 /// The synthetic address of a peer: its id as an IPv6 address, port 0.
@@ -1016,6 +1022,16 @@ mod tests {
                 Err(Error::Address(e)) => assert!(e.contains("is not a room link"), "{bad}: {e}"),
                 other => panic!("{bad}: {other:?}"),
             }
+        }
+    }
+
+    /// Only the panics of the WebRTC threads are kept quiet: the main thread's, an unnamed
+    /// thread's and the linger thread's are printed as before.
+    #[test]
+    fn only_the_webrtc_threads_panics_are_kept_quiet() {
+        assert!(!printed_from(Some(WEBRTC_THREAD)));
+        for other in [None, Some("main"), Some("webrtc-linger"), Some("")] {
+            assert!(printed_from(other), "{other:?}");
         }
     }
 

@@ -369,6 +369,13 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         let addr: std::net::SocketAddr = addr_rx.recv_timeout(LIMIT).expect("rogue address");
         let room = RoomConfig::new(format!("ws://{addr}"), "rogue");
         let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+        // The id the rogue assigned is the address, and the debug form says where it stands.
+        let shown = format!("{transport:?}");
+        let expected = format!(
+            "WebRtcTransport {{ url: \"ws://{addr}/rogue\", local: [::4000:8000:0:0:1]:0, role: Player, \
+             state: Open, peers: 0, entries: 1, .. }}"
+        );
+        assert_eq!(shown, expected);
         // Keep taking events in until the rogue has what it waited for; the loop must not end.
         while done_rx.try_recv().is_err() {
             match transport.settle(Duration::from_millis(20)) {

@@ -500,10 +500,14 @@ fn the_replay_list_moves_both_ways_and_esc_leaves_it() {
 #[test]
 fn volume_steps_by_ten_and_the_ice_row_cycles_both_ways() {
     use crate::config::IceChoice;
-    let mut config = Config::default();
-    config.volume = 50;
-    config.ice_custom.urls = vec!["stun:example.org:3478".into()];
-    let mut m = Menu::new(config);
+    let mut m = Menu::new(Config {
+        volume: 50,
+        ice_custom: client::net::webrtc::IceServers {
+            urls: vec!["stun:example.org:3478".into()],
+            ..Default::default()
+        },
+        ..Config::default()
+    });
     m.screen = Screen::Options;
     m.options_row = 2;
     assert_eq!(press(&mut m, &[M::Right]), [Choice::SaveConfig]);
