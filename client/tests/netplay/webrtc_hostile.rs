@@ -357,8 +357,8 @@ const WELL_FORMED_OFFER: &str = "v=0\r\n\
     a=ice-pwd:oeDpDTSQgYPxiSvPAkDVeHEyVmkNNDdd\r\n";
 
 /// A signalling server that is not ours (a rogue one, or one that checks nothing) relays a
-/// garbage offer: our client drops it before matchbox (which would `unwrap` it and lose every
-/// connection) and counts it. Events are handled in order, so the answer it then gives to a
+/// garbage offer (two): our client drops them before matchbox (which would `unwrap` one and
+/// lose every connection) and counts them. Events are handled in order, so the answer it then gives to a
 /// well-formed offer sent after the garbage proves its message loop lived through it.
 #[test]
 fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
@@ -368,6 +368,7 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
     let peer = std::thread::spawn(move || {
         let addr: std::net::SocketAddr = addr_rx.recv_timeout(LIMIT).expect("rogue address");
         let room = RoomConfig::new(format!("ws://{addr}"), "rogue");
+        let entering = std::time::Instant::now();
         let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
         // The id the rogue assigned is the address, and the debug form says where it stands.
         let shown = format!("{transport:?}");
@@ -376,13 +377,20 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
              state: Open, peers: 0, entries: 1, .. }}"
         );
         assert_eq!(shown, expected);
+        assert_eq!(transport.url(), format!("ws://{addr}/rogue"));
         // Keep taking events in until the rogue has what it waited for; the loop must not end.
         while done_rx.try_recv().is_err() {
             match transport.settle(Duration::from_millis(20)) {
-                Err(Error::RoomNotConnected { .. }) => {}
+                // The seconds waited since the room was entered, rounded: never more than
+                // this thread has waited since it began entering.
+                Err(Error::RoomNotConnected { seconds, .. }) => {
+                    let most = (entering.elapsed().as_millis() + 500) / 1000;
+                    assert!(u128::from(seconds) <= most, "{seconds} s, at most {most}");
+                }
                 Err(e) => return Err(e),
                 Ok(part) => panic!("nobody is in this room, yet it settled: {part:?}"),
             }
+            assert!(transport.connected().is_empty());
         }
         Ok::<u64, Error>(transport.signals_dropped())
     });
@@ -403,6 +411,7 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         for event in [
             serde_json::json!({ "IdAssigned": me }),
             serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "garbage" } } }),
+            serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "v=0 garbage" } } }),
             serde_json::json!({ "Signal": { "sender": good, "data": { "Offer": WELL_FORMED_OFFER } } }),
         ] {
             ws.send(Message::Text(event.to_string().into()))
@@ -429,7 +438,10 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         drop(ws);
     });
     let dropped = join_within(peer, "peer of a rogue server").expect("its loop lived on");
-    assert_eq!(dropped, 1, "the garbage offer, and only it, was dropped");
+    assert_eq!(
+        dropped, 2,
+        "the garbage offers, and only they, were dropped"
+    );
 }
 
 /// Issue 17: a peer with the secret whose WebRTC negotiation fails inside matchbox — here it
