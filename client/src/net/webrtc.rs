@@ -482,6 +482,11 @@ fn quiet_webrtc_panics() {
     });
 }
 
+/// A time in whole seconds, rounded to the nearest (what a message says was waited).
+fn whole_seconds(time: Duration) -> u64 {
+    u64::try_from((time.as_millis() + 500) / 1000).unwrap_or(u64::MAX)
+}
+
 /// Whether a panic on the thread of this name goes to the hook that was there before: all
 /// but those of our WebRTC threads, which are caught and told in words.
 fn printed_from(thread: Option<&str>) -> bool {
@@ -665,10 +670,9 @@ impl WebRtcTransport {
             .needs_turn_probe(ice)
             .then(|| self.probe_turn())
             .flatten();
-        let waited = self.entered.elapsed();
         Error::RoomNotConnected {
             url: self.url.clone(),
-            seconds: u64::try_from((waited.as_millis() + 500) / 1000).unwrap_or(u64::MAX),
+            seconds: whole_seconds(self.entered.elapsed()),
             failure: self.negotiations.failure(ice, turn),
         }
     }
@@ -1023,6 +1027,26 @@ mod tests {
                 other => panic!("{bad}: {other:?}"),
             }
         }
+    }
+
+    /// Waited time is said in seconds rounded to the nearest, half a second up.
+    #[test]
+    fn waited_time_is_said_in_rounded_seconds() {
+        for (millis, seconds) in [
+            (0, 0),
+            (499, 0),
+            (500, 1),
+            (1499, 1),
+            (1500, 2),
+            (61_000, 61),
+        ] {
+            assert_eq!(
+                whole_seconds(Duration::from_millis(millis)),
+                seconds,
+                "{millis} ms"
+            );
+        }
+        assert_eq!(whole_seconds(Duration::MAX), u64::MAX);
     }
 
     /// Only the panics of the WebRTC threads are kept quiet: the main thread's, an unnamed
