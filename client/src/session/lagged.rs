@@ -154,8 +154,9 @@ impl<G: Game> LaggedRun<G> {
                     break;
                 }
                 let tick = self.confirmed[p];
-                // A tick below `now` was simulated; was it with this input?
-                if tick < now && sent.used[p] != sent.inputs[p] {
+                // Was the tick simulated with another input? (`now`'s own, not yet simulated,
+                // holds its true inputs as used.)
+                if sent.used[p] != sent.inputs[p] {
                     wrong_from = Some(wrong_from.map_or(tick, |w| w.min(tick)));
                 }
                 self.confirmed[p] += 1;
