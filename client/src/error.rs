@@ -73,6 +73,13 @@ pub enum Error {
         /// The frame GGRS named.
         requested: i32,
     },
+    /// GGRS asked to load a frame whose cell holds no save of that frame (GGRS only loads
+    /// frames it had saved).
+    #[error("GGRS asked to load frame {frame}, whose cell holds no save of it")]
+    LoadOfUnsavedFrame {
+        /// The frame GGRS named.
+        frame: i32,
+    },
     /// A [`crate::session::lagged::LaggedRun`] given a script that does not fit its game.
     #[error("lagged run: {0}")]
     LaggedScript(String),

@@ -263,7 +263,8 @@ impl<G: Game> Driver<G> {
     ///
     /// # Errors
     /// A request for a frame other than the world's ([`Error::FrameMismatch`]), a load of a
-    /// tick no longer in history, or an engine error while stepping.
+    /// cell not saved at its frame ([`Error::LoadOfUnsavedFrame`]) or of a tick no longer in
+    /// history, or an engine error while stepping.
     pub fn handle(&mut self, requests: Vec<GgrsRequest<GgrsConfig<G>>>) -> Result<(), Error> {
         self.events.clear();
         self.last_depths.clear();
@@ -303,8 +304,9 @@ impl<G: Game> Driver<G> {
                         expected: self.world.tick(),
                         requested: frame,
                     })?;
-                    if let Some(saved) = cell.load() {
-                        debug_assert_eq!(saved, tick, "GGRS cell holds another frame");
+                    // GGRS loads only cells it had the driver save, which hold their tick.
+                    if cell.load() != Some(tick) {
+                        return Err(Error::LoadOfUnsavedFrame { frame });
                     }
                     let depth = self.world.tick().saturating_sub(tick);
                     // The history holds only this world's own saves.
@@ -616,6 +618,39 @@ mod tests {
                 requested: 5
             })
         ));
+    }
+
+    /// A load must name a cell the driver saved that frame into, as GGRS's always do: an
+    /// empty cell, or one saved at another frame, is refused and the world stays where it is.
+    #[test]
+    fn a_load_of_a_cell_never_saved_at_its_frame_is_refused() {
+        let mut d = driver();
+        let saved: Vec<_> = (0..3).map(|_| ggrs::GameStateCell::default()).collect();
+        for (frame, cell) in (0..).zip(&saved) {
+            let save = GgrsRequest::SaveGameState {
+                cell: cell.clone(),
+                frame,
+            };
+            let advance = GgrsRequest::AdvanceFrame {
+                inputs: vec![(inputs(20)[0], ggrs::InputStatus::Confirmed); 2],
+            };
+            d.handle(vec![save, advance]).expect("advance");
+        }
+        let load = |cell: &ggrs::GameStateCell<Tick>, frame| {
+            vec![GgrsRequest::LoadGameState {
+                cell: cell.clone(),
+                frame,
+            }]
+        };
+        for (cell, frame) in [(&ggrs::GameStateCell::default(), 1), (&saved[2], 1)] {
+            assert!(matches!(
+                d.handle(load(cell, frame)),
+                Err(Error::LoadOfUnsavedFrame { frame: 1 })
+            ));
+            assert_eq!((d.world().tick(), d.counters().rollbacks), (3, 0));
+        }
+        d.handle(load(&saved[1], 1)).expect("a saved frame loads");
+        assert_eq!((d.world().tick(), d.counters().rollbacks), (1, 1));
     }
 
     /// A confirmed step keeps what an advance keeps: the state, its hash, the inputs

@@ -61,7 +61,7 @@ impl<G: Game> LaggedRun<G> {
         let start = game.tick();
         let mut driver = Driver::new(game);
         driver.start_frames_here();
-        Ok(LaggedRun {
+        let mut run = LaggedRun {
             driver,
             local,
             sent: VecDeque::new(),
@@ -69,7 +69,13 @@ impl<G: Game> LaggedRun<G> {
             confirmed: vec![start; players],
             cells: BTreeMap::new(),
             final_tick: start,
-        })
+        };
+        // As a session does before its first advance: the start is saved, to be loaded by a
+        // rollback to it; every advance then saves the tick it reaches.
+        let mut requests = Vec::new();
+        run.push_save(start, &mut requests);
+        run.driver.handle(requests)?;
+        Ok(run)
     }
 
     /// Plays the current tick: `inputs` are every player's true input for it (slot order),
@@ -173,8 +179,7 @@ impl<G: Game> LaggedRun<G> {
                     self.push_advance(tick, &mut requests);
                 }
             }
-            // Saved when the last advance reached it, except at the start.
-            None if !self.cells.contains_key(&now) => self.push_save(now, &mut requests),
+            // Saved when the last advance reached it (the start, when the run began).
             None => {}
         }
         requests
@@ -290,6 +295,28 @@ mod tests {
         }
         assert_eq!(run.driver().counters().rollbacks, 0);
         assert_eq!(run.driver().world().state(), plain(30, script).state());
+    }
+
+    /// What the run keeps is bounded by the lag, not the match's length: the inputs and the
+    /// saves of ticks that are final are forgotten, but the last arrived input (the prediction).
+    #[test]
+    fn a_long_run_keeps_only_the_ticks_still_open() {
+        let mut run = LaggedRun::new(world(), 0).expect("run");
+        for t in 0..300 {
+            run.advance(&script(t), &[0, t % 6]).expect("advance");
+            let open = (run.driver().world().tick() - run.final_tick()) as usize;
+            assert!(
+                run.sent.len() <= open + 1,
+                "tick {t}: {} kept",
+                run.sent.len()
+            );
+            assert!(
+                run.cells.len() <= open + 2,
+                "tick {t}: {} cells",
+                run.cells.len()
+            );
+        }
+        assert_eq!(run.base + 1, run.final_tick().max(1));
     }
 
     /// A change of input that arrives three ticks late is predicted wrong for three ticks,
