@@ -168,19 +168,16 @@ impl<G: Game> LaggedRun<G> {
                 self.confirmed[p] += 1;
             }
         }
+        // Nothing wrong: `now` was saved when the last advance reached it (or the run began).
         let mut requests = Vec::new();
-        match wrong_from {
-            Some(from) => {
-                requests.push(GgrsRequest::LoadGameState {
-                    cell: self.cells.get(&from).cloned().unwrap_or_default(),
-                    frame: self.frame(from),
-                });
-                for tick in from..now {
-                    self.push_advance(tick, &mut requests);
-                }
+        if let Some(from) = wrong_from {
+            requests.push(GgrsRequest::LoadGameState {
+                cell: self.cells.get(&from).cloned().unwrap_or_default(),
+                frame: self.frame(from),
+            });
+            for tick in from..now {
+                self.push_advance(tick, &mut requests);
             }
-            // Saved when the last advance reached it (the start, when the run began).
-            None => {}
         }
         requests
     }
