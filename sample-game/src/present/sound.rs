@@ -420,6 +420,28 @@ mod tests {
             last = y;
         }
         assert!(soft_clip(i32::MAX) < i16::MAX && soft_clip(i32::MIN) > i16::MIN);
+        // Above the knee the excess e is bent to e·room/(e + room), room = 32 767 − 24 576:
+        // full scale itself comes out halfway up the room.
+        for (sum, bent) in [
+            (32_767, 28_671),
+            (100_000, 31_964),
+            (1_000_000, 32_698),
+            (i32::MAX, 32_766),
+        ] {
+            assert_eq!((soft_clip(sum), soft_clip(-sum)), (bent, -bent), "{sum}");
+        }
+    }
+
+    /// What a mixer shows of itself: its voices, volume and mute.
+    #[test]
+    fn a_mixer_debugs_as_its_voices_volume_and_mute() {
+        let mut mixer = Mixer::default();
+        mixer.play_ui(Sfx::MenuMove);
+        mixer.volume = 40;
+        assert_eq!(
+            format!("{mixer:?}"),
+            "Mixer { voices: 1, volume: 40, muted: false, .. }"
+        );
     }
 
     #[test]
