@@ -432,6 +432,38 @@ mod tests {
         }
     }
 
+    /// The mix is each voice's samples scaled by the volume, summed, then soft-clipped; a
+    /// voice ends the moment its last sample is out, and the next call goes on from where the
+    /// last one stopped.
+    #[test]
+    fn the_mix_is_the_scaled_sum_and_a_voice_ends_with_its_last_sample() {
+        let (a, b) = (synth(Sfx::Ko), synth(Sfx::Rail));
+        let mut mixer = Mixer::default();
+        mixer.volume = 60;
+        mixer.play(event(1, EventKind::Ko { victim: 0, by: 1 }).key(), Sfx::Ko);
+        mixer.play(event(2, EventKind::Reloaded { player: 1 }).key(), Sfx::Rail);
+        let scaled = |s: i16| i32::from(s) * 60 / 100;
+        let mut out = vec![0i16; 1000];
+        for call in 0..2 {
+            mixer.mix(&mut out);
+            for (i, &o) in out.iter().enumerate() {
+                let at = call * 1000 + i;
+                assert_eq!(o, soft_clip(scaled(a[at]) + scaled(b[at])), "sample {at}");
+            }
+        }
+        let mut rest = vec![0i16; b.len() - 2000];
+        mixer.mix(&mut rest);
+        assert_eq!(
+            mixer.playing(),
+            1,
+            "the rail's last sample is out: it ended"
+        );
+        assert_eq!(
+            rest.last().copied(),
+            Some(soft_clip(scaled(a[b.len() - 1]) + scaled(b[b.len() - 1])))
+        );
+    }
+
     /// What a mixer shows of itself: its voices, volume and mute.
     #[test]
     fn a_mixer_debugs_as_its_voices_volume_and_mute() {
