@@ -205,3 +205,15 @@ fn every_happening_is_heard_once_through_rollbacks() {
     // Whether this link's timing took a happening back varies from run to run (none in one
     // CI run of 75 rollbacks): the scripted test above is the one that must see retractions.
 }
+
+/// The game's sound output starts at the volume the settings give, whether or not this
+/// machine has an audio device (without one the game plays silent).
+#[test]
+fn the_sound_output_starts_at_the_settings_volume() {
+    let sdl = sdl2::init().expect("SDL init");
+    for volume in [0, 30, 100] {
+        let out = sample_game::present::sound::AudioOut::open(&sdl, volume);
+        let mixer = out.mixer.lock().expect("mixer");
+        assert_eq!((mixer.volume, mixer.muted), (volume, false));
+    }
+}

@@ -464,6 +464,31 @@ mod tests {
         );
     }
 
+    /// The device's callback fills what SDL asks for with the mix, and with silence if the
+    /// mixer's lock was poisoned by a panic.
+    #[test]
+    fn the_callback_fills_the_buffer_with_the_mix_or_silence() {
+        use sdl2::audio::AudioCallback as _;
+        let shared = Arc::new(Mutex::new(Mixer::default()));
+        shared.lock().expect("lock").play_ui(Sfx::Hit);
+        let mut expected = Mixer::default();
+        expected.play_ui(Sfx::Hit);
+        let mut want = vec![0i16; 512];
+        expected.mix(&mut want);
+        let mut callback = Callback(Arc::clone(&shared));
+        let mut out = vec![7i16; 512];
+        callback.callback(&mut out);
+        assert_eq!(out, want);
+        let poison = Arc::clone(&shared);
+        let _ = std::thread::spawn(move || {
+            let _held = poison.lock().expect("lock");
+            panic!("poisons the mixer's lock");
+        })
+        .join();
+        callback.callback(&mut out);
+        assert!(out.iter().all(|&s| s == 0));
+    }
+
     /// What a mixer shows of itself: its voices, volume and mute.
     #[test]
     fn a_mixer_debugs_as_its_voices_volume_and_mute() {
