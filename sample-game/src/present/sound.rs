@@ -438,8 +438,10 @@ mod tests {
     #[test]
     fn the_mix_is_the_scaled_sum_and_a_voice_ends_with_its_last_sample() {
         let (a, b) = (synth(Sfx::Ko), synth(Sfx::Rail));
-        let mut mixer = Mixer::default();
-        mixer.volume = 60;
+        let mut mixer = Mixer {
+            volume: 60,
+            ..Mixer::default()
+        };
         mixer.play(event(1, EventKind::Ko { victim: 0, by: 1 }).key(), Sfx::Ko);
         mixer.play(event(2, EventKind::Reloaded { player: 1 }).key(), Sfx::Rail);
         let scaled = |s: i16| i32::from(s) * 60 / 100;
