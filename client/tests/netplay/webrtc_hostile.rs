@@ -378,6 +378,11 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         );
         assert_eq!(shown, expected);
         assert_eq!(transport.url(), format!("ws://{addr}/rogue"));
+        // Nobody is connected: a datagram to anyone is a send error, and none comes in.
+        use client::net::transport::Transport as _;
+        transport.send(b"hello", "127.0.0.1:9".parse().expect("addr"));
+        assert_eq!(transport.send_errors, 1);
+        assert_eq!(transport.recv(&mut [0; 64]), None);
         // Keep taking events in until the rogue has what it waited for; the loop must not end.
         while done_rx.try_recv().is_err() {
             match transport.settle(Duration::from_millis(20)) {
