@@ -344,13 +344,14 @@ impl Effects {
         for _ in 0..n {
             let dir = Vec2::from_angle(self.random() * std::f32::consts::TAU);
             let v = speed * (0.4 + 0.6 * self.random());
+            // Under 40 % of the life (`random` is below 1): every spark lives at least a tick.
             let jitter = (self.random() * f32::from(life) * 0.4) as u16;
             let size = 0.06 + self.random() * 0.06;
             self.particles.push(Particle {
                 pos: at,
                 vel: dir * v,
                 age: 0,
-                life: life - jitter.min(life - 1),
+                life: life - jitter,
                 size,
                 color,
                 origin,
