@@ -819,15 +819,24 @@ mod tests {
     }
     use sdl2::keyboard::Mod;
 
-    fn key(k: Scancode) -> Event {
+    fn key_event(k: Scancode, repeat: bool) -> Event {
         Event::KeyDown {
             timestamp: 0,
             window_id: 0,
             keycode: None,
             scancode: Some(k),
             keymod: Mod::NOMOD,
-            repeat: false,
+            repeat,
         }
+    }
+
+    fn key(k: Scancode) -> Event {
+        key_event(k, false)
+    }
+
+    /// The same key held down (a repeat).
+    fn held(k: Scancode) -> Event {
+        key_event(k, true)
     }
 
     #[test]
@@ -842,27 +851,6 @@ mod tests {
             menu_action(&key(Scancode::Escape), &keys, start, false),
             MenuAction::Quit
         );
-    }
-
-    fn held(k: Scancode) -> Event {
-        match key(k) {
-            Event::KeyDown {
-                timestamp,
-                window_id,
-                keycode,
-                scancode,
-                keymod,
-                ..
-            } => Event::KeyDown {
-                timestamp,
-                window_id,
-                keycode,
-                scancode,
-                keymod,
-                repeat: true,
-            },
-            _ => unreachable!(),
-        }
     }
 
     fn button(button: Button) -> Event {
