@@ -351,6 +351,17 @@ fn page_of(menu: &Menu) -> Page<'_> {
     }
 }
 
+/// A 20-cell text bar for `done` of `total` (a total of 0 counts as 1), and the count.
+fn progress_bar(done: u32, total: u32) -> String {
+    let total = total.max(1);
+    let filled = (done.min(total) * 20 / total) as usize;
+    format!(
+        "[{}{}] {done}/{total}",
+        "#".repeat(filled),
+        ".".repeat(20 - filled)
+    )
+}
+
 /// Draws a status screen over the whole canvas.
 ///
 /// # Errors
@@ -366,16 +377,7 @@ pub fn draw_status<T: RenderTarget>(
         .map(|l| (l.clone(), palette::TEXT))
         .collect();
     if let Some((done, total)) = status.progress {
-        let total = total.max(1);
-        let filled = (done.min(total) * 20 / total) as usize;
-        rows.push((
-            format!(
-                "[{}{}] {done}/{total}",
-                "#".repeat(filled),
-                ".".repeat(20 - filled)
-            ),
-            palette::GOOD,
-        ));
+        rows.push((progress_bar(done, total), palette::GOOD));
     }
     draw_page(
         canvas,
@@ -391,4 +393,136 @@ pub fn draw_status<T: RenderTarget>(
             row_halves: 3,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, ACTIONS};
+
+    /// Contract: words fill a line up to exactly its width; a longer word stands alone;
+    /// runs of spaces and line breaks count as one space; nothing gives no line.
+    #[test]
+    fn text_wraps_at_exactly_the_width() {
+        assert_eq!(wrap("aaa bbb", 7), ["aaa bbb"]);
+        assert_eq!(wrap("aaa bbb", 6), ["aaa", "bbb"]);
+        assert_eq!(wrap("aaa  bbb\n cc", 10), ["aaa bbb cc"]);
+        assert_eq!(wrap("a verylongword b", 4), ["a", "verylongword", "b"]);
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert!(wrap("   ", 5).is_empty());
+        assert!(wrap("", 5).is_empty());
+    }
+
+    /// Contract: the bar has 20 cells filled in proportion, clamped at full; a total of 0
+    /// reads as 1.
+    #[test]
+    fn the_progress_bar_fills_in_twentieths() {
+        assert_eq!(progress_bar(0, 10), "[....................] 0/10");
+        assert_eq!(progress_bar(5, 10), "[##########..........] 5/10");
+        assert_eq!(progress_bar(1, 3), "[######..............] 1/3");
+        assert_eq!(progress_bar(10, 10), "[####################] 10/10");
+        assert_eq!(progress_bar(15, 10), "[####################] 15/10");
+        assert_eq!(progress_bar(0, 0), "[....................] 0/1");
+        assert_eq!(progress_bar(2, 0), "[####################] 2/1");
+    }
+
+    fn texts(page: &Page<'_>) -> Vec<String> {
+        page.rows.iter().map(|(t, _)| t.clone()).collect()
+    }
+
+    /// Contract: each screen's page has its own title, rows, highlighted row, hint and row
+    /// spacing; the menu's note shows under every page but a notice's.
+    #[test]
+    fn every_screen_has_its_own_page() {
+        let mut menu = Menu::new(Config::default());
+        menu.note = Some("a note".into());
+        menu.main_row = 2;
+        let main = page_of(&menu);
+        assert_eq!(main.title, "MAZE DUEL");
+        assert_eq!(main.title_color, palette::ACCENT);
+        assert_eq!(
+            main.subtitle,
+            Some("Two fighters, one maze, rollback netcode")
+        );
+        assert_eq!(
+            texts(&main),
+            (0..MAIN_ITEMS.len())
+                .map(|r| menu.main_label(r))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (main.selected, main.hint, main.row_halves, main.note),
+            (Some(2), NAV_HINT, 3, Some("a note"))
+        );
+
+        menu.screen = Screen::Options;
+        menu.options_row = 1;
+        let options = page_of(&menu);
+        assert_eq!(options.title, "OPTIONS");
+        assert_eq!(options.subtitle, None);
+        assert_eq!(texts(&options), menu.option_labels());
+        assert_eq!((options.selected, options.row_halves), (Some(1), 3));
+        assert!(options.hint.starts_with("Left/Right: change"));
+
+        menu.screen = Screen::Keys;
+        menu.keys_row = 4;
+        let keys = page_of(&menu);
+        assert_eq!(keys.title, "KEYS");
+        assert_eq!(texts(&keys), menu.key_labels());
+        assert_eq!((keys.selected, keys.row_halves), (Some(4), 2));
+
+        menu.screen = Screen::Binding {
+            player: 1,
+            action: 2,
+        };
+        let binding = page_of(&menu);
+        assert_eq!(
+            binding.title,
+            format!("KEY FOR P2 {}", ACTIONS[2].to_uppercase())
+        );
+        assert_eq!(binding.selected, Some(ACTIONS.len() + 2));
+        assert_eq!(
+            binding.note,
+            Some("press the new key (Esc: keep the old one)")
+        );
+        assert_eq!((binding.hint, binding.row_halves), ("Esc: cancel", 2));
+
+        menu.screen = Screen::Replays;
+        let replays = page_of(&menu);
+        assert_eq!(replays.title, "REPLAYS");
+        assert_eq!(
+            replays.rows,
+            [(
+                "No match logs yet: play a match first".to_string(),
+                palette::TEXT_DIM
+            )]
+        );
+        assert_eq!(replays.selected, None);
+
+        for (spectate, title) in [(false, "JOIN ONLINE"), (true, "SPECTATE")] {
+            menu.screen = Screen::Address { spectate };
+            menu.address = "host:9".into();
+            let address = page_of(&menu);
+            assert_eq!(address.title, title);
+            assert_eq!(texts(&address), ["Host address (HOST:PORT):", "host:9_"]);
+            assert_eq!((address.selected, address.row_halves), (None, 3));
+        }
+
+        let text = "a long refusal that has to be wrapped onto more than one line of the \
+                    notice, word by word";
+        menu.screen = Screen::Notice {
+            title: "REFUSED".into(),
+            text: text.into(),
+        };
+        let notice = page_of(&menu);
+        assert_eq!(notice.title, "REFUSED");
+        assert_eq!(notice.title_color, palette::DANGER);
+        assert_eq!(notice.note, None, "a notice hides the menu's note");
+        assert_eq!(texts(&notice), wrap(text, 52));
+        assert!(texts(&notice).len() > 1);
+        assert_eq!(
+            (notice.selected, notice.hint, notice.row_halves),
+            (None, "Enter or Esc: back to the menu", 2)
+        );
+    }
 }
