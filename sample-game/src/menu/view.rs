@@ -413,6 +413,21 @@ mod tests {
         assert!(wrap("", 5).is_empty());
     }
 
+    /// Contract: the text scale is the whole number of 480 × 300 blocks the canvas holds
+    /// along its tighter side, from 1 to 8.
+    #[test]
+    fn the_text_scale_counts_whole_blocks_of_the_tighter_side() {
+        assert_eq!(scale_for(480, 300), 1);
+        assert_eq!(scale_for(959, 600), 1);
+        assert_eq!(scale_for(960, 600), 2);
+        assert_eq!(scale_for(960, 599), 1);
+        assert_eq!(scale_for(1920, 1080), 3);
+        assert_eq!(scale_for(2880, 1800), 6);
+        assert_eq!(scale_for(100, 100), 1);
+        assert_eq!(scale_for(0, 0), 1);
+        assert_eq!(scale_for(100_000, 100_000), 8);
+    }
+
     /// Contract: the bar has 20 cells filled in proportion, clamped at full; a total of 0
     /// reads as 1.
     #[test]
