@@ -513,6 +513,18 @@ mod tests {
             )]
         );
         assert_eq!(replays.selected, None);
+        let entry = |name: &str, line: Option<&str>| crate::menu::replays::ReplayEntry {
+            path: name.into(),
+            name: name.into(),
+            modified: std::time::SystemTime::UNIX_EPOCH,
+            line: line.map(Into::into),
+        };
+        menu.replays = vec![entry("a.log", Some("12-02 vs bot")), entry("b.log", None)];
+        menu.replay_row = 1;
+        let listed = page_of(&menu);
+        assert_eq!(listed.title, "REPLAYS");
+        assert_eq!(texts(&listed), ["12-02 vs bot", "b.log"]);
+        assert_eq!((listed.selected, listed.row_halves), (Some(1), 2));
 
         for (spectate, title) in [(false, "JOIN ONLINE"), (true, "SPECTATE")] {
             menu.screen = Screen::Address { spectate };
