@@ -354,7 +354,8 @@ fn page_of(menu: &Menu) -> Page<'_> {
 /// A 20-cell text bar for `done` of `total` (a total of 0 counts as 1), and the count.
 fn progress_bar(done: u32, total: u32) -> String {
     let total = total.max(1);
-    let filled = (done.min(total) * 20 / total) as usize;
+    // In 64 bits: `done * 20` overflows 32 from a total of 215 million.
+    let filled = (u64::from(done.min(total)) * 20 / u64::from(total)) as usize;
     format!(
         "[{}{}] {done}/{total}",
         "#".repeat(filled),
@@ -439,6 +440,15 @@ mod tests {
         assert_eq!(progress_bar(15, 10), "[####################] 15/10");
         assert_eq!(progress_bar(0, 0), "[....................] 0/1");
         assert_eq!(progress_bar(2, 0), "[####################] 2/1");
+        let most = u32::MAX;
+        assert_eq!(
+            progress_bar(most / 2, most),
+            format!("[#########...........] {}/{most}", most / 2)
+        );
+        assert_eq!(
+            progress_bar(most, most),
+            format!("[####################] {most}/{most}")
+        );
     }
 
     fn texts(page: &Page<'_>) -> Vec<String> {
