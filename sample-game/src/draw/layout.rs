@@ -25,12 +25,20 @@ pub struct Layout {
     pub maze_tiles: (u32, u32),
 }
 
+/// Integer text scale for an output of `width × height` pixels: the whole number of
+/// 480 × 300 blocks it holds along its tighter side, from 1 to 8 (the match's HUD and the
+/// menu use the same).
+#[must_use]
+pub fn text_scale(width: u32, height: u32) -> u32 {
+    (width / 480).min(height / 300).clamp(1, 8)
+}
+
 impl Layout {
     /// The layout for an output of `width × height` pixels and a maze of `maze_tiles`.
     #[must_use]
     pub fn new((width, height): (u32, u32), maze_tiles: (u32, u32)) -> Layout {
         let (width, height) = (width.max(1), height.max(1));
-        let text_scale = (width / 480).min(height / 300).clamp(1, 8);
+        let text_scale = text_scale(width, height);
         let hud_height = text_scale * (CELL_H * 2 + 6);
         let margin = text_scale * 2;
         let (mw, mh) = (maze_tiles.0.max(1), maze_tiles.1.max(1));
@@ -103,6 +111,21 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Contract: the text scale is the whole number of 480 × 300 blocks the canvas holds
+    /// along its tighter side, from 1 to 8.
+    #[test]
+    fn the_text_scale_counts_whole_blocks_of_the_tighter_side() {
+        assert_eq!(text_scale(480, 300), 1);
+        assert_eq!(text_scale(959, 600), 1);
+        assert_eq!(text_scale(960, 600), 2);
+        assert_eq!(text_scale(960, 599), 1);
+        assert_eq!(text_scale(1920, 1080), 3);
+        assert_eq!(text_scale(2880, 1800), 6);
+        assert_eq!(text_scale(100, 100), 1);
+        assert_eq!(text_scale(0, 0), 1);
+        assert_eq!(text_scale(100_000, 100_000), 8);
+    }
 
     #[test]
     fn tiles_are_whole_pixels_and_the_arena_fits() {

@@ -4,6 +4,7 @@
 
 use super::{Menu, Screen, MAIN_ITEMS};
 use crate::draw::font::{BitmapFont, CELL_H, CELL_W};
+use crate::draw::layout::text_scale;
 use crate::draw::palette;
 use crate::draw::shapes::frame;
 use sdl2::pixels::Color;
@@ -24,11 +25,6 @@ pub struct StatusScreen {
     pub progress: Option<(u32, u32)>,
     /// The way out ("Esc: cancel").
     pub hint: String,
-}
-
-/// Integer text scale for a canvas this size (the match layout's rule).
-fn scale_for(width: u32, height: u32) -> u32 {
-    (width / 480).min(height / 300).clamp(1, 8)
 }
 
 /// The backdrop: the arena's floor in a checker with a wall rim around the window.
@@ -114,7 +110,7 @@ fn draw_page<T: RenderTarget>(
     page: &Page<'_>,
 ) -> Result<(), String> {
     let (w, h) = canvas.output_size()?;
-    let s = scale_for(w, h);
+    let s = text_scale(w, h);
     backdrop(canvas, s)?;
     let cx = (w / 2) as i32;
     // As large as four times the text, as long as the title fits across.
@@ -215,7 +211,7 @@ fn draw_note_and_hint<T: RenderTarget>(
     mut y: i32,
 ) -> Result<(), String> {
     let (w, h) = canvas.output_size()?;
-    let s = scale_for(w, h);
+    let s = text_scale(w, h);
     let cx = (w / 2) as i32;
     if let Some(note) = page.note {
         for line in wrap(
@@ -412,21 +408,6 @@ mod tests {
         assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
         assert!(wrap("   ", 5).is_empty());
         assert!(wrap("", 5).is_empty());
-    }
-
-    /// Contract: the text scale is the whole number of 480 × 300 blocks the canvas holds
-    /// along its tighter side, from 1 to 8.
-    #[test]
-    fn the_text_scale_counts_whole_blocks_of_the_tighter_side() {
-        assert_eq!(scale_for(480, 300), 1);
-        assert_eq!(scale_for(959, 600), 1);
-        assert_eq!(scale_for(960, 600), 2);
-        assert_eq!(scale_for(960, 599), 1);
-        assert_eq!(scale_for(1920, 1080), 3);
-        assert_eq!(scale_for(2880, 1800), 6);
-        assert_eq!(scale_for(100, 100), 1);
-        assert_eq!(scale_for(0, 0), 1);
-        assert_eq!(scale_for(100_000, 100_000), 8);
     }
 
     /// Contract: the bar has 20 cells filled in proportion, clamped at full; a total of 0
