@@ -19,6 +19,12 @@ struct Orphaned {
 }
 
 fn orphaned(ticks: Tick) -> Orphaned {
+    orphaned_after(ticks, false)
+}
+
+/// As [`orphaned`]; with `resync_first`, the joiner asks for a resync first and the match
+/// plays on in epoch 2 (so the host holds its answer to that resync when the joiner dies).
+fn orphaned_after(ticks: Tick, resync_first: bool) -> Orphaned {
     let net = MemoryNet::default();
     let cfg = NetConfig::<World> {
         disconnect_notify: Duration::from_millis(50),
@@ -27,6 +33,20 @@ fn orphaned(ticks: Tick) -> Orphaned {
     };
     let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
+    if resync_first {
+        while joined.final_tick() < 20 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = joined.advance(WireInput::default());
+            let _ = hosted.advance(WireInput::default());
+        }
+        joined.begin_resync(joined.final_tick(), false);
+        let in_epoch_2 = |p: &NetPeer<World>| p.agreement().epoch == 2 && p.running();
+        while !(in_epoch_2(&hosted) && in_epoch_2(&joined)) {
+            assert!(Instant::now() < guard, "the resync never ends");
+            let _ = joined.advance(WireInput::default());
+            let _ = hosted.advance(WireInput::default());
+        }
+    }
     while joined.final_tick() < ticks {
         assert!(Instant::now() < guard, "the match does not get going");
         let _ = joined.advance(WireInput::default());
@@ -601,6 +621,24 @@ fn a_rejoiner_on_the_old_address_hears_nothing_of_the_old_epoch() {
     assert!(
         heard > 0,
         "the new epoch's session synchronizes with the rejoiner"
+    );
+}
+
+/// A rejoiner on the address of a player the host answered a resync for is not taken for
+/// that resync's follower once its rejoin is accepted: its `Resume` starts an epoch of its
+/// own (3), not the resync's answer (epoch 2) sent again.
+#[test]
+fn an_accepted_rejoin_forgets_the_last_resyncs_answer() {
+    let mut o = orphaned_after(60, true);
+    assert_eq!(o.host.agreement().epoch, 2, "the resync ran");
+    let secret = o.secret.clone();
+    let link = handshake(&mut o, 2, &secret).expect("accepted on the old port");
+    let (tick, hash) = *o.hashes.last().expect("hashes");
+    let recent: Vec<WireInput> = o.inputs.iter().flatten().copied().collect();
+    let answer = ask(&mut o, &link, &resume(tick, hash.combined, recent));
+    assert!(
+        matches!(answer, Control::ResumeAt { epoch: 3, .. }),
+        "the rejoin's own epoch, not the resync's answer again: {answer:?}"
     );
 }
 
