@@ -36,6 +36,7 @@ pub mod config;
 pub mod draw;
 mod front_end;
 mod input;
+pub mod launch;
 pub mod matches;
 pub mod menu;
 pub mod present;

@@ -1,0 +1,131 @@
+//! The `maze-duel` binary itself, run as a player runs it: what it writes, what it prints and
+//! how it exits. Everything it starts is tested in `sample_game::launch`; these check the
+//! shell around it (the exit code, the error line, a start from the command line to a file).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `maze-duel ARGS` without a display or a sound card, in `dir`.
+fn maze_duel(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_maze-duel"))
+        .args(args)
+        .current_dir(dir)
+        .env("SDL_VIDEODRIVER", "offscreen")
+        .env("SDL_AUDIODRIVER", "dummy")
+        .env("HOME", dir)
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .expect("the binary runs")
+}
+
+/// A folder of this test's own, emptied.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("binary-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_start_that_fails_exits_with_failure_and_one_line_saying_why() {
+    let dir = scratch("fails");
+    let out = maze_duel(
+        &dir,
+        &[
+            "--rules",
+            "no-such-rules.toml",
+            "--menu-screenshot",
+            "menu.png",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("maze-duel: rules file no-such-rules.toml"),
+        "{err}"
+    );
+    assert!(!dir.join("menu.png").exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_menu_screenshot_shows_the_settings_problem_and_exits_cleanly() {
+    let dir = scratch("menu");
+    std::fs::write(dir.join("bad.toml"), "volume = 500\n").expect("write");
+    let out = maze_duel(
+        &dir,
+        &[
+            "--config",
+            "bad.toml",
+            "--size",
+            "640x400",
+            "--menu-screenshot",
+            "menu.png",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stdout).contains("wrote menu.png"), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("volume"),
+        "the problem is printed: {out:?}"
+    );
+    let png = std::fs::read(dir.join("menu.png")).expect("the PNG");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    // The same menu with the problem as its note, drawn here: the binary drew exactly that.
+    let loaded = sample_game::Config::load(&dir.join("bad.toml"));
+    let mut menu = sample_game::Menu::new(loaded.config);
+    // (It names the file as the command line did.)
+    let absolute = dir.join("bad.toml").display().to_string();
+    menu.note = (loaded.problems.first()).map(|p| p.replace(&absolute, "bad.toml"));
+    let renderer = sample_game::Renderer::new(sample_game::BitmapFont::load().expect("font"));
+    let expected = sample_game::render_menu_to_rgba(&menu, (640, 400), &renderer).expect("drawn");
+    sample_game::write_png(&dir.join("expected.png"), (640, 400), &expected).expect("written");
+    assert!(
+        std::fs::read(dir.join("expected.png")).expect("read") == png,
+        "the binary's menu is the menu with the settings' problem noted ({})",
+        dir.display()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A pacing measurement: both players on bots for its time, logged as the bots' match at
+/// the level asked for with `--vs-bot` (else hard), under the seed given.
+#[test]
+fn a_measured_bot_match_runs_its_time_and_records_its_log() {
+    let dir = scratch("measure");
+    for (extra, mode) in [
+        (&[][..], "local-bots"),
+        (
+            &["--vs-bot", "--bot-difficulty", "easy"][..],
+            "local-bots-easy",
+        ),
+    ] {
+        let mut args = vec![
+            "--measure-pacing",
+            "0.3",
+            "--seed",
+            "9",
+            "--volume",
+            "0",
+            "--size",
+            "320x200",
+            "--match-log",
+            "bots.duellog",
+        ];
+        args.extend_from_slice(extra);
+        let out = maze_duel(&dir, &args);
+        assert!(out.status.success(), "{out:?}");
+        let said = text(&out.stdout);
+        assert!(said.contains("maze-duel: seed 9"), "{said}");
+        assert!(said.contains("recording to bots.duellog"), "{said}");
+        let log = client::logs::matchlog::read_log::<engine::World>(&dir.join("bots.duellog"))
+            .expect("the log reads back");
+        assert_eq!(log.header.match_seed, 9);
+        assert_eq!(log.header.mode, mode);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
