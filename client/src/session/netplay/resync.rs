@@ -534,3 +534,100 @@ impl<G: Game> NetPeer<G> {
 fn resync_failed(reason: String) -> Error {
     Error::ResyncFailed { reason }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::transport::memory::MemoryNet;
+    use crate::session::netplay::NetConfig;
+
+    /// A host and a joiner just connected on the in-memory network under `config`.
+    fn pair(config: &NetConfig<engine::World>) -> (NetPeer<engine::World>, NetPeer<engine::World>) {
+        let net = MemoryNet::default();
+        crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), config)
+    }
+
+    /// The desyncs `peer` reported since its events were last taken.
+    fn said_desyncs(peer: &mut NetPeer<engine::World>) -> usize {
+        (peer.take_events().iter())
+            .filter(|e| matches!(e, NetEvent::DesyncDetected { .. }))
+            .count()
+    }
+
+    /// A desync the other player says is reported here and starts the resync.
+    #[test]
+    fn a_desync_the_other_player_says_is_reported_and_repaired() {
+        let (mut host, _joiner) = pair(&NetConfig::default());
+        let _ = host.take_events();
+        host.desync_said_by(host.remote_player().expect("joiner"), 5, 0);
+        assert_eq!(said_desyncs(&mut host), 1);
+        assert!(host.resync_holds());
+        assert_eq!(host.resync.started, 1);
+    }
+
+    /// A match played with resyncs off starts none, on either side, whoever detects it (the
+    /// other player saying so included).
+    #[test]
+    fn a_match_without_resyncs_starts_none() {
+        let config = NetConfig::<engine::World> {
+            resync: false,
+            ..NetConfig::default()
+        };
+        let (mut host, mut joiner) = pair(&config);
+        for peer in [&mut host, &mut joiner] {
+            peer.begin_resync(5, false);
+            peer.begin_resync(5, true);
+            let other = peer.remote_player().expect("a two-player match");
+            peer.desync_said_by(other, 5, 0);
+            assert_eq!(
+                said_desyncs(peer),
+                0,
+                "nothing to report: no resync follows"
+            );
+            assert!(!peer.resync_holds());
+            assert_eq!(peer.resync.started, 0);
+        }
+    }
+
+    /// A desync detected while a resync runs starts no second one (counted once, led once).
+    #[test]
+    fn a_desync_during_a_resync_starts_no_second_one() {
+        let (mut host, mut joiner) = pair(&NetConfig::default());
+        host.begin_resync(5, false);
+        assert!(host.resync_holds());
+        let since = host.resync.leading.as_ref().map(|l| (l.desync, l.since));
+        host.begin_resync(9, false);
+        let _ = host.take_events();
+        host.desync_said_by(host.remote_player().expect("joiner"), 9, 0);
+        assert_eq!(said_desyncs(&mut host), 0, "the resync running repairs it");
+        assert_eq!(host.resync.started, 1);
+        assert_eq!(
+            host.resync.leading.as_ref().map(|l| (l.desync, l.since)),
+            since,
+            "the first resync goes on"
+        );
+        joiner.begin_resync(5, false);
+        joiner.begin_resync(9, true);
+        assert_eq!(joiner.resync.started, 1);
+        assert_eq!(joiner.resync.following.as_ref().map(|f| f.desync), Some(5));
+    }
+
+    /// A match does at most [`MAX_RESYNCS`] resyncs: the last is started and counted, the
+    /// next is not.
+    #[test]
+    fn a_match_starts_at_most_its_resyncs() {
+        let (mut host, _joiner) = pair(&NetConfig::default());
+        for started in 0..MAX_RESYNCS {
+            host.begin_resync(5, false);
+            assert_eq!(host.resync.started, started + 1);
+            assert!(host.resync_holds());
+            host.resync.leading = None;
+        }
+        host.begin_resync(5, false);
+        let _ = host.take_events();
+        host.desync_said_by(host.remote_player().expect("joiner"), 5, 0);
+        assert_eq!(said_desyncs(&mut host), 0);
+        assert_eq!(host.resync.started, MAX_RESYNCS);
+        assert!(!host.resync_holds(), "one past the most: none started");
+    }
+}
