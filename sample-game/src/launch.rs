@@ -71,8 +71,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<()> {
         bots(measuring, cli.vs_bot),
         &config.ice_servers(),
     )?;
-    let has_local_players = !source.local_players().is_empty();
-    let options = match_options(cli, &config, has_local_players);
+    let options = match_options(cli, &config, source.local_players());
     let mut app = App::new(options, renderer)?;
     println!("maze-duel: seed {}", source.current().match_seed);
     let report = app.run(source.as_mut())?;
@@ -100,14 +99,14 @@ fn bots(measuring: Option<Duration>, vs_bot: bool) -> &'static [PlayerId] {
 
 /// How the window plays a match started from the command line: its size, renderer, overlay
 /// and volume from the command line, its keys from the settings; the controls shown first
-/// to a person who plays, and a pacing measurement (`--measure-pacing`) run unattended for
+/// to a person who plays (`local_players`: the players this machine's people play), and a pacing measurement (`--measure-pacing`) run unattended for
 /// its time, a rematch three seconds after each decided match.
-fn match_options(cli: &Cli, config: &Config, has_local_players: bool) -> AppOptions {
+fn match_options(cli: &Cli, config: &Config, local_players: &[PlayerId]) -> AppOptions {
     let measuring = cli.measure_pacing.map(Duration::from_secs_f64);
     AppOptions {
         window_size: cli.size,
         software: cli.software,
-        controls_at_start: measuring.is_none() && has_local_players,
+        controls_at_start: measuring.is_none() && !local_players.is_empty(),
         run_for: measuring,
         auto_rematch_after: measuring.map(|_| 180),
         rail_debug: cli.rail_debug,
@@ -177,6 +176,10 @@ fn run_menu(
     renderer: Renderer,
 ) -> anyhow::Result<()> {
     let mut app = App::new(menu_options(cli, &config), renderer)?;
+    match &front.config_path {
+        Some(path) => println!("maze-duel: menu open; settings save to {}", path.display()),
+        None => println!("maze-duel: menu open; settings are not saved"),
+    }
     let mut menu = Menu::new(config);
     menu.note = config_problems;
     front.run(&mut app, &mut menu)
@@ -627,7 +630,7 @@ mod tests {
             "--volume",
             "33",
         ]);
-        let options = match_options(&line, &config, true);
+        let options = match_options(&line, &config, &[0]);
         assert_eq!(options.window_size, (640, 480));
         assert!(options.software);
         assert!(options.rail_debug);
@@ -638,16 +641,16 @@ mod tests {
         assert_eq!(options.auto_rematch_after, None);
         assert_eq!(options.title, AppOptions::default().title);
 
-        let plain = match_options(&cli(&[]), &Config::default(), true);
+        let plain = match_options(&cli(&[]), &Config::default(), &[0, 1]);
         assert_eq!(plain.window_size, (1280, 800));
         assert!(!plain.software);
         assert!(!plain.rail_debug);
         assert_eq!(plain.volume, 70);
 
-        let nobody = match_options(&cli(&[]), &Config::default(), false);
+        let nobody = match_options(&cli(&[]), &Config::default(), &[]);
         assert!(!nobody.controls_at_start, "nobody to show the controls to");
 
-        let measuring = match_options(&cli(&["--measure-pacing", "2.5"]), &config, true);
+        let measuring = match_options(&cli(&["--measure-pacing", "2.5"]), &config, &[0]);
         assert_eq!(measuring.run_for, Some(Duration::from_millis(2500)));
         assert_eq!(measuring.auto_rematch_after, Some(180));
         assert!(!measuring.controls_at_start, "a measurement is unattended");
@@ -846,7 +849,12 @@ mod tests {
             (1_764_900_000 ^ 123_456_789) % 1_000_000
         );
         assert_eq!(seed_from(Some(Duration::new(2_000_000, 0))), 0);
-        assert!(seed_from_clock() < 1_000_000);
+        let seeds: Vec<u64> = (0..100).map(|_| seed_from_clock()).collect();
+        assert!(seeds.iter().all(|&s| s < 1_000_000));
+        assert!(
+            seeds.iter().any(|&s| s != seeds[0]),
+            "the nanoseconds move the seed: {seeds:?}"
+        );
     }
 
     #[test]

@@ -129,3 +129,46 @@ fn a_measured_bot_match_runs_its_time_and_records_its_log() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// With no arguments the menu opens (and says where the settings go), and stays open until
+/// the player quits: the process is still there when the line arrives.
+#[test]
+fn no_arguments_open_the_menu_and_keep_it_open() {
+    use std::io::BufRead as _;
+    let dir = scratch("menu-window");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_maze-duel"))
+        .current_dir(&dir)
+        .env("SDL_VIDEODRIVER", "offscreen")
+        .env("SDL_AUDIODRIVER", "dummy")
+        .env("HOME", &dir)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let stdout = child.stdout.take().expect("piped");
+    let mut said = Vec::new();
+    let mut open = None;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.expect("a line");
+        if line.starts_with("maze-duel: menu open") {
+            open = Some(line);
+            break;
+        }
+        said.push(line);
+    }
+    let running = child.try_wait().expect("waitable").is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    let settings = dir.join(".config/maze-duel/config.toml");
+    assert_eq!(
+        open,
+        Some(format!(
+            "maze-duel: menu open; settings save to {}",
+            settings.display()
+        )),
+        "before it: {said:?}"
+    );
+    assert!(running, "the menu waits for the player");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -595,6 +595,12 @@ mod tests {
         let (mut host, mut joiner) = pair(&NetConfig::default());
         host.begin_resync(5, false);
         assert!(host.resync_holds());
+        let lead = host.resync.leading.as_ref().expect("the host leads");
+        assert_eq!(
+            lead.next,
+            lead.since + REPEAT,
+            "sent now, repeated a REPEAT later"
+        );
         let since = host.resync.leading.as_ref().map(|l| (l.desync, l.since));
         host.begin_resync(9, false);
         let _ = host.take_events();
@@ -609,7 +615,17 @@ mod tests {
         joiner.begin_resync(5, false);
         joiner.begin_resync(9, true);
         assert_eq!(joiner.resync.started, 1);
-        assert_eq!(joiner.resync.following.as_ref().map(|f| f.desync), Some(5));
+        let follow = joiner
+            .resync
+            .following
+            .as_ref()
+            .expect("the joiner follows");
+        assert_eq!(follow.desync, 5);
+        assert_eq!(
+            follow.next,
+            follow.since + REPEAT,
+            "sent now, repeated a REPEAT later"
+        );
     }
 
     /// A match does at most [`MAX_RESYNCS`] resyncs: the last is started and counted, the
