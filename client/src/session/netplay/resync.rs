@@ -554,13 +554,34 @@ mod tests {
             .count()
     }
 
-    /// A desync the other player says is reported here and starts the resync.
+    /// A desync the other player says is reported here, with both sides' hashes at its
+    /// tick, and starts the resync.
     #[test]
     fn a_desync_the_other_player_says_is_reported_and_repaired() {
-        let (mut host, _joiner) = pair(&NetConfig::default());
+        let (mut host, mut joiner) = pair(&NetConfig::default());
+        let guard = Instant::now() + Duration::from_secs(20);
+        while host.final_tick().min(joiner.final_tick()) < 10 {
+            assert!(Instant::now() < guard, "the match does not get going");
+            let _ = host.advance(engine::WireInput::default());
+            let _ = joiner.advance(engine::WireInput::default());
+        }
+        let ours = host.driver.hash_at(5).expect("kept").combined();
         let _ = host.take_events();
-        host.desync_said_by(host.remote_player().expect("joiner"), 5, 0);
-        assert_eq!(said_desyncs(&mut host), 1);
+        let other = host.remote_player().expect("joiner");
+        host.desync_said_by(other, 5, 77);
+        let events = host.take_events();
+        let said: Vec<_> = (events.iter())
+            .filter_map(|e| match *e {
+                NetEvent::DesyncDetected {
+                    tick,
+                    local,
+                    remote,
+                    peer,
+                } => Some((tick, local, remote, peer)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(said, [(5, ours, 77, other)]);
         assert!(host.resync_holds());
         assert_eq!(host.resync.started, 1);
     }
