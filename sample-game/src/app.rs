@@ -150,6 +150,11 @@ impl MatchLoop {
     }
 }
 
+/// Whether SDL's renderer flags `flags` include presenting with vsync.
+fn presents_with_vsync(flags: u32) -> bool {
+    flags & PRESENT_VSYNC_FLAG != 0
+}
+
 /// The game window: SDL, the canvas, input devices and the renderer.
 pub struct App {
     pub(crate) options: AppOptions,
@@ -225,7 +230,7 @@ impl App {
     #[must_use]
     pub fn renderer_info(&self) -> (String, bool) {
         let info = self.canvas.info();
-        (info.name.to_string(), info.flags & PRESENT_VSYNC_FLAG != 0)
+        (info.name.to_string(), presents_with_vsync(info.flags))
     }
 
     /// Runs the window loop on `source` until the player quits (Esc, closing the window) or
@@ -962,6 +967,27 @@ mod tests {
             MenuAction::Rematch
         );
         assert_eq!(act(&held(Scancode::P), play, false), MenuAction::None);
+    }
+
+    /// A rematch or another level starts the loop's match afresh: the decided time is
+    /// forgotten and the title is renewed (the window names the match's seed).
+    #[test]
+    fn a_new_match_forgets_the_decided_time_and_renews_the_title() {
+        let mut run = MatchLoop::new(&AppOptions::default());
+        run.decided_for = 200;
+        run.new_match();
+        assert_eq!(run.decided_for, 0);
+        assert!(run.retitle);
+        assert!(run.effects.is_empty());
+    }
+
+    #[test]
+    fn vsync_is_its_own_flag_among_the_renderers() {
+        assert!(presents_with_vsync(PRESENT_VSYNC_FLAG));
+        assert!(presents_with_vsync(PRESENT_VSYNC_FLAG | 0b1011));
+        assert!(!presents_with_vsync(0));
+        assert!(!presents_with_vsync(!PRESENT_VSYNC_FLAG));
+        assert!(!presents_with_vsync(0b1011 & !PRESENT_VSYNC_FLAG));
     }
 
     #[test]

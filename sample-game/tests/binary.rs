@@ -92,7 +92,7 @@ fn the_menu_screenshot_shows_the_settings_problem_and_exits_cleanly() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// A pacing measurement: both players on bots for its time, logged as the bots' match at
+/// A pacing measurement: both players on bots for its time, reported, logged as the bots' match at
 /// the level asked for with `--vs-bot` (else hard), under the seed given.
 #[test]
 fn a_measured_bot_match_runs_its_time_and_records_its_log() {
@@ -115,6 +115,7 @@ fn a_measured_bot_match_runs_its_time_and_records_its_log() {
             "320x200",
             "--match-log",
             "bots.duellog",
+            "--software",
         ];
         args.extend_from_slice(extra);
         let out = maze_duel(&dir, &args);
@@ -122,6 +123,20 @@ fn a_measured_bot_match_runs_its_time_and_records_its_log() {
         let said = text(&out.stdout);
         assert!(said.contains("maze-duel: seed 9"), "{said}");
         assert!(said.contains("recording to bots.duellog"), "{said}");
+        // The pacing report: SDL's software renderer (asked for), presenting with vsync as
+        // the window asks, and the match's ticks — the run lasts its time, not one frame.
+        assert!(
+            said.contains("s wall, renderer software, vsync on\n"),
+            "{said}"
+        );
+        let ticks: u32 = (said.lines())
+            .find_map(|l| l.strip_prefix("simulation: "))
+            .and_then(|l| l.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("the report's tick count");
+        // 0.3 s of wall time banks at least 0.25 s of ticks (a frame catches up at most
+        // 250 ms), whatever the machine's load: 15 ticks; 6 leaves room for the last frame.
+        assert!(ticks >= 6, "{said}");
         let log = client::logs::matchlog::read_log::<engine::World>(&dir.join("bots.duellog"))
             .expect("the log reads back");
         assert_eq!(log.header.match_seed, 9);
