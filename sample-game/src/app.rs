@@ -301,71 +301,13 @@ impl App {
         run: &mut MatchLoop,
         source: &mut dyn MatchSource,
     ) -> anyhow::Result<bool> {
+        let size = self.canvas.output_size().map_err(|e| anyhow!(e))?;
         for event in self.events.poll_iter() {
             self.input.handle_event(&event, self.controllers.as_ref());
-            let match_over = source.current().round.phase == RoundPhase::MatchOver;
-            let action = menu_action(&event, &run.bindings, run.overlay, match_over);
-            if action == MenuAction::None {
-                let watching = source.local_players().is_empty();
-                if let Some(command) = source_command(&event, watching) {
-                    source.command(command)?;
-                }
-                if let (Event::MouseButtonDown { x, y, .. }, Some(timeline)) =
-                    (&event, source.timeline())
-                {
-                    let maze = &source.current().maze;
-                    let size = self.canvas.output_size().map_err(|e| anyhow!(e))?;
-                    let layout = Layout::new(size, (maze.width, maze.height));
-                    if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
-                        source.command(SourceCommand::SeekTo(tick))?;
-                    }
-                }
-                if let Event::KeyDown {
-                    scancode: Some(Scancode::F4),
-                    repeat: false,
-                    ..
-                } = event
-                {
-                    run.smoother.enabled = !run.smoother.enabled;
-                }
-                if let (Some(audio), Some(change)) = (&self.audio, sound_key(&event)) {
-                    if let Ok(mut mixer) = audio.mixer.lock() {
-                        change.apply(&mut mixer);
-                    }
-                }
-            }
-            match action {
-                MenuAction::None => {}
-                MenuAction::Quit => {
-                    run.window_closed = matches!(event, Event::Quit { .. });
-                    return Ok(true);
-                }
-                MenuAction::Dismiss => run.overlay = Overlay::None,
-                MenuAction::Controls => run.overlay = Overlay::Controls { at_start: false },
-                MenuAction::Pause => {
-                    if source.can_pause() {
-                        run.overlay = match run.overlay {
-                            Overlay::Paused => Overlay::None,
-                            _ => Overlay::Paused,
-                        };
-                    }
-                }
-                MenuAction::NetHud => run.show_net = !run.show_net,
-                MenuAction::RailDebug => run.rail_debug = !run.rail_debug,
-                MenuAction::Rematch => {
-                    if source.current().round.phase == RoundPhase::MatchOver && source.rematch()? {
-                        run.new_match();
-                    }
-                }
-                MenuAction::OtherLevel => {
-                    if let Some(level) = source.after_match().other_level {
-                        if source.current().round.phase == RoundPhase::MatchOver
-                            && source.play_level(level)?
-                        {
-                            run.new_match();
-                        }
-                    }
-                }
+            let action = menu_action(&event, &run.bindings, run.overlay, decided(source));
+            let mixer = self.audio.as_ref().map(|a| &*a.mixer);
+            if on_event(run, source, (&event, action), size, mixer)? {
+                return Ok(true);
             }
         }
         Ok(false)
@@ -707,6 +649,83 @@ fn clock(overlay: Overlay, can_pause: bool) -> Clock {
     }
 }
 
+/// Whether `source`'s match is decided (its last round over, the result shown).
+fn decided(source: &dyn MatchSource) -> bool {
+    source.current().round.phase == RoundPhase::MatchOver
+}
+
+/// What one window event does in a match (`action`: what [`menu_action`] made of it; a
+/// window of `size` pixels; the sound's `mixer`, if there is sound): a source command, a
+/// seek on the replay's timeline, the smoothing toggle (F4), a sound key when it is no menu
+/// key; else the overlay, panels, pause, rematch or other bot level it asks for. Whether the
+/// player quit.
+fn on_event(
+    run: &mut MatchLoop,
+    source: &mut dyn MatchSource,
+    (event, action): (&Event, MenuAction),
+    size: (u32, u32),
+    mixer: Option<&std::sync::Mutex<Mixer>>,
+) -> anyhow::Result<bool> {
+    if action == MenuAction::None {
+        if let (Some(mixer), Some(change)) = (mixer, sound_key(event)) {
+            if let Ok(mut mixer) = mixer.lock() {
+                change.apply(&mut mixer);
+            }
+        }
+        let watching = source.local_players().is_empty();
+        if let Some(command) = source_command(event, watching) {
+            source.command(command)?;
+        }
+        if let (Event::MouseButtonDown { x, y, .. }, Some(timeline)) = (event, source.timeline()) {
+            let maze = &source.current().maze;
+            let layout = Layout::new(size, (maze.width, maze.height));
+            if let Some(tick) = seek_target(&layout, &timeline, (*x, *y)) {
+                source.command(SourceCommand::SeekTo(tick))?;
+            }
+        }
+        if let Event::KeyDown {
+            scancode: Some(Scancode::F4),
+            repeat: false,
+            ..
+        } = event
+        {
+            run.smoother.enabled = !run.smoother.enabled;
+        }
+    }
+    match action {
+        MenuAction::None => {}
+        MenuAction::Quit => {
+            run.window_closed = matches!(event, Event::Quit { .. });
+            return Ok(true);
+        }
+        MenuAction::Dismiss => run.overlay = Overlay::None,
+        MenuAction::Controls => run.overlay = Overlay::Controls { at_start: false },
+        MenuAction::Pause => {
+            if source.can_pause() {
+                run.overlay = match run.overlay {
+                    Overlay::Paused => Overlay::None,
+                    _ => Overlay::Paused,
+                };
+            }
+        }
+        MenuAction::NetHud => run.show_net = !run.show_net,
+        MenuAction::RailDebug => run.rail_debug = !run.rail_debug,
+        MenuAction::Rematch => {
+            if decided(source) && source.rematch()? {
+                run.new_match();
+            }
+        }
+        MenuAction::OtherLevel => {
+            if let Some(level) = source.after_match().other_level {
+                if decided(source) && source.play_level(level)? {
+                    run.new_match();
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// What a key or button press means outside the game itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MenuAction {
@@ -1031,5 +1050,320 @@ mod tests {
             menu_action(&key(Scancode::W), &keys, play, false),
             MenuAction::None
         );
+    }
+}
+
+/// [`on_event`] on a source that records what it is asked.
+#[cfg(test)]
+mod event_tests {
+    use super::*;
+    use crate::matches::match_source::{AfterMatch, Rematch};
+    use crate::matches::net_view::NetView;
+    use engine::{Difficulty, Event as SimEvent, PlayerId, Rules, World, WorldSnapshot};
+    use sdl2::keyboard::Mod;
+
+    struct Recorder {
+        state: WorldSnapshot,
+        rules: Rules,
+        can_pause: bool,
+        watching: bool,
+        rematch_starts: bool,
+        other_level: Option<Difficulty>,
+        commands: Vec<SourceCommand>,
+        rematches: u32,
+        levels: Vec<Difficulty>,
+    }
+
+    impl Recorder {
+        fn new(decided: bool) -> Recorder {
+            let rules = Rules::default();
+            let mut state = World::new(rules.clone(), 5, 2).expect("world").snapshot();
+            if decided {
+                state.round.phase = RoundPhase::MatchOver;
+            }
+            Recorder {
+                state,
+                rules,
+                can_pause: true,
+                watching: false,
+                rematch_starts: true,
+                other_level: None,
+                commands: Vec::new(),
+                rematches: 0,
+                levels: Vec::new(),
+            }
+        }
+    }
+
+    impl MatchSource for Recorder {
+        fn local_players(&self) -> &[PlayerId] {
+            if self.watching {
+                &[]
+            } else {
+                &[0]
+            }
+        }
+        fn advance(&mut self, _local: &[InputCmd]) -> anyhow::Result<Vec<SimEvent>> {
+            Ok(Vec::new())
+        }
+        fn current(&self) -> &WorldSnapshot {
+            &self.state
+        }
+        fn previous(&self) -> &WorldSnapshot {
+            &self.state
+        }
+        fn rules(&self) -> &Rules {
+            &self.rules
+        }
+        fn net_view(&self) -> NetView {
+            NetView::local(0, Default::default())
+        }
+        fn can_pause(&self) -> bool {
+            self.can_pause
+        }
+        fn command(&mut self, command: SourceCommand) -> anyhow::Result<()> {
+            self.commands.push(command);
+            Ok(())
+        }
+        fn after_match(&self) -> AfterMatch {
+            AfterMatch {
+                rematch: Rematch::No,
+                other_level: self.other_level,
+            }
+        }
+        fn rematch(&mut self) -> anyhow::Result<bool> {
+            self.rematches += 1;
+            Ok(self.rematch_starts)
+        }
+        fn play_level(&mut self, level: Difficulty) -> anyhow::Result<bool> {
+            self.levels.push(level);
+            Ok(self.rematch_starts)
+        }
+    }
+
+    fn key(k: Scancode, repeat: bool) -> Event {
+        Event::KeyDown {
+            timestamp: 0,
+            window_id: 0,
+            keycode: None,
+            scancode: Some(k),
+            keymod: Mod::NOMOD,
+            repeat,
+        }
+    }
+
+    const SIZE: (u32, u32) = (960, 600);
+
+    fn act(run: &mut MatchLoop, source: &mut Recorder, event: &Event, action: MenuAction) -> bool {
+        on_event(run, source, (event, action), SIZE, None).expect("handled")
+    }
+
+    fn fresh() -> MatchLoop {
+        MatchLoop::new(&AppOptions {
+            controls_at_start: false,
+            ..AppOptions::default()
+        })
+    }
+
+    #[test]
+    fn menu_actions_set_the_overlay_and_panels_and_quit() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        let any = key(Scancode::F1, false);
+        assert!(!act(&mut run, &mut source, &any, MenuAction::Controls));
+        assert_eq!(run.overlay, Overlay::Controls { at_start: false });
+        assert!(!act(&mut run, &mut source, &any, MenuAction::Dismiss));
+        assert_eq!(run.overlay, Overlay::None);
+        let (net, rail) = (run.show_net, run.rail_debug);
+        act(&mut run, &mut source, &any, MenuAction::NetHud);
+        assert_eq!((run.show_net, run.rail_debug), (!net, rail));
+        act(&mut run, &mut source, &any, MenuAction::RailDebug);
+        assert_eq!((run.show_net, run.rail_debug), (!net, !rail));
+        act(&mut run, &mut source, &any, MenuAction::NetHud);
+        act(&mut run, &mut source, &any, MenuAction::RailDebug);
+        assert_eq!(
+            (run.show_net, run.rail_debug),
+            (net, rail),
+            "each toggles back"
+        );
+        assert!(source.commands.is_empty(), "a menu key is no source key");
+
+        assert!(act(
+            &mut run,
+            &mut source,
+            &key(Scancode::Escape, false),
+            MenuAction::Quit
+        ));
+        assert!(
+            !run.window_closed,
+            "quit by key: the window stays for the menu"
+        );
+        let closed = Event::Quit { timestamp: 0 };
+        assert!(act(&mut run, &mut source, &closed, MenuAction::Quit));
+        assert!(run.window_closed);
+    }
+
+    #[test]
+    fn pause_toggles_only_where_the_source_can_pause() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        let start = key(Scancode::Return, false);
+        act(&mut run, &mut source, &start, MenuAction::Pause);
+        assert_eq!(run.overlay, Overlay::Paused);
+        act(&mut run, &mut source, &start, MenuAction::Pause);
+        assert_eq!(run.overlay, Overlay::None, "paused again: resumed");
+        run.overlay = Overlay::Controls { at_start: false };
+        act(&mut run, &mut source, &start, MenuAction::Pause);
+        assert_eq!(run.overlay, Overlay::Paused, "from the controls: paused");
+        let mut online = Recorder::new(false);
+        online.can_pause = false;
+        run.overlay = Overlay::None;
+        act(&mut run, &mut online, &start, MenuAction::Pause);
+        assert_eq!(run.overlay, Overlay::None, "an online match does not pause");
+    }
+
+    #[test]
+    fn a_rematch_or_another_level_is_asked_only_once_the_match_is_decided() {
+        let start = key(Scancode::Return, false);
+        let mut run = fresh();
+        let mut playing = Recorder::new(false);
+        playing.other_level = Some(Difficulty::Hard);
+        run.decided_for = 7;
+        act(&mut run, &mut playing, &start, MenuAction::Rematch);
+        act(&mut run, &mut playing, &start, MenuAction::OtherLevel);
+        assert_eq!((playing.rematches, playing.levels.len()), (0, 0));
+        assert_eq!(run.decided_for, 7, "no new match");
+
+        let mut decided = Recorder::new(true);
+        act(&mut run, &mut decided, &start, MenuAction::Rematch);
+        assert_eq!(decided.rematches, 1);
+        assert_eq!((run.decided_for, run.retitle), (0, true), "a new match");
+
+        let mut refused = Recorder::new(true);
+        refused.rematch_starts = false;
+        refused.other_level = Some(Difficulty::Easy);
+        run.decided_for = 7;
+        run.retitle = false;
+        act(&mut run, &mut refused, &start, MenuAction::Rematch);
+        act(&mut run, &mut refused, &start, MenuAction::OtherLevel);
+        assert_eq!(
+            (refused.rematches, refused.levels.as_slice()),
+            (1, &[Difficulty::Easy][..])
+        );
+        assert_eq!(
+            (run.decided_for, run.retitle),
+            (7, false),
+            "asked, not started yet"
+        );
+
+        let mut no_bot = Recorder::new(true);
+        act(&mut run, &mut no_bot, &start, MenuAction::OtherLevel);
+        assert!(no_bot.levels.is_empty(), "no other level offered");
+
+        let mut bot = Recorder::new(true);
+        bot.other_level = Some(Difficulty::Beginner);
+        act(&mut run, &mut bot, &start, MenuAction::OtherLevel);
+        assert_eq!(bot.levels, [Difficulty::Beginner]);
+        assert_eq!((run.decided_for, run.retitle), (0, true));
+    }
+
+    #[test]
+    fn keys_no_menu_key_takes_reach_the_source_and_f4_toggles_smoothing() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        let smoothing = run.smoother.enabled;
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::F4, false),
+            MenuAction::None,
+        );
+        assert_eq!(run.smoother.enabled, !smoothing);
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::F4, true),
+            MenuAction::None,
+        );
+        assert_eq!(run.smoother.enabled, !smoothing, "a held F4 toggles once");
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::F4, false),
+            MenuAction::Dismiss,
+        );
+        assert_eq!(run.smoother.enabled, !smoothing, "a key a menu action took");
+
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::F6, false),
+            MenuAction::None,
+        );
+        assert_eq!(source.commands, [SourceCommand::MoreInputDelay]);
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::F6, false),
+            MenuAction::Dismiss,
+        );
+        act(
+            &mut run,
+            &mut source,
+            &key(Scancode::Home, false),
+            MenuAction::None,
+        );
+        assert_eq!(
+            source.commands,
+            [SourceCommand::MoreInputDelay],
+            "a menu key is not also a source key; replay keys only while watching"
+        );
+        let mut replay = Recorder::new(false);
+        replay.watching = true;
+        act(
+            &mut run,
+            &mut replay,
+            &key(Scancode::Home, false),
+            MenuAction::None,
+        );
+        assert_eq!(replay.commands, [SourceCommand::Restart]);
+    }
+
+    #[test]
+    fn sound_keys_reach_the_mixer_unless_a_menu_action_took_them() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        let mixer = std::sync::Mutex::new(Mixer::default());
+        let volume = mixer.lock().expect("mixer").volume;
+        let quieter = key(Scancode::F7, false);
+        on_event(
+            &mut run,
+            &mut source,
+            (&quieter, MenuAction::None),
+            SIZE,
+            Some(&mixer),
+        )
+        .expect("handled");
+        assert_eq!(mixer.lock().expect("mixer").volume, volume - 10);
+        on_event(
+            &mut run,
+            &mut source,
+            (&quieter, MenuAction::Dismiss),
+            SIZE,
+            Some(&mixer),
+        )
+        .expect("handled");
+        assert_eq!(
+            mixer.lock().expect("mixer").volume,
+            volume - 10,
+            "the menu's key"
+        );
+        assert!(source.commands.is_empty(), "a sound key is no source key");
+    }
+
+    #[test]
+    fn a_match_is_decided_when_its_last_round_is_over() {
+        assert!(decided(&Recorder::new(true)));
+        assert!(!decided(&Recorder::new(false)));
     }
 }
