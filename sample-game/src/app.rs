@@ -325,12 +325,7 @@ impl App {
         let elapsed = (now - run.last).min(MAX_CATCH_UP);
         run.last = now;
         let clock = clock(run.overlay, source.can_pause());
-        if clock == Clock::Hold && run.ended.is_none() {
-            if let Err(e) = source.hold() {
-                eprintln!("maze-duel: {e:#}");
-                run.ended = Some(e);
-            }
-        }
+        hold_if_asked(run, source, clock);
         if clock == Clock::Run {
             run.banked += elapsed;
         }
@@ -646,6 +641,17 @@ fn clock(overlay: Overlay, can_pause: bool) -> Clock {
         (_, true) => Clock::Stopped,
         (Overlay::Controls { at_start: true }, false) => Clock::Hold,
         (_, false) => Clock::Run,
+    }
+}
+
+/// Holds `source` on a [`Clock::Hold`] frame (an online match before its first tick, the
+/// controls read) unless the match has already ended; a failing hold ends it.
+fn hold_if_asked(run: &mut MatchLoop, source: &mut dyn MatchSource, clock: Clock) {
+    if clock == Clock::Hold && run.ended.is_none() {
+        if let Err(e) = source.hold() {
+            eprintln!("maze-duel: {e:#}");
+            run.ended = Some(e);
+        }
     }
 }
 
@@ -1072,6 +1078,8 @@ mod event_tests {
         commands: Vec<SourceCommand>,
         rematches: u32,
         levels: Vec<Difficulty>,
+        holds: u32,
+        hold_fails: bool,
     }
 
     impl Recorder {
@@ -1091,6 +1099,8 @@ mod event_tests {
                 commands: Vec::new(),
                 rematches: 0,
                 levels: Vec::new(),
+                holds: 0,
+                hold_fails: false,
             }
         }
     }
@@ -1138,6 +1148,13 @@ mod event_tests {
         fn play_level(&mut self, level: Difficulty) -> anyhow::Result<bool> {
             self.levels.push(level);
             Ok(self.rematch_starts)
+        }
+        fn hold(&mut self) -> anyhow::Result<()> {
+            self.holds += 1;
+            if self.hold_fails {
+                anyhow::bail!("the host is gone");
+            }
+            Ok(())
         }
     }
 
@@ -1359,6 +1376,26 @@ mod event_tests {
             "the menu's key"
         );
         assert!(source.commands.is_empty(), "a sound key is no source key");
+    }
+
+    /// A source is held on hold frames only, until a hold fails: that ends the match.
+    #[test]
+    fn a_source_is_held_on_hold_frames_until_the_match_ends() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        hold_if_asked(&mut run, &mut source, Clock::Run);
+        hold_if_asked(&mut run, &mut source, Clock::Stopped);
+        assert_eq!(source.holds, 0);
+        hold_if_asked(&mut run, &mut source, Clock::Hold);
+        assert_eq!(source.holds, 1);
+        assert!(run.ended.is_none());
+        source.hold_fails = true;
+        hold_if_asked(&mut run, &mut source, Clock::Hold);
+        assert_eq!(source.holds, 2);
+        let ended = run.ended.as_ref().map(ToString::to_string);
+        assert_eq!(ended.as_deref(), Some("the host is gone"));
+        hold_if_asked(&mut run, &mut source, Clock::Hold);
+        assert_eq!(source.holds, 2, "an ended match is not held");
     }
 
     #[test]
