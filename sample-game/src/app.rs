@@ -336,7 +336,7 @@ impl App {
                 break;
             }
             let locals = source.local_players().len();
-            let inputs = if run.overlay == Overlay::None {
+            let inputs = if plays_input(run.overlay) {
                 let keys = self.events.keyboard_state();
                 let view = run.shown.for_input(source.input_tick());
                 self.input
@@ -352,34 +352,9 @@ impl App {
                     break;
                 }
             };
-            run.rolled_back |= source.rolled_back();
-            let retracted = source.take_retractions();
-            for gone in &retracted {
-                run.effects.retract(&gone.key());
-            }
-            if let Some(mixer) = self.audio.as_ref().and_then(|a| a.mixer.lock().ok()) {
-                let mut mixer = mixer;
-                run.director.frame(&happened, &retracted, &mut mixer);
-            }
-            run.effects
-                .on_tick(&happened, source.previous(), source.current());
-            run.pacing.tick();
-            if source.current().round.phase != RoundPhase::MatchOver && run.decided_for > 0 {
-                // Online, the match agreed on by both players began in the simulation.
-                run.effects.clear();
-                run.decided_for = 0;
-            }
-            if source.current().round.phase == RoundPhase::MatchOver {
-                run.decided_for += 1;
-                if self
-                    .options
-                    .auto_rematch_after
-                    .is_some_and(|t| run.decided_for >= t)
-                    && source.rematch()?
-                {
-                    run.new_match();
-                }
-            }
+            let mixer = self.audio.as_ref().map(|a| &*a.mixer);
+            let auto_rematch_after = self.options.auto_rematch_after;
+            after_tick(run, source, &happened, mixer, auto_rematch_after)?;
         }
         Ok(())
     }
@@ -653,6 +628,48 @@ fn hold_if_asked(run: &mut MatchLoop, source: &mut dyn MatchSource, clock: Clock
             run.ended = Some(e);
         }
     }
+}
+
+/// Whether a tick takes the players' input under `overlay` (else everyone idles: the
+/// controls, a pause or a notice is up).
+fn plays_input(overlay: Overlay) -> bool {
+    overlay == Overlay::None
+}
+
+/// What follows a tick of `source` in which `happened` happened: rollbacks noted, retracted
+/// events taken back from the effects and sounds, the new ones played, the tick counted; the
+/// time a match has been decided counted (a match that began again online clears the last
+/// one's effects) and, with `auto_rematch_after`, a rematch asked after that many ticks.
+fn after_tick(
+    run: &mut MatchLoop,
+    source: &mut dyn MatchSource,
+    happened: &[engine::Event],
+    mixer: Option<&std::sync::Mutex<Mixer>>,
+    auto_rematch_after: Option<u32>,
+) -> anyhow::Result<()> {
+    run.rolled_back |= source.rolled_back();
+    let retracted = source.take_retractions();
+    for gone in &retracted {
+        run.effects.retract(&gone.key());
+    }
+    if let Some(mut mixer) = mixer.and_then(|m| m.lock().ok()) {
+        run.director.frame(happened, &retracted, &mut mixer);
+    }
+    run.effects
+        .on_tick(happened, source.previous(), source.current());
+    run.pacing.tick();
+    if !decided(source) && run.decided_for > 0 {
+        // Online, the match agreed on by both players began in the simulation.
+        run.effects.clear();
+        run.decided_for = 0;
+    }
+    if decided(source) {
+        run.decided_for += 1;
+        if auto_rematch_after.is_some_and(|t| run.decided_for >= t) && source.rematch()? {
+            run.new_match();
+        }
+    }
+    Ok(())
 }
 
 /// Whether `source`'s match is decided (its last round over, the result shown).
@@ -1080,6 +1097,7 @@ mod event_tests {
         levels: Vec<Difficulty>,
         holds: u32,
         hold_fails: bool,
+        rolled_back: bool,
     }
 
     impl Recorder {
@@ -1101,6 +1119,7 @@ mod event_tests {
                 levels: Vec::new(),
                 holds: 0,
                 hold_fails: false,
+                rolled_back: false,
             }
         }
     }
@@ -1148,6 +1167,9 @@ mod event_tests {
         fn play_level(&mut self, level: Difficulty) -> anyhow::Result<bool> {
             self.levels.push(level);
             Ok(self.rematch_starts)
+        }
+        fn rolled_back(&self) -> bool {
+            self.rolled_back
         }
         fn hold(&mut self) -> anyhow::Result<()> {
             self.holds += 1;
@@ -1396,6 +1418,86 @@ mod event_tests {
         assert_eq!(ended.as_deref(), Some("the host is gone"));
         hold_if_asked(&mut run, &mut source, Clock::Hold);
         assert_eq!(source.holds, 2, "an ended match is not held");
+    }
+
+    #[test]
+    fn only_a_tick_with_no_overlay_takes_the_players_input() {
+        assert!(plays_input(Overlay::None));
+        for overlay in [Overlay::Paused, Overlay::Controls { at_start: true }] {
+            assert!(!plays_input(overlay), "{overlay:?}");
+        }
+    }
+
+    /// After each tick: a rollback seen is remembered, the tick counted, and a decided
+    /// match's time counted up to the automatic rematch, which starts a new match; a match
+    /// no longer decided (begun again online) forgets the count.
+    #[test]
+    fn after_a_tick_rollbacks_ticks_and_the_decided_time_are_counted() {
+        let mut run = fresh();
+        let mut source = Recorder::new(false);
+        after_tick(&mut run, &mut source, &[], None, Some(3)).expect("a tick");
+        assert!(!run.rolled_back);
+        source.rolled_back = true;
+        after_tick(&mut run, &mut source, &[], None, Some(3)).expect("a tick");
+        source.rolled_back = false;
+        after_tick(&mut run, &mut source, &[], None, Some(3)).expect("a tick");
+        assert!(run.rolled_back, "one rollback in the frame is kept");
+        assert_eq!(run.decided_for, 0);
+        assert_eq!(source.rematches, 0);
+
+        let mut decided = Recorder::new(true);
+        decided.rematch_starts = false;
+        after_tick(&mut run, &mut decided, &[], None, Some(3)).expect("a tick");
+        after_tick(&mut run, &mut decided, &[], None, Some(3)).expect("a tick");
+        assert_eq!((run.decided_for, decided.rematches), (2, 0));
+        after_tick(&mut run, &mut decided, &[], None, Some(3)).expect("a tick");
+        assert_eq!((run.decided_for, decided.rematches), (3, 1), "asked at 3");
+        assert!(!run.retitle, "asked, not started");
+        decided.rematch_starts = true;
+        after_tick(&mut run, &mut decided, &[], None, Some(3)).expect("a tick");
+        assert_eq!((run.decided_for, decided.rematches), (0, 2));
+        assert!(run.retitle, "a new match");
+
+        let mut unattended = fresh();
+        for _ in 0..500 {
+            after_tick(&mut unattended, &mut decided, &[], None, None).expect("a tick");
+        }
+        assert_eq!(unattended.decided_for, 500);
+        assert_eq!(
+            decided.rematches, 2,
+            "no automatic rematch unless asked for"
+        );
+        after_tick(&mut unattended, &mut source, &[], None, None).expect("a tick");
+        assert_eq!(
+            unattended.decided_for, 0,
+            "begun again: the count forgotten"
+        );
+        after_tick(&mut unattended, &mut source, &[], None, None).expect("a tick");
+        assert_eq!(unattended.decided_for, 0);
+    }
+
+    /// A tick's events make their effects, kept over the next ticks of a match in play;
+    /// a match that begins again (after a decided one) starts with none.
+    #[test]
+    fn a_ticks_effects_stay_until_a_match_begins_again() {
+        let shot = engine::Event {
+            tick: 1,
+            kind: engine::EventKind::ShotFired {
+                player: 0,
+                projectile: 1,
+            },
+        };
+        let mut run = fresh();
+        let mut playing = Recorder::new(false);
+        after_tick(&mut run, &mut playing, &[shot], None, None).expect("a tick");
+        assert!(!run.effects.is_empty(), "the shot's flash");
+        after_tick(&mut run, &mut playing, &[], None, None).expect("a tick");
+        assert!(!run.effects.is_empty(), "kept in play");
+        let mut decided = Recorder::new(true);
+        after_tick(&mut run, &mut decided, &[shot], None, None).expect("a tick");
+        assert!(!run.effects.is_empty(), "kept while the result shows");
+        after_tick(&mut run, &mut playing, &[], None, None).expect("a tick");
+        assert!(run.effects.is_empty(), "a new match begins clean");
     }
 
     #[test]
