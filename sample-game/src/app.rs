@@ -367,7 +367,7 @@ impl App {
         source: &mut dyn MatchSource,
         from_menu: bool,
     ) -> anyhow::Result<()> {
-        let alpha = run.banked.as_secs_f32() / run.tick.as_secs_f32();
+        let alpha = tick_fraction(run.banked, run.tick);
         run.shown = ShownView {
             tick: source.current().tick,
             back: source.remote_view_back(),
@@ -411,10 +411,7 @@ impl App {
             .map_err(|e| anyhow!("drawing: {e}"))?;
         self.canvas.present();
         run.pacing.drew(drawing.elapsed());
-        let since = run.last_present.elapsed();
-        if since < self.min_frame {
-            std::thread::sleep(self.min_frame - since);
-        }
+        std::thread::sleep(frame_rest(run.last_present.elapsed(), self.min_frame));
         run.last_present = Instant::now();
         run.pacing.frame();
         Ok(())
@@ -628,6 +625,18 @@ fn hold_if_asked(run: &mut MatchLoop, source: &mut dyn MatchSource, clock: Clock
             run.ended = Some(e);
         }
     }
+}
+
+/// How far into the next tick `banked` time is, as a fraction of a `tick` (what the frame
+/// interpolates by).
+fn tick_fraction(banked: Duration, tick: Duration) -> f32 {
+    banked.as_secs_f32() / tick.as_secs_f32()
+}
+
+/// What is left of the shortest frame `min_frame` when `since` has passed since the last
+/// present (nothing once it is over).
+fn frame_rest(since: Duration, min_frame: Duration) -> Duration {
+    min_frame.saturating_sub(since)
 }
 
 /// Whether a tick takes the players' input under `overlay` (else everyone idles: the
@@ -1418,6 +1427,21 @@ mod event_tests {
         assert_eq!(ended.as_deref(), Some("the host is gone"));
         hold_if_asked(&mut run, &mut source, Clock::Hold);
         assert_eq!(source.holds, 2, "an ended match is not held");
+    }
+
+    #[test]
+    fn a_frame_interpolates_by_the_banked_share_of_a_tick_and_rests_out_the_shortest_frame() {
+        let tick = Duration::from_millis(16);
+        assert!((tick_fraction(Duration::from_millis(4), tick) - 0.25).abs() < 1e-6);
+        assert!(tick_fraction(Duration::ZERO, tick).abs() < 1e-9);
+        assert!((tick_fraction(Duration::from_millis(12), tick) - 0.75).abs() < 1e-6);
+        let min = Duration::from_millis(16);
+        assert_eq!(
+            frame_rest(Duration::from_millis(5), min),
+            Duration::from_millis(11)
+        );
+        assert_eq!(frame_rest(min, min), Duration::ZERO);
+        assert_eq!(frame_rest(Duration::from_millis(40), min), Duration::ZERO);
     }
 
     #[test]

@@ -137,6 +137,12 @@ fn a_measured_bot_match_runs_its_time_and_records_its_log() {
         // 0.3 s of wall time banks at least 0.25 s of ticks (a frame catches up at most
         // 250 ms), whatever the machine's load: 15 ticks; 6 leaves room for the last frame.
         assert!(ticks >= 6, "{said}");
+        let frames: u32 = (said.lines())
+            .find_map(|l| l.strip_prefix("frames: "))
+            .and_then(|l| l.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("the report's frame count");
+        assert!(frames >= 1, "frames are drawn and counted: {said}");
         let log = client::logs::matchlog::read_log::<engine::World>(&dir.join("bots.duellog"))
             .expect("the log reads back");
         assert_eq!(log.header.match_seed, 9);
