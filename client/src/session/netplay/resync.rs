@@ -586,6 +586,76 @@ mod tests {
         assert_eq!(host.resync.started, 1);
     }
 
+    /// A resync's messages are repeated once their time comes, not before; past the
+    /// reconnect grace without an answer the resync fails, on either side.
+    #[test]
+    fn a_resync_repeats_when_due_and_fails_past_the_grace() {
+        let config = NetConfig::<engine::World>::default();
+        let grace = config.disconnect_timeout;
+        let (mut host, mut joiner) = pair(&config);
+        host.begin_resync(5, false);
+        joiner.begin_resync(5, false);
+        let lead = |p: &NetPeer<engine::World>| p.resync.leading.as_ref().map(|l| l.next);
+        let follow = |p: &NetPeer<engine::World>| p.resync.following.as_ref().map(|f| f.next);
+        let (led, followed) = (lead(&host), follow(&joiner));
+        host.drive_resync();
+        joiner.drive_resync();
+        assert_eq!(
+            (lead(&host), follow(&joiner)),
+            (led, followed),
+            "not due yet"
+        );
+
+        let due = Instant::now();
+        host.resync.leading.as_mut().expect("leads").next = due;
+        joiner.resync.following.as_mut().expect("follows").next = due;
+        host.drive_resync();
+        joiner.drive_resync();
+        let later = |next: Option<Instant>| next.is_some_and(|n| n >= due + REPEAT);
+        assert!(later(lead(&host)), "repeated, and due again a REPEAT later");
+        assert!(later(follow(&joiner)));
+        assert!(host.failure.is_none() && joiner.failure.is_none());
+
+        let long_ago = Instant::now() - grace - Duration::from_millis(1);
+        host.resync.leading.as_mut().expect("leads").since = long_ago;
+        joiner.resync.following.as_mut().expect("follows").since = long_ago;
+        host.drive_resync();
+        joiner.drive_resync();
+        assert!(!host.resync_holds() && !joiner.resync_holds());
+        for (peer, says) in [
+            (&host, "did not take part"),
+            (&joiner, "did not send its state"),
+        ] {
+            let failure = peer.failure.as_ref().map(ToString::to_string);
+            assert!(
+                failure.as_deref().is_some_and(|f| f.contains(says)),
+                "{failure:?}"
+            );
+        }
+    }
+
+    /// A `Resume` belongs to a resync led now, or to the one answered, from the address
+    /// answered only.
+    #[test]
+    fn a_resume_answers_a_resync_only_from_the_one_answered() {
+        let (mut host, _joiner) = pair(&NetConfig::default());
+        let joiner = host.remote_player().expect("joiner");
+        let stranger = SocketAddr::from(([127, 0, 0, 1], 9));
+        assert!(!host.resync_answers(joiner));
+        let answer = Control::Reject {
+            reason: "an answer".into(),
+        };
+        host.resync.answered = Some((joiner, answer, Vec::new()));
+        assert!(host.resync_answers(joiner));
+        assert!(!host.resync_answers(stranger));
+        host.resync.answered = None;
+        host.begin_resync(5, false);
+        assert!(
+            host.resync_answers(stranger),
+            "while leading, any: the lead checks who"
+        );
+    }
+
     /// A match played with resyncs off starts none, on either side, whoever detects it (the
     /// other player saying so included).
     #[test]
