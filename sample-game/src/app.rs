@@ -875,7 +875,7 @@ mod tests {
     }
     use sdl2::keyboard::Mod;
 
-    fn key_event(k: Scancode, repeat: bool) -> Event {
+    pub(super) fn key_event(k: Scancode, repeat: bool) -> Event {
         Event::KeyDown {
             timestamp: 0,
             window_id: 0,
@@ -1092,7 +1092,6 @@ mod event_tests {
     use crate::matches::match_source::{AfterMatch, Rematch};
     use crate::matches::net_view::NetView;
     use engine::{Difficulty, Event as SimEvent, PlayerId, Rules, World, WorldSnapshot};
-    use sdl2::keyboard::Mod;
 
     struct Recorder {
         state: WorldSnapshot,
@@ -1189,21 +1188,23 @@ mod event_tests {
         }
     }
 
-    fn key(k: Scancode, repeat: bool) -> Event {
-        Event::KeyDown {
-            timestamp: 0,
-            window_id: 0,
-            keycode: None,
-            scancode: Some(k),
-            keymod: Mod::NOMOD,
-            repeat,
-        }
-    }
+    use super::tests::key_event as key;
 
     const SIZE: (u32, u32) = (960, 600);
 
     fn act(run: &mut MatchLoop, source: &mut Recorder, event: &Event, action: MenuAction) -> bool {
         on_event(run, source, (event, action), SIZE, None).expect("handled")
+    }
+
+    /// [`act`] on key `k`.
+    fn press(
+        run: &mut MatchLoop,
+        source: &mut Recorder,
+        k: Scancode,
+        held: bool,
+        action: MenuAction,
+    ) {
+        act(run, source, &key(k, held), action);
     }
 
     fn fresh() -> MatchLoop {
@@ -1320,45 +1321,33 @@ mod event_tests {
         let mut run = fresh();
         let mut source = Recorder::new(false);
         let smoothing = run.smoother.enabled;
-        act(
-            &mut run,
-            &mut source,
-            &key(Scancode::F4, false),
-            MenuAction::None,
-        );
+        press(&mut run, &mut source, Scancode::F4, false, MenuAction::None);
         assert_eq!(run.smoother.enabled, !smoothing);
-        act(
-            &mut run,
-            &mut source,
-            &key(Scancode::F4, true),
-            MenuAction::None,
-        );
+        press(&mut run, &mut source, Scancode::F4, true, MenuAction::None);
         assert_eq!(run.smoother.enabled, !smoothing, "a held F4 toggles once");
-        act(
+        press(
             &mut run,
             &mut source,
-            &key(Scancode::F4, false),
+            Scancode::F4,
+            false,
             MenuAction::Dismiss,
         );
         assert_eq!(run.smoother.enabled, !smoothing, "a key a menu action took");
 
-        act(
-            &mut run,
-            &mut source,
-            &key(Scancode::F6, false),
-            MenuAction::None,
-        );
+        press(&mut run, &mut source, Scancode::F6, false, MenuAction::None);
         assert_eq!(source.commands, [SourceCommand::MoreInputDelay]);
-        act(
+        press(
             &mut run,
             &mut source,
-            &key(Scancode::F6, false),
+            Scancode::F6,
+            false,
             MenuAction::Dismiss,
         );
-        act(
+        press(
             &mut run,
             &mut source,
-            &key(Scancode::Home, false),
+            Scancode::Home,
+            false,
             MenuAction::None,
         );
         assert_eq!(
@@ -1368,10 +1357,11 @@ mod event_tests {
         );
         let mut replay = Recorder::new(false);
         replay.watching = true;
-        act(
+        press(
             &mut run,
             &mut replay,
-            &key(Scancode::Home, false),
+            Scancode::Home,
+            false,
             MenuAction::None,
         );
         assert_eq!(replay.commands, [SourceCommand::Restart]);
