@@ -26,6 +26,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The number that starts the pacing report's line beginning with `label`.
+fn report_count(report: &str, label: &str) -> u32 {
+    (report.lines())
+        .find_map(|l| l.strip_prefix(label))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count after {label:?} in {report}"))
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -129,19 +138,11 @@ fn a_measured_bot_match_runs_its_time_and_records_its_log() {
             said.contains("s wall, renderer software, vsync on\n"),
             "{said}"
         );
-        let ticks: u32 = (said.lines())
-            .find_map(|l| l.strip_prefix("simulation: "))
-            .and_then(|l| l.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .expect("the report's tick count");
+        let ticks = report_count(&said, "simulation: ");
         // 0.3 s of wall time banks at least 0.25 s of ticks (a frame catches up at most
         // 250 ms), whatever the machine's load: 15 ticks; 6 leaves room for the last frame.
         assert!(ticks >= 6, "{said}");
-        let frames: u32 = (said.lines())
-            .find_map(|l| l.strip_prefix("frames: "))
-            .and_then(|l| l.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .expect("the report's frame count");
+        let frames = report_count(&said, "frames: ");
         assert!(frames >= 1, "frames are drawn and counted: {said}");
         let log = client::logs::matchlog::read_log::<engine::World>(&dir.join("bots.duellog"))
             .expect("the log reads back");
