@@ -1115,6 +1115,12 @@ impl<G: Game> NetPeer<G> {
             return Ok(Some(Advance::Stalled));
         }
         if self.resync_holds() {
+            if self.resync_leads() && self.spectators_ahead() {
+                // The old session plays on to the last tick relayed to its spectators (the
+                // joiner has stopped: only confirmed frames are final), so the new epoch can
+                // begin there.
+                return Ok(None);
+            }
             self.poll();
             // Only here, never in `poll`: the caller has read the desync event by now.
             self.finish_following()?;
@@ -1178,6 +1184,20 @@ impl<G: Game> NetPeer<G> {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Whether GGRS relayed this host's spectators (those of the start) inputs of ticks past
+    /// its final one: its own input delay confirms frames its world has not reached, and a
+    /// spectator steps each confirmed frame at once. A new epoch must not begin before them.
+    pub(super) fn spectators_ahead(&self) -> bool {
+        let Session::P2P(s) = &self.session else {
+            return false;
+        };
+        s.num_spectators() > 0
+            && self
+                .driver
+                .tick_of(s.confirmed_frame())
+                .is_some_and(|c| c + 1 > self.final_tick)
     }
 
     /// The last tick whose state can no longer change.

@@ -111,6 +111,11 @@ impl<G: Game> NetPeer<G> {
         self.resync.leading.is_some() || self.resync.following.is_some()
     }
 
+    /// Whether this side leads a resync under way (the host, awaiting the joiner's `Resume`).
+    pub(super) fn resync_leads(&self) -> bool {
+        self.resync.leading.is_some()
+    }
+
     /// Snapshot parts refused so far (of another tick, out of range, of the wrong length).
     #[must_use]
     pub fn refused_snapshot_parts(&self) -> u64 {
@@ -287,6 +292,11 @@ impl<G: Game> NetPeer<G> {
                 self.link.borrow_mut().send_control(&answer, from);
                 return;
             }
+        }
+        if self.spectators_ahead() {
+            // Answered once the old session reached what its spectators hold (the joiner
+            // repeats its `Resume` meanwhile).
+            return;
         }
         let Some(lead) = self.resync.leading.take() else {
             return;

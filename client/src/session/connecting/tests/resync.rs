@@ -262,3 +262,60 @@ fn a_second_desync_is_resynchronized_like_the_first() {
     assert_eq!(epochs(&hosted), vec![2, 3]);
     assert_eq!(epochs(&joined), vec![2, 3]);
 }
+
+/// A spectator of the start can hold ticks its host has not simulated yet: GGRS relays every
+/// confirmed frame, and the host's own input delay confirms frames past its world. A resync
+/// the host leads then resumes no earlier than the last tick relayed (the host steps its old
+/// session there first), so the spectator goes on into the new epoch and marks it where the
+/// players do, instead of being told an epoch that began behind it.
+#[test]
+fn a_resync_resumes_no_earlier_than_the_ticks_relayed_to_the_spectators_of_the_start() {
+    let net = MemoryNet::default();
+    let [mut hosted, mut joined, mut watcher] = connected_trio(&net, &config(30_000, 5_000, 1));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 60 || watcher.world().tick() < 60 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = watcher.advance(WireInput::default());
+    }
+    // The joiner runs a few frames ahead; the host takes one and relays what that confirms.
+    for _ in 0..4 {
+        let _ = joined.advance(WireInput::default());
+    }
+    let _ = hosted.advance(WireInput::default());
+    for _ in 0..10 {
+        let _ = watcher.advance(WireInput::default());
+    }
+    let ahead = watcher.world().tick();
+    assert!(
+        ahead > hosted.final_tick(),
+        "the spectator holds tick {ahead}, past the host's final {}",
+        hosted.final_tick()
+    );
+    joined.begin_resync(joined.final_tick(), false);
+    let in_epoch_2 = |p: &NetPeer<World>| p.agreement().epoch == 2;
+    while !(in_epoch_2(&hosted) && hosted.running() && in_epoch_2(&joined) && joined.running())
+        || watcher.epochs().is_empty()
+    {
+        assert!(Instant::now() < guard, "the resync never reaches everyone");
+        let _ = hosted.advance(WireInput::default());
+        let _ = joined.advance(WireInput::default());
+        watcher
+            .advance(WireInput::default())
+            .expect("the spectator follows");
+    }
+    let resumed = hosted.epochs()[0].tick;
+    assert!(
+        resumed >= ahead,
+        "resumed at {resumed}, before the spectator's {ahead}"
+    );
+    let marked: Vec<_> = (watcher.epochs().iter())
+        .map(|e| (e.epoch, e.tick))
+        .collect();
+    assert_eq!(marked, vec![(2, resumed)]);
+    assert!(watcher
+        .take_events()
+        .iter()
+        .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+}
