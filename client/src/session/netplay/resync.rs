@@ -9,7 +9,11 @@
 //!    nothing of the old epoch goes out from then on. The host (slot 0) *leads*; the joiner
 //!    *follows*: it says where it stands with the rejoin's [`Control::Resume`] (its last final
 //!    tick and the inputs of its last ticks), repeated until answered.
-//! 2. The host takes the resume tick `R` as the later of both last final ticks (stepping its
+//! 2. A host with spectators of the start first plays its old session on (the joiner has
+//!    stopped, so only confirmed frames become final) until its final tick reaches the last
+//!    tick GGRS relayed to them: its input delay confirms frames its world has not reached,
+//!    and a spectator steps those at once; an epoch beginning before them would strand it.
+//!    The host takes the resume tick `R` as the later of both last final ticks (stepping its
 //!    own state through the joiner's inputs if the joiner was ahead, its own inputs there
 //!    checked as in a rejoin; the states are not compared, they differ), and answers
 //!    [`Control::ResyncAt`]: the new epoch, `R`, the inputs of the ticks the joiner lacks
