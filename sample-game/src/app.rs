@@ -426,9 +426,23 @@ impl App {
                     mixer.volume = self.options.volume;
                 }
             }
-            None if volume > 0 => self.audio = Some(AudioOut::open(&self.sdl, volume)),
+            None if volume > 0 => self.audio = Some(AudioOut::open(&self.sdl, self.options.volume)),
             None => {}
         }
+    }
+
+    /// What `read` makes of the sound's mixer (its volume, what it started), or `None` while
+    /// the window is silent (volume 0 from the start, or no audio device).
+    pub fn with_mixer<R>(&self, read: impl FnOnce(&Mixer) -> R) -> Option<R> {
+        let audio = self.audio.as_ref()?;
+        let mixer = audio.mixer.lock().ok()?;
+        Some(read(&mixer))
+    }
+
+    /// The window's title now.
+    #[must_use]
+    pub fn title(&self) -> &str {
+        self.canvas.window().title()
     }
 
     /// Covers the screen (desktop resolution) or goes back to a window.
