@@ -319,3 +319,33 @@ fn a_resync_resumes_no_earlier_than_the_ticks_relayed_to_the_spectators_of_the_s
         .iter()
         .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
 }
+
+/// A host leading a resync with no spectator ahead of it holds its old session still: its
+/// final tick does not move and nothing is simulated while the joiner's `Resume` is awaited
+/// (only a host whose spectators hold later ticks plays on, and only up to them).
+#[test]
+fn a_host_leading_a_resync_holds_its_old_session_while_no_spectator_is_ahead() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 60 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    // The joiner runs ahead (as in the spectators' case), but no spectator watches.
+    for _ in 0..4 {
+        let _ = joined.advance(WireInput::default());
+    }
+    let _ = hosted.advance(WireInput::default());
+    hosted.begin_resync(hosted.final_tick(), false);
+    let (final_tick, world) = (hosted.final_tick(), hosted.world().tick());
+    for _ in 0..10 {
+        let advanced = hosted.advance(WireInput::default()).expect("held");
+        assert_eq!(advanced, Advance::Stalled);
+    }
+    assert_eq!(
+        (hosted.final_tick(), hosted.world().tick()),
+        (final_tick, world)
+    );
+}
