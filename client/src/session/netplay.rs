@@ -1115,10 +1115,11 @@ impl<G: Game> NetPeer<G> {
             return Ok(Some(Advance::Stalled));
         }
         if self.resync_holds() {
-            if self.resync_leads() && self.spectators_ahead() {
-                // The old session plays on to the last tick relayed to its spectators (the
-                // joiner has stopped: only confirmed frames are final), so the new epoch can
-                // begin there.
+            if self.spectators_ahead() {
+                // The host (spectators watch only the host, which leads every resync) plays
+                // its old session on to the last tick relayed to them (the joiner has
+                // stopped: only confirmed frames are final), so the new epoch can begin
+                // there.
                 return Ok(None);
             }
             self.poll();

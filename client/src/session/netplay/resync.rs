@@ -115,11 +115,6 @@ impl<G: Game> NetPeer<G> {
         self.resync.leading.is_some() || self.resync.following.is_some()
     }
 
-    /// Whether this side leads a resync under way (the host, awaiting the joiner's `Resume`).
-    pub(super) fn resync_leads(&self) -> bool {
-        self.resync.leading.is_some()
-    }
-
     /// Snapshot parts refused so far (of another tick, out of range, of the wrong length).
     #[must_use]
     pub fn refused_snapshot_parts(&self) -> u64 {
