@@ -216,6 +216,14 @@ pub(crate) mod memory {
             }
         }
 
+        /// Loses every datagram in flight to `to` (a burst of loss); how many there were.
+        pub(crate) fn lose_all_to(&self, to: SocketAddr) -> usize {
+            let mut wire = self.wire.lock().expect("memory net");
+            let before = wire.len();
+            wire.retain(|(t, ..)| *t != to);
+            before - wire.len()
+        }
+
         /// Datagrams sent so far and not yet read, to `to`.
         pub(crate) fn waiting_for(&self, to: SocketAddr) -> usize {
             self.wire

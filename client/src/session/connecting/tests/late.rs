@@ -10,7 +10,16 @@ use engine::WireInput;
 
 /// A running pair on `net` and a spectator at port 5 welcomed after `ticks`, caught up.
 fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
-    let cfg = config(30_000, 5_000, 0);
+    watched_with(net, ticks, &config(30_000, 5_000, 0))
+}
+
+/// [`watched`] with every side on `cfg`.
+fn watched_with(
+    net: &MemoryNet,
+    ticks: u32,
+    cfg: &NetConfig<World>,
+) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
+    let cfg = cfg.clone();
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
     while hosted.final_tick() < ticks {
@@ -338,4 +347,81 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
         err.to_string().contains("before this spectator's tick"),
         "{err}"
     );
+}
+
+/// Relayed ticks lost on the way are sent again after a while even when no tick is new (the
+/// match stands still: nobody advances, everyone polls), so the spectator gets there.
+#[test]
+fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.final_tick() < 80 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    // New ticks relayed while the spectator is not reading, and all of them lost.
+    let relayed_from = hosted.final_tick();
+    while hosted.final_tick() < relayed_from + 5 {
+        assert!(Instant::now() < guard, "the match does not go on");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    hosted.poll();
+    assert!(
+        net.lose_all_to(addr(5)) > 0,
+        "something was relayed and lost"
+    );
+    let target = hosted.final_tick();
+    while spectator.world().tick() < target {
+        assert!(
+            Instant::now() < guard,
+            "the lost ticks are never sent again: the spectator stays at {} of {target}",
+            spectator.world().tick()
+        );
+        hosted.poll();
+        joined.poll();
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(hosted.final_tick(), target, "the match stood still");
+    assert_eq!(
+        spectator.driver().hash_at(target).ok(),
+        hosted.driver().hash_at(target).ok()
+    );
+}
+
+/// A late spectator that goes silent (its machine gone, no goodbye: it is kept but never
+/// polled again) is forgotten by the host after the reconnect grace, and the match goes on.
+#[test]
+fn a_late_spectator_silent_for_the_grace_is_forgotten() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig::<World> {
+        disconnect_timeout: Duration::from_millis(1_000),
+        ..config(30_000, 5_000, 0)
+    };
+    let (mut hosted, mut joined, _silent) = watched_with(&net, 60, &cfg);
+    assert_eq!(hosted.late_spectators(), 1);
+    let guard = Instant::now() + Duration::from_secs(20);
+    // The players stand still (polled, not advancing), so the spectator never falls behind
+    // the host's history: only its silence can lose it.
+    let held = hosted.final_tick();
+    while hosted.late_spectators() > 0 {
+        assert!(
+            Instant::now() < guard,
+            "a silent spectator is never forgotten"
+        );
+        hosted.poll();
+        joined.poll();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(hosted.final_tick(), held);
+    joined
+        .advance(WireInput::default())
+        .expect("the match goes on");
+    hosted
+        .advance(WireInput::default())
+        .expect("the match goes on");
 }
