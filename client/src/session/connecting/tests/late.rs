@@ -425,3 +425,81 @@ fn a_late_spectator_silent_for_the_grace_is_forgotten() {
         .advance(WireInput::default())
         .expect("the match goes on");
 }
+
+/// A late spectator following live when the players resync is told the new epoch, again if
+/// the notice is lost, and marks it where the players resumed; the notice is repeated at the
+/// relay's pace, not at every poll, and once the spectator holds the epoch's first tick the
+/// host sends it nothing more while nothing is new.
+#[test]
+fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let guard = Instant::now() + Duration::from_secs(30);
+    while spectator.world().tick() < 90 || spectator.world().tick() < hosted.final_tick() {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        if spectator.world().tick() < 90 {
+            let _ = joined.advance(WireInput::default());
+            let _ = hosted.advance(WireInput::default());
+        }
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    joined.begin_resync(joined.final_tick(), false);
+    let in_epoch_2 = |p: &NetPeer<World>| p.agreement().epoch == 2 && p.running();
+    while !(in_epoch_2(&hosted) && in_epoch_2(&joined)) {
+        assert!(Instant::now() < guard, "the resync never ends");
+        let _ = hosted.advance(WireInput::default());
+        let _ = joined.advance(WireInput::default());
+    }
+    let resumed = hosted.epochs()[0].tick;
+    hosted.poll();
+    assert!(
+        net.lose_all_to(addr(5)) > 0,
+        "the first notice went out, and is lost"
+    );
+    // The players stand still; the spectator reads what comes, counted.
+    let (mut polls, mut received) = (0usize, 0usize);
+    let started = Instant::now();
+    while spectator.epochs().is_empty() {
+        assert!(Instant::now() < guard, "the new epoch is never told again");
+        hosted.poll();
+        joined.poll();
+        received += net.waiting_for(addr(5));
+        spectator.advance(WireInput::default()).expect("follows");
+        polls += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let marked: Vec<_> = (spectator.epochs().iter())
+        .map(|e| (e.epoch, e.tick))
+        .collect();
+    assert_eq!(marked, vec![(2, resumed)]);
+    assert_eq!(
+        spectator.driver().hash_at(resumed).ok(),
+        hosted.driver().hash_at(resumed).ok()
+    );
+    // At the relay's pace: a few datagrams a repeat (150 ms), never one a poll.
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    assert!(
+        received <= 3 * repeats + 2,
+        "{received} datagrams in {polls} polls over {repeats} repeats"
+    );
+    // Every tick acknowledged and nothing new: nothing more is sent to it.
+    let settle = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < settle {
+        hosted.poll();
+        joined.poll();
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let quiet = Instant::now() + Duration::from_millis(450);
+    while Instant::now() < quiet {
+        hosted.poll();
+        joined.poll();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(
+        net.waiting_for(addr(5)),
+        0,
+        "sent again although it holds all"
+    );
+}
