@@ -673,8 +673,8 @@ impl<G: Game> NetPeer<G> {
         let Some(last) = (first + n as Tick).checked_sub(1) else {
             return;
         };
-        if first > next || last < next || n == 0 {
-            return; // a gap before it (sent again later), or nothing new
+        if first > next || last < next || n == 0 || n > MAX_RELAY_TICKS {
+            return; // a gap before it (sent again later), nothing new, or more than is sent
         }
         let skip = (next - first) as usize;
         for tick in inputs.chunks(players).skip(skip) {

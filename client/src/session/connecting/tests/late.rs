@@ -6,7 +6,8 @@
 use super::*;
 use crate::net::seal::Initiator;
 use crate::net::wire::HostAnswer;
-use engine::WireInput;
+use crate::session::netplay::watch::MAX_RELAY_TICKS;
+use engine::{Tick, WireInput};
 
 /// A running pair on `net` and a spectator at port 5 welcomed after `ticks`, caught up.
 fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
@@ -79,11 +80,14 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
     let held = || spectator_queue(&spectator);
     let before = held();
     let tick = vec![WireInput::default(); 2];
-    // Not whole ticks; past a gap; from a stranger; nothing new.
+    // Not whole ticks; past a gap; from a stranger; nothing new; more ticks than a relay
+    // ever carries.
     spectator.take_relay(host, next, &tick[..1], 0);
     spectator.take_relay(host, next + 5, &tick, 0);
     spectator.take_relay(addr(77), next, &tick, 0);
     spectator.take_relay(host, next - 1, &tick, 0);
+    let too_many = vec![WireInput::default(); 2 * (MAX_RELAY_TICKS + 1)];
+    spectator.take_relay(host, next, &too_many, 0);
     assert_eq!(spectator_queue(&spectator), before);
     // What fits is taken; a hash that is not the state reached there is a desync.
     spectator.take_relay(host, next, &tick, 0);
@@ -362,9 +366,10 @@ fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
         let _ = hosted.advance(WireInput::default());
         let _ = spectator.advance(WireInput::default());
     }
-    // New ticks relayed while the spectator is not reading, and all of them lost.
+    // New ticks relayed while the spectator is not reading, and all of them lost: more than
+    // one relay carries, so they come again in several.
     let relayed_from = hosted.final_tick();
-    while hosted.final_tick() < relayed_from + 5 {
+    while hosted.final_tick() < relayed_from + MAX_RELAY_TICKS as Tick + 10 {
         assert!(Instant::now() < guard, "the match does not go on");
         let _ = joined.advance(WireInput::default());
         let _ = hosted.advance(WireInput::default());
@@ -391,6 +396,23 @@ fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
         spectator.driver().hash_at(target).ok(),
         hosted.driver().hash_at(target).ok()
     );
+    // One tick more, then standing still again: that one tick reaches it too.
+    while hosted.final_tick() == target {
+        assert!(Instant::now() < guard, "the match does not go on");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let target = hosted.final_tick();
+    while spectator.world().tick() < target {
+        assert!(
+            Instant::now() < guard,
+            "the last tick never reaches the spectator"
+        );
+        hosted.poll();
+        joined.poll();
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// A late spectator that goes silent (its machine gone, no goodbye: it is kept but never
