@@ -349,3 +349,28 @@ fn a_host_leading_a_resync_holds_its_old_session_while_no_spectator_is_ahead() {
         (final_tick, world)
     );
 }
+
+/// The host's answer to a resync lost on the way: the joiner's repeated `Resume` gets the
+/// same answer again (and the snapshot's parts when it asks), and both go on in epoch 2.
+#[test]
+fn a_lost_resync_answer_is_sent_again_when_the_joiner_repeats_its_resume() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick().min(joined.final_tick()) < 60 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    joined.begin_resync(joined.final_tick(), false);
+    while hosted.agreement().epoch < 2 {
+        assert!(Instant::now() < guard, "the host never answers");
+        let _ = hosted.advance(WireInput::default());
+    }
+    assert!(
+        net.lose_all_to(addr(2)) > 0,
+        "the answer went out, and is lost"
+    );
+    play_into_epoch(&mut hosted, &mut joined, 2);
+    assert_eq!(hosted.epochs()[0].tick, joined.epochs()[0].tick);
+}
