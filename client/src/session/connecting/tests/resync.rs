@@ -35,6 +35,18 @@ fn following(ticks: Tick) -> (NetPeer<World>, NetPeer<World>) {
     (hosted, joined)
 }
 
+/// A host and a joiner on `net`, played until the host's final tick reaches `tick`.
+fn pair_at(net: &MemoryNet, tick: Tick) -> (NetPeer<World>, NetPeer<World>) {
+    let (mut hosted, mut joined) = connected_pair(net, &config(30_000, 5_000, 0));
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < tick {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    (hosted, joined)
+}
+
 /// The host's state at `tick`, as a resync sends it.
 fn host_state(hosted: &NetPeer<World>, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
     let snapshot = hosted
@@ -176,13 +188,7 @@ fn the_host_state_taken_whole_replaces_the_own_and_the_next_epoch_begins_there()
 #[test]
 fn a_host_refuses_a_resume_whose_inputs_do_not_fit_and_says_why() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
-    let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < 60 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    let (mut hosted, _joined) = pair_at(&net, 60);
     let joiner = hosted.agreement().remote_players[0].1;
     hosted.begin_resync(hosted.final_tick(), false);
     // Three inputs for two players.
@@ -200,13 +206,7 @@ fn a_host_refuses_a_resume_whose_inputs_do_not_fit_and_says_why() {
 #[test]
 fn a_host_refuses_a_resync_resume_from_before_its_history() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
-    let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < 500 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    let (mut hosted, _joined) = pair_at(&net, 500);
     let joiner = hosted.agreement().remote_players[0].1;
     assert!(
         hosted.driver().hash_at(1).is_err(),
@@ -326,13 +326,7 @@ fn a_resync_resumes_no_earlier_than_the_ticks_relayed_to_the_spectators_of_the_s
 #[test]
 fn a_host_leading_a_resync_holds_its_old_session_while_no_spectator_is_ahead() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
-    let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < 60 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    let (mut hosted, mut joined) = pair_at(&net, 60);
     // The joiner runs ahead (as in the spectators' case), but no spectator watches.
     for _ in 0..4 {
         let _ = joined.advance(WireInput::default());
