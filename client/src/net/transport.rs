@@ -224,6 +224,13 @@ pub(crate) mod memory {
             before - wire.len()
         }
 
+        /// Loses the oldest datagram in flight to `to`; whether there was one.
+        pub(crate) fn lose_first_to(&self, to: SocketAddr) -> bool {
+            let mut wire = self.wire.lock().expect("memory net");
+            let at = wire.iter().position(|(t, ..)| *t == to);
+            at.map(|at| wire.remove(at)).is_some()
+        }
+
         /// Datagrams sent so far and not yet read, to `to`.
         pub(crate) fn waiting_for(&self, to: SocketAddr) -> usize {
             self.wire

@@ -38,7 +38,8 @@ pub enum Kind {
 /// names its epoch.
 /// 6: the game is named ([`PeerInfo::game`], its version and snapshot format); inputs in
 /// control messages travel as the game's own wire form ([`InputRun`]).
-pub const PROTOCOL_VERSION: u32 = 6;
+/// 7: a late spectator's [`Control::RelayAck`] names the last epoch it was told of.
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// Most differing rules named one by one in a refusal; the rest are counted.
 const MAX_RULES_NAMED: usize = 8;
@@ -404,10 +405,14 @@ pub enum Control {
         /// The host's hash at tick `from + inputs.len() / players - 1`.
         hash: u64,
     },
-    /// Sealed only, late spectator → host: it holds every tick through `through`.
+    /// Sealed only, late spectator → host: it holds every tick through `through`, and has
+    /// been told of the players' epochs through `epoch` (a new epoch's notice, a
+    /// [`Control::CatchUp`], is repeated until a spectator says it has it).
     RelayAck {
         /// Its last tick held.
         through: u32,
+        /// The last epoch it was told of.
+        epoch: u32,
     },
 }
 

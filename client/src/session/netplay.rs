@@ -941,7 +941,7 @@ impl<G: Game> NetPeer<G> {
                     self.take_relay(from, first, &inputs, hash);
                 }
             }
-            Control::RelayAck { through } => self.take_relay_ack(from, through),
+            Control::RelayAck { through, epoch } => self.take_relay_ack(from, through, epoch),
             _ => {}
         }
     }

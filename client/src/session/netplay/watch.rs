@@ -19,8 +19,9 @@
 //! has no spectators: those of the old one are carried over as late spectators that go on
 //! from their own last tick (they say which in their first [`Control::RelayAck`]; what they
 //! lack is in the host's history), and every spectator is told the new epoch and its tick
-//! ([`Control::CatchUp`] again, repeated until it holds that tick). A spectator marks the
-//! epoch where the players do, after comparing its state there with the host's.
+//! ([`Control::CatchUp`] again, repeated until its acknowledgement names that epoch: one that
+//! already holds the tick must still hear of it). A spectator marks the epoch where the
+//! players do, after comparing its state there with the host's.
 
 use super::transfer::{self, Assembly};
 use super::{NetEvent, NetPeer, Session};
@@ -50,8 +51,9 @@ const UNPROVEN_FOR: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 struct Watcher {
     addr: SocketAddr,
-    /// The snapshot it starts from, and its bytes.
+    /// The snapshot it starts from, the epoch that snapshot is in, and its bytes.
     offer: SnapshotOffer,
+    offer_epoch: u32,
     bytes: Vec<u8>,
     /// The last tick it said it holds (`None`: not even the snapshot yet).
     acked: Option<Tick>,
@@ -68,12 +70,13 @@ struct Watcher {
     /// A spectator of the old GGRS session, carried into a new epoch: its first ack may say
     /// any tick it holds (it goes on from its own state, not from `offer`).
     carried: bool,
+    /// The last epoch it says it was told of.
+    epoch_acked: u32,
     /// A new epoch to tell it of (its epoch and its state at its first tick), repeated until
-    /// it holds that tick.
+    /// it says it was told (`epoch_acked`): holding the epoch's first tick is not enough, it
+    /// marks the epoch there only once told. Meanwhile no tick after that one is relayed to
+    /// it, so it cannot step past the mark before hearing of it.
     announce: Option<(u32, SnapshotOffer)>,
-    /// Whether `announce` was sent at least once: a spectator that already held the epoch's
-    /// first tick when the players resynced must still be told once (it marks the epoch).
-    announce_told: bool,
 }
 
 /// Why a late spectator is forgotten.
@@ -89,17 +92,16 @@ struct RelayNow {
     now: Instant,
     grace: Duration,
     players: usize,
-    epoch: u32,
     final_tick: Tick,
 }
 
 impl Watcher {
-    /// A spectator followed from `tick`, offered `offer` (whose bytes are `bytes`). A
-    /// `carried` one (of the old GGRS session, into a new epoch) has its own state: the
-    /// snapshot's parts go to it only if it asks for them.
+    /// A spectator followed from `tick`, offered `offer` of `epoch` (whose bytes are
+    /// `bytes`). A `carried` one (of the old GGRS session, into a new epoch) has its own
+    /// state: the snapshot's parts go to it only if it asks for them.
     fn new(
         addr: SocketAddr,
-        offer: SnapshotOffer,
+        (epoch, offer): (u32, SnapshotOffer),
         bytes: Vec<u8>,
         tick: Tick,
         carried: bool,
@@ -108,6 +110,7 @@ impl Watcher {
         Watcher {
             addr,
             offer,
+            offer_epoch: epoch,
             bytes,
             acked: None,
             sent_through: tick,
@@ -117,8 +120,8 @@ impl Watcher {
             heard: now,
             welcomed: now,
             carried,
+            epoch_acked: 0,
             announce: None,
-            announce_told: false,
         }
     }
 
@@ -138,28 +141,32 @@ impl Watcher {
         if now.saturating_duration_since(self.heard) > at.grace {
             return Some(Forget::Silent);
         }
-        let fresh = at.final_tick > self.sent_through;
+        let fresh = self.relayable_through(at.final_tick) > self.sent_through;
         if now < self.next && !fresh {
             return None;
         }
         let Some(acked) = self.acked else {
-            self.send_snapshot(link, at);
+            self.send_snapshot(link, now);
             return None;
         };
-        self.announce_epoch(acked, link, now);
+        self.announce_epoch(link, now);
         self.send_ticks(acked, link, driver, at)
     }
 
     /// The snapshot's offer when due; its parts go whole once, after that only those asked
     /// for.
-    fn send_snapshot(&mut self, link: &SharedLink, at: &RelayNow) {
-        if at.now < self.next {
+    ///
+    /// The offer names the snapshot's own epoch, not the host's now: a spectator welcomed
+    /// just before the players went on in a new epoch starts in the old one and is then told
+    /// the new one, as the others are.
+    fn send_snapshot(&mut self, link: &SharedLink, now: Instant) {
+        if now < self.next {
             return;
         }
-        self.next = at.now + REPEAT;
+        self.next = now + REPEAT;
         let mut link = link.borrow_mut();
         let offer = Control::CatchUp {
-            epoch: at.epoch,
+            epoch: self.offer_epoch,
             snapshot: self.offer,
         };
         link.send_control(&offer, self.addr);
@@ -173,20 +180,27 @@ impl Watcher {
         }
     }
 
-    /// A new epoch, told until it holds the epoch's first tick.
-    fn announce_epoch(&mut self, acked: Tick, link: &SharedLink, now: Instant) {
+    /// The last tick it may be relayed: the final one, or a new epoch's first until it was
+    /// told of that epoch.
+    fn relayable_through(&self, final_tick: Tick) -> Tick {
+        self.announce
+            .map_or(final_tick, |(_, offer)| final_tick.min(offer.tick))
+    }
+
+    /// A new epoch, told at the relay's pace until the spectator says it was told.
+    fn announce_epoch(&mut self, link: &SharedLink, now: Instant) {
         match self.announce {
-            Some((_, offer)) if acked >= offer.tick && self.announce_told => self.announce = None,
-            Some((epoch, snapshot)) if now >= self.next || !self.announce_told => {
+            Some((epoch, _)) if self.epoch_acked >= epoch => self.announce = None,
+            Some((epoch, snapshot)) if now >= self.next => {
                 (link.borrow_mut()).send_control(&Control::CatchUp { epoch, snapshot }, self.addr);
-                self.announce_told = true;
             }
             _ => {}
         }
     }
 
-    /// New ticks at once; unacknowledged ones again after a while. `Some` when the history
-    /// no longer holds the first tick it needs.
+    /// New ticks at once; unacknowledged ones again after a while; none past a new epoch's
+    /// first tick until it was told of that epoch. `Some` when the history no longer holds
+    /// the first tick it needs.
     fn send_ticks<G: Game>(
         &mut self,
         acked: Tick,
@@ -200,7 +214,8 @@ impl Watcher {
         } else {
             self.sent_through + 1
         };
-        let through = at.final_tick.min(from + MAX_RELAY_TICKS as Tick - 1);
+        let through =
+            (self.relayable_through(at.final_tick)).min(from + MAX_RELAY_TICKS as Tick - 1);
         if through < from {
             self.next = now + REPEAT;
             return None;
@@ -378,7 +393,8 @@ impl<G: Game> NetPeer<G> {
         };
         let bytes = G::snapshot_to_bytes(snapshot);
         let offer = transfer::offer(tick, &bytes, hash.combined());
-        let watcher = Watcher::new(from, offer, bytes, tick, false);
+        let epoch = self.agreement.epoch;
+        let watcher = Watcher::new(from, (epoch, offer), bytes, tick, false);
         self.watch.watchers.push(watcher);
     }
 
@@ -403,14 +419,13 @@ impl<G: Game> NetPeer<G> {
         let now = Instant::now();
         for w in &mut self.watch.watchers {
             w.announce = Some((epoch, offer));
-            w.announce_told = false;
             w.next = now;
         }
         for &addr in old {
             if self.is_watcher(addr) {
                 continue;
             }
-            let watcher = Watcher::new(addr, offer, bytes.clone(), tick, true);
+            let watcher = Watcher::new(addr, (epoch, offer), bytes.clone(), tick, true);
             self.watch.watchers.push(watcher);
         }
         Ok(())
@@ -450,7 +465,6 @@ impl<G: Game> NetPeer<G> {
             now: Instant::now(),
             grace: self.config.disconnect_timeout,
             players: usize::from(self.agreement.players),
-            epoch: self.agreement.epoch,
             final_tick: self.final_tick,
         };
         let mut gone = Vec::new();
@@ -472,11 +486,15 @@ impl<G: Game> NetPeer<G> {
         }
     }
 
-    /// A late spectator says it holds every tick through `through`.
-    pub(super) fn take_relay_ack(&mut self, from: SocketAddr, through: Tick) {
+    /// A late spectator says it holds every tick through `through` and was told of the
+    /// players' epochs through `epoch`.
+    pub(super) fn take_relay_ack(&mut self, from: SocketAddr, through: Tick, epoch: u32) {
         let final_tick = self.final_tick;
         if let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) {
             w.heard = Instant::now();
+            // A spectator naming an epoch it was not told of only keeps the notice from
+            // itself (it is sealed: nobody else can say so for it).
+            w.epoch_acked = w.epoch_acked.max(epoch);
             // Never past what it was sent: an ack of more is a lie and moves nothing. A carried
             // spectator's first says where its own state is.
             let own_state = w.carried && w.acked.is_none();
@@ -583,9 +601,13 @@ impl<G: Game> NetPeer<G> {
         self.progress = (tick, Instant::now());
         self.agreement.epoch = epoch;
         self.session = Session::Relay(Box::new(Relayed::new()));
-        self.link
-            .borrow_mut()
-            .send_control(&Control::RelayAck { through: tick }, host);
+        self.link.borrow_mut().send_control(
+            &Control::RelayAck {
+                through: tick,
+                epoch,
+            },
+            host,
+        );
     }
 
     /// The players went on in `epoch` from `offer.tick`: a spectator of the old GGRS session
@@ -612,9 +634,13 @@ impl<G: Game> NetPeer<G> {
             self.final_tick = tick;
             self.progress = (tick, Instant::now());
             self.session = Session::Relay(Box::new(Relayed::new()));
-            self.link
-                .borrow_mut()
-                .send_control(&Control::RelayAck { through: tick }, host);
+            self.link.borrow_mut().send_control(
+                &Control::RelayAck {
+                    through: tick,
+                    epoch,
+                },
+                host,
+            );
         }
         self.mark_epoch_if_there();
     }
@@ -739,7 +765,7 @@ impl<G: Game> NetPeer<G> {
     /// host up after the reconnect grace of silence.
     pub(super) fn poll_relayed(&mut self) {
         let host = self.agreement.remote_players[0].1;
-        let held = self.final_tick;
+        let (held, epoch) = (self.final_tick, self.agreement.epoch);
         let grace = self.config.disconnect_timeout;
         let Session::Relay(relay) = &mut self.session else {
             return;
@@ -757,7 +783,7 @@ impl<G: Game> NetPeer<G> {
             let through = held + relay.queue.len() as Tick;
             self.link
                 .borrow_mut()
-                .send_control(&Control::RelayAck { through }, host);
+                .send_control(&Control::RelayAck { through, epoch }, host);
         }
     }
 

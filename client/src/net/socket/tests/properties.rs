@@ -140,7 +140,8 @@ fn control_msg() -> impl Strategy<Value = Control> {
             }),
         1 => (any::<u32>(), wire_inputs(), any::<u64>())
             .prop_map(|(from, inputs, hash)| Control::Relay { from, inputs, hash }),
-        1 => any::<u32>().prop_map(|through| Control::RelayAck { through }),
+        1 => (any::<u32>(), any::<u32>())
+            .prop_map(|(through, epoch)| Control::RelayAck { through, epoch }),
     ]
 }
 

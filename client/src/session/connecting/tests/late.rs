@@ -525,3 +525,126 @@ fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
         "sent again although it holds all"
     );
 }
+
+/// A late spectator that already holds the new epoch's first tick when the players resync
+/// still marks the epoch when the one notice sent is lost: holding the tick is not hearing of
+/// the epoch, so the notice is repeated until its acknowledgement names the epoch.
+#[test]
+fn a_lost_epoch_notice_is_repeated_to_a_spectator_already_holding_its_tick() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let guard = Instant::now() + Duration::from_secs(30);
+    while spectator.world().tick() < 90 || spectator.world().tick() < hosted.final_tick() {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        if spectator.world().tick() < 90 {
+            let _ = joined.advance(WireInput::default());
+            let _ = hosted.advance(WireInput::default());
+        }
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // The spectator follows throughout the resync, acknowledging each tick relayed, and the
+    // host's first notice of epoch 2 is lost.
+    joined.begin_resync(joined.final_tick(), false);
+    while hosted.agreement().epoch < 2 {
+        assert!(Instant::now() < guard, "the resync never ends");
+        let _ = joined.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+        let _ = hosted.advance(WireInput::default());
+    }
+    let resumed = hosted.epochs()[0].tick;
+    // The host's relay of the frame it resumed in: the notice, then the epoch's first tick.
+    // The notice is lost; the tick arrives.
+    assert!(net.lose_first_to(addr(5)), "the notice went out");
+    spectator.poll();
+    let held = spectator.world().tick() + spectator_queue(&spectator) as Tick;
+    assert_eq!(held, resumed, "holds the epoch's first tick");
+    assert_eq!(spectator.agreement().epoch, 1, "not told of epoch 2");
+    // The players stand still.
+    while spectator.epochs().is_empty() {
+        assert!(
+            Instant::now() < guard,
+            "never marks the epoch: the notice was not told again"
+        );
+        hosted.poll();
+        joined.poll();
+        spectator.advance(WireInput::default()).expect("follows");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let marked: Vec<_> = (spectator.epochs().iter())
+        .map(|e| (e.epoch, e.tick))
+        .collect();
+    assert_eq!(marked, vec![(2, resumed)]);
+    assert_eq!(spectator.agreement().epoch, 2);
+    assert!(spectator
+        .take_events()
+        .iter()
+        .all(|e| !matches!(e, NetEvent::DesyncDetected { .. })));
+}
+
+/// A spectator welcomed just before the players resync, whose snapshot is sent only after
+/// (it proves its keys late), starts in the epoch of that snapshot, not the host's new one,
+/// and so hears of the new epoch and marks it where the players resumed.
+#[test]
+fn a_spectator_welcomed_before_a_resync_and_caught_up_after_it_marks_the_new_epoch() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
+    let guard = Instant::now() + Duration::from_secs(30);
+    while hosted.final_tick() < 60 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let mut watching = joiner(&net, 5, Role::Spectator, &cfg);
+    // Its `Hello` reaches the host and is welcomed; the answer waits unread.
+    while hosted.late_spectators() == 0 {
+        assert!(Instant::now() < guard, "never welcomed");
+        assert!(watching.poll().expect("joining").is_none());
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let welcomed_at = hosted.final_tick();
+    joined.begin_resync(joined.final_tick(), false);
+    let in_epoch_2 = |p: &NetPeer<World>| p.agreement().epoch == 2 && p.running();
+    while !(in_epoch_2(&hosted) && in_epoch_2(&joined)) {
+        assert!(Instant::now() < guard, "the resync never ends");
+        let _ = hosted.advance(WireInput::default());
+        let _ = joined.advance(WireInput::default());
+    }
+    let resumed = hosted.epochs()[0].tick;
+    assert!(resumed >= welcomed_at);
+    let mut spectator = loop {
+        assert!(Instant::now() < guard, "the spectator is never caught up");
+        hosted.poll();
+        joined.poll();
+        if let Some(peer) = watching.poll().expect("welcomed") {
+            break peer;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(spectator.world().tick(), welcomed_at, "from its snapshot");
+    assert_eq!(spectator.agreement().epoch, 1, "the snapshot's epoch");
+    while spectator.world().tick() < resumed + 5 {
+        assert!(
+            Instant::now() < guard,
+            "the spectator does not follow: at {} epoch {} resumed {resumed} host {}",
+            spectator.world().tick(),
+            spectator.agreement().epoch,
+            hosted.final_tick()
+        );
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let marked: Vec<_> = (spectator.epochs().iter())
+        .map(|e| (e.epoch, e.tick))
+        .collect();
+    assert_eq!(marked, vec![(2, resumed)]);
+    assert_eq!(
+        spectator.driver().hash_at(resumed).ok(),
+        hosted.driver().hash_at(resumed).ok()
+    );
+}
