@@ -454,6 +454,13 @@ impl<G: Game> NetPeer<G> {
         self.watch.watchers.len()
     }
 
+    /// Late spectators' `Hello`s refused: another build or rules, an invite code missing,
+    /// unwanted or wrong, or every late spectator slot taken.
+    #[must_use]
+    pub fn refused_late_spectators(&self) -> u64 {
+        self.watch.refused
+    }
+
     /// Sends each late spectator what it lacks: the snapshot until it has it, then the ticks
     /// it has not acknowledged; forgets one silent for the reconnect grace, or so far behind
     /// that the history no longer holds its next tick.

@@ -109,8 +109,8 @@ fn spectator_queue(spectator: &NetPeer<World>) -> usize {
 }
 
 /// A late spectator's `Hello` with `info` (and an invite flag) at a running host: what it is
-/// answered, opened where it is sealed for it.
-fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> Vec<String> {
+/// answered, opened where it is sealed for it, and how many the host counts refused.
+fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> (Vec<String>, u64) {
     let net = MemoryNet::default();
     let (mut hosted, mut joined) = connected_pair(&net, cfg);
     let guard = Instant::now() + Duration::from_secs(20);
@@ -131,7 +131,7 @@ fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> Vec<Strin
     };
     at.send(&wire::encode(Kind::Control, 0, &hello), addr(1));
     let _ = hosted.advance(WireInput::default());
-    control_at(&mut at)
+    let said = control_at(&mut at)
         .into_iter()
         .map(|m| match m {
             Control::Reject { reason } => reason,
@@ -145,7 +145,8 @@ fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> Vec<Strin
             },
             other => format!("{other:?}"),
         })
-        .collect()
+        .collect();
+    (said, hosted.refused_late_spectators())
 }
 
 #[test]
@@ -153,12 +154,13 @@ fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_re
     let cfg = config(30_000, 5_000, 0);
     let mut other = engine::Rules::default();
     other.max_hp += 1;
-    let said = late_hello(&cfg, PeerInfo::local::<World>(&other), false);
+    let (said, refused) = late_hello(&cfg, PeerInfo::local::<World>(&other), false);
     assert!(
         said.iter().any(|r| r.contains("differs from host")),
         "{said:?}"
     );
-    let said = late_hello(
+    assert_eq!(refused, 1);
+    let (said, refused) = late_hello(
         &cfg,
         PeerInfo::local::<World>(&engine::Rules::default()),
         true,
@@ -167,17 +169,18 @@ fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_re
         said.iter().any(|r| r.contains("takes no invite code")),
         "{said:?}"
     );
+    assert_eq!(refused, 1);
     let none = NetConfig::<World> {
         late_spectators: 0,
         ..cfg.clone()
     };
-    let said = late_hello(
+    let (said, _) = late_hello(
         &none,
         PeerInfo::local::<World>(&engine::Rules::default()),
         false,
     );
     assert!(said.iter().any(|r| r.contains("under way")), "{said:?}");
-    let said = late_hello(
+    let (said, refused) = late_hello(
         &cfg,
         PeerInfo::local::<World>(&engine::Rules::default()),
         false,
@@ -187,6 +190,25 @@ fn a_late_hello_with_other_rules_an_unwanted_code_or_at_a_host_taking_none_is_re
         vec!["welcome".to_string()],
         "and the right one is welcomed"
     );
+    assert_eq!(refused, 0);
+    // At a host with an invite code (the test's spectator holds code 3): none, a wrong one,
+    // the right one.
+    let with_code = |c: u8| NetConfig::<World> {
+        invite: Some(crate::net::seal::InviteCode::from_bytes(
+            [c; crate::net::seal::InviteCode::BYTES],
+        )),
+        ..cfg.clone()
+    };
+    let ours = PeerInfo::local::<World>(&engine::Rules::default());
+    for (cfg, invite, says, refused_now) in [
+        (with_code(3), false, "needs its invite code", 1),
+        (with_code(4), true, "does not match", 1),
+        (with_code(3), true, "welcome", 0),
+    ] {
+        let (said, refused) = late_hello(&cfg, ours.clone(), invite);
+        assert!(said.iter().any(|r| r.contains(says)), "{said:?}");
+        assert_eq!(refused, refused_now, "{said:?}");
+    }
 }
 
 /// A `Hello` from an address that never proves it holds its keys (a spoofed source) gets the
@@ -380,17 +402,28 @@ fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
         "something was relayed and lost"
     );
     let target = hosted.final_tick();
+    let (started, mut received) = (Instant::now(), 0);
     while spectator.world().tick() < target {
         assert!(
             Instant::now() < guard,
             "the lost ticks are never sent again: the spectator stays at {} of {target}",
             spectator.world().tick()
         );
-        hosted.poll();
+        // The host polls more often than the spectator reads.
+        for _ in 0..4 {
+            hosted.poll();
+        }
         joined.poll();
+        received += net.waiting_for(addr(5));
         let _ = spectator.advance(WireInput::default());
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Sent again at the relay's pace (150 ms), not at every poll: one relay a repeat.
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    assert!(
+        received <= repeats + 1,
+        "{received} datagrams over {repeats} repeats"
+    );
     assert_eq!(hosted.final_tick(), target, "the match stood still");
     assert_eq!(
         spectator.driver().hash_at(target).ok(),
