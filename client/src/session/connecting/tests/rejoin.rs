@@ -995,3 +995,124 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
         }
     }
 }
+
+/// How a fake survivor answers a `Rejoin`: accepted under the secret, or a clear `Reject`.
+#[derive(Clone, Copy, PartialEq)]
+enum Answering {
+    Accept,
+    RejectInClear,
+}
+
+/// The rejoiner's side against a survivor that answers its `Rejoin` as `answering` says and
+/// never answers a `Resume`; polled until it fails or `for_at_most` has passed. Its outcome
+/// (`None`: still under way), the `Resume`s the survivor heard with how long after the rejoin
+/// was accepted the last poll came, and the rejoin itself.
+fn rejoin_answered(
+    answering: Answering,
+    for_at_most: Duration,
+) -> (
+    Option<crate::Error>,
+    (usize, Duration),
+    crate::session::netplay::rejoin::Rejoining<World>,
+) {
+    use crate::net::seal::Responder;
+    use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
+    let net = MemoryNet::default();
+    let secret = MatchSecret::from_bytes([7; 32]);
+    let plan = RejoinPlan::<World> {
+        world: engine::World::new(Rules::default(), 11, 2).expect("world"),
+        recent: Vec::new(),
+        secret: secret.clone(),
+        match_seed: 7,
+        slot: 1,
+        peer: addr(1),
+        epoch: 1,
+    };
+    let survivor = Link::new(net.endpoint(1));
+    survivor.borrow_mut().accept_rejoins(true);
+    let cfg = config(5_000, 5_000, 0);
+    let mut rejoining =
+        Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    let started = Instant::now();
+    let (mut resumes, mut accepted) = (0, None::<Instant>);
+    while started.elapsed() < for_at_most {
+        // Before the poll, so no send of the poll that is accepted comes before it.
+        let polled = Instant::now();
+        if let Err(e) = rejoining.poll() {
+            return (Some(e), (resumes, Duration::ZERO), rejoining);
+        }
+        if accepted.is_none() && rejoining.stage_name() == "agreeing where the match goes on" {
+            accepted = Some(polled);
+        }
+        survivor.borrow_mut().pump(false);
+        let inbox = survivor.borrow_mut().take_control();
+        for (from, msg) in inbox {
+            match msg {
+                Control::Rejoin { info, slot, noise } if answering == Answering::Accept => {
+                    let prologue = wire::rejoin_prologue(&info, slot);
+                    let responder =
+                        Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), &noise)
+                            .expect("under the secret");
+                    let (noise, channel) = responder
+                        .answer(&wire::encode_payload(&RejoinAnswer::Accepted))
+                        .expect("answer");
+                    let mut link = survivor.borrow_mut();
+                    link.add_channel(from, channel);
+                    link.send_raw(
+                        &wire::encode(Kind::Control, 0, &Control::Answer { noise }),
+                        from,
+                    );
+                }
+                Control::Rejoin { .. } => {
+                    let reject = Control::Reject {
+                        reason: "no such match here".into(),
+                    };
+                    (survivor.borrow_mut())
+                        .send_raw(&wire::encode(Kind::Control, 0, &reject), from);
+                }
+                Control::Resume { .. } => resumes += 1,
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let since = accepted.map_or(Duration::ZERO, |a| a.elapsed());
+    (None, (resumes, since), rejoining)
+}
+
+/// A clear `Reject` (anyone could send one) ends a rejoin only once no real answer has come
+/// for the grace, saying the reason; the rejoin says what it is doing and when it gives up.
+#[test]
+fn a_clear_reject_ends_a_rejoin_after_the_grace_with_its_reason() {
+    let (failed, _, rejoining) = rejoin_answered(Answering::RejectInClear, Duration::from_secs(4));
+    match failed {
+        Some(crate::Error::RejoinRefused { reason }) => assert_eq!(reason, "no such match here"),
+        other => panic!("expected the refusal, got {other:?}"),
+    }
+    assert!(
+        rejoining.waited() >= crate::net::handshake::CLEAR_REJECT_GRACE,
+        "refused after {:?}",
+        rejoining.waited()
+    );
+    assert_eq!(rejoining.gives_up_after(), Duration::from_millis(5_000));
+    let (_, _, under_way) = rejoin_answered(Answering::RejectInClear, Duration::from_millis(20));
+    assert_eq!(
+        format!("{under_way:?}"),
+        "Rejoining { stage: \"proving this is the player who left\", .. }"
+    );
+}
+
+/// Once accepted, the rejoiner says where its log ends at once and again only at the repeat's
+/// pace (150 ms), however often it is polled.
+#[test]
+fn an_accepted_rejoiner_repeats_its_resume_at_the_repeats_pace() {
+    let (failed, (resumes, since), _) =
+        rejoin_answered(Answering::Accept, Duration::from_millis(300));
+    assert!(failed.is_none(), "{failed:?}");
+    let repeats = since.as_millis() as usize / 150 + 1;
+    assert!(resumes >= 1, "the resume was said");
+    assert!(
+        resumes <= repeats,
+        "{resumes} resumes in {since:?} of polls every millisecond"
+    );
+}
