@@ -887,7 +887,16 @@ fn a_rejoiner_takes_the_survivors_state_only_when_it_fits_and_checks_out() {
     };
     let (peer, _) = rejoin_against(losing_the_first_part_once);
     assert_eq!(peer.expect("asked for again").world().tick(), 80);
-    let cases: [(&str, Offer, &str); 8] = [
+    let cases: [(&str, Offer, &str); 9] = [
+        (
+            "a refusal for an answer",
+            |_| {
+                vec![Control::Reject {
+                    reason: "the survivor says no".into(),
+                }]
+            },
+            "the survivor says no",
+        ),
         (
             "a refusal with the offer",
             |w| {
@@ -1115,4 +1124,36 @@ fn an_accepted_rejoiner_repeats_its_resume_at_the_repeats_pace() {
         resumes <= repeats,
         "{resumes} resumes in {since:?} of polls every millisecond"
     );
+}
+
+/// A survivor that answers the `Resume` with the inputs of the ticks the log lacks (not its
+/// state whole): the rejoiner steps them and goes on in the next epoch at the survivor's tick;
+/// the same answer with another hash is refused.
+#[test]
+fn a_rejoiner_resumed_with_the_gap_steps_it_and_goes_on_at_the_survivors_tick() {
+    fn resumed_at(w: &engine::World, hash: u64) -> Vec<Control> {
+        let gap = vec![WireInput::default(); (w.tick() - 50) as usize * 2];
+        vec![Control::ResumeAt {
+            epoch: 2,
+            tick: w.tick(),
+            hash,
+            gap: InputRun::encode(&gap),
+        }]
+    }
+    let (peer, stages) = rejoin_against(|w| resumed_at(w, w.state_hash().combined));
+    let peer = peer.expect("the honest answer");
+    assert_eq!(peer.world().tick(), 80);
+    assert_eq!(peer.agreement().epoch, 2);
+    assert_eq!(
+        stages,
+        [
+            "proving this is the player who left",
+            "agreeing where the match goes on"
+        ]
+    );
+    assert_eq!(peer.rejoin_report().expect("a report").gap_ticks, 30);
+    match rejoin_against(|w| resumed_at(w, w.state_hash().combined ^ 1)).0 {
+        Err(crate::Error::RejoinRefused { reason }) => assert!(!reason.is_empty()),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
 }
