@@ -1,7 +1,9 @@
 //! The survivor's side of a rejoin on the in-memory network, driven by hand from a raw link
 //! as an attacker (or a broken build) would: a rejoin without the match's secret, `Resume`s
 //! whose ticks, inputs or hash do not fit, each refused with a reason while the survivor keeps
-//! waiting; then the real one, answered with the gap and the next epoch.
+//! waiting; then the real one, answered with the gap and the next epoch. And the rejoiner's
+//! side against a survivor driven by hand: its state or the gap offered, each misfit refused
+//! naming it; a clear `Reject` final only after the grace; the `Resume` repeated at its pace.
 
 use super::*;
 use crate::net::seal::{Initiator, MatchSecret, Psk};
@@ -1152,8 +1154,68 @@ fn a_rejoiner_resumed_with_the_gap_steps_it_and_goes_on_at_the_survivors_tick() 
         ]
     );
     assert_eq!(peer.rejoin_report().expect("a report").gap_ticks, 30);
-    match rejoin_against(|w| resumed_at(w, w.state_hash().combined ^ 1)).0 {
-        Err(crate::Error::RejoinRefused { reason }) => assert!(!reason.is_empty()),
-        other => panic!("expected a refusal, got {other:?}"),
+    // At the log's own end: nothing to step, the log's own state.
+    let (peer, _) = rejoin_against(|_| {
+        let mut at_50 = engine::World::new(Rules::default(), 11, 2).expect("world");
+        while at_50.tick() < 50 {
+            let t = at_50.tick();
+            (at_50.step(&[engine::InputCmd::idle(t), engine::InputCmd::idle(t)])).expect("step");
+        }
+        vec![Control::ResumeAt {
+            epoch: 2,
+            tick: 50,
+            hash: at_50.state_hash().combined,
+            gap: InputRun::default(),
+        }]
+    });
+    let peer = peer.expect("resumed where the log ends");
+    assert_eq!(peer.world().tick(), 50);
+    assert_eq!(peer.rejoin_report().expect("a report").gap_ticks, 0);
+    let misfits: [(Offer, &str); 4] = [
+        (
+            |w| resumed_at(w, w.state_hash().combined ^ 1),
+            "the states differ at the resume tick 80",
+        ),
+        (
+            |w| {
+                let mut m = resumed_at(w, w.state_hash().combined);
+                if let Control::ResumeAt { epoch, .. } = &mut m[0] {
+                    *epoch = 1;
+                }
+                m
+            },
+            "resumes at tick 80 in epoch 1",
+        ),
+        (
+            |_| {
+                vec![Control::ResumeAt {
+                    epoch: 2,
+                    tick: 49,
+                    hash: 0,
+                    gap: InputRun::default(),
+                }]
+            },
+            "resumes at tick 49 in epoch 2; this log ends at tick 50",
+        ),
+        (
+            |w| {
+                let mut m = resumed_at(w, w.state_hash().combined);
+                if let Control::ResumeAt { gap, .. } = &mut m[0] {
+                    let mut inputs = duel_inputs(gap);
+                    inputs.pop();
+                    *gap = InputRun::encode(&inputs);
+                }
+                m
+            },
+            "sent 59 inputs for the 30 ticks",
+        ),
+    ];
+    for (offer, says) in misfits {
+        match rejoin_against(offer).0 {
+            Err(crate::Error::RejoinRefused { reason }) => {
+                assert!(reason.contains(says), "{reason}")
+            }
+            other => panic!("expected a refusal saying {says:?}, got {other:?}"),
+        }
     }
 }
