@@ -746,4 +746,40 @@ mod tests {
         assert_eq!(host.resync.started, MAX_RESYNCS);
         assert!(!host.resync_holds(), "one past the most: none started");
     }
+
+    /// A peer whose history begins mid-match (a rejoiner that took the other player's state
+    /// whole, a few ticks before a resync) says the inputs of every tick it holds, not none:
+    /// its history's first tick is found exactly.
+    #[test]
+    fn a_resume_from_a_history_begun_mid_match_carries_every_tick_held() {
+        use crate::session::driver::Driver;
+        let config = NetConfig::<engine::World>::default();
+        let (_, mut joiner) = pair(&config);
+        let mut world = engine::World::new(engine::Rules::default(), 3, 2).expect("world");
+        while world.tick() < 300 {
+            let t = world.tick();
+            (world.step(&[engine::InputCmd::idle(t), engine::InputCmd::idle(t)])).expect("step");
+        }
+        joiner.driver = Driver::with_history(world, super::super::peer_history(&config));
+        let pressed = |t: u8| engine::WireInput {
+            buttons: t & 1,
+            ..engine::WireInput::default()
+        };
+        for t in 0..10u8 {
+            (joiner.driver.step_confirmed(&[pressed(t), pressed(t + 1)])).expect("step");
+        }
+        joiner.final_tick = 310;
+        let Control::Resume {
+            through, recent, ..
+        } = joiner.own_resume()
+        else {
+            panic!("a resume");
+        };
+        assert_eq!(through, 310);
+        let recent: Vec<engine::WireInput> = recent.decode().expect("the duel's inputs");
+        let sent: Vec<_> = (0..10u8)
+            .flat_map(|t| [pressed(t), pressed(t + 1)])
+            .collect();
+        assert_eq!(recent, sent, "the ten ticks held, oldest first");
+    }
 }
