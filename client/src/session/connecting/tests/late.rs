@@ -594,17 +594,28 @@ fn a_lost_epoch_notice_is_repeated_to_a_spectator_already_holding_its_tick() {
     let held = spectator.world().tick() + spectator_queue(&spectator) as Tick;
     assert_eq!(held, resumed, "holds the epoch's first tick");
     assert_eq!(spectator.agreement().epoch, 1, "not told of epoch 2");
-    // The players stand still.
+    // The players stand still; the host polls more often than the spectator reads.
+    let (started, mut received) = (Instant::now(), 0);
     while spectator.epochs().is_empty() {
         assert!(
             Instant::now() < guard,
             "never marks the epoch: the notice was not told again"
         );
-        hosted.poll();
+        for _ in 0..8 {
+            hosted.poll();
+        }
         joined.poll();
+        received += net.waiting_for(addr(5));
         spectator.advance(WireInput::default()).expect("follows");
         std::thread::sleep(Duration::from_millis(1));
     }
+    // At the relay's pace: the notice each repeat (and the tick once more, if its
+    // acknowledgement came late), not at every poll.
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    assert!(
+        received <= repeats + 2,
+        "{received} datagrams over {repeats} repeats"
+    );
     let marked: Vec<_> = (spectator.epochs().iter())
         .map(|e| (e.epoch, e.tick))
         .collect();
@@ -679,5 +690,43 @@ fn a_spectator_welcomed_before_a_resync_and_caught_up_after_it_marks_the_new_epo
     assert_eq!(
         spectator.driver().hash_at(resumed).ok(),
         hosted.driver().hash_at(resumed).ok()
+    );
+}
+
+/// A welcomed spectator that proved its keys and then reads nothing (its snapshot lost, or
+/// slow) is offered the snapshot again at the relay's pace, not with every new tick.
+#[test]
+fn an_untaken_snapshot_is_offered_again_at_the_relays_pace() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (mut hosted, mut joined) = connected_pair(&net, &cfg);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < 30 {
+        assert!(Instant::now() < guard, "the match does not get going");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let mut watching = joiner(&net, 5, Role::Spectator, &cfg);
+    while hosted.late_spectators() == 0 {
+        assert!(Instant::now() < guard, "never welcomed");
+        assert!(watching.poll().expect("joining").is_none());
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    // It reads the answer (and so proves its keys), then nothing more while the match goes on.
+    assert!(watching.poll().expect("joining").is_none());
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(400) {
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let sent = net.waiting_for(addr(5));
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    // The offer and its parts (one here) once, then the offer alone each repeat.
+    assert!(sent >= 2, "the snapshot was offered: {sent}");
+    assert!(
+        sent <= repeats + 2,
+        "{sent} datagrams over {repeats} repeats"
     );
 }
