@@ -495,7 +495,7 @@ impl<G: Game> NetPeer<G> {
 
     /// A late spectator says it holds every tick through `through` and was told of the
     /// players' epochs through `epoch`.
-    pub(super) fn take_relay_ack(&mut self, from: SocketAddr, through: Tick, epoch: u32) {
+    pub(crate) fn take_relay_ack(&mut self, from: SocketAddr, through: Tick, epoch: u32) {
         let final_tick = self.final_tick;
         if let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) {
             w.heard = Instant::now();

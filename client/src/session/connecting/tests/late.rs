@@ -730,3 +730,38 @@ fn an_untaken_snapshot_is_offered_again_at_the_relays_pace() {
         "{sent} datagrams over {repeats} repeats"
     );
 }
+
+/// An acknowledgement of ticks never sent (a broken or lying spectator) moves nothing: what
+/// was lost on the way is still sent again, and the spectator gets there.
+#[test]
+fn an_acknowledgement_of_ticks_never_sent_moves_nothing() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.final_tick() < 80 {
+        assert!(Instant::now() < guard, "the spectator does not follow");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+    let from = hosted.final_tick();
+    while hosted.final_tick() < from + 20 {
+        assert!(Instant::now() < guard, "the match does not go on");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    hosted.poll();
+    assert!(net.lose_all_to(addr(5)) > 0, "relayed and lost");
+    let target = hosted.final_tick();
+    hosted.take_relay_ack(addr(5), target + 1_000, 1);
+    while spectator.world().tick() < target {
+        assert!(
+            Instant::now() < guard,
+            "the lie was believed: the lost ticks are never sent again"
+        );
+        hosted.poll();
+        joined.poll();
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
