@@ -512,7 +512,7 @@ impl<G: Game> NetPeer<G> {
     }
 
     /// A late spectator asks again for parts of its snapshot.
-    pub(super) fn resend_catch_up(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+    pub(crate) fn resend_catch_up(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
         let Some(w) = self.watch.watchers.iter_mut().find(|w| w.addr == from) else {
             return;
         };
