@@ -14,6 +14,38 @@ fn watched(net: &MemoryNet, ticks: u32) -> (NetPeer<World>, NetPeer<World>, NetP
     watched_with(net, ticks, &config(30_000, 5_000, 0))
 }
 
+/// Plays the pair on until the host's final tick reaches `tick`.
+fn play_to(hosted: &mut NetPeer<World>, joined: &mut NetPeer<World>, tick: Tick) {
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.final_tick() < tick {
+        assert!(
+            Instant::now() < guard,
+            "the match does not get to tick {tick}"
+        );
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+}
+
+/// Plays the pair on, `spectator` following, until it reaches `tick`.
+fn follow_to(
+    hosted: &mut NetPeer<World>,
+    joined: &mut NetPeer<World>,
+    spectator: &mut NetPeer<World>,
+    tick: Tick,
+) {
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.final_tick() < tick {
+        assert!(
+            Instant::now() < guard,
+            "the spectator does not follow to {tick}"
+        );
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        let _ = spectator.advance(WireInput::default());
+    }
+}
+
 /// [`watched`] with every side on `cfg`.
 fn watched_with(
     net: &MemoryNet,
@@ -23,11 +55,7 @@ fn watched_with(
     let cfg = cfg.clone();
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < ticks {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, ticks);
     let mut watching = joiner(net, 5, Role::Spectator, &cfg);
     let spectator = loop {
         assert!(Instant::now() < guard, "the spectator is never caught up");
@@ -53,13 +81,7 @@ fn a_spectator_welcomed_mid_match_starts_from_the_host_state_and_follows() {
         hosted.driver().hash_at(from).expect("the host's hash"),
         "the state it was sent is the host's final state"
     );
-    let guard = Instant::now() + Duration::from_secs(20);
-    while spectator.final_tick() < from + 120 {
-        assert!(Instant::now() < guard, "the spectator does not follow");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-        let _ = spectator.advance(WireInput::default());
-    }
+    follow_to(&mut hosted, &mut joined, &mut spectator, from + 120);
     let t = spectator.final_tick();
     assert_eq!(
         spectator.driver().hash_at(t).ok(),
@@ -113,12 +135,7 @@ fn spectator_queue(spectator: &NetPeer<World>) -> usize {
 fn late_hello(cfg: &NetConfig<World>, info: PeerInfo, invite: bool) -> (Vec<String>, u64) {
     let net = MemoryNet::default();
     let (mut hosted, mut joined) = connected_pair(&net, cfg);
-    let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < 30 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, 30);
     let mut at = net.endpoint(9);
     let prologue = wire::hello_prologue(&info, Role::Spectator, invite);
     let code = crate::net::seal::InviteCode::from_bytes([3; crate::net::seal::InviteCode::BYTES]);
@@ -219,11 +236,7 @@ fn a_spectator_that_never_proves_its_keys_is_sent_nothing_but_the_answer_and_for
     let cfg = config(30_000, 5_000, 0);
     let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     let guard = Instant::now() + Duration::from_secs(30);
-    while hosted.final_tick() < 30 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, 30);
     let mut spoofed = stranger_hello(&net, 9, 1, Role::Spectator);
     let _ = hosted.advance(WireInput::default());
     assert_eq!(hosted.late_spectators(), 1, "welcomed");
@@ -291,12 +304,7 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
     let net = MemoryNet::default();
     let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
     let guard = Instant::now() + Duration::from_secs(20);
-    while spectator.final_tick() < 100 {
-        assert!(Instant::now() < guard, "the spectator does not follow");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-        let _ = spectator.advance(WireInput::default());
-    }
+    follow_to(&mut hosted, &mut joined, &mut spectator, 100);
     let own = spectator.world().tick();
     let offer = |tick: u32, hash: u64| SnapshotOffer {
         tick,
@@ -323,11 +331,7 @@ fn a_new_epoch_is_taken_only_from_the_host_and_marked_where_it_begins() {
     let own = spectator.world().tick();
     // The host's of a later epoch from a tick ahead: marked there, with the host's hash.
     let at = own + 20;
-    while hosted.final_tick() < at {
-        assert!(Instant::now() < guard, "the host does not get there");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, at);
     let hash = hosted.driver().hash_at(at).expect("held").combined;
     spectator.take_catch_up(addr(1), epoch + 1, offer(at, hash));
     assert_eq!(spectator.agreement().epoch, epoch + 1);
@@ -382,20 +386,15 @@ fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
     let net = MemoryNet::default();
     let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
     let guard = Instant::now() + Duration::from_secs(20);
-    while spectator.final_tick() < 80 {
-        assert!(Instant::now() < guard, "the spectator does not follow");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-        let _ = spectator.advance(WireInput::default());
-    }
+    follow_to(&mut hosted, &mut joined, &mut spectator, 80);
     // New ticks relayed while the spectator is not reading, and all of them lost: more than
     // one relay carries, so they come again in several.
     let relayed_from = hosted.final_tick();
-    while hosted.final_tick() < relayed_from + MAX_RELAY_TICKS as Tick + 10 {
-        assert!(Instant::now() < guard, "the match does not go on");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(
+        &mut hosted,
+        &mut joined,
+        relayed_from + MAX_RELAY_TICKS as Tick + 10,
+    );
     hosted.poll();
     assert!(
         net.lose_all_to(addr(5)) > 0,
@@ -636,11 +635,7 @@ fn a_spectator_welcomed_before_a_resync_and_caught_up_after_it_marks_the_new_epo
     let cfg = config(30_000, 5_000, 0);
     let (mut hosted, mut joined) = connected_pair(&net, &cfg);
     let guard = Instant::now() + Duration::from_secs(30);
-    while hosted.final_tick() < 60 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, 60);
     let mut watching = joiner(&net, 5, Role::Spectator, &cfg);
     // Its `Hello` reaches the host and is welcomed; the answer waits unread.
     while hosted.late_spectators() == 0 {
@@ -699,11 +694,7 @@ fn proven_and_unread(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, Tick) 
     let cfg = config(30_000, 5_000, 0);
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
-    while hosted.final_tick() < 30 {
-        assert!(Instant::now() < guard, "the match does not get going");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, 30);
     let mut watching = joiner(net, 5, Role::Spectator, &cfg);
     while hosted.late_spectators() == 0 {
         assert!(Instant::now() < guard, "never welcomed");
@@ -774,18 +765,9 @@ fn an_acknowledgement_of_ticks_never_sent_moves_nothing() {
     let net = MemoryNet::default();
     let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
     let guard = Instant::now() + Duration::from_secs(20);
-    while spectator.final_tick() < 80 {
-        assert!(Instant::now() < guard, "the spectator does not follow");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-        let _ = spectator.advance(WireInput::default());
-    }
+    follow_to(&mut hosted, &mut joined, &mut spectator, 80);
     let from = hosted.final_tick();
-    while hosted.final_tick() < from + 20 {
-        assert!(Instant::now() < guard, "the match does not go on");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-    }
+    play_to(&mut hosted, &mut joined, from + 20);
     hosted.poll();
     assert!(net.lose_all_to(addr(5)) > 0, "relayed and lost");
     let target = hosted.final_tick();

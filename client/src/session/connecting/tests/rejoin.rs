@@ -749,6 +749,57 @@ proptest::proptest! {
     }
 }
 
+/// A rejoin from a log ending at `world` (slot 1 of match seed 7, epoch 1, under `secret`),
+/// started from port 2 toward a survivor's link at port 1 that takes rejoins.
+fn rejoin_toward_survivor(
+    net: &MemoryNet,
+    world: engine::World,
+    secret: &MatchSecret,
+) -> (
+    crate::session::netplay::rejoin::Rejoining<World>,
+    SharedLink,
+) {
+    use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
+    let plan = RejoinPlan::<World> {
+        world,
+        recent: Vec::new(),
+        secret: secret.clone(),
+        match_seed: 7,
+        slot: 1,
+        peer: addr(1),
+        epoch: 1,
+    };
+    let survivor = Link::new(net.endpoint(1));
+    survivor.borrow_mut().accept_rejoins(true);
+    let cfg = config(5_000, 5_000, 0);
+    let rejoining =
+        Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    (rejoining, survivor)
+}
+
+/// The survivor's acceptance of a `Rejoin` (`info`, `slot`, `noise`) from `from` under
+/// `secret`: the Noise answer, and the channel it opens.
+fn accept_rejoin(
+    survivor: &SharedLink,
+    from: SocketAddr,
+    secret: &MatchSecret,
+    (info, slot, noise): (&PeerInfo, u8, &[u8]),
+) {
+    let prologue = wire::rejoin_prologue(info, slot);
+    let responder =
+        crate::net::seal::Responder::read_keyed(&prologue, Some(Psk::Secret(secret)), noise)
+            .expect("under the secret");
+    let (noise, channel) = responder
+        .answer(&wire::encode_payload(&RejoinAnswer::Accepted))
+        .expect("answer");
+    let mut link = survivor.borrow_mut();
+    link.add_channel(from, channel);
+    link.send_raw(
+        &wire::encode(Kind::Control, 0, &Control::Answer { noise }),
+        from,
+    );
+}
+
 /// What a fake survivor sends after the rejoiner's `Resume`: a `ResyncAt` and parts.
 type Offer = fn(&engine::World) -> Vec<Control>;
 
@@ -758,8 +809,6 @@ type Offer = fn(&engine::World) -> Vec<Control>;
 /// survivor's state being the same match at tick 80. The rejoin's outcome, and the stages
 /// it said it was at, in order.
 fn rejoin_against(offer: Offer) -> (Result<NetPeer<World>, crate::Error>, Vec<&'static str>) {
-    use crate::net::seal::Responder;
-    use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
     let net = MemoryNet::default();
     let secret = MatchSecret::from_bytes([7; 32]);
     let mut world = engine::World::new(Rules::default(), 11, 2).expect("world");
@@ -775,20 +824,7 @@ fn rejoin_against(offer: Offer) -> (Result<NetPeer<World>, crate::Error>, Vec<&'
     while theirs.tick() < 80 {
         idle(&mut theirs);
     }
-    let plan = RejoinPlan::<World> {
-        world,
-        recent: Vec::new(),
-        secret: secret.clone(),
-        match_seed: 7,
-        slot: 1,
-        peer: addr(1),
-        epoch: 1,
-    };
-    let survivor = Link::new(net.endpoint(1));
-    survivor.borrow_mut().accept_rejoins(true);
-    let cfg = config(5_000, 5_000, 0);
-    let mut rejoining =
-        Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    let (mut rejoining, survivor) = rejoin_toward_survivor(&net, world, &secret);
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut stages = vec![rejoining.stage_name()];
     loop {
@@ -809,19 +845,7 @@ fn rejoin_against(offer: Offer) -> (Result<NetPeer<World>, crate::Error>, Vec<&'
         for (from, msg) in inbox {
             match msg {
                 Control::Rejoin { info, slot, noise } => {
-                    let prologue = wire::rejoin_prologue(&info, slot);
-                    let responder =
-                        Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), &noise)
-                            .expect("under the secret");
-                    let (noise, channel) = responder
-                        .answer(&wire::encode_payload(&RejoinAnswer::Accepted))
-                        .expect("answer");
-                    let mut link = survivor.borrow_mut();
-                    link.add_channel(from, channel);
-                    link.send_raw(
-                        &wire::encode(Kind::Control, 0, &Control::Answer { noise }),
-                        from,
-                    );
+                    accept_rejoin(&survivor, from, &secret, (&info, slot, &noise));
                 }
                 Control::Resume { .. } | Control::SnapshotNeed { .. } => {
                     for m in offer(&theirs) {
@@ -1026,24 +1050,10 @@ fn rejoin_answered(
     (usize, Duration),
     crate::session::netplay::rejoin::Rejoining<World>,
 ) {
-    use crate::net::seal::Responder;
-    use crate::session::netplay::rejoin::{RejoinPlan, Rejoining};
     let net = MemoryNet::default();
     let secret = MatchSecret::from_bytes([7; 32]);
-    let plan = RejoinPlan::<World> {
-        world: engine::World::new(Rules::default(), 11, 2).expect("world"),
-        recent: Vec::new(),
-        secret: secret.clone(),
-        match_seed: 7,
-        slot: 1,
-        peer: addr(1),
-        epoch: 1,
-    };
-    let survivor = Link::new(net.endpoint(1));
-    survivor.borrow_mut().accept_rejoins(true);
-    let cfg = config(5_000, 5_000, 0);
-    let mut rejoining =
-        Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
+    let world = engine::World::new(Rules::default(), 11, 2).expect("world");
+    let (mut rejoining, survivor) = rejoin_toward_survivor(&net, world, &secret);
     let started = Instant::now();
     let (mut resumes, mut accepted) = (0, None::<Instant>);
     while started.elapsed() < for_at_most {
@@ -1060,19 +1070,7 @@ fn rejoin_answered(
         for (from, msg) in inbox {
             match msg {
                 Control::Rejoin { info, slot, noise } if answering == Answering::Accept => {
-                    let prologue = wire::rejoin_prologue(&info, slot);
-                    let responder =
-                        Responder::read_keyed(&prologue, Some(Psk::Secret(&secret)), &noise)
-                            .expect("under the secret");
-                    let (noise, channel) = responder
-                        .answer(&wire::encode_payload(&RejoinAnswer::Accepted))
-                        .expect("answer");
-                    let mut link = survivor.borrow_mut();
-                    link.add_channel(from, channel);
-                    link.send_raw(
-                        &wire::encode(Kind::Control, 0, &Control::Answer { noise }),
-                        from,
-                    );
+                    accept_rejoin(&survivor, from, &secret, (&info, slot, &noise));
                 }
                 Control::Rejoin { .. } => {
                     let reject = Control::Reject {
