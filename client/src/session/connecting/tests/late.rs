@@ -480,14 +480,10 @@ fn a_late_spectator_silent_for_the_grace_is_forgotten() {
         .expect("the match goes on");
 }
 
-/// A late spectator following live when the players resync is told the new epoch, again if
-/// the notice is lost, and marks it where the players resumed; the notice is repeated at the
-/// relay's pace, not at every poll, and once the spectator holds the epoch's first tick the
-/// host sends it nothing more while nothing is new.
-#[test]
-fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
-    let net = MemoryNet::default();
-    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+/// [`watched`], played on to tick 90, the players then standing still until the spectator
+/// holds their final tick.
+fn watched_level_at_90(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
+    let (mut hosted, mut joined, mut spectator) = watched(net, 60);
     let guard = Instant::now() + Duration::from_secs(30);
     while spectator.world().tick() < 90 || spectator.world().tick() < hosted.final_tick() {
         assert!(Instant::now() < guard, "the spectator does not follow");
@@ -498,6 +494,18 @@ fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
         let _ = spectator.advance(WireInput::default());
         std::thread::sleep(Duration::from_millis(1));
     }
+    (hosted, joined, spectator)
+}
+
+/// A late spectator following live when the players resync is told the new epoch, again if
+/// the notice is lost, and marks it where the players resumed; the notice is repeated at the
+/// relay's pace, not at every poll, and once the spectator holds the epoch's first tick the
+/// host sends it nothing more while nothing is new.
+#[test]
+fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched_level_at_90(&net);
+    let guard = Instant::now() + Duration::from_secs(30);
     joined.begin_resync(joined.final_tick(), false);
     let in_epoch_2 = |p: &NetPeer<World>| p.agreement().epoch == 2 && p.running();
     while !(in_epoch_2(&hosted) && in_epoch_2(&joined)) {
@@ -564,17 +572,8 @@ fn a_late_spectator_is_told_a_new_epoch_again_if_lost_and_then_left_in_peace() {
 #[test]
 fn a_lost_epoch_notice_is_repeated_to_a_spectator_already_holding_its_tick() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let (mut hosted, mut joined, mut spectator) = watched_level_at_90(&net);
     let guard = Instant::now() + Duration::from_secs(30);
-    while spectator.world().tick() < 90 || spectator.world().tick() < hosted.final_tick() {
-        assert!(Instant::now() < guard, "the spectator does not follow");
-        if spectator.world().tick() < 90 {
-            let _ = joined.advance(WireInput::default());
-            let _ = hosted.advance(WireInput::default());
-        }
-        let _ = spectator.advance(WireInput::default());
-        std::thread::sleep(Duration::from_millis(1));
-    }
     // The spectator follows throughout the resync, acknowledging each tick relayed, and the
     // host's first notice of epoch 2 is lost.
     joined.begin_resync(joined.final_tick(), false);
