@@ -688,8 +688,9 @@ fn a_spectator_welcomed_before_a_resync_and_caught_up_after_it_marks_the_new_epo
 }
 
 /// A running pair and a spectator at port 5 welcomed, that has read the host's answer (and so
-/// proved its keys) and then reads nothing more; the host's final tick when it welcomed it.
-fn proven_and_unread(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, Tick) {
+/// proved its keys) and then reads nothing more; the host's final tick when it welcomed it,
+/// and the spectator's side.
+fn proven_and_unread(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, Tick, Connecting<World>) {
     let cfg = config(30_000, 5_000, 0);
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
     let guard = Instant::now() + Duration::from_secs(20);
@@ -703,7 +704,7 @@ fn proven_and_unread(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, Tick) 
     }
     let welcomed_at = hosted.final_tick();
     assert!(watching.poll().expect("joining").is_none());
-    (hosted, joined, welcomed_at)
+    (hosted, joined, welcomed_at, watching)
 }
 
 /// A welcomed spectator that proved its keys and then reads nothing (its snapshot lost, or
@@ -713,7 +714,7 @@ fn proven_and_unread(net: &MemoryNet) -> (NetPeer<World>, NetPeer<World>, Tick) 
 #[test]
 fn an_untaken_snapshot_is_offered_again_at_the_relays_pace() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined, _) = proven_and_unread(&net);
+    let (mut hosted, mut joined, ..) = proven_and_unread(&net);
     hosted.take_relay_ack(addr(5), 1, 1);
     let started = Instant::now();
     while started.elapsed() < Duration::from_millis(400) {
@@ -736,7 +737,7 @@ fn an_untaken_snapshot_is_offered_again_at_the_relays_pace() {
 #[test]
 fn requests_for_snapshot_parts_are_answered_at_most_once_a_repeat() {
     let net = MemoryNet::default();
-    let (mut hosted, mut joined, welcomed_at) = proven_and_unread(&net);
+    let (mut hosted, mut joined, welcomed_at, _) = proven_and_unread(&net);
     let started = Instant::now();
     while started.elapsed() < Duration::from_millis(400) {
         let _ = joined.advance(WireInput::default());
@@ -781,4 +782,26 @@ fn an_acknowledgement_of_ticks_never_sent_moves_nothing() {
         let _ = spectator.advance(WireInput::default());
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A snapshot's offer repeated while its parts are being gathered does not start the
+/// gathering over: a spectator that reads the offer, its part and a repeat of the offer at
+/// once is caught up by that one read, asking for nothing again.
+#[test]
+fn a_repeated_offer_does_not_start_a_snapshot_over() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, _, mut watching) = proven_and_unread(&net);
+    // The offer and its part, then the offer again a repeat later, all waiting unread.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(200) {
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(net.waiting_for(addr(5)) >= 3, "offer, part, offer again");
+    let spectator = watching.poll().expect("caught up");
+    assert!(
+        spectator.is_some(),
+        "the repeat started the snapshot over: not caught up by the read that held it whole"
+    );
 }
