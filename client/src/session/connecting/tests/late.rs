@@ -46,6 +46,25 @@ fn follow_to(
     }
 }
 
+/// The players stand still (polled, not advancing) until `spectator` reaches `target`;
+/// fails saying `stuck` after 20 s.
+fn stand_still_until_it_holds(
+    hosted: &mut NetPeer<World>,
+    joined: &mut NetPeer<World>,
+    spectator: &mut NetPeer<World>,
+    target: Tick,
+    stuck: &str,
+) {
+    let guard = Instant::now() + Duration::from_secs(20);
+    while spectator.world().tick() < target {
+        assert!(Instant::now() < guard, "{stuck}");
+        hosted.poll();
+        joined.poll();
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// [`watched`] with every side on `cfg`.
 fn watched_with(
     net: &MemoryNet,
@@ -435,16 +454,13 @@ fn a_lost_relay_is_sent_again_while_the_match_stands_still() {
         let _ = hosted.advance(WireInput::default());
     }
     let target = hosted.final_tick();
-    while spectator.world().tick() < target {
-        assert!(
-            Instant::now() < guard,
-            "the last tick never reaches the spectator"
-        );
-        hosted.poll();
-        joined.poll();
-        let _ = spectator.advance(WireInput::default());
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    stand_still_until_it_holds(
+        &mut hosted,
+        &mut joined,
+        &mut spectator,
+        target,
+        "the last tick never reaches the spectator",
+    );
 }
 
 /// A late spectator that goes silent (its machine gone, no goodbye: it is kept but never
@@ -764,7 +780,6 @@ fn requests_for_snapshot_parts_are_answered_at_most_once_a_repeat() {
 fn an_acknowledgement_of_ticks_never_sent_moves_nothing() {
     let net = MemoryNet::default();
     let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
-    let guard = Instant::now() + Duration::from_secs(20);
     follow_to(&mut hosted, &mut joined, &mut spectator, 80);
     let from = hosted.final_tick();
     play_to(&mut hosted, &mut joined, from + 20);
@@ -772,16 +787,13 @@ fn an_acknowledgement_of_ticks_never_sent_moves_nothing() {
     assert!(net.lose_all_to(addr(5)) > 0, "relayed and lost");
     let target = hosted.final_tick();
     hosted.take_relay_ack(addr(5), target + 1_000, 1);
-    while spectator.world().tick() < target {
-        assert!(
-            Instant::now() < guard,
-            "the lie was believed: the lost ticks are never sent again"
-        );
-        hosted.poll();
-        joined.poll();
-        let _ = spectator.advance(WireInput::default());
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    stand_still_until_it_holds(
+        &mut hosted,
+        &mut joined,
+        &mut spectator,
+        target,
+        "the lie was believed: the lost ticks are never sent again",
+    );
 }
 
 /// A snapshot's offer repeated while its parts are being gathered does not start the
