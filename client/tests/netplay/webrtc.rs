@@ -130,6 +130,61 @@ fn two_peers_and_a_spectator_in_a_room_agree_through_the_conditioner() {
     assert_logs_identical(&[&a, &b, &s], ticks);
 }
 
+/// Two transports in a room, below any session: one settles to host and the other to join it,
+/// each lists the other (and only it) as connected, both entered once, and a datagram goes
+/// each way between the addresses the room gave them.
+#[test]
+fn two_transports_in_a_room_settle_on_each_other_and_carry_datagrams() {
+    use client::net::room::RoomPart;
+    use client::net::transport::Transport as _;
+    use client::net::webrtc::WebRtcTransport;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let server = signal_server();
+    let room = RoomConfig::new(server.url(), "transports");
+    let heard = Arc::new(AtomicUsize::new(0));
+    let peers: Vec<_> = (0..2)
+        .map(|_| {
+            let (room, heard) = (room.clone(), heard.clone());
+            std::thread::spawn(move || {
+                let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+                let part = transport.settle(LIMIT)?;
+                let (me, connected) = (transport.local_addr(), transport.connected());
+                // Said until both heard the other (the game channel is unreliable), or the
+                // hang guard's half is up.
+                let (mut got, deadline) = (None, Instant::now() + LIMIT / 2);
+                while heard.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+                    for &to in &connected {
+                        transport.send(&me.to_string().into_bytes(), to);
+                    }
+                    let mut buf = [0; 64];
+                    if let (None, Some((n, from))) = (&got, transport.recv(&mut buf)) {
+                        got = Some((String::from_utf8_lossy(&buf[..n]).into_owned(), from));
+                        heard.fetch_add(1, Ordering::SeqCst);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Ok::<_, Error>((part, me, connected, transport.entries(), got))
+            })
+        })
+        .collect();
+    let mut ends: Vec<_> = peers
+        .into_iter()
+        .map(|p| join_within(p, "transport").expect("settled"))
+        .collect();
+    ends.sort_by_key(|(part, ..)| !matches!(part, RoomPart::Host));
+    let [(host_part, host, host_sees, host_entries, host_got), (join_part, joiner, joiner_sees, joiner_entries, joiner_got)] =
+        <[_; 2]>::try_from(ends).expect("two ends");
+    assert_eq!(host_part, RoomPart::Host);
+    assert_eq!(join_part, RoomPart::Join(host));
+    assert_ne!(host, joiner);
+    assert_eq!(host_sees, vec![joiner]);
+    assert_eq!(joiner_sees, vec![host]);
+    assert_eq!((host_entries, joiner_entries), (1, 1));
+    assert_eq!(host_got, Some((joiner.to_string(), joiner)));
+    assert_eq!(joiner_got, Some((host.to_string(), host)));
+}
+
 /// With no signalling server listening, entering a room fails at once with an error naming
 /// the server, not a hang or a panic.
 #[test]

@@ -356,6 +356,58 @@ const WELL_FORMED_OFFER: &str = "v=0\r\n\
     a=ice-ufrag:wMuZfWwBQVdDeXlg\r\n\
     a=ice-pwd:oeDpDTSQgYPxiSvPAkDVeHEyVmkNNDdd\r\n";
 
+/// The ids a rogue server hands out: the peer's, a garbage offer's sender, a well-formed
+/// offer's sender, and the peer's when it enters again.
+const ROGUE_IDS: [&str; 4] = [
+    "00000000-0000-4000-8000-000000000001",
+    "00000000-0000-4000-8000-000000000002",
+    "00000000-0000-4000-8000-000000000003",
+    "00000000-0000-4000-8000-000000000004",
+];
+
+/// A rogue server's listener on loopback, its address sent to the peer.
+async fn rogue_listener(addr_tx: &mpsc::Sender<std::net::SocketAddr>) -> tokio::net::TcpListener {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    addr_tx
+        .send(listener.local_addr().expect("addr"))
+        .expect("peer waits");
+    listener
+}
+
+/// Takes the peer's websocket as a rogue server: assigns it `ROGUE_IDS[0]`, relays two garbage
+/// offers and then a well-formed one, and reads until the peer answers the well-formed one
+/// (nothing may go to the garbage's sender).
+async fn rogue_offers(
+    listener: &tokio::net::TcpListener,
+) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
+    let (tcp, _) = listener.accept().await.expect("the peer connects");
+    let mut ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+    let [me, garbage, good, _] = ROGUE_IDS;
+    for event in [
+        serde_json::json!({ "IdAssigned": me }),
+        serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "garbage" } } }),
+        serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "v=0 garbage" } } }),
+        serde_json::json!({ "Signal": { "sender": good, "data": { "Offer": WELL_FORMED_OFFER } } }),
+    ] {
+        ws.send(Message::Text(event.to_string().into()))
+            .await
+            .expect("send");
+    }
+    loop {
+        let request = next_event(&mut ws).await;
+        let signal = &request["Signal"];
+        if signal["receiver"] == good && signal["data"]["Answer"].is_string() {
+            return ws;
+        }
+        assert_ne!(
+            signal["receiver"], garbage,
+            "nothing goes to the garbage offer's sender"
+        );
+    }
+}
+
 /// A signalling server that is not ours (a rogue one, or one that checks nothing) relays a
 /// garbage offer (two): our client drops them before matchbox (which would `unwrap` one and
 /// lose every connection) and counts them. Events are handled in order, so the answer it then gives to a
@@ -400,40 +452,8 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
         Ok::<u64, Error>(transport.signals_dropped())
     });
     attacker(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        addr_tx
-            .send(listener.local_addr().expect("addr"))
-            .expect("peer waits");
-        let (tcp, _) = listener.accept().await.expect("the peer connects");
-        let mut ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
-        let (me, garbage, good) = (
-            "00000000-0000-4000-8000-000000000001",
-            "00000000-0000-4000-8000-000000000002",
-            "00000000-0000-4000-8000-000000000003",
-        );
-        for event in [
-            serde_json::json!({ "IdAssigned": me }),
-            serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "garbage" } } }),
-            serde_json::json!({ "Signal": { "sender": garbage, "data": { "Offer": "v=0 garbage" } } }),
-            serde_json::json!({ "Signal": { "sender": good, "data": { "Offer": WELL_FORMED_OFFER } } }),
-        ] {
-            ws.send(Message::Text(event.to_string().into()))
-                .await
-                .expect("send");
-        }
-        loop {
-            let request = next_event(&mut ws).await;
-            let signal = &request["Signal"];
-            if signal["receiver"] == good && signal["data"]["Answer"].is_string() {
-                break;
-            }
-            assert_ne!(
-                signal["receiver"], garbage,
-                "nothing goes to the garbage offer's sender"
-            );
-        }
+        let listener = rogue_listener(&addr_tx).await;
+        let ws = rogue_offers(&listener).await;
         // The websocket stays open until the peer has stopped: its closing would end the
         // peer's loop too (signalling lost, and no peer connected).
         let _ = done_tx.send(());
@@ -446,6 +466,66 @@ fn a_rogue_server_cannot_crash_a_peer_with_a_garbage_offer() {
     assert_eq!(
         dropped, 2,
         "the garbage offers, and only they, were dropped"
+    );
+}
+
+/// A negotiation that finds no path (a rogue's peer offers, is answered, and says nothing
+/// more) is given up after its wait and the room entered again with a fresh connection
+/// (`net::negotiation`): the peer counts the entry, takes the id its new entry is given, closes
+/// the old entry, still counts the signals the old entry dropped, and says the room is lost
+/// when the server goes.
+#[test]
+fn a_negotiation_without_a_path_enters_the_room_again_keeping_its_counts() {
+    use client::net::transport::Transport as _;
+    use client::net::webrtc::WebRtcTransport;
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let peer = std::thread::spawn(move || {
+        let addr: std::net::SocketAddr = addr_rx.recv_timeout(LIMIT).expect("rogue address");
+        let room = RoomConfig::new(format!("ws://{addr}"), "stall");
+        let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+        let first = transport.local_addr();
+        // Ends when the rogue drops the second entry's websocket.
+        let ended = transport.settle(LIMIT);
+        Ok::<_, Error>((
+            ended,
+            first,
+            transport.local_addr(),
+            transport.entries(),
+            transport.signals_dropped(),
+            format!("{transport:?}"),
+        ))
+    });
+    attacker(async {
+        let listener = rogue_listener(&addr_tx).await;
+        let mut first = rogue_offers(&listener).await;
+        let (tcp, _) = listener.accept().await.expect("the peer enters again");
+        let mut again = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+        let assigned = serde_json::json!({ "IdAssigned": ROGUE_IDS[3] });
+        again
+            .send(Message::Text(assigned.to_string().into()))
+            .await
+            .expect("send");
+        // The old entry is closed once the new one has its id.
+        while let Some(Ok(message)) = first.next().await {
+            if let Message::Close(_) = message {
+                break;
+            }
+        }
+        drop(again);
+    });
+    let (ended, first, again, entries, dropped, shown) =
+        join_within(peer, "peer entering again").expect("entered twice");
+    assert!(
+        matches!(ended, Err(Error::RoomLost { .. })),
+        "the server went: {ended:?}"
+    );
+    assert_eq!(first.to_string(), "[::4000:8000:0:0:1]:0");
+    assert_eq!(again.to_string(), "[::4000:8000:0:0:4]:0");
+    assert_eq!(entries, 2);
+    assert!(shown.contains("entries: 2"), "{shown}");
+    assert_eq!(
+        dropped, 2,
+        "the garbage offers the first entry dropped still count"
     );
 }
 

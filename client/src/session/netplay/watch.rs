@@ -560,7 +560,7 @@ impl<G: Game> NetPeer<G> {
     }
 
     /// A part of the host's snapshot for a late spectator; `false` if none is awaited.
-    pub(super) fn take_catch_up_part(&mut self, tick: Tick, index: u16, bytes: &[u8]) -> bool {
+    pub(crate) fn take_catch_up_part(&mut self, tick: Tick, index: u16, bytes: &[u8]) -> bool {
         let Some((_, assembly, _)) = &mut self.watch.catch_up else {
             return false;
         };
@@ -568,6 +568,13 @@ impl<G: Game> NetPeer<G> {
             self.resync.refused_parts += 1;
         }
         true
+    }
+
+    /// The tick of the snapshot a late spectator is gathering, and the parts it misses.
+    #[cfg(test)]
+    pub(crate) fn gathering(&self) -> Option<(Tick, Vec<u16>)> {
+        let (_, assembly, _) = self.watch.catch_up.as_ref()?;
+        Some((assembly.offer().tick, assembly.missing()))
     }
 
     /// A late spectator whose snapshot is complete starts following from it: a driver at the

@@ -6,6 +6,7 @@
 use super::*;
 use crate::net::seal::Initiator;
 use crate::net::wire::HostAnswer;
+use crate::session::netplay::transfer;
 use crate::session::netplay::watch::MAX_RELAY_TICKS;
 use engine::{Tick, WireInput};
 
@@ -815,5 +816,63 @@ fn a_repeated_offer_does_not_start_a_snapshot_over() {
     assert!(
         spectator.is_some(),
         "the repeat started the snapshot over: not caught up by the read that held it whole"
+    );
+}
+
+/// Parts of a late spectator's snapshot that do not fit (of another tick, past the last, cut
+/// short or too long) are refused and counted, and change nothing: the real part, asked for
+/// again, still completes the snapshot and the spectator follows from it.
+#[test]
+fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, _, mut watching) = proven_and_unread(&net);
+    let guard = Instant::now() + Duration::from_secs(10);
+    let mut play_until = |waiting: usize| {
+        while net.waiting_for(addr(5)) < waiting {
+            assert!(Instant::now() < guard, "nothing offered");
+            let _ = joined.advance(WireInput::default());
+            let _ = hosted.advance(WireInput::default());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    // The offer and its part lost; the offer alone, a repeat later, read.
+    play_until(2);
+    net.lose_all_to(addr(5));
+    play_until(1);
+    assert!(watching.poll().expect("gathering").is_none());
+    let Stage::Synchronizing { peer, .. } = &mut watching.stage else {
+        panic!("not synchronizing")
+    };
+    let (tick, missing) = peer.gathering().expect("gathering");
+    assert_eq!(missing, vec![0]);
+    let bytes = hosted.driver().snapshot_at(tick).expect("held").to_bytes();
+    let part = transfer::chunk(&bytes, 0).expect("a part").to_vec();
+    let last = transfer::parts(bytes.len() as u32) as u16;
+    let mut longer = part.clone();
+    longer.push(0);
+    for (claimed, index, bytes) in [
+        (tick + 1, 0, part.clone()),
+        (tick, last, part.clone()),
+        (tick, 0, part[..part.len() - 1].to_vec()),
+        (tick, 0, longer),
+    ] {
+        assert!(peer.take_catch_up_part(claimed, index, &bytes), "awaited");
+    }
+    assert_eq!(peer.refused_snapshot_parts(), 4);
+    assert_eq!(peer.gathering(), Some((tick, vec![0])), "nothing taken");
+    let spectator = loop {
+        assert!(Instant::now() < guard, "never caught up");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+        if let Some(peer) = watching.poll().expect("caught up") {
+            break peer;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(spectator.driver().frame_base(), tick, "started from it");
+    assert_eq!(
+        spectator.driver().hash_at(tick).ok(),
+        hosted.driver().hash_at(tick).ok(),
+        "the host's state"
     );
 }
