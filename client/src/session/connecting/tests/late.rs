@@ -860,6 +860,21 @@ fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
     }
     assert_eq!(peer.refused_snapshot_parts(), 4);
     assert_eq!(peer.gathering(), Some((tick, vec![0])), "nothing taken");
+    // It asks for the part it misses, at most once a repeat however often it is polled (the
+    // host reads nothing meanwhile; its GGRS session says what it says besides, on its own
+    // pace).
+    net.lose_all_to(addr(1));
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(400) {
+        assert!(watching.poll().expect("gathering").is_none());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let asked = net.waiting_for(addr(1));
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    assert!(
+        (1..=2 * repeats).contains(&asked),
+        "{asked} datagrams over {repeats} repeats"
+    );
     let spectator = loop {
         assert!(Instant::now() < guard, "never caught up");
         let _ = joined.advance(WireInput::default());
