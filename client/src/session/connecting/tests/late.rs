@@ -891,3 +891,36 @@ fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
         "the host's state"
     );
 }
+
+/// A late spectator with more than `max_frames_behind` relayed ticks still to simulate says it
+/// is catching up (and how far behind) and steps `catchup_speed` ticks a frame; with that many
+/// or fewer it follows live, one tick a frame.
+#[test]
+fn a_late_spectator_further_behind_than_allowed_catches_up_at_its_speed() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
+    let cfg = NetConfig::<World>::default();
+    let (behind, speed) = (cfg.max_frames_behind, cfg.catchup_speed);
+    assert!(speed > 1, "a speed that differs from live");
+    let target = hosted.final_tick();
+    stand_still_until_it_holds(
+        &mut hosted,
+        &mut joined,
+        &mut spectator,
+        target,
+        "never holds the host's tick",
+    );
+    // Nothing more from the host but what the test relays.
+    net.lose_all_to(addr(5));
+    let at = spectator.world().tick();
+    let ticks = |n: usize| vec![WireInput::default(); 2 * n];
+    spectator.take_relay(addr(1), at + 1, &ticks(behind), 0);
+    assert_eq!(spectator.catching_up(), None, "{behind} behind is live");
+    let _ = spectator.advance(WireInput::default());
+    assert_eq!(spectator.world().tick(), at + 1, "one tick a frame");
+    spectator.take_relay(addr(1), at + 1 + behind as Tick, &ticks(2), 0);
+    assert_eq!(spectator.catching_up(), Some(behind + 1));
+    let _ = spectator.advance(WireInput::default());
+    assert_eq!(spectator.world().tick(), at + 1 + speed as Tick);
+    assert_eq!(spectator.final_tick(), at + 1 + speed as Tick);
+}
