@@ -123,8 +123,7 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
     let before = held();
     let tick = vec![WireInput::default(); 2];
     // Not whole ticks (half of one, one and a half); past a gap; from a stranger; nothing
-    // new; more ticks than a relay
-    // ever carries.
+    // new; more ticks than a relay ever carries.
     spectator.take_relay(host, next, &tick[..1], 0);
     spectator.take_relay(host, next, &[tick.clone(), tick[..1].to_vec()].concat(), 0);
     spectator.take_relay(host, next + 5, &tick, 0);
