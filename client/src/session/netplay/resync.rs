@@ -385,20 +385,20 @@ impl<G: Game> NetPeer<G> {
     }
 
     /// The joiner asks again for parts of the snapshot (answered once per [`REPEAT`]: asking
-    /// cannot multiply what the host sends).
-    pub(super) fn resend_parts(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+    /// cannot multiply what the host sends). Only the joiner's requests for its own snapshot
+    /// count towards the pace: anyone else asking cannot hold its answer back.
+    pub(crate) fn resend_parts(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
+        let Some((to, answer, bytes)) = &self.resync.answered else {
+            return;
+        };
+        let asked_for_this = matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick);
         let now = Instant::now();
-        if self.resync.parts_due.is_some_and(|due| now < due) {
+        if *to != from || !asked_for_this || self.resync.parts_due.is_some_and(|due| now < due) {
             return;
         }
         self.resync.parts_due = Some(now + REPEAT);
-        if let Some((to, answer, bytes)) = &self.resync.answered {
-            let asked_for_this = matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick);
-            if *to == from && asked_for_this {
-                let (answer, bytes) = (answer.clone(), bytes.clone());
-                self.send_snapshot(from, &answer, &bytes, Some(missing));
-            }
-        }
+        let (answer, bytes) = (answer.clone(), bytes.clone());
+        self.send_snapshot(from, &answer, &bytes, Some(missing));
     }
 
     /// The host's `ResyncAt`, for a joiner following a resync.

@@ -368,3 +368,37 @@ fn a_lost_resync_answer_is_sent_again_when_the_joiner_repeats_its_resume() {
     play_into_epoch(&mut hosted, &mut joined, 2);
     assert_eq!(hosted.epochs()[0].tick, joined.epochs()[0].tick);
 }
+
+/// The joiner's requests for parts of a resync's snapshot are answered at most once a repeat
+/// however often it asks; a request from anyone else, or for another tick, is answered never
+/// and holds nothing back (a peer asking all the time cannot keep the joiner waiting).
+#[test]
+fn requests_for_resync_parts_are_answered_once_a_repeat_and_only_to_the_joiner() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = pair_at(&net, 60);
+    joined.begin_resync(joined.final_tick(), false);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.agreement().epoch < 2 {
+        assert!(Instant::now() < guard, "the host never answers");
+        let _ = joined.advance(WireInput::default());
+        let _ = hosted.advance(WireInput::default());
+    }
+    let tick = hosted.epochs()[0].tick;
+    net.lose_all_to(addr(2));
+    hosted.resend_parts(addr(77), tick, &[0]);
+    hosted.resend_parts(addr(2), tick + 1, &[0]);
+    assert_eq!(net.waiting_for(addr(2)), 0, "answered what it should not");
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(400) {
+        hosted.resend_parts(addr(77), tick, &[0]);
+        hosted.resend_parts(addr(2), tick + 1, &[0]);
+        hosted.resend_parts(addr(2), tick, &[0]);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let sent = net.waiting_for(addr(2));
+    let repeats = started.elapsed().as_millis() as usize / 150 + 1;
+    assert!(
+        (2..=repeats).contains(&sent),
+        "{sent} parts sent over {repeats} repeats"
+    );
+}
