@@ -141,13 +141,26 @@ fn an_answer_from_anyone_but_the_host_is_not_read() {
     let (tick, _) = held(&joined);
     let (bytes, offer) = host_state(&hosted, tick);
     let stranger = addr(77);
-    joined.take_resync_answer(stranger, 2, tick, Vec::new(), offer);
+    let forged = SnapshotOffer {
+        hash: offer.hash ^ 1,
+        ..offer
+    };
+    joined.take_resync_answer(stranger, 2, tick, Vec::new(), forged);
     joined.take_snapshot_part(stranger, tick, 0, &bytes[..bytes.len().min(2048)]);
     assert_eq!(
         joined.advance(WireInput::default()).ok(),
         Some(Advance::Stalled)
     );
     assert!(joined.epochs().is_empty());
+    // The host's own answer is still awaited, and taken.
+    let host = host_of(&joined);
+    joined.take_resync_answer(host, 2, tick, Vec::new(), offer);
+    for i in 0..transfer::parts(offer.len) as u16 {
+        let part = transfer::chunk(&bytes, i).expect("part").to_vec();
+        joined.take_snapshot_part(host, tick, i, &part);
+    }
+    joined.advance(WireInput::default()).expect("taken");
+    assert_eq!(joined.agreement().epoch, 2);
 }
 
 #[test]
