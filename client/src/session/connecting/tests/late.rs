@@ -132,11 +132,14 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
     let too_many = vec![WireInput::default(); 2 * (MAX_RELAY_TICKS + 1)];
     spectator.take_relay(host, next, &too_many, 0);
     assert_eq!(spectator_queue(&spectator), before);
-    // What fits is taken; a hash that is not the state reached there is a desync.
+    // What fits is taken; a hash that is not the state reached there is a desync, for each
+    // relay taken (the second taken before the first is stepped).
     spectator.take_relay(host, next, &tick, 0);
-    assert_eq!(spectator_queue(&spectator), before + 1);
+    spectator.take_relay(host, next + 1, &tick, 0);
+    assert_eq!(spectator_queue(&spectator), before + 2);
     drop(hosted);
     let _ = spectator.take_events();
+    spectator.advance(WireInput::default()).expect("steps");
     spectator.advance(WireInput::default()).expect("steps");
     let desyncs: Vec<_> = (spectator.take_events().into_iter())
         .filter_map(|e| match e {
@@ -144,7 +147,7 @@ fn relayed_inputs_that_do_not_fit_are_not_taken() {
             _ => None,
         })
         .collect();
-    assert_eq!(desyncs, vec![(next, 0)]);
+    assert_eq!(desyncs, vec![(next, 0), (next + 1, 0)]);
 }
 
 fn spectator_queue(spectator: &NetPeer<World>) -> usize {
