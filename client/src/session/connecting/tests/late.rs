@@ -928,3 +928,56 @@ fn a_late_spectator_further_behind_than_allowed_catches_up_at_its_speed() {
     assert_eq!(spectator.world().tick(), at + 1 + speed as Tick);
     assert_eq!(spectator.final_tick(), at + 1 + speed as Tick);
 }
+
+/// A late spectator acknowledges what it has queued as well as what it has stepped (the host
+/// then sends none of it again), and gives up a host silent for the reconnect grace — not
+/// before, and saying so.
+#[test]
+fn a_late_spectator_acknowledges_its_queue_and_gives_up_a_host_silent_for_the_grace() {
+    let net = MemoryNet::default();
+    let grace = Duration::from_secs(1);
+    let cfg = NetConfig::<World> {
+        disconnect_timeout: grace,
+        ..config(30_000, 5_000, 0)
+    };
+    let (mut hosted, mut joined, mut spectator) = watched_with(&net, 60, &cfg);
+    let target = hosted.final_tick();
+    stand_still_until_it_holds(
+        &mut hosted,
+        &mut joined,
+        &mut spectator,
+        target,
+        "never holds the host's tick",
+    );
+    play_to(&mut hosted, &mut joined, target + 30);
+    hosted.poll();
+    let guard = Instant::now() + Duration::from_secs(10);
+    while spectator_queue(&spectator) < 30 {
+        assert!(Instant::now() < guard, "the relay never comes");
+        spectator.poll();
+    }
+    // Its acknowledgement read, the host stands still and sends nothing again.
+    hosted.poll();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(400) {
+        hosted.poll();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(net.waiting_for(addr(5)), 0, "what it holds was sent again");
+    // Silent from here (the host is never polled again): given up after the grace.
+    let silent_from = Instant::now();
+    while !spectator
+        .take_events()
+        .contains(&NetEvent::Disconnected { peer: addr(1) })
+    {
+        assert!(Instant::now() < guard, "never given up");
+        let _ = spectator.advance(WireInput::default());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Last heard just before the silence: a little less than the grace may pass here.
+    assert!(silent_from.elapsed() >= grace / 2, "given up early");
+    assert_eq!(
+        spectator.gone_reason(addr(1)),
+        "the host was silent for 1 s, the whole reconnect grace"
+    );
+}
