@@ -6,7 +6,6 @@
 use super::*;
 use crate::net::seal::Initiator;
 use crate::net::wire::HostAnswer;
-use crate::session::netplay::transfer;
 use crate::session::netplay::watch::MAX_RELAY_TICKS;
 use engine::{Tick, WireInput};
 
@@ -74,19 +73,28 @@ fn watched_with(
 ) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
     let cfg = cfg.clone();
     let (mut hosted, mut joined) = connected_pair(net, &cfg);
-    let guard = Instant::now() + Duration::from_secs(20);
     play_to(&mut hosted, &mut joined, ticks);
     let mut watching = joiner(net, 5, Role::Spectator, &cfg);
-    let spectator = loop {
+    let spectator = caught_up(&mut hosted, &mut joined, &mut watching);
+    (hosted, joined, spectator)
+}
+
+/// Plays the pair on until the spectator `watching` is caught up; fails after 20 s.
+fn caught_up(
+    hosted: &mut NetPeer<World>,
+    joined: &mut NetPeer<World>,
+    watching: &mut Connecting<World>,
+) -> NetPeer<World> {
+    let guard = Instant::now() + Duration::from_secs(20);
+    loop {
         assert!(Instant::now() < guard, "the spectator is never caught up");
         let _ = joined.advance(WireInput::default());
         let _ = hosted.advance(WireInput::default());
         if let Some(peer) = watching.poll().expect("welcomed") {
-            break peer;
+            return peer;
         }
         std::thread::sleep(Duration::from_millis(1));
-    };
-    (hosted, joined, spectator)
+    }
 }
 
 #[test]
@@ -850,16 +858,7 @@ fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
     let (tick, missing) = peer.gathering().expect("gathering");
     assert_eq!(missing, vec![0]);
     let bytes = hosted.driver().snapshot_at(tick).expect("held").to_bytes();
-    let part = transfer::chunk(&bytes, 0).expect("a part").to_vec();
-    let last = transfer::parts(bytes.len() as u32) as u16;
-    let mut longer = part.clone();
-    longer.push(0);
-    for (claimed, index, bytes) in [
-        (tick + 1, 0, part.clone()),
-        (tick, last, part.clone()),
-        (tick, 0, part[..part.len() - 1].to_vec()),
-        (tick, 0, longer),
-    ] {
+    for (claimed, index, bytes) in super::resync::parts_that_do_not_fit(&bytes, tick) {
         assert!(peer.take_catch_up_part(claimed, index, &bytes), "awaited");
     }
     assert_eq!(peer.refused_snapshot_parts(), 4);
@@ -879,15 +878,7 @@ fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
         (1..=2 * repeats).contains(&asked),
         "{asked} datagrams over {repeats} repeats"
     );
-    let spectator = loop {
-        assert!(Instant::now() < guard, "never caught up");
-        let _ = joined.advance(WireInput::default());
-        let _ = hosted.advance(WireInput::default());
-        if let Some(peer) = watching.poll().expect("caught up") {
-            break peer;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
+    let spectator = caught_up(&mut hosted, &mut joined, &mut watching);
     assert_eq!(spectator.driver().frame_base(), tick, "started from it");
     assert_eq!(
         spectator.driver().hash_at(tick).ok(),

@@ -59,6 +59,22 @@ fn host_state(hosted: &NetPeer<World>, tick: Tick) -> (Vec<u8>, SnapshotOffer) {
     (bytes, offer)
 }
 
+/// Four parts of the snapshot `bytes` of `tick` that do not fit, as `(tick, index, bytes)`:
+/// its first part claimed for the next tick, at the index past the last, cut short by a byte,
+/// and a byte too long.
+pub(super) fn parts_that_do_not_fit(bytes: &[u8], tick: Tick) -> Vec<(Tick, u16, Vec<u8>)> {
+    let part = transfer::chunk(bytes, 0).expect("a part").to_vec();
+    let last = transfer::parts(bytes.len() as u32) as u16;
+    let mut longer = part.clone();
+    longer.push(0);
+    vec![
+        (tick + 1, 0, part.clone()),
+        (tick, last, part.clone()),
+        (tick, 0, part[..part.len() - 1].to_vec()),
+        (tick, 0, longer),
+    ]
+}
+
 fn host_of(joined: &NetPeer<World>) -> SocketAddr {
     joined.agreement().remote_players[0].1
 }
@@ -76,16 +92,7 @@ fn parts_of_another_tick_past_the_last_cut_short_or_too_long_are_refused_and_not
     let (tick, from) = (before.0, host_of(&joined));
     let (bytes, offer) = host_state(&hosted, tick);
     joined.take_resync_answer(from, 2, tick, Vec::new(), offer);
-    let part = transfer::chunk(&bytes, 0).expect("a part").to_vec();
-    let last = transfer::parts(offer.len) as u16;
-    let mut longer = part.clone();
-    longer.push(0);
-    for (claimed, index, bytes) in [
-        (tick + 1, 0, part.clone()),
-        (tick, last, part.clone()),
-        (tick, 0, part[..part.len() - 1].to_vec()),
-        (tick, 0, longer),
-    ] {
+    for (claimed, index, bytes) in parts_that_do_not_fit(&bytes, tick) {
         joined.take_snapshot_part(from, claimed, index, &bytes);
     }
     assert_eq!(joined.refused_snapshot_parts(), 4);
