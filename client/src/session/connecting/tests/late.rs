@@ -887,16 +887,13 @@ fn snapshot_parts_that_do_not_fit_are_refused_and_counted_while_catching_up() {
     );
 }
 
-/// A late spectator with more than `max_frames_behind` relayed ticks still to simulate says it
-/// is catching up (and how far behind) and steps `catchup_speed` ticks a frame; with that many
-/// or fewer it follows live, one tick a frame.
-#[test]
-fn a_late_spectator_further_behind_than_allowed_catches_up_at_its_speed() {
-    let net = MemoryNet::default();
-    let (mut hosted, mut joined, mut spectator) = watched(&net, 60);
-    let cfg = NetConfig::<World>::default();
-    let (behind, speed) = (cfg.max_frames_behind, cfg.catchup_speed);
-    assert!(speed > 1, "a speed that differs from live");
+/// [`watched_with`] at 60 ticks, then the players stand still until the spectator holds the
+/// host's final tick (nothing relayed is left to send or to step).
+fn watched_holding_all(
+    net: &MemoryNet,
+    cfg: &NetConfig<World>,
+) -> (NetPeer<World>, NetPeer<World>, NetPeer<World>) {
+    let (mut hosted, mut joined, mut spectator) = watched_with(net, 60, cfg);
     let target = hosted.final_tick();
     stand_still_until_it_holds(
         &mut hosted,
@@ -905,6 +902,19 @@ fn a_late_spectator_further_behind_than_allowed_catches_up_at_its_speed() {
         target,
         "never holds the host's tick",
     );
+    (hosted, joined, spectator)
+}
+
+/// A late spectator with more than `max_frames_behind` relayed ticks still to simulate says it
+/// is catching up (and how far behind) and steps `catchup_speed` ticks a frame; with that many
+/// or fewer it follows live, one tick a frame.
+#[test]
+fn a_late_spectator_further_behind_than_allowed_catches_up_at_its_speed() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 5_000, 0);
+    let (behind, speed) = (cfg.max_frames_behind, cfg.catchup_speed);
+    assert!(speed > 1, "a speed that differs from live");
+    let (_hosted, _joined, mut spectator) = watched_holding_all(&net, &cfg);
     // Nothing more from the host but what the test relays.
     net.lose_all_to(addr(5));
     let at = spectator.world().tick();
@@ -931,15 +941,8 @@ fn a_late_spectator_acknowledges_its_queue_and_gives_up_a_host_silent_for_the_gr
         disconnect_timeout: grace,
         ..config(30_000, 5_000, 0)
     };
-    let (mut hosted, mut joined, mut spectator) = watched_with(&net, 60, &cfg);
+    let (mut hosted, mut joined, mut spectator) = watched_holding_all(&net, &cfg);
     let target = hosted.final_tick();
-    stand_still_until_it_holds(
-        &mut hosted,
-        &mut joined,
-        &mut spectator,
-        target,
-        "never holds the host's tick",
-    );
     play_to(&mut hosted, &mut joined, target + 30);
     hosted.poll();
     let guard = Instant::now() + Duration::from_secs(10);
