@@ -1839,4 +1839,57 @@ mod tests {
             "nudged at {nudged}, reported at {reported} (epoch from {base})"
         );
     }
+
+    /// A remote player is reported gone once however often it is found gone, and a peer that
+    /// is no remote player (a spectator's address, a stranger's) never.
+    #[test]
+    fn a_player_is_reported_gone_once_and_nobody_else_ever() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, _joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let player = SocketAddr::from(([127, 0, 0, 1], 2));
+        let _ = host.take_events();
+        host.report_gone(SocketAddr::from(([127, 0, 0, 1], 5)));
+        host.report_gone(player);
+        host.report_gone(player);
+        let gone: Vec<_> = (host.take_events().into_iter())
+            .filter(|e| matches!(e, NetEvent::Disconnected { .. }))
+            .collect();
+        assert_eq!(gone, vec![NetEvent::Disconnected { peer: player }]);
+    }
+
+    /// GGRS feeding "disconnected" inputs for the remote player's slot (however it came to
+    /// drop the player) is that player's disconnect; for the own slot it is nobody's.
+    #[test]
+    fn disconnected_inputs_for_the_remote_slot_report_that_player_gone() {
+        let net = MemoryNet::default();
+        let config = NetConfig::<engine::World>::default();
+        let (mut host, _joiner) =
+            crate::runs::connected_pair_over(net.endpoint(1), net.endpoint(2), &config);
+        let _ = host.take_events();
+        let frame = |own, remote| GgrsRequest::AdvanceFrame {
+            inputs: vec![
+                (engine::WireInput::default(), own),
+                (engine::WireInput::default(), remote),
+            ],
+        };
+        host.watch_for_silent_disconnects(&[
+            frame(InputStatus::Disconnected, InputStatus::Confirmed),
+            frame(InputStatus::Confirmed, InputStatus::Predicted),
+        ]);
+        let gone = |p: &mut NetPeer<engine::World>| {
+            (p.take_events().into_iter())
+                .filter(|e| matches!(e, NetEvent::Disconnected { .. }))
+                .count()
+        };
+        assert_eq!(gone(&mut host), 0);
+        host.watch_for_silent_disconnects(&[frame(
+            InputStatus::Confirmed,
+            InputStatus::Disconnected,
+        )]);
+        assert!(host.take_events().contains(&NetEvent::Disconnected {
+            peer: SocketAddr::from(([127, 0, 0, 1], 2))
+        }));
+    }
 }
