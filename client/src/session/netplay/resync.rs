@@ -388,17 +388,19 @@ impl<G: Game> NetPeer<G> {
     /// cannot multiply what the host sends). Only the joiner's requests for its own snapshot
     /// count towards the pace: anyone else asking cannot hold its answer back.
     pub(crate) fn resend_parts(&mut self, from: SocketAddr, tick: Tick, missing: &[u16]) {
-        let Some((to, answer, bytes)) = &self.resync.answered else {
-            return;
+        let ours = |(to, answer, _): &(SocketAddr, Control, Vec<u8>)| {
+            *to == from && matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick)
         };
-        let asked_for_this = matches!(answer, Control::ResyncAt { tick: t, .. } if *t == tick);
         let now = Instant::now();
-        if *to != from || !asked_for_this || self.resync.parts_due.is_some_and(|due| now < due) {
+        if !self.resync.answered.as_ref().is_some_and(ours)
+            || self.resync.parts_due.is_some_and(|due| now < due)
+        {
             return;
         }
         self.resync.parts_due = Some(now + REPEAT);
-        let (answer, bytes) = (answer.clone(), bytes.clone());
-        self.send_snapshot(from, &answer, &bytes, Some(missing));
+        if let Some((_, answer, bytes)) = &self.resync.answered {
+            self.send_snapshot(from, answer, bytes, Some(missing));
+        }
     }
 
     /// The host's `ResyncAt`, for a joiner following a resync.
