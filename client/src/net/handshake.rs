@@ -371,15 +371,10 @@ impl HostHandshake {
 /// should the other never start.
 pub const SLOT_TAKEN: &str = "the slot went to another peer first";
 
-/// Tells a welcomed candidate that lost its slot, under its keys, and forgets it.
+/// Tells a welcomed candidate that lost its slot, under its keys (again whenever it sends
+/// under them), and forgets it as a peer.
 fn turn_away(link: &mut crate::net::socket::Link, peer: SocketAddr) {
-    link.send_control(
-        &Control::Reject {
-            reason: SLOT_TAKEN.to_string(),
-        },
-        peer,
-    );
-    link.drop_peer(peer);
+    link.turn_away(peer, SLOT_TAKEN);
 }
 
 /// Waits for one joining player and `spectators` spectators, as the host of slot 0 (a

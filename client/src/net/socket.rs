@@ -129,7 +129,24 @@ pub struct Link {
     /// Whether a spectator's `Hello` from any address reaches the control inbox (a host of a
     /// running match that takes late spectators).
     accept_late_spectators: bool,
+    /// Welcomed peers turned away since (their slot went to another), oldest first, with the
+    /// keys they hold: each sealed datagram of theirs is answered with their refusal again,
+    /// so one that missed it (lost, or arrived before its `Answer` was read) asks again
+    /// instead of waiting out its timeout.
+    turned_away: Vec<TurnedAway>,
 }
+
+/// A peer turned away ([`Link::turn_away`]): where it was heard from, its keys, and the
+/// sealed payload of its refusal.
+#[derive(Debug)]
+struct TurnedAway {
+    path: SocketAddr,
+    channel: Channel,
+    refusal: Vec<u8>,
+}
+
+/// Turned-away peers whose refusal is repeated; an older one is forgotten.
+const MAX_TURNED_AWAY: usize = 16;
 
 /// Which strangers' `Hello`s a host answers with a `Reject` once its slots are taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,6 +232,7 @@ impl Link {
             refuse_hellos: None,
             accept_rejoins: false,
             accept_late_spectators: false,
+            turned_away: Vec::new(),
         })))
     }
 
@@ -243,6 +261,7 @@ impl Link {
     pub fn add_channel(&mut self, peer: SocketAddr, channel: Channel) {
         self.add_peer(peer);
         self.channels.retain(|c| c.addr != peer);
+        self.turned_away.retain(|t| t.path != peer);
         self.early.retain(|(p, ..)| *p != peer);
         self.channels.push(PeerChannel {
             addr: peer,
@@ -260,6 +279,50 @@ impl Link {
         self.channels.retain(|c| c.addr != peer);
         self.answers.retain(|(p, _)| *p != peer);
         self.early.retain(|(p, ..)| *p != peer);
+    }
+
+    /// Refuses `peer` under its keys with `reason` and forgets it as a peer, but not its keys:
+    /// every sealed datagram it sends from where it was heard is answered with this refusal
+    /// again (a refusal is sent once; a peer that missed it would otherwise wait out its
+    /// timeout). Kept past [`Link::forget_peers`], for the [`MAX_TURNED_AWAY`] latest, until
+    /// the address gets a channel again.
+    pub fn turn_away(&mut self, peer: SocketAddr, reason: &str) {
+        let refusal = wire::encode_payload(&Control::Reject {
+            reason: reason.to_owned(),
+        });
+        self.send_sealed(Inner::Control, &refusal, peer);
+        if let Some(at) = self.channels.iter().position(|c| c.addr == peer) {
+            let PeerChannel { path, channel, .. } = self.channels.remove(at);
+            if self.turned_away.len() >= MAX_TURNED_AWAY {
+                self.turned_away.remove(0);
+            }
+            self.turned_away.push(TurnedAway {
+                path,
+                channel,
+                refusal,
+            });
+        }
+        self.drop_peer(peer);
+    }
+
+    /// A sealed datagram from no peer: if it opens under the keys of a peer turned away from
+    /// there, that peer hears its refusal again. Counted as from an unknown sender either way.
+    fn refuse_turned_away(&mut self, from: SocketAddr, datagram: &[u8]) {
+        self.counters.dropped_unknown_sender += 1;
+        let id = seal::sealed_id(datagram);
+        let Some(t) = self
+            .turned_away
+            .iter_mut()
+            .find(|t| t.path == from && Some(t.channel.id()) == id)
+        else {
+            return;
+        };
+        if t.channel.open(datagram).is_err() {
+            return;
+        }
+        if let Ok(bytes) = t.channel.seal(Inner::Control, &t.refusal) {
+            self.send_raw(&bytes, from);
+        }
     }
 
     /// The peers whose datagrams are accepted.
@@ -324,7 +387,8 @@ impl Link {
     }
 
     /// Forgets every peer, channel, answer, limit and held datagram: back to the state of a
-    /// fresh link (a host whose welcomed peers never synchronized starts over).
+    /// fresh link (a host whose welcomed peers never synchronized starts over), but for the
+    /// peers turned away, who still hear their refusal ([`Link::turn_away`]).
     pub fn forget_peers(&mut self) {
         self.peers.clear();
         self.channels.clear();
@@ -473,7 +537,7 @@ impl Link {
         // peer's channel, which says why (damaged, another session).
         .or_else(|| self.channels.iter().position(|c| c.path == from));
         let Some(c) = at.map(|i| &mut self.channels[i]) else {
-            self.counters.dropped_unknown_sender += 1;
+            self.refuse_turned_away(from, datagram);
             return;
         };
         let moving = c.path != from;

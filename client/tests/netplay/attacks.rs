@@ -702,10 +702,14 @@ fn a_real_joiner_welcomed_beside_a_stranger_gets_in_once_the_stranger_leaves() {
     let host = host.join().expect("host thread");
     let joiner = joiner.join().expect("joiner thread");
     relay.stop();
-    let (host, joiner) = (
-        host.expect("the host plays the real joiner"),
-        joiner.expect("the real joiner plays"),
-    );
+    let (host, joiner) = match (host, joiner) {
+        (Ok(host), Ok(joiner)) => (host, joiner),
+        (host, joiner) => panic!(
+            "the host and the real joiner play: host {:?}, joiner {:?}",
+            host.err(),
+            joiner.err()
+        ),
+    };
     assert_played("host", &host, ticks);
     assert_played("joiner", &joiner, ticks);
     assert_logs_identical(&[&h, &j], ticks);

@@ -835,6 +835,38 @@ fn a_refusal_turns_a_joiner_away_but_not_a_host() {
     );
 }
 
+/// A welcomed joiner whose slot went to another that proved itself first, and whose refusal
+/// came in the same read as its `Answer` (before it held the keys to open it), hears the
+/// refusal again at its first sealed datagram and asks again at once — it does not
+/// synchronize with a host that forgot it until its timeout.
+#[test]
+fn a_joiner_turned_away_before_it_read_its_answer_hears_it_again_and_asks_again() {
+    let net = MemoryNet::default();
+    let cfg = config(30_000, 30_000, 0);
+    let mut h = host(&net, &cfg);
+    let mut first = joiner(&net, 2, Role::Player, &cfg);
+    let mut second = joiner(&net, 3, Role::Player, &cfg);
+    for side in [&mut first, &mut second, &mut h] {
+        assert!(side.poll().expect("no failure").is_none());
+    }
+    // Only the first reads its answer and proves itself: the host takes it and turns the
+    // second away while the second's answer still waits to be read.
+    assert!(first.poll().expect("welcomed").is_none());
+    assert!(h.poll().expect("synchronizing").is_none());
+    assert!(synchronizing(h.stage()));
+    let waiting = net.waiting_for(addr(3));
+    assert!(waiting >= 2, "the answer and the refusal wait: {waiting}");
+    assert!(second.poll().expect("welcomed").is_none());
+    assert!(synchronizing(second.stage()), "it read its answer");
+    // Its first sealed datagram (its `Joined`) brings the refusal again.
+    assert!(h.poll().expect("synchronizing").is_none());
+    assert!(second.poll().expect("turned away").is_none());
+    assert_eq!(second.stage(), ConnectStage::Asking);
+    // The first player and the host go on to play.
+    let (peers, _) = poll_until(&mut [&mut h, &mut first], all_handed_over);
+    assert!(peers.iter().all(Option::is_some));
+}
+
 /// The input delay a player sets is the one its inputs go out with: after one frame with a
 /// delay of 3, its host has heard it through frame 3. Beyond the largest delay, and for a
 /// peer with no local player, it is refused.

@@ -142,3 +142,80 @@ fn forgetting_the_peers_discards_what_was_held() {
     assert!(n.pump(false).is_empty());
     assert_eq!(n.counters().datagrams_received, 0);
 }
+
+/// A peer turned away hears its refusal under its keys, and again at each sealed datagram it
+/// sends from where it was heard (one that missed the first, lost or read before it held the
+/// keys, would otherwise wait out its timeout), past `forget_peers` too — but never for a
+/// replay, a forgery, a datagram from elsewhere, or once its address holds a channel again;
+/// of too many, the oldest is forgotten.
+#[test]
+fn a_peer_turned_away_hears_its_refusal_again_at_each_sealed_datagram_it_sends() {
+    let mut n = connected();
+    n.link.borrow_mut().turn_away(addr(PEER), "taken");
+    let refusal = (
+        Inner::Control,
+        wire::encode_payload(&Control::Reject {
+            reason: "taken".into(),
+        }),
+    );
+    assert_eq!(n.opened_by(PEER), vec![refusal.clone()]);
+    assert!(n.link.borrow().peers().is_empty());
+    assert_eq!(n.link.borrow().channel_id(addr(PEER)), None);
+    // Each sealed datagram it sends is answered with the refusal again and taken no further.
+    let joined = n.sealed_control(PEER, &Control::Joined);
+    n.send(PEER, &joined);
+    let d = n.ggrs(PEER, Body::KeepAlive);
+    n.send(PEER, &d);
+    assert!(n.pump(true).is_empty());
+    assert!(n.inbox().is_empty());
+    assert_eq!(n.opened_by(PEER), vec![refusal.clone(), refusal.clone()]);
+    assert_eq!(n.counters().dropped_unknown_sender, 2);
+    // A replay, a forgery, one from elsewhere and a clear datagram: no answer.
+    n.send(PEER, &joined);
+    let mut forged = n.sealed_control(PEER, &Control::Joined);
+    *forged.last_mut().expect("bytes") ^= 1;
+    n.send(PEER, &forged);
+    let d = n.sealed_control(PEER, &Control::Joined);
+    n.send(STRANGER, &d);
+    n.send(PEER, &clear(&Control::Joined));
+    n.pump(false);
+    assert!(n.sent_to(PEER).is_empty());
+    assert!(n.sent_to(STRANGER).is_empty());
+    assert_eq!(n.counters().dropped_unknown_sender, 6);
+    // The link forgetting its peers forgets no refusal.
+    n.link.borrow_mut().forget_peers();
+    let d = n.sealed_control(PEER, &Control::Joined);
+    n.send(PEER, &d);
+    n.pump(true);
+    assert_eq!(n.opened_by(PEER), vec![refusal.clone()]);
+    // Welcomed again (new keys): what comes under the old ones is not answered.
+    let mut old = n.keys.remove(&PEER).expect("old keys");
+    n.connect(PEER);
+    let d = old
+        .seal(Inner::Control, &wire::encode_payload(&Control::Joined))
+        .expect("seal");
+    n.send(PEER, &d);
+    n.pump(false);
+    assert!(n.sent_to(PEER).is_empty());
+    // Nor once that channel is forgotten too: the old refusal went with the old keys.
+    n.link.borrow_mut().forget_peers();
+    let d = old
+        .seal(Inner::Control, &wire::encode_payload(&Control::Joined))
+        .expect("seal");
+    n.send(PEER, &d);
+    n.pump(false);
+    assert!(n.sent_to(PEER).is_empty());
+    // Of one more than are kept, the first turned away is answered no more, the second is.
+    let ports: Vec<u16> = (10..).take(MAX_TURNED_AWAY + 1).collect();
+    for &port in &ports {
+        n.connect(port);
+        n.link.borrow_mut().turn_away(addr(port), "taken");
+        assert_eq!(n.opened_by(port), vec![refusal.clone()]);
+    }
+    for (port, answered) in [(ports[0], 0), (ports[1], 1)] {
+        let d = n.sealed_control(port, &Control::Joined);
+        n.send(port, &d);
+        n.pump(false);
+        assert_eq!(n.opened_by(port).len(), answered, "port {port}");
+    }
+}
