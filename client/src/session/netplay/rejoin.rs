@@ -295,12 +295,8 @@ impl<G: Game> NetPeer<G> {
                     self.failure = Some(e);
                 }
             }
-            Err(reason) => {
-                self.link
-                    .borrow_mut()
-                    .send_control(&Control::Reject { reason }, from);
-                self.link.borrow_mut().drop_peer(from);
-            }
+            // Told again at each `Resume` it repeats, should this one be lost.
+            Err(reason) => self.link.borrow_mut().turn_away(from, &reason),
         }
     }
 

@@ -482,13 +482,16 @@ impl<G: Game> NetPeer<G> {
         }
         for (addr, why) in gone {
             let mut link = self.link.borrow_mut();
-            if let Forget::Behind(from) = why {
-                let reason = format!(
-                    "you fell too far behind: tick {from} is no longer held here; watch again"
-                );
-                link.send_control(&Control::Reject { reason }, addr);
+            match why {
+                // Told again at each acknowledgement it still sends, should this be lost.
+                Forget::Behind(from) => link.turn_away(
+                    addr,
+                    &format!(
+                        "you fell too far behind: tick {from} is no longer held here; watch again"
+                    ),
+                ),
+                Forget::Silent => link.drop_peer(addr),
             }
-            link.drop_peer(addr);
             self.watch.watchers.retain(|w| w.addr != addr);
         }
     }

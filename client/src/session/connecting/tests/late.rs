@@ -975,3 +975,47 @@ fn a_late_spectator_acknowledges_its_queue_and_gives_up_a_host_silent_for_the_gr
         "the host was silent for 1 s, the whole reconnect grace"
     );
 }
+
+/// A late spectator that acknowledges nothing while the players play on past the host's
+/// history is given up, told why under its keys; that refusal lost, its next acknowledgement
+/// brings it again, and the spectator ends saying why (not, after the grace, that the host went
+/// silent).
+#[test]
+fn a_late_spectator_fallen_behind_the_history_is_given_up_and_told_why_again_if_lost() {
+    let net = MemoryNet::default();
+    let cfg = NetConfig::<World> {
+        disconnect_timeout: Duration::from_secs(60),
+        ..config(30_000, 5_000, 0)
+    };
+    let (mut hosted, mut joined, mut spectator) = watched_with(&net, 60, &cfg);
+    let following = spectator.final_tick() + 2;
+    follow_to(&mut hosted, &mut joined, &mut spectator, following);
+    // Past any history a peer keeps (the GGRS window, the desync interval's, a rejoin's gap).
+    let history = crate::session::driver::HISTORY_TICKS
+        + crate::session::netplay::MAX_DESYNC_HISTORY
+        + crate::session::netplay::rejoin::MAX_GAP_TICKS;
+    let behind = following + 2 * history as Tick;
+    play_to(&mut hosted, &mut joined, behind);
+    let guard = Instant::now() + Duration::from_secs(20);
+    while hosted.late_spectators() > 0 {
+        assert!(Instant::now() < guard, "a spectator fallen behind is kept");
+        hosted.poll();
+        joined.poll();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(net.lose_all_to(addr(5)) > 0, "the refusal was on its way");
+    let guard = Instant::now() + Duration::from_secs(20);
+    let failure = loop {
+        assert!(Instant::now() < guard, "the spectator is never told");
+        hosted.poll();
+        joined.poll();
+        if let Err(e) = spectator.advance(WireInput::default()) {
+            break e;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(
+        matches!(&failure, Error::CatchUpFailed { reason } if reason.contains("fell too far behind")),
+        "{failure}"
+    );
+}

@@ -209,6 +209,8 @@ fn resumes_that_do_not_fit_are_refused_with_the_reason_and_the_real_one_is_answe
         let link = handshake(&mut o, port, &secret).expect("accepted");
         let reason = refusal(ask(&mut o, &link, &bad));
         assert!(reason.contains(why), "{bad:?}: {reason}");
+        // The refusal was lost: the `Resume` repeated is told it again.
+        assert_eq!(refusal(ask(&mut o, &link, &bad)), reason);
         assert!(o.host.epochs().is_empty());
         assert!(
             o.host.reconnecting().is_some(),
