@@ -773,7 +773,12 @@ fn rejoin_toward_survivor(
     };
     let survivor = Link::new(net.endpoint(1));
     survivor.borrow_mut().accept_rejoins(true);
-    let cfg = config(5_000, 5_000, 0);
+    // A reconnect grace of 1 s: the new epoch's session gives a survivor that vanishes up
+    // that soon.
+    let cfg = NetConfig::<World> {
+        disconnect_timeout: Duration::from_millis(1_000),
+        ..config(5_000, 5_000, 0)
+    };
     let rejoining =
         Rejoining::<World>::start(Link::new(net.endpoint(2)), plan, &cfg).expect("start");
     (rejoining, survivor)
@@ -1125,6 +1130,40 @@ fn an_accepted_rejoiner_repeats_its_resume_at_the_repeats_pace() {
     assert!(
         resumes <= repeats,
         "{resumes} resumes in {since:?} of polls every millisecond"
+    );
+}
+
+/// A rejoiner resumed in the next epoch whose survivor then vanishes: its new session does
+/// not synchronize forever (GGRS would wait), but gives the survivor up after the reconnect
+/// grace, saying so.
+#[test]
+fn a_rejoiner_whose_survivor_vanishes_after_the_resume_gives_it_up_after_the_grace() {
+    let (peer, _) = rejoin_against(|w| {
+        let gap = vec![WireInput::default(); (w.tick() - 50) as usize * 2];
+        vec![Control::ResumeAt {
+            epoch: 2,
+            tick: w.tick(),
+            hash: w.state_hash().combined,
+            gap: InputRun::encode(&gap),
+        }]
+    });
+    let mut peer = peer.expect("resumed");
+    let started = Instant::now();
+    let guard = started + Duration::from_secs(20);
+    let err = loop {
+        match peer.advance(WireInput::default()) {
+            Ok(advance) => {
+                assert_eq!(advance, Advance::Synchronizing);
+                assert!(Instant::now() < guard, "waits forever");
+            }
+            Err(e) => break e,
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(started.elapsed() >= Duration::from_millis(1_000));
+    assert!(
+        matches!(&err, Error::SyncTimeout { peers, millis: 1_000 } if peers == "the other player of the new epoch"),
+        "{err}"
     );
 }
 
