@@ -72,6 +72,9 @@ enum Op {
     },
     Forget,
     TakeClaims,
+    /// The link refuses the peer under its keys and forgets it, keeping the keys to say it
+    /// again.
+    TurnAway(u16),
 }
 
 fn port() -> impl Strategy<Value = u16> {
@@ -263,6 +266,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (port(), outgoing_body()).prop_map(|(to, body)| Op::SendGgrs { to, body }),
         1 => Just(Op::Forget),
         1 => Just(Op::TakeClaims),
+        1 => port().prop_map(Op::TurnAway),
     ]
 }
 
@@ -301,6 +305,40 @@ struct Model {
     replies: u64,
     sealed_sent: u64,
     bytes_out: u64,
+    /// Peers turned away, oldest first.
+    turned: Vec<Turned>,
+    /// Intact sealed datagrams sent since the last pump: `(from, by, generation, bytes)`.
+    in_flight: Vec<(u16, u16, u32, Vec<u8>)>,
+}
+
+/// A peer turned away, and how many refusals it may yet hear again: one for each distinct
+/// intact datagram it sealed under the keys it was turned away with and sent from its path.
+#[derive(Debug)]
+struct Turned {
+    path: u16,
+    port: u16,
+    generation: u32,
+    id: u32,
+    allowance: u64,
+    credited: Vec<Vec<u8>>,
+}
+
+impl Turned {
+    fn credit(&mut self, from: u16, by: u16, generation: u32, bytes: &[u8]) {
+        let ours = (from, by, generation) == (self.path, self.port, self.generation);
+        if ours && !self.credited.iter().any(|c| c == bytes) {
+            self.credited.push(bytes.to_vec());
+            self.allowance += 1;
+        }
+    }
+}
+
+/// The refusal [`Op::TurnAway`] says, as sealed.
+fn refusal() -> (Inner, Vec<u8>) {
+    let reject = Control::Reject {
+        reason: "taken".into(),
+    };
+    (Inner::Control, wire::encode_payload(&reject))
 }
 
 impl Model {
@@ -318,6 +356,15 @@ impl Model {
         } else if self.may_prove.get(&by) == Some(&true) {
             paths.push(from);
         }
+    }
+
+    /// Notes an intact datagram sealed by `by` under keys of `generation` and sent from `from`,
+    /// which a peer turned away under those keys may be answered for.
+    fn sent_sealed(&mut self, from: u16, by: u16, generation: u32, bytes: &[u8]) {
+        for t in &mut self.turned {
+            t.credit(from, by, generation, bytes);
+        }
+        self.in_flight.push((from, by, generation, bytes.to_vec()));
     }
 
     /// A fresh channel with `p` (or none): heard from its own address only.
@@ -393,6 +440,9 @@ proptest! {
                     };
                     if intact {
                         m.heard(from, by, generation);
+                        if let Some(by) = by {
+                            m.sent_sealed(from, by, generation, &bytes);
+                        }
                     }
                     let at = &mut n.net.endpoint(from);
                     for _ in 0..copies {
@@ -405,6 +455,10 @@ proptest! {
                         let keys = n.keys.get_mut(&by).unwrap_or(&mut stranger_keys);
                         let d = keys.seal(Inner::Ggrs, &ggrs_payload(Body::KeepAlive)).expect("seal");
                         n.send(by, &d);
+                        if n.keys.contains_key(&by) {
+                            let generation = m.generation.get(&by).copied().unwrap_or(0);
+                            m.sent_sealed(by, by, generation, &d);
+                        }
                     }
                     if n.keys.contains_key(&by) && count > 0 {
                         let generation = m.generation.get(&by).copied().unwrap_or(0);
@@ -414,7 +468,9 @@ proptest! {
                 }
                 Op::Pump { accept_strangers } => {
                     let peers = n.link.borrow().peers().to_vec();
-                    for (from, msg) in n.pump(accept_strangers) {
+                    let pumped = n.pump(accept_strangers);
+                    m.in_flight.clear();
+                    for (from, msg) in pumped {
                         let port = from.port();
                         prop_assert!(peers.contains(&from), "{from}");
                         prop_assert!(m.senders.iter().any(|(a, _)| *a == from), "{from}");
@@ -463,6 +519,8 @@ proptest! {
                 Op::Connect(p) => {
                     m.discarded += n.link.borrow().early.iter().filter(|e| e.0 == addr(p)).count() as u64;
                     n.connect(p);
+                    // The address holds a channel again: no refusal is said from there.
+                    m.turned.retain(|t| t.path != p);
                     let generation = m.generation.entry(p).or_insert(0);
                     *generation += 1;
                     m.linked.insert(p, *generation);
@@ -527,6 +585,32 @@ proptest! {
                     m.sent_through.clear();
                     m.paths.clear();
                 }
+                Op::TurnAway(p) => {
+                    m.discarded += n.link.borrow().early.iter().filter(|e| e.0 == addr(p)).count() as u64;
+                    let path = n.link.borrow().path(addr(p)).map(|a| a.port());
+                    n.link.borrow_mut().turn_away(addr(p), "taken");
+                    if let (Some(path), Some(&generation)) = (path, m.linked.get(&p)) {
+                        let sent = n.sent_to(path);
+                        prop_assert_eq!(sent.len(), 1, "one refusal to {}", path);
+                        let keys = n.keys.get_mut(&p).expect("keys");
+                        prop_assert_eq!(keys.open(&sent[0]), Ok(refusal()));
+                        if m.turned.len() >= MAX_TURNED_AWAY {
+                            m.turned.remove(0);
+                        }
+                        let mut turned = Turned { path, port: p, generation, id: keys.id(), allowance: 0, credited: Vec::new() };
+                        for (from, by, generation, bytes) in &m.in_flight {
+                            turned.credit(*from, *by, *generation, bytes);
+                        }
+                        m.turned.push(turned);
+                        m.sealed_sent += 1;
+                        m.bytes_out += sent[0].len() as u64;
+                        m.seen.push(Seen { bytes: sent[0].clone(), by: None, generation });
+                    }
+                    m.linked.remove(&p);
+                    m.may_prove.insert(p, false);
+                    m.sent_through.insert(p, -1);
+                    m.reset_path(p);
+                }
                 Op::TakeClaims => {
                     for from in n.link.borrow_mut().take_disconnect_claims() {
                         prop_assert!(m.players.contains(&from), "{from}");
@@ -535,9 +619,26 @@ proptest! {
             }
             for p in [PEER, STRANGER, CLEAR_PEER] {
                 for d in n.sent_to(p) {
-                    prop_assert!(clear_control(&d).is_some(), "not a clear control reply: {d:?}");
-                    m.replies += 1;
                     m.bytes_out += d.len() as u64;
+                    if clear_control(&d).is_some() {
+                        m.replies += 1;
+                        continue;
+                    }
+                    // Else only a refusal said again, to where a peer was turned away from,
+                    // under that peer's keys.
+                    let id = seal::sealed_id(&d);
+                    let turned = m.turned.iter_mut().find(|t| t.path == p && Some(t.id) == id);
+                    let Some(t) = turned else {
+                        return Err(TestCaseError::fail(format!("not a clear control reply nor a refusal again: {d:?}")));
+                    };
+                    prop_assert!(t.allowance > 0, "a refusal again to {} for no datagram of its own", p);
+                    t.allowance -= 1;
+                    let (port, generation) = (t.port, t.generation);
+                    if m.generation.get(&port) == Some(&generation) {
+                        prop_assert_eq!(n.keys.get_mut(&port).expect("keys").open(&d), Ok(refusal()));
+                    }
+                    m.sealed_sent += 1;
+                    m.seen.push(Seen { bytes: d, by: None, generation });
                 }
                 let link = n.link.borrow();
                 prop_assert!(!link.proven(addr(p)) || m.may_prove.get(&p) == Some(&true), "{p} proven");
