@@ -284,7 +284,7 @@ impl Link {
     /// Refuses `peer` under its keys with `reason` and forgets it as a peer, but not its keys:
     /// every sealed datagram it sends from where it was heard is answered with this refusal
     /// again (a refusal is sent once; a peer that missed it would otherwise wait out its
-    /// timeout). Kept past [`Link::forget_peers`], for the [`MAX_TURNED_AWAY`] latest, until
+    /// timeout). Kept past [`Link::forget_peers`], for the 16 latest, until
     /// the address gets a channel again.
     pub fn turn_away(&mut self, peer: SocketAddr, reason: &str) {
         let refusal = wire::encode_payload(&Control::Reject {
