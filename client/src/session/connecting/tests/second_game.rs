@@ -191,11 +191,15 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
     use crate::logs::peer_logs::{LogPaths, PeerLogs};
     let dir = scratch("desync");
     let net = MemoryNet::default();
+    // Checksums compared every 7 ticks: the first check after the nudge is at 154, and the
+    // dumps reach back the interval from there, over the tick that first differed.
     let cfg = NetConfig::<RingRace> {
         resync: false,
+        desync_interval: 7,
         ..race_config(0)
     };
     let mut peers = nudged_after_bumps_at_150(&net, &cfg);
+    let mut notices = Vec::new();
     let files: Vec<PeerFiles> = ["host", "join"]
         .iter()
         .map(|role| PeerFiles {
@@ -228,14 +232,23 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
                     peer: from,
                 } = event
                 {
-                    log.on_desync(peer, tick, local, remote, from)
-                        .expect("dumped");
+                    notices.extend(
+                        log.on_desync(peer, tick, local, remote, from)
+                            .expect("dumped"),
+                    );
                 }
             }
         }
     }
     for log in &mut logs {
         log.close(true).expect("closed");
+    }
+    // Each peer is told once, with the interval its checks ran at and the ticks it dumped.
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    for notice in &notices {
+        assert_eq!((notice.tick, notice.interval), (154, 7), "{notice:?}");
+        let (_, first, last) = notice.dumps.clone().expect("dumped");
+        assert_eq!((first, last), (147, 154), "{notice:?}");
     }
     let mut lines = Vec::new();
     let found = desync_report::<RingRace>(&files[0], &files[1], &mut lines).expect("a report");
