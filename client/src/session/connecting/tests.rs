@@ -655,6 +655,7 @@ mod late;
 mod rejoin;
 mod resync;
 mod second_game;
+mod stats;
 
 /// A joiner over UDP to a port nothing listens on gives up as soon as the OS says so (ICMP
 /// port unreachable, on loopback at once), naming the port, instead of waiting out its 20 s
