@@ -55,7 +55,7 @@ pub const MAX_DESYNC_INTERVAL: u32 = 600;
 pub const MAX_PREDICTION: usize = 30;
 /// How long a peer keeps answering after everyone has said `Finish`: longer than any delay the
 /// link conditioner adds (latency, jitter and reordering of a few hundred milliseconds at most).
-const FINISH_LINGER: Duration = Duration::from_millis(600);
+pub(crate) const FINISH_LINGER: Duration = Duration::from_millis(600);
 
 /// How a networked session is set up.
 #[derive(Debug, Clone)]

@@ -707,6 +707,54 @@ fn a_host_waits_for_every_peer_to_finish_not_the_first() {
     }
 }
 
+/// A peer finishing beside a partner that never says `Finish` says its own at its pace (once
+/// every 100 ms, not at every poll) and gives up at its timeout.
+#[test]
+fn finishing_says_finish_at_its_pace_and_gives_up_a_silent_partner() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    joined.poll();
+    let before = joined.socket_counters().datagrams_received;
+    let started = Instant::now();
+    assert!(
+        !hosted.finish(10, Duration::from_millis(300)),
+        "the partner never finished"
+    );
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    joined.poll();
+    let received = joined.socket_counters().datagrams_received - before;
+    // Its `Finish` at most once every 100 ms, and a little of GGRS's own traffic as it polls.
+    let paced = 1 + took.as_millis() as u64 / 100;
+    assert!(received <= 2 * paced, "{received} datagrams in {took:?}");
+    assert!(joined.all_peers_finished(), "the partner heard it");
+}
+
+/// A peer that has heard every peer finish lingers a moment before it leaves, still saying
+/// `Finish` and answering, for a partner that may not have heard its own yet.
+#[test]
+fn a_peer_that_heard_every_finish_lingers_before_it_leaves() {
+    let net = MemoryNet::default();
+    let (mut hosted, mut joined) = connected_pair(&net, &config(30_000, 5_000, 0));
+    joined.send_finish(10);
+    joined.poll();
+    let before = joined.socket_counters().datagrams_received;
+    let started = Instant::now();
+    assert!(
+        hosted.finish(10, Duration::from_secs(5)),
+        "the partner finished"
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= crate::session::netplay::FINISH_LINGER,
+        "left after {took:?}"
+    );
+    joined.poll();
+    let received = joined.socket_counters().datagrams_received - before;
+    // The first `Finish`, and more said while it lingered.
+    assert!(received >= 2, "{received} datagrams in {took:?}");
+}
+
 /// A host out of handshake time whose joiner synchronized but never sent a frame of input
 /// says so: not "unsynchronized", but synchronized without input.
 #[test]
