@@ -109,7 +109,7 @@ fn a_player_run_ahead_of_its_partner_says_so_and_a_spectator_never() {
     let mut frame = 0u64;
     while hosted.frames_ahead() <= 0 {
         let _ = hosted.advance(WireInput::default()).expect("advances");
-        if frame % 2 == 0 {
+        if frame.is_multiple_of(2) {
             let _ = joined.advance(WireInput::default()).expect("advances");
         }
         let _ = watching.advance(WireInput::default());
