@@ -190,21 +190,19 @@ fn a_peer_turned_away_hears_its_refusal_again_at_each_sealed_datagram_it_sends()
     assert_eq!(n.opened_by(PEER), vec![refusal.clone()]);
     // Welcomed again (new keys): what comes under the old ones is not answered.
     let mut old = n.keys.remove(&PEER).expect("old keys");
+    let mut unanswered_under_old_keys = |n: &mut Net| {
+        let d = old
+            .seal(Inner::Control, &wire::encode_payload(&Control::Joined))
+            .expect("seal");
+        n.send(PEER, &d);
+        n.pump(false);
+        assert!(n.sent_to(PEER).is_empty());
+    };
     n.connect(PEER);
-    let d = old
-        .seal(Inner::Control, &wire::encode_payload(&Control::Joined))
-        .expect("seal");
-    n.send(PEER, &d);
-    n.pump(false);
-    assert!(n.sent_to(PEER).is_empty());
+    unanswered_under_old_keys(&mut n);
     // Nor once that channel is forgotten too: the old refusal went with the old keys.
     n.link.borrow_mut().forget_peers();
-    let d = old
-        .seal(Inner::Control, &wire::encode_payload(&Control::Joined))
-        .expect("seal");
-    n.send(PEER, &d);
-    n.pump(false);
-    assert!(n.sent_to(PEER).is_empty());
+    unanswered_under_old_keys(&mut n);
     // Of one more than are kept, the first turned away is answered no more, the second is.
     let ports: Vec<u16> = (10..).take(MAX_TURNED_AWAY + 1).collect();
     for &port in &ports {
