@@ -146,7 +146,7 @@ struct TurnedAway {
 }
 
 /// Turned-away peers whose refusal is repeated; an older one is forgotten.
-const MAX_TURNED_AWAY: usize = 16;
+pub const MAX_TURNED_AWAY: usize = 16;
 
 /// Which strangers' `Hello`s a host answers with a `Reject` once its slots are taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,7 +284,7 @@ impl Link {
     /// Refuses `peer` under its keys with `reason` and forgets it as a peer, but not its keys:
     /// every sealed datagram it sends from where it was heard is answered with this refusal
     /// again (a refusal is sent once; a peer that missed it would otherwise wait out its
-    /// timeout). Kept past [`Link::forget_peers`], for the 16 latest, until
+    /// timeout). Kept past [`Link::forget_peers`], for the [`MAX_TURNED_AWAY`] latest, until
     /// the address gets a channel again.
     pub fn turn_away(&mut self, peer: SocketAddr, reason: &str) {
         let refusal = wire::encode_payload(&Control::Reject {
