@@ -13,6 +13,8 @@ pub(crate) mod ice_probe;
 pub(crate) mod negotiation;
 #[cfg(feature = "webrtc")]
 pub mod room;
+#[cfg(feature = "webrtc")]
+pub(crate) mod room_peers;
 pub mod room_secret;
 pub mod seal;
 #[cfg(feature = "webrtc")]

@@ -34,6 +34,7 @@ use crate::net::ice_probe::{probe_turn, turn_udp_server, TurnProbe};
 use crate::net::negotiation::{IceGiven, Negotiations, Stall, TurnAnswer};
 pub use crate::net::negotiation::{NoPathCause, RoomFailure};
 use crate::net::room::{self, RoomIntro, RoomPart, RoomState};
+use crate::net::room_peers::RoomPeers;
 use crate::net::room_secret::{self, RoomSecret, SECRET_PARAM};
 use crate::net::signaller::{GuardedSignallerBuilder, SignalReport};
 use crate::net::transport::Transport;
@@ -59,8 +60,6 @@ const MAX_INBOX: usize = 4096;
 const POLL: Duration = Duration::from_millis(2);
 /// How often our intro is said again to every connected peer while the room settles.
 const INTRO_AGAIN: Duration = Duration::from_millis(500);
-/// Intros kept from peers not yet reported connected (a room holds at most 16 peers).
-const MAX_EARLY_INTROS: usize = 64;
 
 /// The public STUN servers the game and `duel-cli` use unless told otherwise (`--ice` replaces
 /// them, `--no-ice` turns them off): Google's and Cloudflare's, free and without credentials.
@@ -430,11 +429,9 @@ pub struct WebRtcTransport {
     local: SocketAddr,
     role: Role,
     state: RoomState,
-    /// Connected peers, their synthetic addresses, and their latest intro.
-    peers: Vec<(PeerId, SocketAddr, Option<RoomIntro>)>,
-    /// Intros that came before matchbox reported their sender connected (its channel can
-    /// deliver before the negotiation is done on our side), taken when it is.
-    early_intros: Vec<(PeerId, RoomIntro)>,
+    /// Connected peers with their latest intros, and intros heard before their sender was
+    /// reported connected.
+    peers: RoomPeers,
     /// When our intro was last said again to the connected peers.
     intro_resent: Instant,
     inbox: VecDeque<(SocketAddr, Vec<u8>)>,
@@ -537,8 +534,7 @@ impl WebRtcTransport {
             entry,
             role,
             state: RoomState::Open,
-            peers: Vec::new(),
-            early_intros: Vec::new(),
+            peers: RoomPeers::default(),
             intro_resent: entered,
             inbox: VecDeque::new(),
             ended: None,
@@ -573,7 +569,7 @@ impl WebRtcTransport {
     /// Peers with an open data channel, by synthetic address.
     #[must_use]
     pub fn connected(&self) -> Vec<SocketAddr> {
-        self.peers.iter().map(|&(_, addr, _)| addr).collect()
+        self.peers.addrs()
     }
 
     /// Waits until the room settles what this peer does (see [`crate::net::room`]): host, join the
@@ -595,11 +591,7 @@ impl WebRtcTransport {
                     reason: reason.clone(),
                 });
             }
-            let heard: Vec<(PeerId, RoomIntro)> = self
-                .peers
-                .iter()
-                .filter_map(|&(id, _, intro)| intro.map(|i| (id, i)))
-                .collect();
+            let heard = self.peers.intros();
             if let Some(part) = room::decide(self.entry.me, self.role, &heard) {
                 self.announce(match part {
                     RoomPart::Host => RoomState::Hosting,
@@ -628,7 +620,7 @@ impl WebRtcTransport {
             if let Some(stall) = self
                 .negotiations
                 .stalled(now)
-                .filter(|_| self.peers.is_empty())
+                .filter(|_| self.peers.len() == 0)
             {
                 self.reenter(stall, deadline)?;
             }
@@ -656,7 +648,6 @@ impl WebRtcTransport {
         self.negotiations.forget(old.me);
         self.local = peer_addr(self.entry.me);
         self.peers.clear();
-        self.early_intros.clear();
         self.inbox.clear();
         Ok(())
     }
@@ -694,21 +685,16 @@ impl WebRtcTransport {
     fn announce(&mut self, state: RoomState) {
         self.state = state;
         let intro = self.intro();
-        let ids: Vec<PeerId> = self.peers.iter().map(|&(id, _, _)| id).collect();
-        for id in ids {
-            self.send_intro(intro, id);
+        for id in self.peers.ids() {
+            self.send_on(ROOM_CHANNEL, intro.to_vec(), id);
         }
     }
 
-    /// Sends this peer's intro to `id` on the reliable room channel.
-    fn send_intro(&mut self, intro: [u8; RoomIntro::LEN], id: PeerId) {
-        if self
-            .entry
-            .socket_mut()
-            .channel_mut(ROOM_CHANNEL)
-            .try_send(intro.to_vec().into(), id)
-            .is_err()
-        {
+    /// Sends `bytes` to `id` on `channel`, counting a refusal: matchbox refuses once its
+    /// message loop has ended.
+    fn send_on(&mut self, channel: usize, bytes: Vec<u8>, id: PeerId) {
+        let channel = self.entry.socket_mut().channel_mut(channel);
+        if channel.try_send(bytes.into(), id).is_err() {
             self.send_errors += 1;
         }
     }
@@ -753,22 +739,16 @@ impl WebRtcTransport {
         for (id, state) in changes {
             match state {
                 // Late news of a peer that left, or of our own former entry: nobody to play.
-                PeerState::Connected if self.negotiations.is_gone(id) => {}
                 PeerState::Connected => {
-                    self.negotiations.note_open(id, now);
-                    if !self.peers.iter().any(|&(p, _, _)| p == id) {
-                        let early = self.early_intros.iter().rposition(|&(p, _)| p == id);
-                        let heard = early.map(|at| self.early_intros[at].1);
-                        self.early_intros.retain(|&(p, _)| p != id);
-                        self.peers.push((id, peer_addr(id), heard));
+                    if self.peers.open(id, self.negotiations.is_gone(id)) {
+                        self.negotiations.note_open(id, now);
+                        self.send_on(ROOM_CHANNEL, self.intro().to_vec(), id);
                     }
-                    let intro = self.intro();
-                    self.send_intro(intro, id);
                 }
                 // GGRS notices the silence and reports the disconnect, as over UDP.
                 PeerState::Disconnected => {
                     self.negotiations.note_closed(id, now);
-                    self.peers.retain(|&(p, _, _)| p != id);
+                    self.peers.closed(id);
                 }
             }
         }
@@ -777,12 +757,8 @@ impl WebRtcTransport {
                 self.dropped += 1;
                 continue;
             };
-            match self.peers.iter_mut().find(|(p, _, _)| *p == id) {
-                Some(peer) => peer.2 = Some(intro),
-                None if self.early_intros.len() < MAX_EARLY_INTROS => {
-                    self.early_intros.push((id, intro));
-                }
-                None => self.dropped += 1,
+            if !self.peers.heard(id, intro) {
+                self.dropped += 1;
             }
         }
         for (id, packet) in self.entry.socket_mut().channel_mut(GAME_CHANNEL).receive() {
@@ -797,18 +773,9 @@ impl WebRtcTransport {
 
 impl Transport for WebRtcTransport {
     fn send(&mut self, bytes: &[u8], to: SocketAddr) {
-        let Some(&(id, _, _)) = self.peers.iter().find(|&&(_, addr, _)| addr == to) else {
-            self.send_errors += 1;
-            return;
-        };
-        if self
-            .entry
-            .socket_mut()
-            .channel_mut(GAME_CHANNEL)
-            .try_send(bytes.to_vec().into(), id)
-            .is_err()
-        {
-            self.send_errors += 1;
+        match self.peers.at(to) {
+            Some(id) => self.send_on(GAME_CHANNEL, bytes.to_vec(), id),
+            None => self.send_errors += 1,
         }
     }
 

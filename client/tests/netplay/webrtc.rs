@@ -132,7 +132,9 @@ fn two_peers_and_a_spectator_in_a_room_agree_through_the_conditioner() {
 
 /// Two transports in a room, below any session: one settles to host and the other to join it,
 /// each lists the other (and only it) as connected, both entered once, and a datagram goes
-/// each way between the addresses the room gave them.
+/// each way between the addresses the room gave them. The signalling server going away does
+/// not cut them (a match in progress needs only its peers); a peer whose last partner then
+/// leaves learns that its room is lost, and what it sends after that is counted as not sent.
 #[test]
 fn two_transports_in_a_room_settle_on_each_other_and_carry_datagrams() {
     use client::net::room::RoomPart;
@@ -164,7 +166,7 @@ fn two_transports_in_a_room_settle_on_each_other_and_carry_datagrams() {
                     }
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                Ok::<_, Error>((part, me, connected, transport.entries(), got))
+                Ok::<_, Error>((part, me, connected, transport.entries(), got, transport))
             })
         })
         .collect();
@@ -173,7 +175,7 @@ fn two_transports_in_a_room_settle_on_each_other_and_carry_datagrams() {
         .map(|p| join_within(p, "transport").expect("settled"))
         .collect();
     ends.sort_by_key(|(part, ..)| !matches!(part, RoomPart::Host));
-    let [(host_part, host, host_sees, host_entries, host_got), (join_part, joiner, joiner_sees, joiner_entries, joiner_got)] =
+    let [(host_part, host, host_sees, host_entries, host_got, mut host_side), (join_part, joiner, joiner_sees, joiner_entries, joiner_got, mut join_side)] =
         <[_; 2]>::try_from(ends).expect("two ends");
     assert_eq!(host_part, RoomPart::Host);
     assert_eq!(join_part, RoomPart::Join(host));
@@ -183,6 +185,42 @@ fn two_transports_in_a_room_settle_on_each_other_and_carry_datagrams() {
     assert_eq!((host_entries, joiner_entries), (1, 1));
     assert_eq!(host_got, Some((joiner.to_string(), joiner)));
     assert_eq!(joiner_got, Some((host.to_string(), host)));
+    // The server closes the websockets as it stops; the data channels carry on.
+    drop(server);
+    let (mut heard, deadline) = ([false; 2], Instant::now() + LIMIT / 2);
+    while heard != [true; 2] && Instant::now() < deadline {
+        for (n, (side, to)) in [(&mut host_side, joiner), (&mut join_side, host)]
+            .into_iter()
+            .enumerate()
+        {
+            side.send(b"still here", to);
+            let mut buf = [0; 64];
+            if let Some((len, from)) = side.recv(&mut buf) {
+                heard[n] |= (&buf[..len], from) == (&b"still here"[..], to);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        heard, [true; 2],
+        "both still hear the other without the server"
+    );
+    assert_eq!(host_side.connected(), vec![joiner]);
+    // The host leaves: the joiner, with no signalling and no partner left, has lost its room.
+    drop(host_side);
+    let deadline = Instant::now() + LIMIT / 2;
+    while !join_side.connected().is_empty() && Instant::now() < deadline {
+        join_side.recv(&mut [0; 64]);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let lost = join_side.settle(LIMIT);
+    assert!(matches!(lost, Err(Error::RoomLost { .. })), "{lost:?}");
+    assert!(join_side.connected().is_empty());
+    let before = join_side.send_errors;
+    for n in 1..=3 {
+        join_side.send(b"after the end", host);
+        assert_eq!(join_side.send_errors, before + n);
+    }
 }
 
 /// With no signalling server listening, entering a room fails at once with an error naming

@@ -572,3 +572,71 @@ fn a_negotiation_that_fails_inside_webrtc_ends_only_that_peer() {
     });
     players_finish(players, &attack_over, &dir, ticks);
 }
+
+/// A peer in the room that is matchbox but not our client says garbage on the room channel
+/// (empty, too long, an intro of another version, a role and a state that do not exist): each
+/// message that is not an intro is dropped and counted, and its one real intro after them,
+/// hosting, is taken — the room settles on joining it.
+#[test]
+fn room_messages_that_are_no_intro_are_dropped_and_counted() {
+    use client::net::room::{RoomIntro, RoomPart, RoomState};
+    use client::net::webrtc::{peer_addr, WebRtcTransport};
+    use matchbox_socket::{ChannelConfig, RtcIceServerConfig, WebRtcSocket};
+    let server = signal_server();
+    let room = RoomConfig::new(server.url(), "garbage-intros");
+    let (mut raw, message_loop) = WebRtcSocket::builder(room.room_url().expect("url"))
+        .ice_server(RtcIceServerConfig {
+            urls: Vec::new(),
+            username: None,
+            credential: None,
+        })
+        .add_channel(ChannelConfig::reliable())
+        .add_channel(ChannelConfig::unreliable())
+        .build();
+    let raw_loop = std::thread::spawn(move || futures::executor::block_on(message_loop));
+    let peer = std::thread::spawn(move || {
+        let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
+        let part = transport.settle(LIMIT)?;
+        Ok::<_, Error>((part, transport.dropped))
+    });
+    // Once the client's intro arrives, its side of the channel is open: nothing sent is lost.
+    let deadline = Instant::now() + LIMIT / 2;
+    let client = loop {
+        assert!(Instant::now() < deadline, "the client never said its intro");
+        raw.update_peers();
+        if let Some((id, _)) = raw.channel_mut(0).receive().into_iter().next() {
+            break id;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let intro = RoomIntro {
+        role: Role::Player,
+        state: RoomState::Hosting,
+    }
+    .encode();
+    let mut other_version = intro;
+    other_version[4] ^= 0xff;
+    let (mut no_role, mut no_state) = (intro, intro);
+    no_role[5] = 3;
+    no_state[6] = 0;
+    let garbage: [Vec<u8>; 6] = [
+        Vec::new(),
+        intro[..6].to_vec(),
+        [intro.as_slice(), b"x"].concat(),
+        other_version.to_vec(),
+        no_role.to_vec(),
+        no_state.to_vec(),
+    ];
+    for bytes in garbage.into_iter().chain([intro.to_vec()]) {
+        raw.channel_mut(0).send(bytes.into(), client);
+    }
+    let (part, dropped) = join_within(peer, "client").expect("settled");
+    assert_eq!(
+        part,
+        RoomPart::Join(peer_addr(raw.id().expect("the raw peer's id")))
+    );
+    assert_eq!(dropped, 6, "each garbage message, and only those");
+    raw.close();
+    drop(raw);
+    let _ = raw_loop.join();
+}
