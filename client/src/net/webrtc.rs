@@ -445,8 +445,9 @@ pub struct WebRtcTransport {
     earlier_signals_dropped: u64,
     /// Datagrams matchbox refused to send, or sent to an address that is no connected peer.
     pub send_errors: u64,
-    /// Room messages that did not parse, and datagrams dropped because the inbox was full or
-    /// they were larger than the buffer read into.
+    /// Room messages that are not intros (or came from peers not yet connected past the
+    /// number kept for them), and datagrams dropped because the inbox was full or they were
+    /// larger than the buffer read into.
     pub dropped: u64,
 }
 
@@ -686,15 +687,16 @@ impl WebRtcTransport {
         self.state = state;
         let intro = self.intro();
         for id in self.peers.ids() {
-            self.send_on(ROOM_CHANNEL, intro.to_vec(), id);
+            self.send_on(ROOM_CHANNEL, intro.to_vec(), Some(id));
         }
     }
 
-    /// Sends `bytes` to `id` on `channel`, counting a refusal: matchbox refuses once its
-    /// message loop has ended.
-    fn send_on(&mut self, channel: usize, bytes: Vec<u8>, id: PeerId) {
+    /// Sends `bytes` to `to` on `channel`, counting what is not sent: to nobody connected, or
+    /// refused by matchbox (which refuses once its message loop has ended).
+    fn send_on(&mut self, channel: usize, bytes: Vec<u8>, to: Option<PeerId>) {
         let channel = self.entry.socket_mut().channel_mut(channel);
-        if channel.try_send(bytes.into(), id).is_err() {
+        let sent = to.is_some_and(|id| channel.try_send(bytes.into(), id).is_ok());
+        if !sent {
             self.send_errors += 1;
         }
     }
@@ -742,7 +744,7 @@ impl WebRtcTransport {
                 PeerState::Connected => {
                     if self.peers.open(id, self.negotiations.is_gone(id)) {
                         self.negotiations.note_open(id, now);
-                        self.send_on(ROOM_CHANNEL, self.intro().to_vec(), id);
+                        self.send_on(ROOM_CHANNEL, self.intro().to_vec(), Some(id));
                     }
                 }
                 // GGRS notices the silence and reports the disconnect, as over UDP.
@@ -753,11 +755,9 @@ impl WebRtcTransport {
             }
         }
         for (id, packet) in self.entry.socket_mut().channel_mut(ROOM_CHANNEL).receive() {
-            let Some(intro) = RoomIntro::parse(&packet) else {
-                self.dropped += 1;
-                continue;
-            };
-            if !self.peers.heard(id, intro) {
+            // Not an intro, or past the bound of intros kept for peers not yet connected.
+            let taken = RoomIntro::parse(&packet).is_some_and(|intro| self.peers.heard(id, intro));
+            if !taken {
                 self.dropped += 1;
             }
         }
@@ -773,10 +773,8 @@ impl WebRtcTransport {
 
 impl Transport for WebRtcTransport {
     fn send(&mut self, bytes: &[u8], to: SocketAddr) {
-        match self.peers.at(to) {
-            Some(id) => self.send_on(GAME_CHANNEL, bytes.to_vec(), id),
-            None => self.send_errors += 1,
-        }
+        let to = self.peers.at(to);
+        self.send_on(GAME_CHANNEL, bytes.to_vec(), to);
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Option<(usize, SocketAddr)> {
