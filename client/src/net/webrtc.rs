@@ -54,8 +54,9 @@ pub const DEFAULT_SIGNAL_URL: &str = "ws://127.0.0.1:3536";
 const ROOM_CHANNEL: usize = 0;
 /// The unreliable channel of our datagrams.
 const GAME_CHANNEL: usize = 1;
-/// Datagrams kept between two reads; a peer flooding beyond this loses the excess (counted).
-const MAX_INBOX: usize = 4096;
+/// Datagrams kept between two reads; a peer flooding beyond this loses the excess (counted in
+/// [`WebRtcTransport::dropped`]).
+pub const MAX_INBOX: usize = 4096;
 /// Pause between polls while waiting.
 const POLL: Duration = Duration::from_millis(2);
 /// How often our intro is said again to every connected peer while the room settles.

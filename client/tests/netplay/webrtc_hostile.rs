@@ -573,18 +573,11 @@ fn a_negotiation_that_fails_inside_webrtc_ends_only_that_peer() {
     players_finish(players, &attack_over, &dir, ticks);
 }
 
-/// A peer in the room that is matchbox but not our client says garbage on the room channel
-/// (empty, too long, an intro of another version, a role and a state that do not exist): each
-/// message that is not an intro is dropped and counted, and its one real intro after them,
-/// hosting, is taken — the room settles on joining it.
-#[test]
-fn room_messages_that_are_no_intro_are_dropped_and_counted() {
-    use client::net::room::{RoomIntro, RoomPart, RoomState};
-    use client::net::webrtc::{peer_addr, WebRtcTransport};
+/// A peer in `room` that is matchbox but not our client (it passed the signalling server as
+/// any peer does), on its own thread's message loop, with our two channels.
+fn raw_peer(room: &RoomConfig) -> (matchbox_socket::WebRtcSocket, JoinHandle<()>) {
     use matchbox_socket::{ChannelConfig, RtcIceServerConfig, WebRtcSocket};
-    let server = signal_server();
-    let room = RoomConfig::new(server.url(), "garbage-intros");
-    let (mut raw, message_loop) = WebRtcSocket::builder(room.room_url().expect("url"))
+    let (raw, message_loop) = WebRtcSocket::builder(room.room_url().expect("url"))
         .ice_server(RtcIceServerConfig {
             urls: Vec::new(),
             username: None,
@@ -593,22 +586,48 @@ fn room_messages_that_are_no_intro_are_dropped_and_counted() {
         .add_channel(ChannelConfig::reliable())
         .add_channel(ChannelConfig::unreliable())
         .build();
-    let raw_loop = std::thread::spawn(move || futures::executor::block_on(message_loop));
+    let thread = std::thread::spawn(move || {
+        let _ = futures::executor::block_on(message_loop);
+    });
+    (raw, thread)
+}
+
+/// Waits until our client's intro reaches `raw` (then its side of the channels is open:
+/// nothing sent to it is lost for want of a channel), calling `meanwhile` between looks;
+/// the client's id.
+fn client_heard(
+    raw: &mut matchbox_socket::WebRtcSocket,
+    mut meanwhile: impl FnMut(),
+) -> matchbox_socket::PeerId {
+    let deadline = Instant::now() + LIMIT / 2;
+    loop {
+        assert!(Instant::now() < deadline, "the client never said its intro");
+        raw.update_peers();
+        if let Some((id, _)) = raw.channel_mut(0).receive().into_iter().next() {
+            return id;
+        }
+        meanwhile();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A peer in the room that is matchbox but not our client says garbage on the room channel
+/// (empty, too long, an intro of another version, a role and a state that do not exist): each
+/// message that is not an intro is dropped and counted, and its one real intro after them,
+/// hosting, is taken — the room settles on joining it.
+#[test]
+fn room_messages_that_are_no_intro_are_dropped_and_counted() {
+    use client::net::room::{RoomIntro, RoomPart, RoomState};
+    use client::net::webrtc::{peer_addr, WebRtcTransport};
+    let server = signal_server();
+    let room = RoomConfig::new(server.url(), "garbage-intros");
+    let (mut raw, raw_loop) = raw_peer(&room);
     let peer = std::thread::spawn(move || {
         let mut transport = WebRtcTransport::connect(&room, Role::Player, LIMIT)?;
         let part = transport.settle(LIMIT)?;
         Ok::<_, Error>((part, transport.dropped))
     });
-    // Once the client's intro arrives, its side of the channel is open: nothing sent is lost.
-    let deadline = Instant::now() + LIMIT / 2;
-    let client = loop {
-        assert!(Instant::now() < deadline, "the client never said its intro");
-        raw.update_peers();
-        if let Some((id, _)) = raw.channel_mut(0).receive().into_iter().next() {
-            break id;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let client = client_heard(&mut raw, || {});
     let intro = RoomIntro {
         role: Role::Player,
         state: RoomState::Hosting,
@@ -639,4 +658,75 @@ fn room_messages_that_are_no_intro_are_dropped_and_counted() {
     raw.close();
     drop(raw);
     let _ = raw_loop.join();
+}
+
+/// A peer in the room floods our client's game channel while it settles (nothing is read
+/// then: datagrams are kept for the handshake): past [`MAX_INBOX`] kept, the rest are dropped
+/// and counted, and what was kept is read. Then a datagram larger than the buffer read into
+/// is dropped and counted, not passed on cut short, and the next one is read whole.
+#[test]
+fn a_flood_past_the_inbox_and_a_datagram_too_large_are_dropped_and_counted() {
+    use client::net::transport::Transport as _;
+    use client::net::webrtc::{WebRtcTransport, MAX_INBOX};
+    let server = signal_server();
+    let room = RoomConfig::new(server.url(), "flood");
+    let (mut raw, raw_loop) = raw_peer(&room);
+    // A spectator: with nobody hosting, settling never ends and never reads.
+    let mut transport = WebRtcTransport::connect(&room, Role::Spectator, LIMIT).expect("enters");
+    let settle = |transport: &mut WebRtcTransport| match transport.settle(POLL) {
+        Err(Error::RoomNotConnected { .. }) => {}
+        other => panic!("a spectator without a host settled: {other:?}"),
+    };
+    let client = client_heard(&mut raw, || settle(&mut transport));
+    let flood = 2 * MAX_INBOX;
+    for n in 0..flood {
+        raw.channel_mut(1)
+            .send(n.to_le_bytes().to_vec().into(), client);
+    }
+    let deadline = Instant::now() + LIMIT / 2;
+    while transport.dropped == 0 && Instant::now() < deadline {
+        settle(&mut transport);
+    }
+    let dropped = transport.dropped;
+    assert!(dropped > 0, "a flood of {flood} was all kept");
+    // What was kept is read, each once; the first pump after the inbox empties takes in any
+    // that came later, so at least the inbox's worth.
+    let mut read = std::collections::BTreeSet::new();
+    let mut buf = [0; 64];
+    while let Some((len, from)) = transport.recv(&mut buf) {
+        assert_eq!((len, from), (8, raw_addr(&mut raw)));
+        assert!(read.insert(u64::from_le_bytes(buf[..8].try_into().expect("8"))));
+    }
+    assert!(read.len() >= MAX_INBOX, "{} read", read.len());
+    assert!(read.len() as u64 + dropped <= flood as u64);
+    // Too large for the buffer: dropped, counted; the one after it read whole. (Said again
+    // until one fitting comes: the channel is unreliable.)
+    let dropped = transport.dropped;
+    let deadline = Instant::now() + LIMIT / 2;
+    let got = 'said: loop {
+        assert!(Instant::now() < deadline, "no datagram came");
+        raw.channel_mut(1).send(vec![7; 65].into(), client);
+        raw.channel_mut(1).send(vec![8; 64].into(), client);
+        std::thread::sleep(POLL);
+        while let Some((len, _)) = transport.recv(&mut buf) {
+            // Stragglers of the flood may still come first.
+            if len != 8 {
+                break 'said buf[..len].to_vec();
+            }
+        }
+    };
+    assert_eq!(got, vec![8; 64], "only whole datagrams are passed on");
+    assert!(transport.dropped > dropped, "the larger one is counted");
+    drop(transport);
+    raw.close();
+    drop(raw);
+    let _ = raw_loop.join();
+}
+
+/// How long a settling transport is given between a test's looks.
+const POLL: Duration = Duration::from_millis(5);
+
+/// The synthetic address our client gives `raw`.
+fn raw_addr(raw: &mut matchbox_socket::WebRtcSocket) -> std::net::SocketAddr {
+    client::net::webrtc::peer_addr(raw.id().expect("the raw peer's id"))
 }
