@@ -149,13 +149,7 @@ impl NetMatch {
         );
         let fresh = split_journal_actions(actions, &mut self.retracted);
         self.logs.catch_up(&self.peer, Tick::MAX)?;
-        if let DesyncStatus::Unchecked | DesyncStatus::InSync { .. } = self.desync {
-            if self.logs.logged() > 0 {
-                self.desync = DesyncStatus::InSync {
-                    checked: self.logs.logged(),
-                };
-            }
-        }
+        self.desync = self.desync.compared_through(self.logs.logged());
         self.peer.update_stats();
         Ok(fresh)
     }

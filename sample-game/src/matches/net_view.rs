@@ -62,6 +62,21 @@ pub enum DesyncStatus {
     },
 }
 
+impl DesyncStatus {
+    /// The status once the confirmed ticks through `logged` were compared: a desync or a
+    /// repair stays said; otherwise in sync through `logged`, or unchecked while no tick is
+    /// (tick 0 is the agreed start, nothing compared).
+    #[must_use]
+    pub fn compared_through(self, logged: Tick) -> DesyncStatus {
+        match self {
+            DesyncStatus::Unchecked | DesyncStatus::InSync { .. } if logged > 0 => {
+                DesyncStatus::InSync { checked: logged }
+            }
+            other => other,
+        }
+    }
+}
+
 /// The netcode state shown by the overlay (Tab / H).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetView {
@@ -186,6 +201,23 @@ impl NetView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_moves_with_the_ticks_compared_until_a_desync_is_said() {
+        use DesyncStatus::*;
+        assert_eq!(Unchecked.compared_through(0), Unchecked);
+        assert_eq!(Unchecked.compared_through(1), InSync { checked: 1 });
+        assert_eq!(
+            InSync { checked: 3 }.compared_through(9),
+            InSync { checked: 9 }
+        );
+        assert_eq!(
+            Desynced { tick: 5 }.compared_through(9),
+            Desynced { tick: 5 }
+        );
+        let repaired = Resynced { desync: 5, tick: 7 };
+        assert_eq!(repaired.compared_through(9), repaired);
+    }
 
     #[test]
     fn every_mode_has_its_label() {
