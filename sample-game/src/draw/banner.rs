@@ -288,6 +288,44 @@ mod tests {
         assert_eq!(seen, ["3", "2", "1", "FIGHT!", ""]);
     }
 
+    /// "FIGHT!" stays up for exactly its ticks; a round ends in "K.O." when a player is
+    /// knocked out and "TIME" otherwise.
+    #[test]
+    fn fight_is_said_for_its_ticks_and_a_round_ends_by_ko_or_time() {
+        let rules = Rules::default();
+        let mut state = won_by_the_first_player();
+        let first = |state: &WorldSnapshot| {
+            let lines = banner_lines(state, &rules, None, AfterMatch::default(), false);
+            texts(&lines).first().map(|s| s.to_string())
+        };
+        state.round.phase = RoundPhase::Fighting;
+        state.round.phase_timer = FIGHT_TICKS - 1;
+        assert_eq!(first(&state).as_deref(), Some("FIGHT!"));
+        state.round.phase_timer = FIGHT_TICKS;
+        assert_eq!(first(&state), None);
+        for phase in [RoundPhase::RoundOver, RoundPhase::MatchOver] {
+            state.round.phase = phase;
+            state.players[0].action = Action::Idle;
+            state.players[1].action = Action::Idle;
+            assert_eq!(first(&state).as_deref(), Some("TIME"), "{phase:?}");
+            state.players[1].action = Action::Ko;
+            assert_eq!(first(&state).as_deref(), Some("K.O."), "{phase:?}");
+        }
+    }
+
+    /// A local player id with no score of its own (beyond the four slots) is not indexed: the
+    /// score is said by name, as for no local player.
+    #[test]
+    fn a_local_id_past_the_scores_is_said_by_name() {
+        let rules = Rules::default();
+        let state = won_by_the_first_player();
+        let wins = state.round.wins.len() as u8;
+        let lines = banner_lines(&state, &rules, Some(wins), AfterMatch::default(), false);
+        assert_eq!(texts(&lines)[1..3], ["YOU LOSE", "final score 2 - 0"]);
+        let lines = banner_lines(&state, &rules, Some(wins - 1), AfterMatch::default(), false);
+        assert_eq!(texts(&lines)[2], "final score 0 - 2 (you first)");
+    }
+
     /// With one local player the result is said from its side (YOU WIN / YOU LOSE, its score
     /// first); with both players local (or none), by name.
     #[test]
