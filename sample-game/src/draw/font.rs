@@ -68,7 +68,12 @@ impl BitmapFont {
     /// # Errors
     /// If an override file exists but cannot be read or parsed (naming the file and line).
     pub fn load() -> anyhow::Result<BitmapFont> {
-        match override_path() {
+        BitmapFont::load_from(override_path())
+    }
+
+    /// The font at `path` if a file is there, else the embedded font.
+    fn load_from(path: Option<PathBuf>) -> anyhow::Result<BitmapFont> {
+        match path {
             Some(path) if path.is_file() => BitmapFont::from_file(&path),
             _ => Ok(BitmapFont::embedded()),
         }
@@ -254,6 +259,58 @@ mod tests {
         assert!(l.lit(0, 0) && !l.lit(1, 0));
         assert!((0..GLYPH_W).all(|x| l.lit(x, GLYPH_H - 1)));
         assert!(!l.lit(GLYPH_W, 0), "outside the glyph is unlit");
+        assert!(!l.lit(0, GLYPH_ROWS), "below the descent is unlit");
+    }
+
+    /// Lines a cell apart keep one blank row between the lowest descender and the next line.
+    #[test]
+    fn a_line_is_the_glyph_rows_and_one_blank_row() {
+        let font = BitmapFont::embedded();
+        let lit_in_row = |y| ('!'..='~').any(|c| (0..GLYPH_W).any(|x| font.glyph(c).lit(x, y)));
+        assert!(
+            lit_in_row(CELL_H - 2),
+            "the descenders reach the row above the blank one"
+        );
+        assert!(!lit_in_row(CELL_H - 1));
+        assert_eq!(
+            CELL_W,
+            GLYPH_W + 1,
+            "and one blank column between characters"
+        );
+    }
+
+    /// A font file beside the executable replaces the embedded one; without one the embedded
+    /// font is used, and a broken one is an error naming the file.
+    #[test]
+    fn a_font_file_beside_the_game_replaces_the_embedded_one() {
+        let dir = std::env::temp_dir().join(format!("font-override-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let path = dir.join("font5x7.txt");
+        let only_a_question_mark = format!("[?]\n{}", "#####\n".repeat(7));
+        std::fs::write(&path, &only_a_question_mark).expect("writes");
+        let font = BitmapFont::load_from(Some(path.clone())).expect("loads");
+        assert!(
+            font.has('?') && !font.has('A'),
+            "the file's font, not the embedded one"
+        );
+        let missing = BitmapFont::load_from(Some(dir.join("none.txt"))).expect("embedded");
+        assert!(missing.has('A'));
+        assert!(BitmapFont::load_from(None).expect("embedded").has('A'));
+        std::fs::write(&path, "[?]\n").expect("writes");
+        let err = format!(
+            "{:#}",
+            BitmapFont::load_from(Some(path.clone())).unwrap_err()
+        );
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+        // Where the game looks: `assets/font5x7.txt` in the executable's folder.
+        let exe = std::env::current_exe().expect("exe");
+        let beside = exe
+            .parent()
+            .expect("folder")
+            .join("assets")
+            .join("font5x7.txt");
+        assert_eq!(override_path(), Some(beside));
     }
 
     #[test]
