@@ -272,11 +272,6 @@ mod tests {
             "the descenders reach the row above the blank one"
         );
         assert!(!lit_in_row(CELL_H - 1));
-        assert_eq!(
-            CELL_W,
-            GLYPH_W + 1,
-            "and one blank column between characters"
-        );
     }
 
     /// A font file beside the executable replaces the embedded one; without one the embedded
