@@ -251,30 +251,52 @@ mod tests {
 
     /// At every window width from 160 px up, every round and every clock, what the HUD draws
     /// fits with two characters to spare: the left panel (name, a bar of at least MIN_BAR, the
-    /// number if shown) ends TITLE_GAP before the title begins; from 200 px the numbers stay;
-    /// wide windows keep the long title (regression: at 200 px it read "100ROUND 1 0:38100").
+    /// number if shown) ends two character cells before the title begins; and it is the most
+    /// that fits (the long title with numbers, else the short one with, else without); from
+    /// 200 px the numbers stay; wide windows keep the long title (regression: at 200 px it
+    /// read "100ROUND 1 0:38100").
     #[test]
     fn the_hud_fits_every_width() {
         for width in 160..=2000u32 {
             let s = Layout::new((width, width * 2 / 3), (21, 15)).text_scale;
             for (round, clock) in [(1, None), (9, Some("9:59")), (255, Some("59:59"))] {
-                let fit = hud_fit(width, s, round, clock);
-                let title_starts =
-                    width as i32 / 2 - BitmapFont::text_width(&fit.title, s) as i32 / 2;
+                // The left panel's width (pad, name, gap, the narrowest bar, the number) and
+                // whether it ends two characters before `title` begins.
                 let (pad, gap) = ((4 * s) as i32, (2 * s) as i32);
-                let number = if fit.numbers {
-                    gap + BitmapFont::text_width("100", s) as i32
-                } else {
-                    0
+                let panel = |numbers: bool| {
+                    let number = if numbers {
+                        gap + BitmapFont::text_width("100", s) as i32
+                    } else {
+                        0
+                    };
+                    pad + BitmapFont::text_width("P1", s) as i32
+                        + gap
+                        + (MIN_BAR * s) as i32
+                        + number
                 };
-                let panel = pad
-                    + BitmapFont::text_width("P1", s) as i32
-                    + gap
-                    + (MIN_BAR * s) as i32
-                    + number;
+                let title_starts =
+                    |title: &str| width as i32 / 2 - BitmapFont::text_width(title, s) as i32 / 2;
+                let two_chars = (2 * CELL_W * s) as i32;
+                let clear =
+                    |title: &str, numbers| panel(numbers) + two_chars <= title_starts(title);
+                let fit = hud_fit(width, s, round, clock);
+                let (long, short) = match clock {
+                    Some(clock) => (
+                        format!("ROUND {round}  {clock}"),
+                        format!("R{round} {clock}"),
+                    ),
+                    None => (format!("ROUND {round}"), format!("R{round}")),
+                };
+                let most = [(&long, true), (&short, true), (&short, false)]
+                    .into_iter()
+                    .find(|&(title, numbers)| clear(title, numbers))
+                    .unwrap_or((&short, false));
+                assert_eq!((&fit.title, fit.numbers), most, "{width} px, round {round}");
                 assert!(
-                    panel + (TITLE_GAP * s) as i32 <= title_starts,
-                    "{width} px, {fit:?}: the panel needs {panel} px, the title starts at {title_starts}"
+                    clear(&fit.title, fit.numbers),
+                    "{width} px, {fit:?}: the panel needs {} px, the title starts at {}",
+                    panel(fit.numbers),
+                    title_starts(&fit.title)
                 );
                 if width >= 200 && round < 100 {
                     assert!(fit.numbers, "{width}: {fit:?}");
@@ -286,11 +308,12 @@ mod tests {
         }
     }
 
-    /// At every window width from 320 px up, the left panel's number ends before the middle
-    /// title begins (regression: below 640 px they ran together).
+    /// At every window width, the left panel's number ends before the middle title begins
+    /// (regression: below 640 px they ran together) unless the bar is already down to its one
+    /// pixel; and the bar is as wide as that allows, up to 27 % of the window.
     #[test]
     fn the_side_panels_never_reach_the_title() {
-        for width in 320..=2000u32 {
+        for width in 1..=2000u32 {
             let layout = Layout::new((width, width * 2 / 3), (21, 15));
             let s = layout.text_scale;
             let title_w = BitmapFont::text_width("ROUND 9  9:59", s) as i32;
@@ -303,6 +326,15 @@ mod tests {
             assert!(
                 hp_end <= room || bar == 1,
                 "{width} px: the number ends at {hp_end}, the title starts after {room}"
+            );
+            // As wide as allowed: 27 % of the window, or up to the title, or the 1 px floor.
+            let share = (width * 27 / 100) as i32;
+            assert!((1..=share.max(1)).contains(&bar), "{width} px: {bar}");
+            let no_room = room - (pad + name_w + gap + gap + hp_w) <= 1;
+            assert!(
+                bar == share || hp_end == room || (bar == 1 && no_room),
+                "{width} px: a bar of {bar} px, 27 % is {share}, it ends {} px short",
+                room - hp_end
             );
         }
     }
