@@ -382,6 +382,7 @@ mod tests {
     #[test]
     fn unknown_characters_fall_back_to_the_question_mark() {
         let font = BitmapFont::embedded();
+        assert!(!font.has('é'));
         assert_eq!(font.glyph('é'), font.glyph('?'));
         assert_eq!(BitmapFont::text_width("ab", 2), 22);
         assert_eq!(BitmapFont::text_width("", 3), 0);
