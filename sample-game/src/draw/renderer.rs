@@ -319,6 +319,12 @@ mod tests {
             reason.split_whitespace().collect::<Vec<_>>().join(" ")
         );
         assert!(texts.iter().all(|t| t.len() <= 48), "{texts:?}");
+        assert!(texts.iter().all(|t| !t.is_empty()), "{texts:?}");
+        // A word longer than a line stands alone on its own line, whole.
+        let long = "x".repeat(60);
+        let lines = ended_lines(&format!("a {long} b"), false);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts[1..4], ["a", long.as_str(), "b"]);
         let menu = ended_lines(reason, true);
         assert_eq!(menu.last().unwrap().text, "Esc: back to the menu");
     }
