@@ -325,6 +325,17 @@ mod tests {
         let lines = ended_lines(&format!("a {long} b"), false);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts[1..4], ["a", long.as_str(), "b"]);
+        // A line holds 48 characters, not 49.
+        let (a, b) = ("a".repeat(23), "b".repeat(24));
+        let texts = |reason: &str| -> Vec<String> {
+            let lines = ended_lines(reason, false);
+            lines[1..lines.len() - 1]
+                .iter()
+                .map(|l| l.text.clone())
+                .collect()
+        };
+        assert_eq!(texts(&format!("{a} {b}")), [format!("{a} {b}")]);
+        assert_eq!(texts(&format!("{a} {b}b")), [a.clone(), format!("{b}b")]);
         let menu = ended_lines(reason, true);
         assert_eq!(menu.last().unwrap().text, "Esc: back to the menu");
     }
