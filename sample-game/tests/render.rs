@@ -659,7 +659,7 @@ fn the_result_is_said_from_the_local_players_side() {
         .is_some());
 }
 
-/// The training room's frame meter, drawn: a melee whiff after the countdown shows exactly
+/// The training room's frame meter, drawn below the arena: a melee whiff after the countdown shows exactly
 /// the rules' startup, active and recovery cells (counted as runs of each colour along the
 /// swinger's row), the dummy's row only free frames, and the line of the swing's frames.
 #[test]
@@ -694,6 +694,13 @@ fn the_training_meter_draws_a_whiff_frame_by_frame() {
         .flat_map(|y| (0..frame.width as i32).map(move |x| (x, y)))
         .find(|&(x, y)| frame.is(x, y, startup))
         .expect("startup cells drawn");
+    // The panel sits below the arena, which fits above it.
+    let (origin, tile) = frame.arena((cur.maze.width, cur.maze.height));
+    let arena_bottom = origin.y + tile * cur.maze.height as f32;
+    assert!(
+        y as f32 >= arena_bottom,
+        "the meter at {y} px, the arena ends at {arena_bottom}"
+    );
     let y = y + 2;
     let runs = |kind: FrameKind| {
         let c = frame_color(kind);
