@@ -280,6 +280,56 @@ pub(crate) fn hp_color(fraction: f32) -> sdl2::pixels::Color {
 mod tests {
     use super::*;
 
+    /// Each standing fighter's bar is centred over its body, a bar's height clear of the
+    /// body's top (a fifth of a tile and more), one pixel taller per reload row; the lowest
+    /// fighter is placed first (ties by slot), and a bar that would overlap one placed is lifted
+    /// above it.
+    #[test]
+    fn bars_sit_centred_above_each_body_the_lowest_first() {
+        let rules = Rules::default();
+        let layout = Layout::new((1280, 800), (21, 15));
+        let mut players = engine::World::new(rules.clone(), 1, 4)
+            .expect("world")
+            .state()
+            .players
+            .clone();
+        players[2].reload_timer = 5;
+        let (w, h) = bar_size(&layout);
+        let r = body_radius(&layout, &rules);
+        assert!(r >= 3.0 && w >= 12 && h >= 2);
+        // Apart: 1 lowest, then 0 and 2 level (by slot); 3 right under 2's bar.
+        let at = [
+            Vec2::new(200.0, 300.0),
+            Vec2::new(800.0, 500.0),
+            Vec2::new(500.0, 300.0),
+            Vec2::new(500.0, 298.0),
+        ];
+        // Given in reverse: the order is the placement's own.
+        let standing: Vec<(&Player, Vec2)> = players.iter().zip(at).rev().collect();
+        let placed = place_bars(&layout, &rules, &standing, &mut LabelStack::new());
+        let order: Vec<u8> = placed.iter().map(|(p, _)| p.id).collect();
+        assert_eq!(order, [1, 0, 2, 3]);
+        let top_of_body = |i: usize| at[i].y - r;
+        for (p, rect) in &placed[..3] {
+            let i = usize::from(p.id);
+            assert_eq!(rect.width(), w, "{i}");
+            let reload = if i == 2 { 1 + (h / 2).max(1) } else { 0 };
+            assert_eq!(rect.height(), h + reload, "{i}");
+            assert!(
+                (rect.x() as f32 + w as f32 / 2.0 - at[i].x).abs() <= 1.0,
+                "{i}: {rect:?}"
+            );
+            let clear = top_of_body(i) - (rect.y() + h as i32) as f32;
+            assert!(
+                (layout.px(0.2)..=layout.px(0.22) + 1.0).contains(&clear),
+                "{i}: {clear} px"
+            );
+        }
+        // Fighter 3's bar would overlap fighter 2's: it goes above it.
+        let (two, three) = (placed[2].1, placed[3].1);
+        assert!(three.bottom() < two.top(), "{three:?} above {two:?}");
+    }
+
     #[test]
     fn health_colour_runs_from_red_to_green() {
         assert_eq!(hp_color(1.0), palette::GOOD);
