@@ -335,5 +335,42 @@ mod tests {
         assert_eq!(hp_color(1.0), palette::GOOD);
         assert_eq!(hp_color(0.0), palette::DANGER);
         assert_eq!(hp_color(0.5), palette::ACCENT);
+        // Evenly between: a quarter is halfway from red to yellow, three quarters halfway
+        // from yellow to green.
+        let half = |a, b| palette::mix(a, b, 0.5);
+        assert_eq!(hp_color(0.25), half(palette::DANGER, palette::ACCENT));
+        assert_eq!(hp_color(0.75), half(palette::ACCENT, palette::GOOD));
+    }
+
+    /// A bar is its back colour, filled from the left to the nearest whole pixel of its
+    /// fraction (clamped to 0..=1) in its colour; an empty one shows no fill at all.
+    #[test]
+    fn a_bar_is_filled_to_its_fraction_over_its_back() {
+        let (w, h) = (20u32, 3u32);
+        let drawn = |fraction: f32| {
+            let rgba = crate::draw::screenshot::render_surface((w, h), |canvas| {
+                bar(canvas, Rect::new(0, 0, w, h), fraction, palette::GOOD)
+            })
+            .expect("draws");
+            let rgb = |c: sdl2::pixels::Color| [c.r, c.g, c.b];
+            let row: Vec<[u8; 3]> = (0..w as usize)
+                .map(|x| [rgba[x * 4], rgba[x * 4 + 1], rgba[x * 4 + 2]])
+                .collect();
+            let filled = row
+                .iter()
+                .take_while(|&&px| px == rgb(palette::GOOD))
+                .count();
+            let back = row
+                .iter()
+                .filter(|&&px| px == rgb(palette::BAR_BACK))
+                .count();
+            (filled, back)
+        };
+        assert_eq!(drawn(0.5), (10, 10));
+        assert_eq!(drawn(0.26), (5, 15));
+        assert_eq!(drawn(0.0), (0, 20));
+        assert_eq!(drawn(1.0), (20, 0));
+        assert_eq!(drawn(1.5), (20, 0));
+        assert_eq!(drawn(-1.0), (0, 20));
     }
 }

@@ -160,7 +160,7 @@ pub fn write_png(path: &Path, (width, height): (u32, u32), rgba: &[u8]) -> anyho
 }
 
 /// Draws with `draw` onto a software surface of `size` and reads the pixels back as RGBA.
-fn render_surface(
+pub(crate) fn render_surface(
     (w, h): (u32, u32),
     draw: impl FnOnce(&mut sdl2::render::Canvas<Surface<'static>>) -> Result<(), String>,
 ) -> anyhow::Result<Vec<u8>> {
