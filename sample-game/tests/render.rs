@@ -1182,4 +1182,33 @@ fn a_screenshot_of_a_replay_draws_the_logged_match() {
     let err = sample_game::render_to_rgba(Rules::default(), &past_the_end, Some(&a), &renderer)
         .expect_err("past the end of the log");
     assert!(err.to_string().contains("ends at tick 200"), "{err}");
+    // The log's last tick itself is there to draw.
+    let last = sample_game::Screenshot {
+        at_tick: 200,
+        ..past_the_end
+    };
+    sample_game::render_to_rgba(Rules::default(), &last, Some(&a), &renderer)
+        .expect("the last tick renders");
+    // Player 2 drawn 8 ticks back, as player 1 sees it online: another picture (it moved).
+    let back = |remote_back: u8| {
+        let shot = sample_game::Screenshot {
+            at_tick: 150,
+            remote_back,
+            ..past_the_end
+        };
+        sample_game::render_to_rgba(Rules::default(), &shot, Some(&a), &renderer).expect("renders")
+    };
+    assert_ne!(back(8), a1, "the remote player drawn in the past");
+    // Seen as player 1 it is marked YOU; at the present, as a bot match, nobody is.
+    let you = |rgba: Vec<u8>| {
+        let frame = Frame {
+            width: 480,
+            height: 360,
+            rgba,
+        };
+        let font = BitmapFont::embedded();
+        frame.find_text(&font, "YOU", palette::player(0)).is_some()
+    };
+    assert!(you(back(8)));
+    assert!(!you(back(0)));
 }

@@ -111,3 +111,22 @@ pub fn player(id: u8) -> Color {
 pub fn shot(id: u8) -> Color {
     SHOT[usize::from(id) % SHOT.len()]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each slot has its own player and shot colour; slots past the palette reuse it.
+    #[test]
+    fn each_slot_has_its_colours_and_later_slots_reuse_them() {
+        for (colours, of) in [(&PLAYER[..], player as fn(u8) -> Color), (&SHOT[..], shot)] {
+            let n = colours.len() as u8;
+            let first: Vec<Color> = (0..n).map(of).collect();
+            assert_eq!(first, colours);
+            for id in 0..n {
+                assert_eq!(of(id + n), of(id));
+            }
+        }
+        assert_ne!(shot(0), shot(1));
+    }
+}
