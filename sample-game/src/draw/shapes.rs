@@ -208,6 +208,17 @@ mod tests {
         assert!(r <= l);
     }
 
+    /// An empty span draws nothing (SDL would make a zero-wide rectangle one pixel wide).
+    #[test]
+    fn only_a_span_with_pixels_becomes_a_rectangle() {
+        let mut rects = Vec::new();
+        push_span(&mut rects, 3, 3, 7);
+        push_span(&mut rects, 4, 3, 7);
+        assert!(rects.is_empty());
+        push_span(&mut rects, 3, 5, 7);
+        assert_eq!(rects, [Rect::new(3, 7, 2, 1)]);
+    }
+
     #[test]
     fn chords_are_absent_outside_the_circle() {
         assert_eq!(half_chord(2.0, 0.0), Some(2.0));
