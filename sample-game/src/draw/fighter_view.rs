@@ -297,6 +297,18 @@ mod tests {
         let (w, h) = bar_size(&layout);
         let r = body_radius(&layout, &rules);
         assert!(r >= 3.0 && w >= 12 && h >= 2);
+        // A bar is four fifths of a tile wide and a twelfth of one high, at least 12 x 2 px.
+        for window in [(320, 200), (1280, 800), (3840, 2400)] {
+            let layout = Layout::new(window, (21, 15));
+            let (w, h) = bar_size(&layout);
+            let tile = layout.tile;
+            assert_eq!(w, (tile * 4 / 5).max(12), "{window:?}, tile {tile}");
+            assert!(
+                h == 2 || (h * 12 <= tile && tile < (h + 1) * 12),
+                "{window:?}: {h}"
+            );
+            assert!(tile < 36 || h >= 3, "{window:?}: tile {tile}, {h}");
+        }
         // Apart: 1 lowest, then 0 and 2 level (by slot); 3 right under 2's bar.
         let at = [
             Vec2::new(200.0, 300.0),
