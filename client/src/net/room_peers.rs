@@ -190,6 +190,89 @@ mod tests {
         assert_eq!(peers.intros(), vec![], "cleared intros are not taken");
     }
 
+    #[derive(Debug, Clone)]
+    enum Op {
+        Open(u8, bool),
+        Closed(u8),
+        Heard(u8, bool),
+        Clear,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            2 => (0u8..6, any::<bool>()).prop_map(|(p, gone)| Op::Open(p, gone)),
+            1 => (0u8..6).prop_map(Op::Closed),
+            12 => (0u8..80, any::<bool>()).prop_map(|(p, hosting)| Op::Heard(p, hosting)),
+            1 => Just(Op::Clear),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any order of news from matchbox and the room channel (peers connecting, some
+        /// already gone, closing, intros from listed and unlisted peers, a room entered again):
+        /// a peer is listed once, exactly while its last news is a connection not gone; every
+        /// intro given is one its peer said; a listed peer is always heard; and intros from
+        /// unlisted peers are dropped only past the bound.
+        #[test]
+        fn any_news_keeps_the_room_peers_consistent(ops in proptest::collection::vec(op(), 0..400)) {
+            use std::collections::{BTreeMap, BTreeSet};
+            let mut peers = RoomPeers::default();
+            let mut listed = BTreeSet::new();
+            let mut said: BTreeMap<u8, BTreeSet<bool>> = BTreeMap::new();
+            // Intros kept for each peer not listed.
+            let mut early: BTreeMap<u8, usize> = BTreeMap::new();
+            for op in ops {
+                match op {
+                    Op::Open(p, gone) => {
+                        proptest::prop_assert_eq!(peers.open(id(p.into()), gone), !gone);
+                        if !gone {
+                            listed.insert(p);
+                        }
+                        early.remove(&p);
+                    }
+                    Op::Closed(p) => {
+                        peers.closed(id(p.into()));
+                        listed.remove(&p);
+                    }
+                    Op::Heard(p, hosting) => {
+                        let state = if hosting { RoomState::Hosting } else { RoomState::Open };
+                        let kept = peers.heard(id(p.into()), intro(Role::Player, state));
+                        let held: usize = early.values().sum();
+                        if listed.contains(&p) {
+                            proptest::prop_assert!(kept, "a listed peer is always heard");
+                        } else {
+                            proptest::prop_assert_eq!(kept, held < MAX_EARLY_INTROS, "{} held", held);
+                            *early.entry(p).or_default() += usize::from(kept);
+                        }
+                        said.entry(p).or_default().insert(hosting);
+                    }
+                    Op::Clear => {
+                        peers.clear();
+                        listed.clear();
+                        said.clear();
+                        early.clear();
+                    }
+                }
+                let ids = peers.ids();
+                let unique: BTreeSet<PeerId> = ids.iter().copied().collect();
+                proptest::prop_assert_eq!(unique.len(), ids.len(), "listed once");
+                let want: BTreeSet<PeerId> = listed.iter().map(|&p| id(p.into())).collect();
+                proptest::prop_assert_eq!(unique, want);
+                proptest::prop_assert_eq!(peers.len(), listed.len());
+                for (who, heard) in peers.intros() {
+                    let p = listed
+                        .iter()
+                        .copied()
+                        .find(|&p| id(p.into()) == who)
+                        .expect("an intro of a listed peer");
+                    let hosting = heard.state == RoomState::Hosting;
+                    proptest::prop_assert!(said[&p].contains(&hosting));
+                }
+            }
+        }
+    }
+
     #[test]
     fn early_intros_are_kept_up_to_their_bound() {
         let mut peers = RoomPeers::default();
