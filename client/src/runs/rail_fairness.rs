@@ -574,13 +574,27 @@ mod tests {
         let (me, them) = (1_u8, 0_u8);
         let mine = |outcome, x| shot(me, Some(them), outcome, x);
         let theirs = |outcome, x| shot(them, Some(me), outcome, x);
-        let cases: [(Tick, ShotRecord, Option<ShotRecord>, bool); 14] = [
+        // The same shot re-simulated from another view of the past: another aim.
+        let other_view = |outcome, x| ShotRecord {
+            used: ViewTime {
+                ticks_back: 4,
+                frac: 0,
+            },
+            ..mine(outcome, x)
+        };
+        let cases: [(Tick, ShotRecord, Option<ShotRecord>, bool); 15] = [
             // Mine: seen as a hit and confirmed.
             (10, mine(HIT, 2), Some(mine(HIT, 2)), false),
             // Seen as a hit, lost with the same aim (only the target moved).
             (11, mine(HIT, 2), Some(mine(ShotOutcome::Miss, 2)), false),
             // Seen as a hit, lost from elsewhere, or retracted altogether.
             (12, mine(HIT, 2), Some(mine(ShotOutcome::Miss, 3)), false),
+            (
+                9,
+                mine(HIT, 2),
+                Some(other_view(ShotOutcome::Miss, 2)),
+                false,
+            ),
             (13, mine(HIT, 2), None, false),
             // Seen missing, confirmed a hit; and a miss throughout.
             (14, mine(ShotOutcome::Blocked, 2), Some(mine(HIT, 2)), false),
@@ -642,8 +656,8 @@ mod tests {
             FairnessReport {
                 ticks: 30,
                 rollbacks: 77,
-                shots: 6,
-                seen_hits: 4,
+                shots: 7,
+                seen_hits: 5,
                 seen_hits_confirmed: 1,
                 seen_hits_lost_same_aim: 1,
                 unseen_hits_confirmed: 1,
