@@ -28,7 +28,7 @@ pub const SNAPSHOT_FORMAT_VERSION: u32 = 4;
 pub const MAX_SNAPSHOT_BYTES: u64 = 16 << 20;
 
 /// Everything that can change the future of a world.
-#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct WorldSnapshot {
     /// Ticks simulated so far; the next `step` consumes inputs stamped with this tick.
     pub tick: Tick,
@@ -102,6 +102,56 @@ impl Clone for WorldSnapshot {
         self.pose_history.samples.clone_from(&pose_history.samples);
     }
 }
+
+impl PartialEq for WorldSnapshot {
+    /// Field by field, each record section (players, projectiles, tiles, pose samples) as
+    /// its bytes: one `memcmp` each, where a derived comparison walks every field of every
+    /// record. A sync test compares every re-simulated save with the first save of its tick,
+    /// so this runs seven times a frame. Every byte of a record is a field (`Pod`, no
+    /// padding), so equal bytes are equal records. Exhaustive, so a new field cannot be
+    /// skipped.
+    fn eq(&self, other: &WorldSnapshot) -> bool {
+        let WorldSnapshot {
+            tick,
+            rules_hash,
+            match_seed,
+            rng,
+            next_projectile_id,
+            round,
+            players,
+            projectiles,
+            maze,
+            pose_history,
+        } = self;
+        let bytes_eq = |a: &[u8], b: &[u8]| a == b;
+        *tick == other.tick
+            && *rules_hash == other.rules_hash
+            && *match_seed == other.match_seed
+            && *rng == other.rng
+            && *next_projectile_id == other.next_projectile_id
+            && *round == other.round
+            && bytes_eq(
+                bytemuck::cast_slice(players),
+                bytemuck::cast_slice(&other.players),
+            )
+            && bytes_eq(
+                bytemuck::cast_slice(projectiles),
+                bytemuck::cast_slice(&other.projectiles),
+            )
+            && maze.width == other.maze.width
+            && maze.height == other.maze.height
+            && bytes_eq(
+                bytemuck::cast_slice(&maze.tiles),
+                bytemuck::cast_slice(&other.maze.tiles),
+            )
+            && bytes_eq(
+                bytemuck::cast_slice(&pose_history.samples),
+                bytemuck::cast_slice(&other.pose_history.samples),
+            )
+    }
+}
+
+impl Eq for WorldSnapshot {}
 
 /// The bincode options of every canonical encoding in the engine: fixed-width little-endian
 /// integers, no trailing bytes, a size limit.
@@ -246,5 +296,88 @@ impl WorldSnapshot {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fx::fx_bits;
+    use crate::{Bot, Rules, World};
+
+    /// A state from a real match: projectiles in flight, pose history filled.
+    fn played() -> WorldSnapshot {
+        let mut world = World::new(Rules::default(), 5, 2).expect("world");
+        let mut bots = [Bot::new(0, 3), Bot::new(1, 4)];
+        for _ in 0..2000 {
+            let inputs = [bots[0].think(&world), bots[1].think(&world)];
+            world.step(&inputs).expect("step");
+            if world.state().projectiles.len() >= 2 && world.tick() > 400 {
+                break;
+            }
+        }
+        let s = world.snapshot();
+        assert!(s.projectiles.len() >= 2, "projectiles in flight");
+        s
+    }
+
+    /// The hand-written comparison says "equal" exactly when the canonical bytes are equal:
+    /// for a copy, and for a change of each field (every section's records included), one at
+    /// a time. A comparison that skipped a field would call the changed state equal.
+    #[test]
+    fn snapshots_are_equal_exactly_when_their_bytes_are() {
+        let base = played();
+        assert_eq!(base, base.clone());
+        assert_eq!(base.to_bytes(), base.clone().to_bytes());
+        let nudge = |v: Fx| fx_bits(v.to_bits() ^ 1);
+        let changes: [(&str, fn(&mut WorldSnapshot)); 17] = [
+            ("tick", |s| s.tick += 1),
+            ("rules hash", |s| s.rules_hash ^= 1),
+            ("match seed", |s| s.match_seed ^= 1),
+            ("rng", |s| s.rng.state ^= 1),
+            ("next projectile id", |s| s.next_projectile_id += 1),
+            ("round timer", |s| s.round.phase_timer += 1),
+            ("round seed", |s| s.round.round_seed ^= 1),
+            ("last player's hit points", |s| {
+                let p = s.players.last_mut().expect("players");
+                p.hp = p.hp.wrapping_add(1);
+            }),
+            ("a player more", |s| s.players.push(s.players[0])),
+            ("last projectile's life", |s| {
+                let p = s.projectiles.last_mut().expect("projectiles");
+                p.life -= 1;
+            }),
+            ("last projectile's wall count", |s| {
+                let p = s.projectiles.last_mut().expect("projectiles");
+                p.wall_clear ^= 1;
+            }),
+            ("a projectile fewer", |s| {
+                s.projectiles.pop();
+            }),
+            ("maze width", |s| s.maze.width += 1),
+            ("maze height", |s| s.maze.height += 1),
+            ("last tile", |s| {
+                let t = s.maze.tiles.last_mut().expect("tiles");
+                t.0 ^= 1;
+            }),
+            ("last pose sample", |s| {
+                let p = s.pose_history.samples.last_mut().expect("samples");
+                p.generation ^= 1;
+            }),
+            ("first pose sample's radius", |s| {
+                let p = &mut s.pose_history.samples[0];
+                p.radius = fx_bits(p.radius.to_bits() ^ 1);
+            }),
+        ];
+        for (name, change) in changes {
+            let mut changed = base.clone();
+            change(&mut changed);
+            assert_ne!(changed.to_bytes(), base.to_bytes(), "{name}: bytes");
+            assert_ne!(changed, base, "{name}");
+            assert_ne!(base, changed, "{name}, the other way");
+        }
+        let mut moved = base.clone();
+        moved.players[0].pos.x = nudge(moved.players[0].pos.x);
+        assert_ne!(moved, base, "first player's position");
     }
 }

@@ -53,6 +53,8 @@ pub struct Driver<G: Game> {
     /// The first snapshot saved for each tick, before any re-simulation (sync tests compare
     /// it with the re-simulation).
     first_saves: TickRing<Option<G::Snapshot>>,
+    /// The hash of each tick's first save: a re-simulated save equal to the first has it too.
+    first_hashes: TickRing<G::Hash>,
     /// The per-phase hashes of the step that first reached each tick (kept with first saves).
     first_traces: TickRing<PhaseHashes<G::Hash>>,
     keep_first_saves: bool,
@@ -121,6 +123,7 @@ impl<G: Game> Driver<G> {
             unsealed: Vec::with_capacity(ticks),
             hashed: Cell::new(1),
             first_saves: TickRing::new(ticks),
+            first_hashes: TickRing::new(ticks),
             first_traces: TickRing::new(ticks),
             keep_first_saves: false,
             trace_first_passes: true,
@@ -244,8 +247,8 @@ impl<G: Game> Driver<G> {
 
     /// Also keep the first snapshot saved for every tick, and the per-phase hashes of the step
     /// that first reached it, so a sync-test mismatch can show the original next to the
-    /// re-simulated state, down to the phase; and hash every save, since a sync test compares
-    /// every save's checksum.
+    /// re-simulated state, down to the phase; and give every save a checksum, since a sync
+    /// test compares them all (a re-simulated save equal to the first takes its hash).
     pub fn keep_first_saves(&mut self, keep: bool) {
         self.keep_first_saves = keep;
     }
@@ -273,20 +276,13 @@ impl<G: Game> Driver<G> {
             match request {
                 GgrsRequest::SaveGameState { cell, frame } => {
                     let tick = self.expect_frame(frame)?;
-                    if self.keep_first_saves && self.first_saves.get(tick).is_err() {
-                        // The slot's old snapshot is overwritten in place: no clone per frame.
-                        match self.first_saves.slot_mut(tick) {
-                            Some(kept) => self.world.save_into(kept),
-                            empty => *empty = Some(self.world.snapshot()),
-                        }
-                    }
                     // The world's current state is already in the history (kept there by `new`,
                     // every advance and every load): saving copies nothing. A sync test
-                    // compares every save's checksum, so it hashes every save; a peer's GGRS
+                    // compares every save's checksum (see `sync_test_hash`); a peer's GGRS
                     // compares only final frames, so a save there waits for `seal_final`
                     // unless its hash is already known.
                     let hash = if self.keep_first_saves {
-                        Some(self.hash_at(tick)?)
+                        Some(self.sync_test_hash(tick)?)
                     } else {
                         self.hashes.get(tick)?.get()
                     };
@@ -324,6 +320,31 @@ impl<G: Game> Driver<G> {
             }
         }
         Ok(())
+    }
+
+    /// The checksum of a sync test's save of `tick` (the world's current state). The first
+    /// save of a tick is kept and hashed. A later save, re-simulated from a rollback, is
+    /// compared with it: when equal it has the first save's hash, without hashing it again
+    /// (a sync test saves each tick once per frame of its check distance, and re-simulated
+    /// states are nearly always equal); when not, it is hashed, so GGRS sees the checksums
+    /// differ exactly as if every save were hashed.
+    fn sync_test_hash(&mut self, tick: Tick) -> Result<G::Hash, Error> {
+        if let Ok(Some(first)) = self.first_saves.get(tick) {
+            if first == self.history.get(tick)? {
+                let hash = *self.first_hashes.get(tick)?;
+                self.hashes.get(tick)?.set(Some(hash));
+                return Ok(hash);
+            }
+            return self.hash_at(tick);
+        }
+        // The slot's old snapshot is overwritten in place: no clone per frame.
+        match self.first_saves.slot_mut(tick) {
+            Some(kept) => self.world.save_into(kept),
+            empty => *empty = Some(self.world.snapshot()),
+        }
+        let hash = self.hash_at(tick)?;
+        self.first_hashes.insert(tick, hash);
+        Ok(hash)
     }
 
     /// Serves one `AdvanceFrame`: the step, its events, its trace in a sync test, and the
@@ -464,8 +485,8 @@ impl<G: Game> Driver<G> {
     }
 
     /// How many states the driver has hashed since it started (the first state included): one
-    /// per final tick and one per sync-test save, never one per predicted or re-simulated
-    /// frame.
+    /// per final tick, and in a sync test one per tick's first save and per re-simulated save
+    /// that differs from it; never one per predicted or re-simulated frame.
     #[must_use]
     pub fn states_hashed(&self) -> u64 {
         self.hashed.get()
@@ -747,7 +768,7 @@ mod tests {
         }
     }
 
-    /// A sync test compares every save's checksum, so every save is hashed (once per pass),
+    /// A sync test compares every save's checksum, so every tick's first save is hashed,
     /// and a state only reached, never saved, is not.
     #[test]
     fn a_sync_test_hashes_every_save_and_nothing_else() {
@@ -766,6 +787,68 @@ mod tests {
             6,
             "ticks 0 to 5 saved; tick 6 only reached"
         );
+    }
+
+    /// A sync test's re-simulated save equal to the tick's first save takes its checksum
+    /// without hashing; one that differs is hashed, and its checksum is its own state's hash,
+    /// so GGRS sees the mismatch.
+    #[test]
+    fn a_sync_test_hashes_a_re_simulated_save_only_when_it_differs_from_the_first() {
+        let mut fighting = World::new(Rules::default(), 7, 2)
+            .expect("world")
+            .snapshot();
+        fighting.round.phase = engine::RoundPhase::Fighting;
+        fighting.round.phase_timer = 0;
+        let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
+        let mut d = Driver::new(world);
+        d.keep_first_saves(true);
+        let advance = |x| GgrsRequest::AdvanceFrame {
+            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Confirmed); 2],
+        };
+        let mut cells = Vec::new();
+        for frame in 0..6 {
+            let cell = ggrs::GameStateCell::default();
+            cells.push(cell.clone());
+            d.handle(vec![
+                GgrsRequest::SaveGameState { cell, frame },
+                advance(50),
+            ])
+            .expect("advance");
+        }
+        let first: Vec<_> = (0..6).map(|t| d.hash_at(t).expect("kept")).collect();
+        let hashed = d.states_hashed();
+        // Re-simulate ticks 3 to 6 with the same inputs, saving 3 to 5 again.
+        let resimulate = |x| {
+            let mut again = vec![GgrsRequest::LoadGameState {
+                cell: cells[3].clone(),
+                frame: 3,
+            }];
+            for frame in 3..6 {
+                let cell = ggrs::GameStateCell::default();
+                again.push(GgrsRequest::SaveGameState { cell, frame });
+                again.push(advance(x));
+            }
+            again
+        };
+        d.handle(resimulate(50)).expect("rollback");
+        assert_eq!(d.states_hashed(), hashed, "equal saves are not hashed again");
+        // The checksums handed to GGRS are these kept hashes.
+        for t in 3..6 {
+            assert_eq!(d.hash_at(t).expect("kept"), first[t as usize], "tick {t}");
+        }
+        // Re-simulated with other inputs, tick 3 is the loaded state, 4 and 5 differ.
+        d.handle(resimulate(-50)).expect("rollback");
+        assert_eq!(d.states_hashed(), hashed + 2, "ticks 4 and 5 hashed");
+        let mut plain = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
+        for t in 0..6u32 {
+            let x = if t < 3 { 50 } else { -50 };
+            if t >= 3 {
+                assert_eq!(d.hash_at(t).expect("kept"), plain.state_hash(), "tick {t}");
+            }
+            let cmd = inputs(x)[0].at(t);
+            plain.step(&[cmd, cmd]).expect("step");
+        }
+        assert_ne!(d.hash_at(4).expect("kept"), first[4]);
     }
 
     /// A rollback re-simulates up to the furthest tick again: those frames are advances, not
