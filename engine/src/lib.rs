@@ -44,6 +44,7 @@ compile_error!("the engine's state hash reads its records' memory as little-endi
 #[doc(hidden)]
 pub mod bench_support;
 mod bot;
+mod clearance;
 mod error;
 mod event;
 mod fx;

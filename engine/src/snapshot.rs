@@ -330,7 +330,8 @@ mod tests {
         assert_eq!(base, base.clone());
         assert_eq!(base.to_bytes(), base.clone().to_bytes());
         let nudge = |v: Fx| fx_bits(v.to_bits() ^ 1);
-        let changes: [(&str, fn(&mut WorldSnapshot)); 17] = [
+        type Change = (&'static str, fn(&mut WorldSnapshot));
+        let changes: [Change; 17] = [
             ("tick", |s| s.tick += 1),
             ("rules hash", |s| s.rules_hash ^= 1),
             ("match seed", |s| s.match_seed ^= 1),

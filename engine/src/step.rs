@@ -5,6 +5,7 @@
 //! exactly that list. Within a phase, players are visited in slot order and projectiles in
 //! spawn order; pairs of players in `(i, j)`, `i < j` order.
 
+use crate::clearance::{Target, Window};
 use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
@@ -141,20 +142,63 @@ impl Victims {
             .filter(|v| v.id != proj.owner || v.generation != proj.owner_generation)
     }
 
-    /// Whether `proj` may touch a victim it can hit this step (`false` is exact: no contact).
-    fn any_near(&self, proj: &Projectile, hurt_radius: Fx) -> bool {
-        self.hittable_by(proj)
-            .any(|v| !swept_circle_far(proj.pos, proj.vel, v.pos, hurt_radius))
+    /// The victims as the clearance cache tracks them.
+    fn targets(&self) -> ([Target; MAX_PLAYERS], usize) {
+        let mut targets = [Target::default(); MAX_PLAYERS];
+        for (t, v) in targets.iter_mut().zip(&self.list[..self.len]) {
+            *t = Target {
+                who: (v.slot, v.generation),
+                x: i64::from(v.pos.x.to_bits()),
+                y: i64::from(v.pos.y.to_bits()),
+            };
+        }
+        (targets, self.len)
+    }
+
+    /// By how much `proj` is far from every victim it can hit this step, or `None` if it may
+    /// touch one (`swept_circle_far` for each: far is exact, no contact). The margin is the
+    /// least, over those victims, of the larger of `|f| − r − |d|` on either axis, raw 16.16
+    /// bits; `u64::MAX` when there is none to hit.
+    #[inline(always)]
+    fn far_margin(&self, proj: &Projectile, hurt_radius: Fx) -> Option<u64> {
+        let mut least = u64::MAX;
+        for v in self.hittable_by(proj) {
+            if !swept_circle_far(proj.pos, proj.vel, v.pos, hurt_radius) {
+                return None;
+            }
+            let r = i64::from(hurt_radius.to_bits());
+            let axis = |p: Fx, c: Fx, d: Fx| {
+                let f = i64::from(p.to_bits()) - i64::from(c.to_bits());
+                f.abs() - r - i64::from(d.to_bits()).abs()
+            };
+            let x = axis(proj.pos.x, v.pos.x, proj.vel.x);
+            let y = axis(proj.pos.y, v.pos.y, proj.vel.y);
+            // Far on at least one axis, so the larger is above 0.
+            least = least.min(x.max(y).unsigned_abs());
+        }
+        Some(least)
     }
 
     /// Steps the leading projectiles of `projectiles` whose step is only a move — in flight,
-    /// known clear of walls this step, far from every victim, not at the end of their life —
-    /// and returns how many it stepped: the next one (if any) needs the full sweep, or has
-    /// ended.
-    fn move_while_clear(&self, projectiles: &mut [Projectile], hurt_radius: Fx) -> usize {
+    /// known clear of walls this step, far from every victim (known from `clearance`, or
+    /// tested and then kept there), not at the end of their life — and returns how many it
+    /// stepped: the next one (if any) needs the full sweep, or has ended.
+    fn move_while_clear(
+        &self,
+        projectiles: &mut [Projectile],
+        mut clearance: Window<'_>,
+        hurt_radius: Fx,
+    ) -> usize {
         for (moved, p) in projectiles.iter_mut().enumerate() {
-            if p.wall_clear == 0 || p.life <= 1 || self.any_near(p, hurt_radius) {
+            if p.wall_clear == 0 || p.life <= 1 {
                 return moved;
+            }
+            if !clearance.known_far(moved) {
+                let Some(margin) = self.far_margin(p, hurt_radius) else {
+                    return moved;
+                };
+                let step = (i64::from(p.vel.x.to_bits()), i64::from(p.vel.y.to_bits()));
+                clearance.found_far(moved, margin, step);
             }
             p.pos += p.vel;
             p.life -= 1;
@@ -571,6 +615,7 @@ impl World {
             vel: dir.scale(rules.projectile_speed),
             life: rules.projectile_life,
         });
+        self.clearance.spawned();
         let p = &mut self.state.players[i];
         p.ammo -= 1;
         p.shot_cooldown = rules.shot_cooldown;
@@ -611,7 +656,7 @@ impl World {
     /// Drops the projectiles the projectile phase ended (keeping the others in spawn order).
     fn phase_removal(&mut self) {
         if self.projectiles_ended {
-            self.state.projectiles.retain(|p| p.life > 0);
+            self.clearance.retain_with(&mut self.state.projectiles);
         }
     }
 
@@ -625,6 +670,8 @@ impl World {
         let hurt_radius = self.rules.pushbox_radius + self.rules.projectile_radius;
         let walk_every_step = self.exact_walls;
         let mut victims = Victims::of(&self.state.players, fighting);
+        let (targets, len) = victims.targets();
+        self.clearance.begin_phase(&targets[..len]);
         let mut k = 0;
         while k < self.state.projectiles.len() {
             // Most projectiles, most steps, go no further than this loop: known clear of walls
@@ -632,7 +679,11 @@ impl World {
             // player they could hit and not at the end of their life. Such a step only moves
             // the projectile; the full sweep below would find no contact and do the same.
             if !walk_every_step {
-                k += victims.move_while_clear(&mut self.state.projectiles[k..], hurt_radius);
+                k += victims.move_while_clear(
+                    &mut self.state.projectiles[k..],
+                    self.clearance.from(k),
+                    hurt_radius,
+                );
                 if k == self.state.projectiles.len() {
                     break;
                 }

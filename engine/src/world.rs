@@ -1,5 +1,6 @@
 //! `World`: the live simulation, its construction, save and restore.
 
+use crate::clearance::Clearance;
 use crate::error::Error;
 use crate::event::{Event, EventKind};
 use crate::fx::{Fx, FxVec, HALF, ONE, ZERO};
@@ -17,8 +18,9 @@ use crate::Tick;
 /// The deterministic simulation of one match.
 ///
 /// All state that can influence a future tick lives in one [`WorldSnapshot`]; beside it the
-/// world keeps only the rules and things rebuilt from the state (the maze hash cache) or
-/// cleared every step (scratch buffers, the event list). See [`World::step`] for the phases.
+/// world keeps only the rules, things rebuilt from the state (the maze hash cache), a cache
+/// that every restore empties and that never changes an outcome (the projectiles' clearance
+/// from the players) and things cleared every step (scratch buffers, the event list). See [`World::step`] for the phases.
 #[derive(Debug, Clone)]
 pub struct World {
     pub(crate) rules: Rules,
@@ -26,6 +28,9 @@ pub struct World {
     pub(crate) state: WorldSnapshot,
     /// Cache: hash of `state.maze`. Rebuilt on restore, refreshed whenever a tile changes.
     pub(crate) maze_hash: u64,
+    /// Cache: how long each projectile stays far from the players (see `clearance.rs`).
+    /// Emptied on restore; it never changes an outcome, only spares player tests.
+    pub(crate) clearance: Clearance,
     /// Scratch: the events of the last step.
     pub(crate) events: Vec<Event>,
     /// Scratch: the sanitized inputs of the step in progress.
@@ -105,6 +110,7 @@ impl World {
             rules_hash,
             state,
             maze_hash: 0,
+            clearance: Clearance::default(),
             events: Vec::with_capacity(64),
             inputs: [InputCmd::default(); MAX_PLAYERS],
             maze_scratch: MazeScratch::default(),
@@ -126,8 +132,9 @@ impl World {
 
     /// For tests: with `on`, every projectile takes the full sweep every step: it walks the
     /// grid even where its `wall_clear` count says the step is clear, and is tested against
-    /// every player even where the box test says all are far (the step that only moves a
-    /// projectile is never taken). The counts are kept exactly as usual, so a world stepped
+    /// every player even where the box test or the clearance cache says all are far (the
+    /// step that only moves a projectile is never taken). The counts are kept exactly as
+    /// usual, so a world stepped
     /// this way must stay bit-identical to one that takes the shortcuts; if a count ever
     /// claimed a step clear that is not, or a projectile that only moved should have hit a
     /// player or ended, the two diverge. Not part of the state (a snapshot does not carry it).
@@ -200,6 +207,7 @@ impl World {
         // maze's, so an equal maze keeps it.
         let same_maze = self.state.maze.same_tiles(&snapshot.maze);
         self.state.clone_from(snapshot);
+        self.clearance.reset(&self.state.projectiles);
         if !same_maze {
             self.rebuild_caches();
         }
@@ -358,6 +366,7 @@ impl World {
             .generate_into(&self.rules, seed, &mut self.maze_scratch);
         self.maze_hash = self.state.maze_hash();
         self.state.projectiles.clear();
+        self.clearance.reset(&self.state.projectiles);
         let (cw, ch) = (
             u32::from(self.rules.maze_cells_w),
             u32::from(self.rules.maze_cells_h),

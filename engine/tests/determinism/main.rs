@@ -2,6 +2,7 @@
 //! hashes, input validation and the step order.
 
 mod bots;
+mod clearance;
 mod closure;
 mod common;
 mod counter_limits;

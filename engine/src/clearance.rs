@@ -1,0 +1,148 @@
+//! `Clearance`: how long each projectile is known to stay far from every player it can hit.
+//!
+//! A cache, not state: it only spares work, never changes an outcome, so it is not in the
+//! snapshot; every restore empties it, and a world with an empty one plays exactly as one
+//! with a full one (tests/determinism/wall_counts.rs steps both side by side, and a world
+//! that tests every projectile against every player every step).
+//!
+//! The projectile phase tests each projectile against the players it can hit with a box test
+//! (`swept_circle_far`): along one axis, far means `|f| > r + |d|`, with `f` the projectile's
+//! offset from the player, `r` the reach and `d` the projectile's step. The amount by which
+//! a far projectile clears that test, its *margin*, can only shrink by how much the offset
+//! changes: by the projectile's own step and by how far the player moves. So the cache keeps
+//! one running total, `travel`, that grows at every projectile phase by
+//! - the most any player that can be hit moved since the last projectile phase, measured
+//!   (not bounded by the rules: a push, a knock-back, a respawn or a debug nudge are counted
+//!   as they happened), and
+//! - `fastest`, at least the step of every projectile holding a clearance;
+//!
+//! and a projectile far by margin `m` when `travel` was `T` stays far while `travel < T + m`.
+//! Until then its step is only a move and no player test is run.
+//!
+//! Whenever the set of players that can be hit changes (a KO, a respawn, a fight starting),
+//! every clearance is dropped: they are recomputed at the next test.
+
+use crate::player::MAX_PLAYERS;
+use crate::projectile::Projectile;
+
+/// A player that can be hit, as the cache remembers it between projectile phases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// Slot and life generation: which player, which life.
+    pub(crate) who: (usize, u32),
+    /// Centre, raw 16.16 bits.
+    pub(crate) x: i64,
+    pub(crate) y: i64,
+}
+
+/// The cache (see the module documentation).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Clearance {
+    /// Parallel to the state's projectiles: the value of `travel` below which each is known
+    /// far from every player it can hit (0: not known).
+    until: Vec<u64>,
+    travel: u64,
+    fastest: u64,
+    /// The players that could be hit at the last projectile phase; `None`: not known.
+    last: Option<([Target; MAX_PLAYERS], usize)>,
+}
+
+impl Clearance {
+    /// Forgets everything, for `projectiles` none of which is known far. Holds room for as
+    /// many as their buffer does, so a step that spawns into that room does not allocate.
+    pub(crate) fn reset(&mut self, projectiles: &Vec<Projectile>) {
+        self.until.clear();
+        self.until.reserve(projectiles.capacity());
+        self.until.resize(projectiles.len(), 0);
+        self.travel = 0;
+        self.fastest = 0;
+        self.last = None;
+    }
+
+    /// A projectile was appended to the state's list.
+    pub(crate) fn spawned(&mut self) {
+        self.until.push(0);
+    }
+
+    /// The state's projectiles were filtered by `keep`, in order (the removal phase): the
+    /// same filter, over the same list, keeps the clearances in step with them.
+    pub(crate) fn retain_with(&mut self, projectiles: &mut Vec<Projectile>) {
+        debug_assert_eq!(self.until.len(), projectiles.len());
+        let mut kept = 0;
+        for i in 0..projectiles.len() {
+            if projectiles[i].life > 0 {
+                projectiles[kept] = projectiles[i];
+                self.until[kept] = self.until[i];
+                kept += 1;
+            }
+        }
+        projectiles.truncate(kept);
+        self.until.truncate(kept);
+    }
+
+    /// Starts a projectile phase against `targets`, the players that can be hit now: grows
+    /// `travel` by what they moved since the last phase and by `fastest`, or drops every
+    /// clearance if they are not the same players as then.
+    pub(crate) fn begin_phase(&mut self, targets: &[Target]) {
+        let same = self.last.as_ref().is_some_and(|(last, len)| {
+            *len == targets.len()
+                && last[..*len]
+                    .iter()
+                    .zip(targets)
+                    .all(|(a, b)| a.who == b.who)
+        });
+        let moved = match &self.last {
+            Some((last, len)) if same => last[..*len]
+                .iter()
+                .zip(targets)
+                .map(|(a, b)| a.x.abs_diff(b.x).max(a.y.abs_diff(b.y)))
+                .max()
+                .unwrap_or(0),
+            _ => {
+                self.until.fill(0);
+                0
+            }
+        };
+        self.travel = self
+            .travel
+            .saturating_add(moved)
+            .saturating_add(self.fastest);
+        let mut kept = [Target::default(); MAX_PLAYERS];
+        kept[..targets.len()].copy_from_slice(targets);
+        self.last = Some((kept, targets.len()));
+    }
+
+    /// The clearances of the projectiles from index `from` on.
+    pub(crate) fn from(&mut self, from: usize) -> Window<'_> {
+        Window {
+            until: &mut self.until[from..],
+            travel: self.travel,
+            fastest: &mut self.fastest,
+        }
+    }
+}
+
+/// The clearances of a run of projectiles, as the projectile loop reads them.
+pub(crate) struct Window<'a> {
+    until: &'a mut [u64],
+    travel: u64,
+    fastest: &'a mut u64,
+}
+
+impl Window<'_> {
+    /// Whether projectile `i` of the run is known far from every player it can hit.
+    #[inline(always)]
+    pub(crate) fn known_far(&self, i: usize) -> bool {
+        self.travel < self.until[i]
+    }
+
+    /// Projectile `i` of the run, stepping by `step` (raw bits, each axis), was just found
+    /// far from every player it can hit by `margin` (> 0, raw 16.16; `u64::MAX` when there
+    /// is none to hit).
+    #[inline(always)]
+    pub(crate) fn found_far(&mut self, i: usize, margin: u64, step: (i64, i64)) {
+        self.until[i] = self.travel.saturating_add(margin);
+        let speed = step.0.unsigned_abs().max(step.1.unsigned_abs());
+        *self.fastest = (*self.fastest).max(speed);
+    }
+}
