@@ -831,7 +831,11 @@ mod tests {
             again
         };
         d.handle(resimulate(50)).expect("rollback");
-        assert_eq!(d.states_hashed(), hashed, "equal saves are not hashed again");
+        assert_eq!(
+            d.states_hashed(),
+            hashed,
+            "equal saves are not hashed again"
+        );
         // The checksums handed to GGRS are these kept hashes.
         for t in 3..6 {
             assert_eq!(d.hash_at(t).expect("kept"), first[t as usize], "tick {t}");
