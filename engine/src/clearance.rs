@@ -29,10 +29,11 @@ use crate::projectile::Projectile;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Target {
     /// Slot and life generation: which player, which life.
-    pub(crate) who: (usize, u32),
+    pub(crate) slot: u32,
+    pub(crate) generation: u32,
     /// Centre, raw 16.16 bits.
-    pub(crate) x: i64,
-    pub(crate) y: i64,
+    pub(crate) x: i32,
+    pub(crate) y: i32,
 }
 
 /// The cache (see the module documentation).
@@ -43,8 +44,11 @@ pub(crate) struct Clearance {
     until: Vec<u64>,
     travel: u64,
     fastest: u64,
-    /// The players that could be hit at the last projectile phase; `None`: not known.
-    last: Option<([Target; MAX_PLAYERS], usize)>,
+    /// The players that could be hit at the last projectile phase (the first `last_len`),
+    /// if `known`.
+    last: [Target; MAX_PLAYERS],
+    last_len: usize,
+    known: bool,
 }
 
 impl Clearance {
@@ -56,7 +60,7 @@ impl Clearance {
         self.until.resize(projectiles.len(), 0);
         self.travel = 0;
         self.fastest = 0;
-        self.last = None;
+        self.known = false;
     }
 
     /// A projectile was appended to the state's list.
@@ -84,32 +88,24 @@ impl Clearance {
     /// `travel` by what they moved since the last phase and by `fastest`, or drops every
     /// clearance if they are not the same players as then.
     pub(crate) fn begin_phase(&mut self, targets: &[Target]) {
-        let same = self.last.as_ref().is_some_and(|(last, len)| {
-            *len == targets.len()
-                && last[..*len]
-                    .iter()
-                    .zip(targets)
-                    .all(|(a, b)| a.who == b.who)
-        });
-        let moved = match &self.last {
-            Some((last, len)) if same => last[..*len]
-                .iter()
-                .zip(targets)
-                .map(|(a, b)| a.x.abs_diff(b.x).max(a.y.abs_diff(b.y)))
-                .max()
-                .unwrap_or(0),
-            _ => {
-                self.until.fill(0);
-                0
-            }
-        };
+        let mut same = self.known && self.last_len == targets.len();
+        let mut moved = 0u64;
+        for (last, now) in self.last.iter_mut().zip(targets) {
+            same &= (last.slot, last.generation) == (now.slot, now.generation);
+            let step = last.x.abs_diff(now.x).max(last.y.abs_diff(now.y));
+            moved = moved.max(u64::from(step));
+            *last = *now;
+        }
+        if !same {
+            self.until.fill(0);
+            moved = 0;
+        }
+        self.last_len = targets.len();
+        self.known = true;
         self.travel = self
             .travel
             .saturating_add(moved)
             .saturating_add(self.fastest);
-        let mut kept = [Target::default(); MAX_PLAYERS];
-        kept[..targets.len()].copy_from_slice(targets);
-        self.last = Some((kept, targets.len()));
     }
 
     /// The clearances of the projectiles from index `from` on.

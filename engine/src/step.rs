@@ -147,9 +147,10 @@ impl Victims {
         let mut targets = [Target::default(); MAX_PLAYERS];
         for (t, v) in targets.iter_mut().zip(&self.list[..self.len]) {
             *t = Target {
-                who: (v.slot, v.generation),
-                x: i64::from(v.pos.x.to_bits()),
-                y: i64::from(v.pos.y.to_bits()),
+                slot: v.slot as u32,
+                generation: v.generation,
+                x: v.pos.x.to_bits(),
+                y: v.pos.y.to_bits(),
             };
         }
         (targets, self.len)
