@@ -74,6 +74,10 @@ impl Game for World {
         World::snapshot(self)
     }
 
+    fn state_equals(&self, snapshot: &WorldSnapshot) -> bool {
+        self.state() == snapshot
+    }
+
     fn tick(&self) -> Tick {
         World::tick(self)
     }

@@ -178,6 +178,16 @@ pub trait Game: Clone + Debug + Sized + 'static {
     /// The current state as a new snapshot.
     fn snapshot(&self) -> Self::Snapshot;
 
+    /// Whether the current state is exactly the one `snapshot` holds (what
+    /// `self.snapshot() == *snapshot` says), told without copying the state. A sync test asks
+    /// this of every re-simulated tick, to spare copying a state it already holds. `false`
+    /// means "not known to be equal": the default always says so, and callers then copy and
+    /// compare as they would without it. Never `true` for another state.
+    fn state_equals(&self, snapshot: &Self::Snapshot) -> bool {
+        let _ = snapshot;
+        false
+    }
+
     /// The tick the next step simulates.
     fn tick(&self) -> Tick;
 

@@ -30,6 +30,8 @@ enum Flaw {
     RulesBytes,
     /// The step refuses tick 5.
     StepRefuses,
+    /// `state_equals` calls every state equal.
+    StateEqualsLies,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -159,6 +161,9 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         s.restored = false;
         s
     }
+    fn state_equals(&self, snapshot: &ToyState) -> bool {
+        self.flaw == Flaw::StateEqualsLies || self.snapshot() == *snapshot
+    }
     fn tick(&self) -> Tick {
         self.state.tick
     }
@@ -242,7 +247,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     }
     fn rules_from_bytes(bytes: &[u8]) -> Option<Flaw> {
         // In declaration order: a flaw's byte is its discriminant.
-        const ALL: [Flaw; 12] = [
+        const ALL: [Flaw; 13] = [
             Flaw::None,
             Flaw::HiddenState,
             Flaw::RestoreIgnores,
@@ -255,6 +260,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
             Flaw::OtherRules,
             Flaw::RulesBytes,
             Flaw::StepRefuses,
+            Flaw::StateEqualsLies,
         ];
         match bytes {
             [b] if *b == Flaw::RulesBytes as u8 => None,
@@ -323,6 +329,7 @@ fn each_flaw_is_refused_by_its_check() {
         (Flaw::RulesBytes, "bytes"),
         // The game's own error, as it says it.
         (Flaw::StepRefuses, &std::fmt::Error.to_string()),
+        (Flaw::StateEqualsLies, "state_equals"),
     ];
     for (flaw, said) in cases {
         let err = check::<0, 0>(flaw).expect_err(&format!("{flaw:?} is refused"));

@@ -30,6 +30,10 @@ pub struct RollbackCounters {
     pub depth_histogram: [u64; MAX_TRACKED_DEPTH + 1],
     /// Deepest rollback seen.
     pub max_depth: u32,
+    /// Re-simulated frames of a sync test that reached their tick's first state again, kept
+    /// without a copy (see [`Driver::keep_first_saves`]): in a deterministic game, every
+    /// re-simulated frame.
+    pub first_states_again: u64,
 }
 
 /// Owns the game and everything needed to serve GGRS: snapshot history, per-tick hashes,
@@ -55,6 +59,9 @@ pub struct Driver<G: Game> {
     first_saves: TickRing<Option<G::Snapshot>>,
     /// The hash of each tick's first save: a re-simulated save equal to the first has it too.
     first_hashes: TickRing<G::Hash>,
+    /// Whether the history's snapshot of each tick is (still) equal to its first save: a
+    /// re-simulation that reaches that state again need not copy it (see `record_reached`).
+    history_is_first: TickRing<bool>,
     /// The per-phase hashes of the step that first reached each tick (kept with first saves).
     first_traces: TickRing<PhaseHashes<G::Hash>>,
     keep_first_saves: bool,
@@ -124,6 +131,7 @@ impl<G: Game> Driver<G> {
             hashed: Cell::new(1),
             first_saves: TickRing::new(ticks),
             first_hashes: TickRing::new(ticks),
+            history_is_first: TickRing::new(ticks),
             first_traces: TickRing::new(ticks),
             keep_first_saves: false,
             trace_first_passes: true,
@@ -194,6 +202,7 @@ impl<G: Game> Driver<G> {
             .insert(tick, Cell::new(Some(self.world.state_hash())));
         self.hashed.set(self.hashed.get() + 1);
         self.history.save(&self.world);
+        self.history_is_first.insert(tick, false);
         Ok(replaced)
     }
 
@@ -218,13 +227,35 @@ impl<G: Game> Driver<G> {
         let now = self.world.tick();
         // Keep every reached state, not only those GGRS asks to save: spectators are never
         // asked, and logs checkpoint and dump from here. Its hash waits until it is compared.
-        self.hashes.insert(now, Cell::new(None));
-        self.history.save(&self.world);
+        // A sync test's re-simulation nearly always reaches the state of the tick's first
+        // save again, which the history still holds: then nothing is copied, and the state
+        // has the first save's hash.
+        if let Some(hash) = self.first_state_again(now) {
+            self.hashes.insert(now, Cell::new(Some(hash)));
+            self.counters.first_states_again += 1;
+        } else {
+            self.hashes.insert(now, Cell::new(None));
+            self.history.save(&self.world);
+            self.history_is_first.insert(now, false);
+        }
         self.counters.advances += 1;
         if now > self.furthest {
             self.furthest = now;
             self.counters.new_frames += 1;
         }
+    }
+
+    /// The first save's hash, if the world is at tick `now` in the state of that tick's
+    /// first save and the history holds that state still.
+    fn first_state_again(&self, now: Tick) -> Option<G::Hash> {
+        if !self.keep_first_saves || self.history_is_first.get(now) != Ok(&true) {
+            return None;
+        }
+        let first = self.first_saves.get(now).ok()?.as_ref()?;
+        if !self.world.state_equals(first) {
+            return None;
+        }
+        self.first_hashes.get(now).ok().copied()
     }
 
     /// Arms a deliberate desync (see [`Injection`]).
@@ -330,6 +361,10 @@ impl<G: Game> Driver<G> {
     /// differ exactly as if every save were hashed.
     fn sync_test_hash(&mut self, tick: Tick) -> Result<G::Hash, Error> {
         if let Ok(Some(first)) = self.first_saves.get(tick) {
+            // Known when the state was reached (the first save's state again).
+            if let Some(hash) = self.hashes.get(tick)?.get() {
+                return Ok(hash);
+            }
             if first == self.history.get(tick)? {
                 let hash = *self.first_hashes.get(tick)?;
                 self.hashes.get(tick)?.set(Some(hash));
@@ -344,6 +379,7 @@ impl<G: Game> Driver<G> {
         }
         let hash = self.hash_at(tick)?;
         self.first_hashes.insert(tick, hash);
+        self.history_is_first.insert(tick, true);
         Ok(hash)
     }
 
@@ -836,6 +872,9 @@ mod tests {
             hashed,
             "equal saves are not hashed again"
         );
+        // Ticks 4 and 5 reached again in their first states, kept without a copy (tick 6
+        // was only reached, never saved: it has no first save).
+        assert_eq!(d.counters().first_states_again, 2);
         // The checksums handed to GGRS are these kept hashes.
         for t in 3..6 {
             assert_eq!(d.hash_at(t).expect("kept"), first[t as usize], "tick {t}");
@@ -853,6 +892,23 @@ mod tests {
             plain.step(&[cmd, cmd]).expect("step");
         }
         assert_ne!(d.hash_at(4).expect("kept"), first[4]);
+        // Back to the first inputs: the history holds the other states, so they are replaced
+        // (a copy skipped here would leave tick 4's snapshot at the other state), and their
+        // hashes are the first saves' again, without hashing.
+        let hashed = d.states_hashed();
+        d.handle(resimulate(50)).expect("rollback");
+        assert_eq!(d.states_hashed(), hashed, "equal to the first saves");
+        assert_eq!(
+            d.counters().first_states_again,
+            2,
+            "copied: the history differed"
+        );
+        for t in 3..6 {
+            let kept = d.snapshot_at(t).expect("kept");
+            assert_eq!(Some(kept), d.first_snapshot_at(t), "tick {t}");
+            assert_eq!(d.hash_at(t).expect("kept"), first[t as usize], "tick {t}");
+            assert_eq!(World::snapshot_hash(kept), first[t as usize], "tick {t}");
+        }
     }
 
     /// A rollback re-simulates up to the furthest tick again: those frames are advances, not
