@@ -110,6 +110,16 @@ impl<T> TickRing<T> {
         }
     }
 
+    /// The value recorded for `tick`, to change in place.
+    ///
+    /// # Errors
+    /// As [`TickRing::get`].
+    pub fn get_mut(&mut self, tick: Tick) -> Result<&mut T, RingError> {
+        self.get(tick)?;
+        let i = self.index(tick);
+        Ok(&mut self.slots[i].value)
+    }
+
     /// Forgets every tick after `tick` (after a rollback they are no longer true history).
     pub fn invalidate_after(&mut self, tick: Tick) {
         for slot in &mut self.slots {
@@ -158,6 +168,18 @@ impl<G: Game> StateHistory<G> {
             .and_then(|s| s.as_ref().ok_or(RingError::NotRecorded { requested: tick }))
     }
 
+    /// The snapshot saved for `tick`, to change in place (or to exchange with another, which
+    /// copies nothing).
+    ///
+    /// # Errors
+    /// As [`TickRing::get`].
+    pub fn get_mut(&mut self, tick: Tick) -> Result<&mut G::Snapshot, RingError> {
+        self.ring
+            .get_mut(tick)?
+            .as_mut()
+            .ok_or(RingError::NotRecorded { requested: tick })
+    }
+
     /// Forgets every tick after `tick`.
     pub fn invalidate_after(&mut self, tick: Tick) {
         self.ring.invalidate_after(tick);
@@ -181,6 +203,25 @@ mod tests {
                 Err(RingError::Overwritten { requested, held: 9 })
             );
         }
+    }
+
+    #[test]
+    fn a_value_changed_in_place_is_read_back_and_only_for_its_tick() {
+        let mut ring: TickRing<u32> = TickRing::new(4);
+        ring.insert(5, 50);
+        *ring.get_mut(5).expect("recorded") += 1;
+        assert_eq!(ring.get(5), Ok(&51));
+        assert_eq!(
+            ring.get_mut(9),
+            Err(RingError::Overwritten {
+                requested: 9,
+                held: 5
+            })
+        );
+        assert_eq!(
+            ring.get_mut(6),
+            Err(RingError::NotRecorded { requested: 6 })
+        );
     }
 
     #[test]

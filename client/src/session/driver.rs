@@ -174,7 +174,12 @@ impl<G: Game> Driver<G> {
     /// # Errors
     /// If `tick` is no longer in the history.
     pub fn rewind_to(&mut self, tick: Tick) -> Result<(), Error> {
-        let snapshot = self.history.get(tick)?;
+        let snapshot = kept(
+            &self.history,
+            &self.first_saves,
+            &self.history_is_first,
+            tick,
+        )?;
         self.world.restore_saved(snapshot).map_err(Error::game)?;
         self.furthest = tick;
         Ok(())
@@ -243,6 +248,17 @@ impl<G: Game> Driver<G> {
             self.furthest = now;
             self.counters.new_frames += 1;
         }
+    }
+
+    /// The state kept for `tick`: the history's, or the tick's first save where the history
+    /// gave its snapshot to it (a sync test's first save; see `sync_test_hash`).
+    fn kept(&self, tick: Tick) -> Result<&G::Snapshot, Error> {
+        kept(
+            &self.history,
+            &self.first_saves,
+            &self.history_is_first,
+            tick,
+        )
     }
 
     /// The first save's hash, if the world is at tick `now` in the state of that tick's
@@ -337,7 +353,12 @@ impl<G: Game> Driver<G> {
                     }
                     let depth = self.world.tick().saturating_sub(tick);
                     // The history holds only this world's own saves.
-                    let snapshot = self.history.get(tick)?;
+                    let snapshot = kept(
+                        &self.history,
+                        &self.first_saves,
+                        &self.history_is_first,
+                        tick,
+                    )?;
                     self.world.restore_saved(snapshot).map_err(Error::game)?;
                     self.counters.rollbacks += 1;
                     let bucket = (depth as usize).min(MAX_TRACKED_DEPTH);
@@ -365,21 +386,25 @@ impl<G: Game> Driver<G> {
             if let Some(hash) = self.hashes.get(tick)?.get() {
                 return Ok(hash);
             }
-            if first == self.history.get(tick)? {
+            if self.history_is_first.get(tick) == Ok(&true) || first == self.history.get(tick)? {
                 let hash = *self.first_hashes.get(tick)?;
                 self.hashes.get(tick)?.set(Some(hash));
                 return Ok(hash);
             }
             return self.hash_at(tick);
         }
-        // The slot's old snapshot is overwritten in place: no clone per frame.
+        // The history holds this state: it becomes the first save by exchanging the two
+        // slots' snapshots (no copy), and the history's reads of the tick go to the first
+        // save while `history_is_first` says so (see `kept`). The history slot's snapshot,
+        // another tick's, is overwritten only if a re-simulation reaches another state.
+        let kept = self.history.get_mut(tick)?;
         match self.first_saves.slot_mut(tick) {
-            Some(kept) => self.world.save_into(kept),
-            empty => *empty = Some(self.world.snapshot()),
+            Some(first) => std::mem::swap(first, kept),
+            empty => *empty = Some(kept.clone()),
         }
+        self.history_is_first.insert(tick, true);
         let hash = self.hash_at(tick)?;
         self.first_hashes.insert(tick, hash);
-        self.history_is_first.insert(tick, true);
         Ok(hash)
     }
 
@@ -449,7 +474,7 @@ impl<G: Game> Driver<G> {
         world
             // Checked: forensics re-traces states a desync (or its test hook) may have left
             // outside the invariants, and must refuse them rather than trust them.
-            .restore(self.history.get(before)?)
+            .restore(self.kept(before)?)
             .map_err(Error::game)?;
         let inputs = self.inputs_at(before)?;
         let mut tracer = PhaseTracer::new(before);
@@ -513,7 +538,7 @@ impl<G: Game> Driver<G> {
         let hash = if tick == self.world.tick() {
             self.world.state_hash()
         } else {
-            G::snapshot_hash(self.history.get(tick)?)
+            G::snapshot_hash(self.kept(tick)?)
         };
         kept.set(Some(hash));
         self.hashed.set(self.hashed.get() + 1);
@@ -590,7 +615,7 @@ impl<G: Game> Driver<G> {
     /// # Errors
     /// If `tick` is not (or no longer) in the history.
     pub fn snapshot_at(&self, tick: Tick) -> Result<&G::Snapshot, Error> {
-        Ok(self.history.get(tick)?)
+        self.kept(tick)
     }
 
     /// The first snapshot saved for `tick`, if first saves are kept.
@@ -610,6 +635,22 @@ impl<G: Game> Driver<G> {
     pub fn counters(&self) -> &RollbackCounters {
         &self.counters
     }
+}
+
+/// [`Driver::kept`] over the driver's fields, so the world can be restored from it while
+/// they are borrowed.
+fn kept<'a, G: Game>(
+    history: &'a StateHistory<G>,
+    first_saves: &'a TickRing<Option<G::Snapshot>>,
+    history_is_first: &TickRing<bool>,
+    tick: Tick,
+) -> Result<&'a G::Snapshot, Error> {
+    if history_is_first.get(tick) == Ok(&true) {
+        if let Ok(Some(first)) = first_saves.get(tick) {
+            return Ok(first);
+        }
+    }
+    Ok(history.get(tick)?)
 }
 
 /// The checksum GGRS compares: the combined state hash.

@@ -316,6 +316,48 @@ mod tests {
         }
     }
 
+    /// Past the length of its history (where the driver's history hands its snapshots to
+    /// the first saves instead of copying them), a sync test keeps and rolls back to the true
+    /// states: every kept tick is the state a plain run of the same inputs reaches, and the
+    /// re-simulations reach them again without a copy.
+    #[test]
+    fn a_sync_test_past_its_history_keeps_and_restores_the_true_states() {
+        use crate::session::driver::HISTORY_TICKS;
+        let mut tester =
+            SyncTester::<World>::new(Rules::default(), 3, 2, 7, PathBuf::from("unused"))
+                .expect("tester");
+        tester.trace_phases(false);
+        let mut bots = [Bot::new(0, 8), Bot::new(1, 9)];
+        let mut plain = World::new(Rules::default(), 3, 2).expect("world");
+        let mut states = vec![plain.snapshot()];
+        for _ in 0..HISTORY_TICKS * 3 {
+            let world = tester.driver().world();
+            let inputs = [
+                bots[0].think(world).to_wire(),
+                bots[1].think(world).to_wire(),
+            ];
+            tester.advance(&inputs).expect("no mismatch");
+            let tick = plain.tick();
+            plain
+                .step(&[inputs[0].at(tick), inputs[1].at(tick)])
+                .expect("step");
+            states.push(plain.snapshot());
+        }
+        let driver = tester.driver();
+        let now = driver.world().tick();
+        assert_eq!(driver.world().state(), plain.state());
+        for tick in now - HISTORY_TICKS as Tick + 1..=now {
+            let kept = driver.snapshot_at(tick).expect("kept");
+            assert_eq!(kept, &states[tick as usize], "tick {tick}");
+            assert_eq!(
+                driver.hash_at(tick).expect("hash"),
+                kept.hash(),
+                "tick {tick}"
+            );
+        }
+        assert!(driver.counters().first_states_again > 6 * (now as u64 - HISTORY_TICKS as u64));
+    }
+
     /// Without phase traces a sync test still catches a non-determinism and dumps both
     /// snapshots, naming no phase; with them (the default) it names the phase.
     #[test]
