@@ -685,6 +685,41 @@ mod tests {
         ]
     }
 
+    /// A confirmed advance with player 0's stick at `x`.
+    fn advance(x: i8) -> GgrsRequest<GgrsConfig<World>> {
+        GgrsRequest::AdvanceFrame {
+            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Confirmed); 2],
+        }
+    }
+
+    /// A sync test's driver (first saves kept) on a fight that has begun, served six frames
+    /// (save, advance with the stick at 50): its start, the driver and the six save cells.
+    fn sync_test_of_six_frames() -> (
+        engine::WorldSnapshot,
+        Driver<World>,
+        Vec<GameStateCell<Tick>>,
+    ) {
+        let mut fighting = World::new(Rules::default(), 7, 2)
+            .expect("world")
+            .snapshot();
+        fighting.round.phase = engine::RoundPhase::Fighting;
+        fighting.round.phase_timer = 0;
+        let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
+        let mut d = Driver::new(world);
+        d.keep_first_saves(true);
+        let mut cells = Vec::new();
+        for frame in 0..6 {
+            let cell = GameStateCell::default();
+            cells.push(cell.clone());
+            d.handle(vec![
+                GgrsRequest::SaveGameState { cell, frame },
+                advance(50),
+            ])
+            .expect("advance");
+        }
+        (fighting, d, cells)
+    }
+
     /// A session started mid-match (after a rejoin) counts GGRS frames from its first tick.
     #[test]
     fn frames_count_from_the_tick_the_session_started_at() {
@@ -871,27 +906,7 @@ mod tests {
     /// so GGRS sees the mismatch.
     #[test]
     fn a_sync_test_hashes_a_re_simulated_save_only_when_it_differs_from_the_first() {
-        let mut fighting = World::new(Rules::default(), 7, 2)
-            .expect("world")
-            .snapshot();
-        fighting.round.phase = engine::RoundPhase::Fighting;
-        fighting.round.phase_timer = 0;
-        let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
-        let mut d = Driver::new(world);
-        d.keep_first_saves(true);
-        let advance = |x| GgrsRequest::AdvanceFrame {
-            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Confirmed); 2],
-        };
-        let mut cells = Vec::new();
-        for frame in 0..6 {
-            let cell = ggrs::GameStateCell::default();
-            cells.push(cell.clone());
-            d.handle(vec![
-                GgrsRequest::SaveGameState { cell, frame },
-                advance(50),
-            ])
-            .expect("advance");
-        }
+        let (fighting, mut d, cells) = sync_test_of_six_frames();
         let first: Vec<_> = (0..6).map(|t| d.hash_at(t).expect("kept")).collect();
         let hashed = d.states_hashed();
         // Re-simulate ticks 3 to 6 with the same inputs, saving 3 to 5 again.
@@ -1036,27 +1051,7 @@ mod tests {
     /// with other inputs keeps the first traces, and every tick first reached has one.
     #[test]
     fn only_a_ticks_first_pass_is_traced() {
-        let mut fighting = World::new(Rules::default(), 7, 2)
-            .expect("world")
-            .snapshot();
-        fighting.round.phase = engine::RoundPhase::Fighting;
-        fighting.round.phase_timer = 0;
-        let world = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
-        let mut d = Driver::new(world);
-        d.keep_first_saves(true);
-        let advance = |x| GgrsRequest::AdvanceFrame {
-            inputs: vec![(inputs(x)[0], ggrs::InputStatus::Confirmed); 2],
-        };
-        let mut cells = Vec::new();
-        for frame in 0..6 {
-            let cell = ggrs::GameStateCell::default();
-            cells.push(cell.clone());
-            d.handle(vec![
-                GgrsRequest::SaveGameState { cell, frame },
-                advance(50),
-            ])
-            .expect("advance");
-        }
+        let (_, mut d, cells) = sync_test_of_six_frames();
         let first: Vec<_> = (1..=6)
             .map(|t| *d.first_trace_at(t).expect("a first pass is traced"))
             .collect();

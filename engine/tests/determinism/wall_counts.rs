@@ -7,7 +7,7 @@
 //! world would part from the other. And a snapshot from outside that claims more than is true
 //! is refused.
 
-use crate::common::{expand, segment};
+use crate::common::{expand, segment, step_alike};
 use engine::{Bot, EventKind, Fx, HitSource, Rules, World, WorldSnapshot};
 use proptest::prelude::*;
 
@@ -37,25 +37,7 @@ fn side_by_side(
     let mut met = Met::default();
     for _ in 0..ticks {
         let cmds = inputs(&trusting);
-        let a: Vec<EventKind> = trusting
-            .step(&cmds)
-            .expect("step")
-            .iter()
-            .map(|e| e.kind)
-            .collect();
-        let b: Vec<EventKind> = walking
-            .step(&cmds)
-            .expect("step")
-            .iter()
-            .map(|e| e.kind)
-            .collect();
-        assert_eq!(a, b, "events at tick {}", trusting.tick());
-        assert_eq!(
-            trusting.state_hash(),
-            walking.state_hash(),
-            "state at tick {}",
-            trusting.tick()
-        );
+        let a = step_alike(&mut trusting, &mut walking, &cmds);
         let count = |is: fn(&EventKind) -> bool| a.iter().filter(|k| is(k)).count() as u32;
         met.shot_hits += count(|k| {
             matches!(
