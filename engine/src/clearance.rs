@@ -142,3 +142,108 @@ impl Window<'_> {
         *self.fastest = (*self.fastest).max(speed);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(slot: u32, generation: u32, x: i32, y: i32) -> Target {
+        Target {
+            slot,
+            generation,
+            x,
+            y,
+        }
+    }
+
+    fn projectile(id: u32, life: u16) -> Projectile {
+        Projectile {
+            id,
+            life,
+            ..bytemuck::Zeroable::zeroed()
+        }
+    }
+
+    /// A cache for one projectile stepping `speed` (raw) on its larger axis, found far by
+    /// `margin` in a first phase against `targets`.
+    fn holding(targets: &[Target], margin: u64, speed: i64) -> Clearance {
+        let mut c = Clearance::default();
+        c.reset(&vec![projectile(0, 5)]);
+        c.begin_phase(targets);
+        let mut w = c.from(0);
+        assert!(!w.known_far(0), "nothing is known after a reset");
+        w.found_far(0, margin, (speed, speed / 2));
+        assert!(w.known_far(0));
+        c
+    }
+
+    /// Travel grows by the most any target moved (on its larger axis) plus the fastest
+    /// step: a margin of 100 lasts while that sum stays below it.
+    #[test]
+    fn travel_grows_by_the_largest_move_and_the_fastest_step() {
+        let still = [target(0, 1, 0, 0), target(1, 1, 500, 500)];
+        let mut c = holding(&still, 100, -30);
+        c.begin_phase(&still);
+        assert!(c.from(0).known_far(0), "30 of 100");
+        c.begin_phase(&[target(0, 1, 0, 39), target(1, 1, 500, 500)]);
+        assert!(c.from(0).known_far(0), "30 + 39 + 30 = 99 of 100");
+        c.begin_phase(&[target(0, 1, 0, 39), target(1, 1, 499, 500)]);
+        assert!(!c.from(0).known_far(0), "99 + 1 + 30 = 130");
+    }
+
+    /// Another player, another life, one more or one fewer: every clearance is dropped,
+    /// however little anyone moved; so after a reset, which forgets the targets.
+    #[test]
+    fn a_change_of_who_can_be_hit_drops_every_clearance() {
+        let two = [target(0, 1, 0, 0), target(1, 1, 500, 500)];
+        let changes: [&[Target]; 5] = [
+            &[target(0, 1, 0, 0), target(2, 1, 500, 500)],
+            &[target(0, 1, 0, 0), target(1, 2, 500, 500)],
+            &[target(0, 2, 0, 0), target(1, 1, 500, 500)],
+            &[target(0, 1, 0, 0)],
+            &[
+                target(0, 1, 0, 0),
+                target(1, 1, 500, 500),
+                target(2, 1, 900, 900),
+            ],
+        ];
+        for now in changes {
+            let mut c = holding(&two, 1 << 20, 0);
+            c.begin_phase(now);
+            assert!(!c.from(0).known_far(0), "{now:?}");
+        }
+        // From none to the same two again (the entries kept from before match them).
+        let mut c = holding(&two, 1 << 20, 0);
+        c.begin_phase(&[]);
+        c.from(0).found_far(0, 1 << 20, (0, 0));
+        c.begin_phase(&two);
+        assert!(!c.from(0).known_far(0), "the fight starting again");
+        // A reset, then the same two.
+        let mut c = holding(&two, 1 << 20, 0);
+        c.reset(&vec![projectile(0, 5)]);
+        c.from(0).found_far(0, 1 << 20, (0, 0));
+        c.begin_phase(&two);
+        assert!(
+            !c.from(0).known_far(0),
+            "after a reset the targets are unknown"
+        );
+    }
+
+    /// The removal phase's filter keeps each clearance with its projectile; a projectile
+    /// spawned after is not known far.
+    #[test]
+    fn clearances_follow_their_projectiles_through_a_removal() {
+        let mut c = Clearance::default();
+        let mut projectiles: Vec<Projectile> = (0..4)
+            .map(|id| projectile(id, if id == 1 { 0 } else { 5 }))
+            .collect();
+        c.reset(&projectiles);
+        c.until.copy_from_slice(&[10, 11, 12, 13]);
+        c.retain_with(&mut projectiles);
+        let ids: Vec<u32> = projectiles.iter().map(|p| p.id).collect();
+        assert_eq!(ids, [0, 2, 3]);
+        assert_eq!(c.until, [10, 12, 13]);
+        c.spawned();
+        assert_eq!(c.until, [10, 12, 13, 0]);
+    }
+}

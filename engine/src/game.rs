@@ -196,6 +196,21 @@ mod tests {
     use crate::input::InputCmd;
     use game_api::{RingError, StateHistory};
 
+    /// The duel tells its own state equal (so a sync test skips the copy) and any other
+    /// not: a state one tick before, or of another seed.
+    #[test]
+    fn the_duel_tells_its_own_state_from_another() {
+        let mut history = StateHistory::new(8);
+        let world = stepped(&mut history, 3);
+        assert!(Game::state_equals(&world, &world.snapshot()));
+        let before = history.get(2).expect("kept");
+        assert!(!Game::state_equals(&world, before));
+        let other = World::new(Rules::default(), 2, 2).expect("world");
+        let mut same_tick = other.snapshot();
+        same_tick.tick = world.tick();
+        assert!(!Game::state_equals(&world, &same_tick));
+    }
+
     fn stepped(history: &mut StateHistory<World>, ticks: Tick) -> World {
         let mut world = World::new(Rules::default(), 1, 2).expect("world");
         history.save(&world);

@@ -36,10 +36,20 @@ pub(crate) fn segment_circle_toi(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> Option<
 #[must_use]
 #[inline]
 pub(crate) fn swept_circle_far(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> bool {
+    swept_circle_margin(p, d, c, r) > 0
+}
+
+/// By how much the point `p + t·d`, `t ∈ [0, 1]`, clears [`swept_circle_far`]'s test: the
+/// larger over the two axes of |f| − r − |d| (raw 16.16 bits, `f = p − c`). Above 0 exactly
+/// when the test says far; the amount is how much the offset may still shrink, on that axis,
+/// before it would not (the projectiles' clearance from the players counts on it).
+#[must_use]
+#[inline]
+pub(crate) fn swept_circle_margin(p: FxVec, d: FxVec, c: FxVec, r: Fx) -> i64 {
     let (fx, fy) = (raw(p.x) - raw(c.x), raw(p.y) - raw(c.y)); // Q16
     let (dx, dy) = (raw(d.x), raw(d.y)); // Q16
     let r = raw(r);
-    fx.abs() > r + dx.abs() || fy.abs() > r + dy.abs()
+    (fx.abs() - r - dx.abs()).max(fy.abs() - r - dy.abs())
 }
 
 /// [`segment_circle_toi`] past its early out: `f` is the start relative to the centre, all

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::event::{Event, EventKind, HitSource};
 use crate::fx::{Fx, FxVec, ZERO};
 use crate::geom::{
-    point_at, segment_circle_toi, segment_grid_toi, swept_circle_far, wall_clear_ticks,
+    point_at, segment_circle_toi, segment_grid_toi, swept_circle_margin, wall_clear_ticks,
 };
 use crate::hash::StateHash;
 use crate::input::{buttons, InputCmd, WireInput, STICK_MAX};
@@ -157,25 +157,16 @@ impl Victims {
     }
 
     /// By how much `proj` is far from every victim it can hit this step, or `None` if it may
-    /// touch one (`swept_circle_far` for each: far is exact, no contact). The margin is the
-    /// least, over those victims, of the larger of `|f| − r − |d|` on either axis, raw 16.16
-    /// bits; `u64::MAX` when there is none to hit.
+    /// touch one (the box test of `swept_circle_far` for each: far is exact, no contact). The margin is the
+    /// least of their [`swept_circle_margin`]s, raw 16.16 bits; `u64::MAX` when there is none
+    /// to hit.
     #[inline(always)]
     fn far_margin(&self, proj: &Projectile, hurt_radius: Fx) -> Option<u64> {
         let mut least = u64::MAX;
         for v in self.hittable_by(proj) {
-            if !swept_circle_far(proj.pos, proj.vel, v.pos, hurt_radius) {
-                return None;
-            }
-            let r = i64::from(hurt_radius.to_bits());
-            let axis = |p: Fx, c: Fx, d: Fx| {
-                let f = i64::from(p.to_bits()) - i64::from(c.to_bits());
-                f.abs() - r - i64::from(d.to_bits()).abs()
-            };
-            let x = axis(proj.pos.x, v.pos.x, proj.vel.x);
-            let y = axis(proj.pos.y, v.pos.y, proj.vel.y);
-            // Far on at least one axis, so the larger is above 0.
-            least = least.min(x.max(y).unsigned_abs());
+            let margin = swept_circle_margin(proj.pos, proj.vel, v.pos, hurt_radius);
+            // Not above 0: not far on either axis, it may touch.
+            least = least.min(u64::try_from(margin).ok().filter(|&m| m > 0)?);
         }
         Some(least)
     }

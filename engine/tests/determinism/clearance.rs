@@ -83,8 +83,9 @@ fn a_projectile_flying_into_a_still_player_is_hit() {
     assert!(at > 5, "hit at tick {at}: it was far at first");
 }
 
-/// A projectile already flying at player 0 during the countdown, when nobody can be hit:
-/// once the fight starts it must be tested again.
+/// A projectile already flying at player 0 during the countdown, when nobody can be hit,
+/// that reaches the player just as the fight starts: it must be tested again then, and hit
+/// on the fight's first step.
 #[test]
 fn a_projectile_in_flight_when_the_fight_starts_is_tested_again() {
     let world = arena(&ROOM, &[(1, 4), (7, 1)]);
@@ -93,10 +94,13 @@ fn a_projectile_in_flight_when_the_fight_starts_is_tested_again() {
     snap.round.phase_timer = 10;
     let mut countdown = world.clone();
     countdown.restore(&snap).expect("countdown");
+    // 10 steps of 1/8 tile bring it a quarter tile from the player's centre.
+    let player = snap.players[0].pos;
+    let start = FxVec::new(player.x + Fx::from_num(1.5), player.y);
     let toward = FxVec::new(Fx::from_num(-0.125), Fx::ZERO);
-    let scene = with_shot(&countdown, centre(5, 4), toward);
+    let scene = with_shot(&countdown, start, toward);
     let at = hit_tick(&scene, idle(2), 120);
-    assert!(at > 10, "hit at tick {at}: after the countdown");
+    assert_eq!(at, scene.tick() + 11, "the first step of the fight");
 }
 
 /// A rollback restores, into a world whose clearances say the projectile is far, a state
