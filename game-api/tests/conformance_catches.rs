@@ -32,6 +32,8 @@ enum Flaw {
     StepRefuses,
     /// `state_equals` calls every state equal.
     StateEqualsLies,
+    /// `state_equals` compares the ticks only.
+    StateEqualsTickOnly,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -162,7 +164,11 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
         s
     }
     fn state_equals(&self, snapshot: &ToyState) -> bool {
-        self.flaw == Flaw::StateEqualsLies || self.snapshot() == *snapshot
+        match self.flaw {
+            Flaw::StateEqualsLies => true,
+            Flaw::StateEqualsTickOnly => self.state.tick == snapshot.tick,
+            _ => self.snapshot() == *snapshot,
+        }
     }
     fn tick(&self) -> Tick {
         self.state.tick
@@ -247,7 +253,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
     }
     fn rules_from_bytes(bytes: &[u8]) -> Option<Flaw> {
         // In declaration order: a flaw's byte is its discriminant.
-        const ALL: [Flaw; 13] = [
+        const ALL: [Flaw; 14] = [
             Flaw::None,
             Flaw::HiddenState,
             Flaw::RestoreIgnores,
@@ -261,6 +267,7 @@ impl<const NAMES: u8, const S: u8> Game for Toy<NAMES, S> {
             Flaw::RulesBytes,
             Flaw::StepRefuses,
             Flaw::StateEqualsLies,
+            Flaw::StateEqualsTickOnly,
         ];
         match bytes {
             [b] if *b == Flaw::RulesBytes as u8 => None,
@@ -330,6 +337,7 @@ fn each_flaw_is_refused_by_its_check() {
         // The game's own error, as it says it.
         (Flaw::StepRefuses, &std::fmt::Error.to_string()),
         (Flaw::StateEqualsLies, "state_equals"),
+        (Flaw::StateEqualsTickOnly, "a perturbed copy"),
     ];
     for (flaw, said) in cases {
         let err = check::<0, 0>(flaw).expect_err(&format!("{flaw:?} is refused"));
