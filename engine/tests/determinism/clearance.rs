@@ -167,3 +167,28 @@ proptest::proptest! {
         }
     }
 }
+
+/// A projectile whose step ends exactly at touching distance from player 0 (its offset is
+/// the reach plus its step: the box test's margin is 0, not far) touches at the end of its
+/// step: it is swept in full and hits, though it is clear of walls and its clearance is
+/// being computed.
+#[test]
+fn a_projectile_that_ends_its_step_touching_is_not_far() {
+    let world = arena(&ROOM, &[(1, 4), (7, 1)]);
+    let rules = world.rules().clone();
+    let reach = rules.pushbox_radius + rules.projectile_radius;
+    let step = Fx::from_num(0.25);
+    let player = world.state().players[0].pos;
+    let mut snap = with_shot(
+        &world,
+        FxVec::new(player.x + reach + step, player.y),
+        FxVec::new(-step, Fx::ZERO),
+    )
+    .snapshot();
+    // Known clear of walls for its next step, so only the player test can stop the move.
+    snap.projectiles[0].wall_clear = 1;
+    let mut scene = world.clone();
+    scene.restore(&snap).expect("scene");
+    let at = hit_tick(&scene, idle(2), 1);
+    assert_eq!(at, scene.tick() + 1);
+}
