@@ -174,13 +174,7 @@ impl<G: Game> Driver<G> {
     /// # Errors
     /// If `tick` is no longer in the history.
     pub fn rewind_to(&mut self, tick: Tick) -> Result<(), Error> {
-        let snapshot = kept(
-            &self.history,
-            &self.first_saves,
-            &self.history_is_first,
-            tick,
-        )?;
-        self.world.restore_saved(snapshot).map_err(Error::game)?;
+        self.restore_kept(tick)?;
         self.furthest = tick;
         Ok(())
     }
@@ -259,6 +253,18 @@ impl<G: Game> Driver<G> {
             &self.history_is_first,
             tick,
         )
+    }
+
+    /// Puts the world back in the state kept for `tick`. The history holds only this
+    /// world's own saves, so it is loaded unchecked ([`Game::restore_saved`]).
+    fn restore_kept(&mut self, tick: Tick) -> Result<(), Error> {
+        let snapshot = kept(
+            &self.history,
+            &self.first_saves,
+            &self.history_is_first,
+            tick,
+        )?;
+        self.world.restore_saved(snapshot).map_err(Error::game)
     }
 
     /// The first save's hash, if the world is at tick `now` in the state of that tick's
@@ -352,14 +358,7 @@ impl<G: Game> Driver<G> {
                         return Err(Error::LoadOfUnsavedFrame { frame });
                     }
                     let depth = self.world.tick().saturating_sub(tick);
-                    // The history holds only this world's own saves.
-                    let snapshot = kept(
-                        &self.history,
-                        &self.first_saves,
-                        &self.history_is_first,
-                        tick,
-                    )?;
-                    self.world.restore_saved(snapshot).map_err(Error::game)?;
+                    self.restore_kept(tick)?;
                     self.counters.rollbacks += 1;
                     let bucket = (depth as usize).min(MAX_TRACKED_DEPTH);
                     self.counters.depth_histogram[bucket] += 1;
