@@ -9,6 +9,12 @@
 //!   itself (a mismatch is still named down to the tick, section and field).
 //! - `synctest_frame/ggrs_u64`: the same GGRS session and check distance with a `u64` as the
 //!   whole game state: what GGRS itself costs per frame.
+//!
+//! Before criterion's runs it prints, for each of these but the traced one, the spread of the
+//! frame's cost over 300 fresh sessions (its minimum, 10th percentile and median, each
+//! session's frames timed together): this host moves between a fast and a slow phase for
+//! seconds at a time, which moves criterion's medians by half, while the fastest tenth of
+//! sessions, taken in one run, gives a ratio that holds from run to run.
 
 // A benchmark times itself: the clock is allowed here, never in the simulation.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -69,7 +75,71 @@ fn trivial_frame(session: &mut SyncTestSession<Trivial>, state: &mut u64) {
     }
 }
 
+/// Frames' cost per fresh session: `run` builds a session, warms it up and times its frames,
+/// returning nanoseconds per frame; prints the minimum, the 10th percentile and the median
+/// over `SESSIONS` sessions and returns the 10th percentile.
+fn spread(name: &str, mut run: impl FnMut() -> f64) -> f64 {
+    const SESSIONS: usize = 300;
+    let mut per: Vec<f64> = (0..SESSIONS).map(|_| run()).collect();
+    per.sort_by(f64::total_cmp);
+    let at = |q: f64| per[((per.len() - 1) as f64 * q) as usize];
+    println!(
+        "spread {name}: min {:.0} ns, p10 {:.0} ns, median {:.0} ns per frame",
+        at(0.0),
+        at(0.1),
+        at(0.5)
+    );
+    at(0.1)
+}
+
+/// The spread of the untraced frame and of GGRS's trivial frame, their ratio and the growth
+/// per doubling of projectiles, at the 10th percentile.
+fn spreads() {
+    let idle = [WireInput::default(); 2];
+    let trivial = spread("ggrs_u64", || {
+        let mut session = trivial_session();
+        let mut state = 0u64;
+        for _ in 0..WARM_UP {
+            trivial_frame(&mut session, &mut state);
+        }
+        let start = Instant::now();
+        for _ in 0..RUN {
+            trivial_frame(&mut session, black_box(&mut state));
+        }
+        start.elapsed().as_nanos() as f64 / RUN as f64
+    });
+    let mut at = Vec::new();
+    for n in [32usize, 1024, 4096] {
+        let world = loaded_world(n, Rules::default().pose_history_ticks);
+        let frame = spread(&format!("engine_untraced/{n}"), || {
+            let dump = std::env::temp_dir().join("duel-bench-synctest");
+            let mut t =
+                SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump).expect("tester");
+            t.trace_phases(false);
+            for _ in 0..WARM_UP {
+                t.advance(&idle).expect("warm up");
+            }
+            let start = Instant::now();
+            for _ in 0..RUN {
+                t.advance(black_box(&idle)).expect("frame");
+            }
+            start.elapsed().as_nanos() as f64 / RUN as f64
+        });
+        println!(
+            "spread engine_untraced/{n}: {:.2}x ggrs_u64 at the 10th percentile",
+            frame / trivial
+        );
+        at.push(frame);
+    }
+    // 1024 → 4096 is two doublings.
+    println!(
+        "spread engine_untraced 1024 -> 4096: {:.2}x per doubling at the 10th percentile",
+        (at[2] / at[1]).sqrt()
+    );
+}
+
 fn bench(c: &mut Criterion) {
+    spreads();
     let mut group = c.benchmark_group("synctest_frame");
     let mut session = trivial_session();
     let mut state = 0u64;
