@@ -385,7 +385,8 @@ impl<G: Game> Driver<G> {
             if let Some(hash) = self.hashes.get(tick)?.get() {
                 return Ok(hash);
             }
-            if self.history_is_first.get(tick) == Ok(&true) || first == self.history.get(tick)? {
+            // (Reached by a copy: the history holds this state.)
+            if first == self.history.get(tick)? {
                 let hash = *self.first_hashes.get(tick)?;
                 self.hashes.get(tick)?.set(Some(hash));
                 return Ok(hash);
