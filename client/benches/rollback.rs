@@ -23,7 +23,7 @@ use client::session::driver::HISTORY_TICKS;
 use client::session::synctest::SyncTester;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use engine::bench_support::{loaded_world, FIGHT_TICKS};
-use engine::{Rules, WireInput};
+use engine::{Rules, WireInput, World};
 use ggrs::{Config, GgrsRequest, PlayerType, SessionBuilder, SyncTestSession};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -75,6 +75,17 @@ fn trivial_frame(session: &mut SyncTestSession<Trivial>, state: &mut u64) {
     }
 }
 
+/// A fresh sync tester on `world`, phase tracing on or off, run past its warm-up.
+fn warm_tester(world: &World, traced: bool) -> SyncTester<World> {
+    let dump = std::env::temp_dir().join("duel-bench-synctest");
+    let mut t = SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump).expect("tester");
+    t.trace_phases(traced);
+    for _ in 0..WARM_UP {
+        t.advance(&[WireInput::default(); 2]).expect("warm up");
+    }
+    t
+}
+
 /// Frames' cost per fresh session: `run` builds a session, warms it up and times its frames,
 /// returning nanoseconds per frame; prints the minimum, the 10th percentile and the median
 /// over `SESSIONS` sessions and returns the 10th percentile.
@@ -112,13 +123,7 @@ fn spreads() {
     for n in [32usize, 1024, 4096] {
         let world = loaded_world(n, Rules::default().pose_history_ticks);
         let frame = spread(&format!("engine_untraced/{n}"), || {
-            let dump = std::env::temp_dir().join("duel-bench-synctest");
-            let mut t =
-                SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump).expect("tester");
-            t.trace_phases(false);
-            for _ in 0..WARM_UP {
-                t.advance(&idle).expect("warm up");
-            }
+            let mut t = warm_tester(&world, false);
             let start = Instant::now();
             for _ in 0..RUN {
                 t.advance(black_box(&idle)).expect("frame");
@@ -153,16 +158,7 @@ fn bench(c: &mut Criterion) {
     for n in [32usize, 1024, 4096] {
         let world = loaded_world(n, Rules::default().pose_history_ticks);
         for (name, traced) in [("engine", true), ("engine_untraced", false)] {
-            let tester = || {
-                let dump = std::env::temp_dir().join("duel-bench-synctest");
-                let mut t =
-                    SyncTester::from_world(world.clone(), CHECK_DISTANCE, dump).expect("tester");
-                t.trace_phases(traced);
-                for _ in 0..WARM_UP {
-                    t.advance(&idle).expect("warm up");
-                }
-                t
-            };
+            let tester = || warm_tester(&world, traced);
             group.bench_function(BenchmarkId::new(name, n), |b| {
                 // Runs of consecutive frames, each run on a fresh tester (not timed), so the
                 // load stays at n projectiles: the bench world is a fight for FIGHT_TICKS.
