@@ -44,6 +44,8 @@ pub struct PeerLogs<G: Game> {
     dump_dir: Option<PathBuf>,
     paths: LogPaths,
     dumped: Vec<Tick>,
+    /// The earliest desynced tick a notice was returned for.
+    noticed: Option<Tick>,
     logged: Tick,
     /// The peer's outages and epochs already recorded.
     outages_logged: usize,
@@ -160,6 +162,7 @@ impl<G: Game> PeerLogs<G> {
             dump_dir,
             paths: paths.clone(),
             dumped: Vec::new(),
+            noticed: None,
             logged: start,
             outages_logged: 0,
             epochs_logged: 0,
@@ -186,6 +189,7 @@ impl<G: Game> PeerLogs<G> {
             dump_dir,
             paths: paths.clone(),
             dumped: Vec::new(),
+            noticed: None,
             logged,
             outages_logged: 0,
             epochs_logged: 0,
@@ -293,7 +297,8 @@ impl<G: Game> PeerLogs<G> {
     /// tick since the last agreeing checksum (at least the three before `tick`) and, beside
     /// each, the per-phase hashes of the step that reached it (see [`crate::forensics`]), named
     /// by role, for `duel-cli desync`. Only the first few desynced ticks are dumped; a notice is
-    /// returned for the first detection only (every later tick differs too).
+    /// returned for the first detection, and again only for a tick earlier than every one
+    /// noticed (every later tick differs too; an earlier one can be reported second).
     ///
     /// # Errors
     /// [`Error::Io`].
@@ -305,7 +310,10 @@ impl<G: Game> PeerLogs<G> {
         remote: u64,
         from: SocketAddr,
     ) -> Result<Option<DesyncNotice>, Error> {
-        let first = self.dumped.is_empty();
+        let first = self.noticed.is_none_or(|noticed| tick < noticed);
+        if first {
+            self.noticed = Some(tick);
+        }
         let mut dumps = None;
         if let Some(dir) = &self.dump_dir {
             if !self.dumped.contains(&tick) && self.dumped.len() < MAX_DESYNC_DUMPS {

@@ -74,7 +74,7 @@ pub struct NetRunSummary {
     pub max_depth: u32,
     /// Desync events.
     pub desyncs: u64,
-    /// The first tick a desync was detected at.
+    /// The earliest tick a desync was detected at (reports can come out of tick order).
     pub first_desync: Option<Tick>,
     /// Desyncs repaired: `(detected at, resumed from)` each (see [`NetConfig::resync`]).
     pub resyncs: Vec<(Tick, Tick)>,
@@ -197,7 +197,7 @@ impl Tally {
                 peer: who,
             } => {
                 self.desyncs += 1;
-                self.first_desync = self.first_desync.or(Some(tick));
+                self.first_desync = Some(self.first_desync.map_or(tick, |t| t.min(tick)));
                 logs.on_desync(peer, tick, local, remote, who)?
                     .map(|notice| notice.to_string())
             }

@@ -340,6 +340,25 @@ impl<G: Game> From<GgrsEvent<GgrsConfig<G>>> for NetEvent {
     }
 }
 
+/// Puts the desyncs among `events` in tick order, in the places desyncs held, the other
+/// events where they were. GGRS compares the checksums it holds in a `HashMap`'s order, so
+/// one poll can report tick 101 before tick 100; whoever takes the first report as the
+/// first differing tick (the net panel, the notice, a resync) must see tick 100 first.
+fn desyncs_in_tick_order(events: &mut [NetEvent]) {
+    let tick_of = |event: &NetEvent| match event {
+        NetEvent::DesyncDetected { tick, .. } => Some(*tick),
+        _ => None,
+    };
+    let places: Vec<usize> = (0..events.len())
+        .filter(|&i| tick_of(&events[i]).is_some())
+        .collect();
+    let mut desyncs: Vec<NetEvent> = places.iter().map(|&i| events[i].clone()).collect();
+    desyncs.sort_by_key(|event| tick_of(event));
+    for (place, desync) in places.into_iter().zip(desyncs) {
+        events[place] = desync;
+    }
+}
+
 /// Most ticks of extra history kept for desync dumps (10 s at 60 Hz): with a longer checksum
 /// interval, the ticks right after the last agreeing check may be gone when a desync is found.
 pub const MAX_DESYNC_HISTORY: usize = 600;
@@ -834,7 +853,9 @@ impl<G: Game> NetPeer<G> {
             Session::Spectator(s) => s.events().collect(),
             Session::Relay(_) => Vec::new(),
         };
-        for mut event in drained.into_iter().map(NetEvent::from) {
+        let mut drained: Vec<NetEvent> = drained.into_iter().map(NetEvent::from).collect();
+        desyncs_in_tick_order(&mut drained);
+        for mut event in drained {
             if let NetEvent::DesyncDetected { tick, .. } = &mut event {
                 *tick += self.driver.frame_base();
             }
@@ -1484,6 +1505,65 @@ impl<G: Game> NetPeer<G> {
 mod tests {
     use super::*;
     use crate::net::transport::memory::MemoryNet;
+    use proptest::prelude::*;
+
+    /// A desync at `tick` (its checksums tell the events apart), or another event when
+    /// `tick` is `None`.
+    fn event(tick: Option<Tick>, n: u64) -> NetEvent {
+        let peer: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        match tick {
+            Some(tick) => NetEvent::DesyncDetected {
+                tick,
+                local: n,
+                remote: !n,
+                peer,
+            },
+            None => NetEvent::WaitRecommendation { frames: n as u32 },
+        }
+    }
+
+    proptest! {
+        /// Whatever order GGRS reports desyncs in, they are taken in tick order (the
+        /// earliest first, equal ticks as reported); every other event keeps its place, and
+        /// nothing is lost or added.
+        #[test]
+        fn desyncs_are_taken_in_tick_order_and_other_events_keep_their_places(
+            ticks in proptest::collection::vec(proptest::option::of(0u32..6), 0..12)
+        ) {
+            let events: Vec<NetEvent> = (0u64..)
+                .zip(&ticks)
+                .map(|(n, &tick)| event(tick, n))
+                .collect();
+            let mut ordered = events.clone();
+            desyncs_in_tick_order(&mut ordered);
+            let mut desyncs: Vec<NetEvent> =
+                events.iter().filter(|e| matches!(e, NetEvent::DesyncDetected { .. })).cloned().collect();
+            desyncs.sort_by_key(|e| match e {
+                NetEvent::DesyncDetected { tick, .. } => *tick,
+                _ => unreachable!(),
+            });
+            let mut next = desyncs.into_iter();
+            for (before, after) in events.iter().zip(&ordered) {
+                match before {
+                    NetEvent::DesyncDetected { .. } => {
+                        prop_assert_eq!(Some(after.clone()), next.next());
+                    }
+                    other => prop_assert_eq!(other, after),
+                }
+            }
+            prop_assert_eq!(events.len(), ordered.len());
+        }
+    }
+
+    #[test]
+    fn a_later_tick_reported_first_is_taken_second() {
+        let mut events = vec![event(Some(101), 0), event(None, 1), event(Some(100), 2)];
+        desyncs_in_tick_order(&mut events);
+        assert_eq!(
+            events,
+            [event(Some(100), 2), event(None, 1), event(Some(101), 0)]
+        );
+    }
 
     /// A host at port 1 and a player at port 2 on `net`, both past tick 30 (the player's
     /// final tick, so both sides hold final states there).

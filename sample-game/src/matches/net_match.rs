@@ -192,9 +192,7 @@ impl NetMatch {
                 remote,
                 peer,
             } => {
-                if !matches!(self.desync, DesyncStatus::Desynced { .. }) {
-                    self.desync = DesyncStatus::Desynced { tick };
-                }
+                self.desync = self.desync.desynced_at(tick);
                 if let Some(notice) = self.logs.on_desync(&self.peer, tick, local, remote, peer)? {
                     eprintln!("{notice}");
                 }

@@ -75,6 +75,19 @@ impl DesyncStatus {
             other => other,
         }
     }
+
+    /// The status once a desync at `tick` is reported: desynced from the earliest tick
+    /// reported (a report can come after one of a later tick, when the two were compared in
+    /// one poll or their checksums arrived out of order).
+    #[must_use]
+    pub fn desynced_at(self, tick: Tick) -> DesyncStatus {
+        match self {
+            DesyncStatus::Desynced { tick: earlier } => DesyncStatus::Desynced {
+                tick: earlier.min(tick),
+            },
+            _ => DesyncStatus::Desynced { tick },
+        }
+    }
 }
 
 /// The netcode state shown by the overlay (Tab / H).
@@ -217,6 +230,24 @@ mod tests {
         );
         let repaired = Resynced { desync: 5, tick: 7 };
         assert_eq!(repaired.compared_through(9), repaired);
+    }
+
+    #[test]
+    fn a_desync_is_said_from_the_earliest_tick_reported() {
+        use DesyncStatus::*;
+        assert_eq!(Unchecked.desynced_at(7), Desynced { tick: 7 });
+        assert_eq!(InSync { checked: 9 }.desynced_at(7), Desynced { tick: 7 });
+        assert_eq!(
+            Desynced { tick: 101 }.desynced_at(100),
+            Desynced { tick: 100 }
+        );
+        assert_eq!(
+            Desynced { tick: 100 }.desynced_at(101),
+            Desynced { tick: 100 }
+        );
+        // A desync after a repair is a new one.
+        let repaired = Resynced { desync: 5, tick: 7 };
+        assert_eq!(repaired.desynced_at(9), Desynced { tick: 9 });
     }
 
     #[test]

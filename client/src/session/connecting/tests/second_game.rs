@@ -243,6 +243,20 @@ fn a_desync_in_the_ring_race_is_named_down_to_phase_field_and_faulty_peer() {
     for log in &mut logs {
         log.close(true).expect("closed");
     }
+    // A desync is noticed again only when reported at a tick earlier than every one noticed:
+    // GGRS can report a later tick first (it takes checksums in a `HashMap`'s order).
+    let mut told = PeerLogs::open(&peers[0], &LogPaths::default(), None).expect("no logs");
+    let from: std::net::SocketAddr = "127.0.0.1:9".parse().unwrap();
+    let mut notice_at = |tick| {
+        (told.on_desync(&peers[0], tick, 1, 2, from))
+            .expect("nothing to dump")
+            .map(|notice| notice.tick)
+    };
+    assert_eq!(notice_at(161), Some(161));
+    assert_eq!(notice_at(168), None);
+    assert_eq!(notice_at(154), Some(154));
+    assert_eq!(notice_at(154), None);
+    assert_eq!(notice_at(161), None);
     // Each peer is told once, with the interval its checks ran at and the ticks it dumped.
     assert_eq!(notices.len(), 2, "{notices:?}");
     for notice in &notices {
