@@ -5,6 +5,8 @@
 //! - `snapshot/*/N`: save into a used snapshot, restore into a used world, hash, at 32, 1024
 //!   and 4096 projectiles; `baseline/memcpy+xxh3/N` does a plain copy plus xxh3 of as many
 //!   bytes as the snapshot encodes to, for comparison with `snapshot/save+hash/N`.
+//!   Before them it prints `spread save+hash/N`: the two timed in turn, batch by batch, with
+//!   their ratio at the 10th percentile and at the median.
 //! - `rollback_frame/{engine,memcpy+xxh3}/N`: what one rollback of 8 frames costs — load a
 //!   snapshot, then 8 × (advance + save + hash) — at 2 players and N projectiles (pose history
 //!   included), beside a plain copy + xxh3 of the same bytes (one load, 8 saves and hashes).
@@ -44,7 +46,71 @@ fn step(c: &mut Criterion) {
     group.finish();
 }
 
+/// Runs of each side timed in turn, so the host's fast and slow phases (seconds long on a
+/// shared machine) fall on both alike…
+const SPREAD_RUNS: usize = 2000;
+/// …each of this many operations, so the clock's own cost does not count.
+const SPREAD_BATCH: u32 = 64;
+
+/// The 10th percentile and the median, in ns per operation, of `ours` and of `baseline`,
+/// each timed over [`SPREAD_RUNS`] batches taken alternately.
+// A benchmark times itself: the clock is allowed here, never in the simulation.
+#[allow(clippy::disallowed_types, clippy::disallowed_methods)]
+fn interleaved(mut ours: impl FnMut(), mut baseline: impl FnMut()) -> [(f64, f64); 2] {
+    let mut times = [
+        Vec::with_capacity(SPREAD_RUNS),
+        Vec::with_capacity(SPREAD_RUNS),
+    ];
+    for _ in 0..SPREAD_RUNS {
+        for (side, op) in [&mut ours as &mut dyn FnMut(), &mut baseline]
+            .into_iter()
+            .enumerate()
+        {
+            let start = std::time::Instant::now();
+            for _ in 0..SPREAD_BATCH {
+                op();
+            }
+            times[side].push(start.elapsed().as_secs_f64() * 1e9 / f64::from(SPREAD_BATCH));
+        }
+    }
+    times.map(|mut t| {
+        t.sort_unstable_by(f64::total_cmp);
+        (t[t.len() / 10], t[t.len() / 2])
+    })
+}
+
+/// Save + hash beside memcpy + xxh3 of as many bytes, timed in turn (see [`interleaved`]):
+/// the issue's goal bounds their ratio at 1.2, and criterion's separate runs of the two
+/// land in different phases of a shared host.
+fn save_hash_spread() {
+    for n in [32usize, 1024, 4096] {
+        let world = loaded(n);
+        let bytes = world.state().encoded_len() as usize;
+        let mut saved = world.snapshot();
+        let src = vec![0x5Au8; bytes];
+        let mut dst = vec![0u8; bytes];
+        let [(ours_p10, ours_median), (base_p10, base_median)] = interleaved(
+            || {
+                world.save_into(black_box(&mut saved));
+                black_box(world.state_hash());
+            },
+            || {
+                dst.copy_from_slice(black_box(&src));
+                black_box(xxhash_rust::xxh3::xxh3_64(&dst));
+            },
+        );
+        println!(
+            "spread save+hash/{n}: p10 {ours_p10:.1} ns, median {ours_median:.1} ns; \
+             memcpy+xxh3 of {bytes} bytes: p10 {base_p10:.1} ns, median {base_median:.1} ns; \
+             ratio {:.2} at p10, {:.2} at the median",
+            ours_p10 / base_p10,
+            ours_median / base_median
+        );
+    }
+}
+
 fn snapshot(c: &mut Criterion) {
+    save_hash_spread();
     let mut group = c.benchmark_group("snapshot");
     for n in [32usize, 1024, 4096] {
         let world = loaded(n);
