@@ -10,6 +10,11 @@
 //! the median and the 99th percentile over the slots, and their ratio, which the issue this
 //! bench answers bounds at 1.3. Criterion times the cycle through all slots too
 //! (`placement/{save,restore}/N`), so a regression shows in its history.
+//!
+//! Beside each load it prints the same figures for a plain copy of as many bytes as a save
+//! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way): the
+//! spread the host gives a copy of that size whatever the layout, which a save's spread can
+//! be read against.
 
 // A benchmark times itself: the clock is allowed here, never in the simulation.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -29,6 +34,12 @@ const BATCH: u32 = 16;
 /// A world under `n` projectiles and `SLOTS` snapshots of it, allocated between fillers.
 fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
     let world = loaded_world(n, 12);
+    let (slots, fillers) = placed_slots(|| world.snapshot());
+    (world, slots, fillers)
+}
+
+/// `SLOTS` values made by `make`, allocated between fillers, and the fillers.
+fn placed_slots<T>(mut make: impl FnMut() -> T) -> (Vec<T>, Vec<Vec<u8>>) {
     let mut fillers = Vec::with_capacity(SLOTS);
     let mut slots = Vec::with_capacity(SLOTS);
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -42,9 +53,18 @@ fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
             seed % 40_000
         };
         fillers.push(vec![1u8; gap as usize]);
-        slots.push(world.snapshot());
+        slots.push(make());
     }
-    (world, slots, fillers)
+    (slots, fillers)
+}
+
+/// The bytes a save copies, at most: every record section and the snapshot's own struct.
+fn saved_bytes(state: &WorldSnapshot) -> usize {
+    std::mem::size_of::<WorldSnapshot>()
+        + std::mem::size_of_val(&state.players[..])
+        + std::mem::size_of_val(&state.projectiles[..])
+        + std::mem::size_of_val(&state.maze.tiles[..])
+        + std::mem::size_of_val(&state.pose_history.samples[..])
 }
 
 /// Median and 99th percentile of the per-slot medians of `op`. The batches are taken in
@@ -52,7 +72,7 @@ fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
 /// second), so a burst of the host's own noise lands in one batch of many slots, which
 /// their medians drop, instead of in every batch of one slot, which would pass for a slow
 /// placement.
-fn spread(slots: &mut [WorldSnapshot], mut op: impl FnMut(&mut WorldSnapshot)) -> (f64, f64) {
+fn spread<T>(slots: &mut [T], mut op: impl FnMut(&mut T)) -> (f64, f64) {
     let mut times = vec![[Duration::ZERO; BATCHES]; slots.len()];
     for round in 0..BATCHES {
         for (slot, slot_times) in slots.iter_mut().zip(&mut times) {
@@ -89,6 +109,17 @@ fn placement(c: &mut Criterion) {
              (x{:.2}); restore median {restore_median:.0} ns, p99 {restore_p99:.0} ns (x{:.2})",
             save_p99 / save_median,
             restore_p99 / restore_median
+        );
+        let bytes = saved_bytes(world.state());
+        let source = vec![0x5Au8; bytes];
+        let (mut copies, _copy_fillers) = placed_slots(|| vec![0u8; bytes]);
+        let (copy_median, copy_p99) = spread(&mut copies, |copy| {
+            copy.copy_from_slice(black_box(&source));
+        });
+        println!(
+            "placement/{n} memcpy of {bytes} bytes: median {copy_median:.0} ns, \
+             p99 {copy_p99:.0} ns (x{:.2})",
+            copy_p99 / copy_median
         );
         let mut next = 0;
         group.bench_function(format!("save/{n}"), |b| {
