@@ -235,19 +235,21 @@ mod tests {
     #[test]
     fn a_desync_is_said_from_the_earliest_tick_reported() {
         use DesyncStatus::*;
-        assert_eq!(Unchecked.desynced_at(7), Desynced { tick: 7 });
-        assert_eq!(InSync { checked: 9 }.desynced_at(7), Desynced { tick: 7 });
-        assert_eq!(
-            Desynced { tick: 101 }.desynced_at(100),
-            Desynced { tick: 100 }
-        );
-        assert_eq!(
-            Desynced { tick: 100 }.desynced_at(101),
-            Desynced { tick: 100 }
-        );
-        // A desync after a repair is a new one.
-        let repaired = Resynced { desync: 5, tick: 7 };
-        assert_eq!(repaired.desynced_at(9), Desynced { tick: 9 });
+        // (status, tick reported, status after); a desync after a repair is a new one.
+        let cases = [
+            (Unchecked, 7, 7),
+            (InSync { checked: 9 }, 7, 7),
+            (Desynced { tick: 101 }, 100, 100),
+            (Desynced { tick: 100 }, 101, 100),
+            (Resynced { desync: 5, tick: 7 }, 9, 9),
+        ];
+        for (status, reported, earliest) in cases {
+            assert_eq!(
+                status.desynced_at(reported),
+                Desynced { tick: earliest },
+                "{status:?} told of {reported}"
+            );
+        }
     }
 
     #[test]
