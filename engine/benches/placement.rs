@@ -12,8 +12,9 @@
 //! (`placement/{save,restore}/N`), so a regression shows in its history.
 //!
 //! Beside each load it prints the same figures for a plain copy of as many bytes as a save
-//! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way): the
-//! spread the host gives a copy of that size whatever the layout, which a save's spread can
+//! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way, as a
+//! save copies, and out of them into one buffer, as a restore copies): the spread the host
+//! gives a copy of that size whatever the layout, which a save's and a restore's spread can
 //! be read against.
 
 // A benchmark times itself: the clock is allowed here, never in the simulation.
@@ -116,10 +117,16 @@ fn placement(c: &mut Criterion) {
         let (copy_median, copy_p99) = spread(&mut copies, |copy| {
             copy.copy_from_slice(black_box(&source));
         });
+        let mut live = vec![0u8; bytes];
+        let (back_median, back_p99) = spread(&mut copies, |copy| {
+            live.copy_from_slice(black_box(copy));
+        });
         println!(
-            "placement/{n} memcpy of {bytes} bytes: median {copy_median:.0} ns, \
-             p99 {copy_p99:.0} ns (x{:.2})",
-            copy_p99 / copy_median
+            "placement/{n} memcpy of {bytes} bytes: into the slots median {copy_median:.0} ns, \
+             p99 {copy_p99:.0} ns (x{:.2}); out of them median {back_median:.0} ns, \
+             p99 {back_p99:.0} ns (x{:.2})",
+            copy_p99 / copy_median,
+            back_p99 / back_median
         );
         let mut next = 0;
         group.bench_function(format!("save/{n}"), |b| {
