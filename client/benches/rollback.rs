@@ -31,7 +31,8 @@ use std::time::{Duration, Instant};
 const CHECK_DISTANCE: usize = 7;
 /// Frames run before timing: past the check distance, GGRS is in its steady state, and past
 /// the driver's history every ring slot holds a snapshot, so saving into it allocates nothing
-/// (as in a match after its first second; a ring still filling allocates on every save).
+/// (as in a match after its first second; a ring still filling allocates on every save). A
+/// sync tester keeps fewer ticks than a peer's `HISTORY_TICKS`, so this is past its history.
 const WARM_UP: usize = HISTORY_TICKS + CHECK_DISTANCE + 2;
 /// Frames timed per fresh tester; with the warm-up, within the bench world's fight.
 const RUN: u64 = (FIGHT_TICKS as u64) - WARM_UP as u64 - 1;

@@ -14,6 +14,15 @@ use std::cell::Cell;
 /// hash log that trails the confirmed frame.
 pub const HISTORY_TICKS: usize = 64;
 
+/// How many past ticks a sync test rolling back `check_distance` frames keeps: the ticks it
+/// re-simulates and compares, the one it loads (`check_distance` back), the one before it (a
+/// mismatch's re-trace starts from there) and the next, with one to spare, rounded up to a
+/// power of two (the rings index by a mask then). 16 for a check distance of 7.
+#[must_use]
+pub fn sync_test_history(check_distance: usize) -> usize {
+    check_distance.saturating_add(4).next_power_of_two()
+}
+
 /// Deepest rollback tracked individually in [`RollbackCounters::depth_histogram`].
 pub const MAX_TRACKED_DEPTH: usize = 16;
 
@@ -117,7 +126,29 @@ impl<G: Game> Driver<G> {
     /// is detected every tick since the last agreeing check can still be dumped.
     #[must_use]
     pub fn with_history(world: G, ticks: usize) -> Driver<G> {
-        let ticks = ticks.max(HISTORY_TICKS);
+        Driver::keeping(world, ticks.max(HISTORY_TICKS))
+    }
+
+    /// A driver for a sync test that rolls back `check_distance` frames, keeping its first
+    /// saves ([`Driver::keep_first_saves`]) and only the ticks such a test loads, compares or
+    /// dumps: [`sync_test_history`] of them, not [`HISTORY_TICKS`]. A sync test saves a whole
+    /// state every frame and keeps it twice over (history and first saves), so the depth is
+    /// what its memory traffic scales with: 64 ticks of a 115 KB state span 15 MB, which no
+    /// core's cache holds, while the 16 a check distance of 7 needs fit in a few.
+    #[must_use]
+    pub fn for_sync_test(world: G, check_distance: usize) -> Driver<G> {
+        let mut driver = Driver::keeping(world, sync_test_history(check_distance));
+        driver.keep_first_saves(true);
+        driver
+    }
+
+    /// How many past ticks this driver keeps states, hashes and inputs for.
+    #[must_use]
+    pub fn history_ticks(&self) -> usize {
+        self.hashes.capacity()
+    }
+
+    fn keeping(world: G, ticks: usize) -> Driver<G> {
         let mut hashes = TickRing::new(ticks);
         hashes.insert(world.tick(), Cell::new(Some(world.state_hash())));
         let mut history = StateHistory::new(ticks);

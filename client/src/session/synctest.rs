@@ -97,8 +97,7 @@ impl<G: Game> SyncTester<G> {
             }));
         }
         let players = world.player_count();
-        let mut driver = Driver::new(world);
-        driver.keep_first_saves(true);
+        let driver = Driver::for_sync_test(world, check_distance);
         let mut builder = SessionBuilder::<GgrsConfig<G>>::new()
             .with_num_players(players)?
             .with_check_distance(check_distance)
@@ -322,15 +321,15 @@ mod tests {
     /// re-simulations reach them again without a copy.
     #[test]
     fn a_sync_test_past_its_history_keeps_and_restores_the_true_states() {
-        use crate::session::driver::HISTORY_TICKS;
         let mut tester =
             SyncTester::<World>::new(Rules::default(), 3, 2, 7, PathBuf::from("unused"))
                 .expect("tester");
+        let kept_ticks = tester.driver().history_ticks();
         tester.trace_phases(false);
         let mut bots = [Bot::new(0, 8), Bot::new(1, 9)];
         let mut plain = World::new(Rules::default(), 3, 2).expect("world");
         let mut states = vec![plain.snapshot()];
-        for _ in 0..HISTORY_TICKS * 3 {
+        for _ in 0..kept_ticks * 3 {
             let world = tester.driver().world();
             let inputs = [
                 bots[0].think(world).to_wire(),
@@ -346,7 +345,7 @@ mod tests {
         let driver = tester.driver();
         let now = driver.world().tick();
         assert_eq!(driver.world().state(), plain.state());
-        for tick in now - HISTORY_TICKS as Tick + 1..=now {
+        for tick in now - kept_ticks as Tick + 1..=now {
             let kept = driver.snapshot_at(tick).expect("kept");
             assert_eq!(kept, &states[tick as usize], "tick {tick}");
             assert_eq!(
@@ -355,7 +354,7 @@ mod tests {
                 "tick {tick}"
             );
         }
-        assert!(driver.counters().first_states_again > 6 * (now as u64 - HISTORY_TICKS as u64));
+        assert!(driver.counters().first_states_again > 6 * (now as u64 - kept_ticks as u64));
     }
 
     /// Without phase traces a sync test still catches a non-determinism and dumps both
@@ -387,6 +386,63 @@ mod tests {
             }
             for label in ["original", "resimulated"] {
                 assert!(dump.join(format!("tick-40-{label}.snapshot")).is_file());
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A sync test keeps only the ticks it can load, compare or dump (16 at a check distance
+    /// of 7), where a peer keeps [`HISTORY_TICKS`](crate::session::driver::HISTORY_TICKS):
+    /// every frame saves a whole state into that history, so its depth is the memory a
+    /// large state's sync test streams through.
+    #[test]
+    fn a_sync_test_keeps_the_ticks_it_rolls_back_over_not_a_peers_history() {
+        use crate::session::driver::{sync_test_history, Driver, HISTORY_TICKS};
+        let world = || World::new(Rules::default(), 1, 2).expect("world");
+        assert_eq!(Driver::new(world()).history_ticks(), HISTORY_TICKS);
+        for (check_distance, kept) in [(1, 8), (2, 8), (4, 8), (5, 16), (7, 16), (12, 16)] {
+            assert_eq!(sync_test_history(check_distance), kept, "{check_distance}");
+        }
+        assert_eq!(sync_test_history(MAX_CHECK_DISTANCE), 32);
+        let tester = SyncTester::<World>::new(Rules::default(), 1, 2, 7, PathBuf::from("unused"))
+            .expect("tester");
+        assert_eq!(tester.driver().history_ticks(), 16);
+    }
+
+    /// At every check distance, a mismatch is dumped whole from the shorter history: for
+    /// every frame named, both snapshots and both steps' phase traces, and the phase named.
+    /// (A history one tick too short loses the re-trace's starting state first.)
+    #[test]
+    fn every_check_distance_dumps_a_mismatch_whole() {
+        let dir = std::env::temp_dir().join(format!("synctest-depths-{}", std::process::id()));
+        let idle = [engine::WireInput::default(); 2];
+        for check_distance in 2..=MAX_CHECK_DISTANCE {
+            let at = 40;
+            let dump_dir = dir.join(check_distance.to_string());
+            let mut tester =
+                SyncTester::<World>::new(Rules::default(), 1, 2, check_distance, dump_dir)
+                    .expect("tester");
+            tester.inject(at, Phase::Movement);
+            let err = (0..100)
+                .find_map(|_| tester.advance(&idle).err())
+                .expect("the mismatch is caught within 100 frames");
+            let Error::SyncTestMismatch {
+                frames,
+                dump,
+                phases,
+                ..
+            } = err
+            else {
+                panic!("{err}")
+            };
+            assert_eq!(frames, vec![at as i32], "check distance {check_distance}");
+            let phases = phases.unwrap_or_default();
+            assert!(phases.contains("movement"), "{check_distance}: {phases}");
+            for label in ["original", "resimulated"] {
+                for file in ["snapshot", "txt", "phases"] {
+                    let path = dump.join(format!("tick-{at}-{label}.{file}"));
+                    assert!(path.is_file(), "check distance {check_distance}: {path:?}");
+                }
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
