@@ -135,6 +135,11 @@ impl<G: Game> Driver<G> {
     /// state every frame and keeps it twice over (history and first saves), so the depth is
     /// what its memory traffic scales with: 64 ticks of a 115 KB state span 15 MB, which no
     /// core's cache holds, while the 16 a check distance of 7 needs fit in a few.
+    ///
+    /// # Panics
+    /// If that history cannot be allocated: a check distance near `usize::MAX`, which no
+    /// sync test takes ([`SyncTester`](crate::session::synctest::SyncTester) refuses any
+    /// beyond [`MAX_CHECK_DISTANCE`](crate::session::synctest::MAX_CHECK_DISTANCE)).
     #[must_use]
     pub fn for_sync_test(world: G, check_distance: usize) -> Driver<G> {
         let mut driver = Driver::keeping(world, sync_test_history(check_distance));
