@@ -15,8 +15,10 @@
 //! Beside each load it prints the same figures for a plain copy of as many bytes as a save
 //! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way, as a
 //! save copies, and out of them into one buffer, as a restore copies): the spread the host
-//! gives a copy of that size whatever the layout, which a save's and a restore's spread can
-//! be read against.
+//! gives a copy of that size at the placements an allocator chooses, which a save's and a
+//! restore's spread can be read against; and once more into the same buffers at half a page
+//! past the source's page offset: the spread of a copy whose placement is chosen against
+//! its source.
 
 // A benchmark times itself: the clock is allowed here, never in the simulation.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -58,6 +60,17 @@ fn placed_slots<T>(mut make: impl FnMut() -> T) -> (Vec<T>, Vec<Vec<u8>>) {
         slots.push(make());
     }
     (slots, fillers)
+}
+
+/// The span of addresses 4 KiB aliasing compares: a load waits on an earlier store to the
+/// same offset modulo this.
+const PAGE: usize = 4096;
+
+/// Where in a buffer at address `slot` (of at least a page more than the copy) a copy from
+/// `source` starts so that it lies half a page past the source modulo a page: no load of
+/// a copy shorter than half a page then falls on the offset of one of its stores.
+fn half_page_past(source: usize, slot: usize) -> usize {
+    (source + PAGE / 2 + PAGE - slot % PAGE) % PAGE
 }
 
 /// The bytes a save copies, at most: every record section and the snapshot's own struct.
@@ -129,12 +142,21 @@ fn placement(c: &mut Criterion) {
         let (back_median, back_p99) = spread(&mut copies, |copy| {
             live.copy_from_slice(black_box(copy));
         });
+        // The same slots, each copied into at half a page past the source's page offset.
+        let (mut shifted, _shifted_fillers) = placed_slots(|| vec![0u8; bytes + PAGE]);
+        let at = |slot: &[u8]| half_page_past(source.as_ptr() as usize, slot.as_ptr() as usize);
+        let (shifted_median, shifted_p99) = spread(&mut shifted, |slot| {
+            let from = at(slot);
+            slot[from..from + bytes].copy_from_slice(black_box(&source));
+        });
         println!(
             "placement/{n} memcpy of {bytes} bytes: into the slots median {copy_median:.0} ns, \
              p99 {copy_p99:.0} ns (x{:.2}); out of them median {back_median:.0} ns, \
-             p99 {back_p99:.0} ns (x{:.2})",
+             p99 {back_p99:.0} ns (x{:.2}); into them half a page past the source \
+             median {shifted_median:.0} ns, p99 {shifted_p99:.0} ns (x{:.2})",
             copy_p99 / copy_median,
-            back_p99 / back_median
+            back_p99 / back_median,
+            shifted_p99 / shifted_median
         );
         let mut next = 0;
         group.bench_function(format!("save/{n}"), |b| {
