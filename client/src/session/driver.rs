@@ -19,7 +19,7 @@ pub const HISTORY_TICKS: usize = 64;
 /// mismatch's re-trace starts from there) and the next, with one to spare, rounded up to a
 /// power of two (the rings index by a mask then). 16 for a check distance of 7.
 #[must_use]
-pub fn sync_test_history(check_distance: usize) -> usize {
+pub(crate) fn sync_test_history(check_distance: usize) -> usize {
     check_distance.saturating_add(4).next_power_of_two()
 }
 
@@ -134,14 +134,11 @@ impl<G: Game> Driver<G> {
     /// dumps: [`sync_test_history`] of them, not [`HISTORY_TICKS`]. A sync test saves a whole
     /// state every frame and keeps it twice over (history and first saves), so the depth is
     /// what its memory traffic scales with: 64 ticks of a 115 KB state span 15 MB, which no
-    /// core's cache holds, while the 16 a check distance of 7 needs fit in a few.
-    ///
-    /// # Panics
-    /// If that history cannot be allocated: a check distance near `usize::MAX`, which no
-    /// sync test takes ([`SyncTester`](crate::session::synctest::SyncTester) refuses any
-    /// beyond [`MAX_CHECK_DISTANCE`](crate::session::synctest::MAX_CHECK_DISTANCE)).
+    /// core's cache holds, while the 16 a check distance of 7 needs fit in a few. Only for
+    /// [`SyncTester`](crate::session::synctest::SyncTester), which takes check distances up
+    /// to [`MAX_CHECK_DISTANCE`](crate::session::synctest::MAX_CHECK_DISTANCE) and no more.
     #[must_use]
-    pub fn for_sync_test(world: G, check_distance: usize) -> Driver<G> {
+    pub(crate) fn for_sync_test(world: G, check_distance: usize) -> Driver<G> {
         let mut driver = Driver::keeping(world, sync_test_history(check_distance));
         driver.keep_first_saves(true);
         driver
