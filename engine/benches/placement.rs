@@ -9,8 +9,9 @@
 //! a state from outside, and `restore_saved`, the rollback's load of its own saves). Per
 //! slot the median of 9 batches of 16 copies is kept, in fractions of a nanosecond (taken in
 //! rounds across the slots); the report is the median and the 99th percentile over the
-//! slots, and their ratio, which the issue this bench answers bounds at 1.3. Criterion times the cycle through all slots too
-//! (`placement/{save,restore}/N`), so a regression shows in its history.
+//! slots, and their ratio, which the issue this bench answers bounds at 1.3. Criterion
+//! times the cycle through all slots too (`placement/{save,restore}/N`), so a regression
+//! shows in its history.
 //!
 //! Beside each load it prints the same figures for a plain copy of as many bytes as a save
 //! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way, as a
