@@ -7,7 +7,7 @@
 
 use client::logs::matchlog::{LogHeader, MatchLogWriter, TickRecord};
 use criterion::{criterion_group, criterion_main, Criterion};
-use engine::{Bot, Rules, World};
+use engine::{Bot, Rules, SavedWorld, World};
 use std::hint::black_box;
 
 fn warm_world() -> World {
@@ -46,8 +46,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 tick += 1;
                 snapshot.tick = tick;
+                let image = SavedWorld::of(&snapshot);
                 record.tick = tick;
-                let state = writer.is_checkpoint_tick(tick).then_some(&snapshot);
+                let state = writer.is_checkpoint_tick(tick).then_some(&image);
                 writer
                     .record_tick(black_box(&record), state)
                     .expect("write");

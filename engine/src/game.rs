@@ -7,7 +7,8 @@ use crate::input::WireInput;
 use crate::player::MAX_PLAYERS;
 use crate::rail::ShotRecord;
 use crate::rules::Rules;
-use crate::snapshot::{WorldSnapshot, MAX_SNAPSHOT_BYTES, SNAPSHOT_FORMAT_VERSION};
+use crate::saved::{saved_from_bytes, SavedWorld};
+use crate::snapshot::{MAX_SNAPSHOT_BYTES, SNAPSHOT_FORMAT_VERSION};
 use crate::step::{Phase, STEP_PHASES};
 use crate::world::World;
 use crate::Tick;
@@ -42,7 +43,7 @@ impl Game for World {
 
     type Input = WireInput;
     type Rules = Rules;
-    type Snapshot = WorldSnapshot;
+    type Snapshot = SavedWorld;
     type Event = Event;
     type Audit = ShotRecord;
     type EventKey = EventKey;
@@ -54,28 +55,32 @@ impl Game for World {
         World::new(rules, seed, players)
     }
 
-    fn from_snapshot(rules: Rules, snapshot: &WorldSnapshot) -> Result<World, Error> {
-        World::from_snapshot(rules, snapshot)
+    fn from_snapshot(rules: Rules, snapshot: &SavedWorld) -> Result<World, Error> {
+        World::from_snapshot(rules, &snapshot.to_snapshot())
     }
 
-    fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        World::restore(self, snapshot)
+    /// Checked as any state from outside: through the [`WorldSnapshot`] the image holds
+    /// (a copy; only the rollback's own load, [`Game::restore_saved`], skips it).
+    ///
+    /// [`WorldSnapshot`]: crate::WorldSnapshot
+    fn restore(&mut self, snapshot: &SavedWorld) -> Result<(), Error> {
+        World::restore(self, &snapshot.to_snapshot())
     }
 
-    fn restore_saved(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        World::restore_saved(self, snapshot)
+    fn restore_saved(&mut self, snapshot: &SavedWorld) -> Result<(), Error> {
+        World::restore_image(self, snapshot)
     }
 
-    fn save_into(&self, out: &mut WorldSnapshot) {
-        World::save_into(self, out);
+    fn save_into(&self, out: &mut SavedWorld) {
+        World::save_image(self, out);
     }
 
-    fn snapshot(&self) -> WorldSnapshot {
-        World::snapshot(self)
+    fn snapshot(&self) -> SavedWorld {
+        World::image(self)
     }
 
-    fn state_equals(&self, snapshot: &WorldSnapshot) -> bool {
-        self.state() == snapshot
+    fn state_equals(&self, snapshot: &SavedWorld) -> bool {
+        snapshot.holds(self.state())
     }
 
     fn tick(&self) -> Tick {
@@ -155,20 +160,20 @@ impl Game for World {
         ours.differences(theirs)
     }
 
-    fn snapshot_tick(snapshot: &WorldSnapshot) -> Tick {
-        snapshot.tick
+    fn snapshot_tick(snapshot: &SavedWorld) -> Tick {
+        snapshot.tick()
     }
 
-    fn snapshot_hash(snapshot: &WorldSnapshot) -> StateHash {
+    fn snapshot_hash(snapshot: &SavedWorld) -> StateHash {
         snapshot.hash()
     }
 
-    fn snapshot_to_bytes(snapshot: &WorldSnapshot) -> Vec<u8> {
+    fn snapshot_to_bytes(snapshot: &SavedWorld) -> Vec<u8> {
         snapshot.to_bytes()
     }
 
-    fn snapshot_from_bytes(bytes: &[u8]) -> Result<WorldSnapshot, Error> {
-        WorldSnapshot::from_bytes(bytes)
+    fn snapshot_from_bytes(bytes: &[u8]) -> Result<SavedWorld, Error> {
+        saved_from_bytes(bytes)
     }
 }
 
@@ -202,13 +207,13 @@ mod tests {
     fn the_duel_tells_its_own_state_from_another() {
         let mut history = StateHistory::new(8);
         let world = stepped(&mut history, 3);
-        assert!(Game::state_equals(&world, &world.snapshot()));
+        assert!(Game::state_equals(&world, &world.image()));
         let before = history.get(2).expect("kept");
         assert!(!Game::state_equals(&world, before));
         let other = World::new(Rules::default(), 2, 2).expect("world");
         let mut same_tick = other.snapshot();
         same_tick.tick = world.tick();
-        assert!(!Game::state_equals(&world, &same_tick));
+        assert!(!Game::state_equals(&world, &SavedWorld::of(&same_tick)));
     }
 
     fn stepped(history: &mut StateHistory<World>, ticks: Tick) -> World {
@@ -228,7 +233,7 @@ mod tests {
         let mut history = StateHistory::new(8);
         stepped(&mut history, 3);
         history.invalidate_after(1);
-        assert_eq!(history.get(1).map(|s| s.tick), Ok(1));
+        assert_eq!(history.get(1).map(SavedWorld::tick), Ok(1));
         for requested in 2..=3 {
             assert_eq!(
                 history.get(requested),
@@ -241,7 +246,7 @@ mod tests {
     fn state_history_refuses_an_overwritten_tick() {
         let mut history = StateHistory::new(2);
         let world = stepped(&mut history, 2);
-        assert_eq!(history.get(2), Ok(world.state()));
+        assert_eq!(history.get(2), Ok(&world.image()));
         assert_eq!(
             history.get(0),
             Err(RingError::Overwritten {
@@ -312,10 +317,10 @@ mod tests {
             crate::fx::fx_bits(1)
         );
         Game::step(&mut world, &[WireInput::default(); MAX_PLAYERS]).expect("one input each");
-        let snapshot = world.snapshot();
+        let snapshot = world.image();
         let mut other = World::new(rules, 3, MAX_PLAYERS).expect("world");
         Game::restore(&mut other, &snapshot).expect("restore");
-        assert_eq!(other.state(), &snapshot);
+        assert_eq!(other.state(), &snapshot.to_snapshot());
     }
 
     #[test]

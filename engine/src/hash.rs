@@ -10,7 +10,7 @@
 //! stack buffer. Hashing never allocates. When two peers disagree, the section hashes say
 //! which part of the state diverged first.
 
-use crate::maze::Maze;
+use crate::maze::{Maze, Tile};
 use crate::player::Player;
 use crate::pose_history::PoseHistory;
 use crate::projectile::Projectile;
@@ -189,14 +189,19 @@ fn hash_history(history: &PoseHistory) -> u64 {
 }
 
 fn hash_maze(maze: &Maze) -> u64 {
+    hash_maze_parts(maze.width, maze.height, &maze.tiles)
+}
+
+/// The maze section's hash from its parts (a saved image holds them apart).
+pub(crate) fn hash_maze_parts(width: u32, height: u32, tiles: &[Tile]) -> u64 {
     let mut head = [0u8; 16];
     let mut w = Le::new(&mut head);
-    w.u32(maze.width);
-    w.u32(maze.height);
-    w.u64(maze.tiles.len() as u64);
+    w.u32(width);
+    w.u32(height);
+    w.u64(tiles.len() as u64);
     let mut hasher = Xxh3::new();
     hasher.update(w.written());
-    hasher.update(bytemuck::cast_slice(&maze.tiles));
+    hasher.update(bytemuck::cast_slice(tiles));
     hasher.digest()
 }
 
@@ -206,8 +211,19 @@ fn hash_maze(maze: &Maze) -> u64 {
 // fixed bytes in memory.)
 
 fn hash_rest(s: &WorldSnapshot) -> u64 {
-    let mut buf = [0u8; 64];
-    let mut w = Le::new(&mut buf);
+    let mut buf = [0u8; REST_BYTES];
+    let len = encode_rest(s, &mut buf);
+    xxh3_64(&buf[..len])
+}
+
+/// Most bytes [`encode_rest`] writes (54 with no last winner, 55 with one).
+pub(crate) const REST_BYTES: usize = 56;
+
+/// Writes the rest section's canonical bytes (its bincode encoding) to the front of `out`
+/// and returns how many: what its hash covers, and what a saved image keeps of those fields.
+#[inline]
+pub(crate) fn encode_rest(s: &WorldSnapshot, out: &mut [u8; REST_BYTES]) -> usize {
+    let mut w = Le::new(out);
     let RoundState {
         round,
         phase,
@@ -233,7 +249,7 @@ fn hash_rest(s: &WorldSnapshot) -> u64 {
         }
     }
     w.u64(round_seed);
-    xxh3_64(w.written())
+    w.at
 }
 
 impl WorldSnapshot {

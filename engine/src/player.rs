@@ -13,7 +13,17 @@ pub const MAX_PLAYERS: usize = 4;
 /// What a player is doing. Timed actions count their remaining frames in
 /// [`Player::action_timer`]. Four bytes in memory, its variant index, as in the encoding.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::NoUninit,
+    bytemuck::CheckedBitPattern,
 )]
 #[repr(u32)]
 pub enum Action {
@@ -44,7 +54,17 @@ impl Action {
 
 /// Totals kept for the match result; they never influence the simulation's future.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::NoUninit,
+    bytemuck::CheckedBitPattern,
 )]
 #[repr(C)]
 pub struct PlayerStats {
@@ -61,10 +81,21 @@ pub struct PlayerStats {
 /// Its own canonical bytes, like a [`Projectile`](crate::Projectile): `repr(C)`, the fields
 /// ordered by size (4-byte, then 2-byte, then 1-byte) so that there is no padding (the
 /// `NoUninit` derive refuses to compile otherwise), 64 bytes that are exactly its bincode
-/// encoding and that the state hash reads as they lie. (`NoUninit`, not `Pod`: a player is
-/// only ever read as bytes, never made from them; decoding goes through serde, which checks
-/// the action's variant.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, bytemuck::NoUninit)]
+/// encoding and that the state hash reads as they lie. (`NoUninit`, not `Pod`: not every
+/// 64 bytes are a player. Made from bytes only with the action's variant checked: by serde,
+/// or by `CheckedBitPattern` when a saved image is loaded, see `SavedWorld`.)
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bytemuck::NoUninit,
+    bytemuck::CheckedBitPattern,
+)]
 #[repr(C)]
 pub struct Player {
     /// Life generation: bumped at every respawn, so a projectile knows which life fired it.

@@ -53,6 +53,26 @@ pub struct WorldSnapshot {
     pub pose_history: PoseHistory,
 }
 
+impl WorldSnapshot {
+    /// An empty state with no buffers, to copy a state into.
+    pub(crate) fn placeholder() -> WorldSnapshot {
+        WorldSnapshot {
+            tick: 0,
+            rules_hash: 0,
+            match_seed: 0,
+            rng: DetRng { state: 0 },
+            next_projectile_id: 0,
+            round: RoundState::default(),
+            players: Vec::new(),
+            projectiles: Vec::new(),
+            maze: Maze::empty(),
+            pose_history: PoseHistory {
+                samples: Vec::new(),
+            },
+        }
+    }
+}
+
 impl Clone for WorldSnapshot {
     /// A copy whose buffers have the source's capacity, so that saving into it later (as
     /// rollback does every frame) does not allocate while the world stays within that size.

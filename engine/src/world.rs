@@ -12,6 +12,7 @@ use crate::pose_history::{HitboxHistory, PoseHistory};
 use crate::rng::DetRng;
 use crate::round::{everyone, RoundPhase, RoundState};
 use crate::rules::Rules;
+use crate::saved::SavedWorld;
 use crate::snapshot::WorldSnapshot;
 use crate::Tick;
 
@@ -186,6 +187,44 @@ impl World {
         self.check_rules_hash(snapshot)?;
         self.load(snapshot);
         Ok(())
+    }
+
+    /// [`World::restore_saved`] of a saved image ([`World::save_image`]): the duel's
+    /// rollback load. Copies the image back into this world's buffers, against which it was
+    /// placed.
+    ///
+    /// # Errors
+    /// [`Error::RulesMismatch`] if the state was saved under other rules (the world is then
+    /// unchanged).
+    pub fn restore_image(&mut self, saved: &SavedWorld) -> Result<(), Error> {
+        let head = saved.head();
+        if head.rules_hash != self.rules_hash {
+            return Err(Error::RulesMismatch {
+                found: head.rules_hash,
+                expected: self.rules_hash,
+            });
+        }
+        // As in `load`: the maze is nearly always the live one, and its hash stays.
+        let same_maze = saved.same_maze(&head, &self.state.maze);
+        saved.copy_with(&head, &mut self.state);
+        self.clearance.reset(&self.state.projectiles);
+        if !same_maze {
+            self.rebuild_caches();
+        }
+        self.events.clear();
+        Ok(())
+    }
+
+    /// Saves the state as one image placed against it ([`SavedWorld`]), reusing `out`'s
+    /// buffer: the duel's rollback save. No allocation once warm.
+    pub fn save_image(&self, out: &mut SavedWorld) {
+        out.save_from(&self.state);
+    }
+
+    /// The state as a new image ([`World::save_image`]).
+    #[must_use]
+    pub fn image(&self) -> SavedWorld {
+        SavedWorld::of(&self.state)
     }
 
     /// A snapshot taken under other rules is refused by every restore.

@@ -1,4 +1,5 @@
-//! `World::step`, `World::step_traced`, `World::state_hash` and `World::save_into` do not
+//! `World::step`, `World::step_traced`, `World::state_hash`, `World::save_into` and the
+//! rollback's save and load of an image (`World::save_image`, `World::restore_image`) do not
 //! allocate once warmed up.
 //!
 //! `stats_alloc` instruments the global allocator; a `Region` counts what happens between its
@@ -16,17 +17,22 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 fn main() {
     step_hash_and_save_do_not_allocate_once_warm();
-    println!("alloc: step, step_traced, state_hash and save_into allocate nothing once warm");
+    println!(
+        "alloc: step, step_traced, state_hash, save_into, save_image and restore_image \
+         allocate nothing once warm"
+    );
 }
 
 fn step_hash_and_save_do_not_allocate_once_warm() {
     let mut world = World::new(Rules::default(), 31337, 2).expect("world");
     let mut bots = [Bot::new(0, 5), Bot::new(1, 6)];
     let mut saved = world.snapshot();
+    let mut image = world.image();
     // Warm up through the first round, up to its decision.
     while world.state().round.phase != RoundPhase::RoundOver {
         let inputs = [bots[0].think(&world), bots[1].think(&world)];
         world.step(&inputs).expect("step");
+        world.save_image(&mut image);
     }
     let (mut steps, mut rounds_seen, mut shots) = (0u32, world.state().round.round, 0usize);
     let mut allocations = 0;
@@ -44,6 +50,11 @@ fn step_hash_and_save_do_not_allocate_once_warm() {
         };
         let hash = world.state_hash();
         world.save_into(&mut saved);
+        world.save_image(&mut image);
+        if steps % 8 == 0 {
+            // The rollback's load of the state just saved.
+            world.restore_image(&image).expect("load");
+        }
         let change = region.change();
         allocations += change.allocations + change.reallocations;
         std::hint::black_box((events, hash));

@@ -133,18 +133,16 @@ pub fn state_at<G: Game>(path: &Path, tick: Option<Tick>) -> Result<G::Snapshot,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{Rules, World, WorldSnapshot};
+    use engine::{Rules, SavedWorld, World};
     use proptest::prelude::*;
 
-    fn dump() -> (PathBuf, Vec<u8>, WorldSnapshot) {
+    fn dump() -> (PathBuf, Vec<u8>, SavedWorld) {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("duel-dumps-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
         let path = dir.join("host-tick-0.snapshot");
-        let snapshot = World::new(Rules::default(), 3, 2)
-            .expect("world")
-            .snapshot();
+        let snapshot = World::new(Rules::default(), 3, 2).expect("world").image();
         write_snapshot_file::<World>(&path, &snapshot).expect("write");
         let bytes = std::fs::read(&path).expect("read");
         (path, bytes, snapshot)
@@ -191,7 +189,7 @@ mod tests {
     }
 
     /// The reason of a `StateUnavailable` error.
-    fn unavailable_reason(result: Result<WorldSnapshot, Error>) -> String {
+    fn unavailable_reason(result: Result<SavedWorld, Error>) -> String {
         match result {
             Err(Error::StateUnavailable { reason, .. }) => reason,
             other => panic!("not refused as unavailable: {other:?}"),
@@ -207,7 +205,7 @@ mod tests {
         for _ in 0..5 {
             Game::step(&mut world, &[engine::WireInput::default(); 2]).expect("step");
         }
-        let snapshot = world.snapshot();
+        let snapshot = world.image();
         write_snapshot_file::<World>(&path, &snapshot).expect("write");
         assert_eq!(state_at::<World>(&path, None).expect("no tick"), snapshot);
         assert_eq!(

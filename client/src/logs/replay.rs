@@ -527,7 +527,7 @@ pub fn recover<G: Game>(log: MatchLog<G>) -> Result<G, Error> {
 mod tests {
     use super::*;
     use crate::logs::matchlog::{LogHeader, StateTransfer};
-    use engine::{Rules, World};
+    use engine::{Rules, World, WorldSnapshot};
 
     /// Seeking lands exactly on the tick asked for, in the logged state: forwards, backwards
     /// (from a checkpoint before it, not by staying ahead), to the start, and past the end
@@ -589,7 +589,7 @@ mod tests {
     /// record and checkpoint as the match went on from there.
     fn resynced(log: &MatchLog<World>, at: Tick) -> MatchLog<World> {
         let own = played_to(log, at);
-        let mut host = Game::snapshot(&own);
+        let mut host = own.snapshot();
         host.rng.state ^= 2;
         let mut world = World::from_snapshot(Rules::default(), &host).expect("the host's state");
         let mut out = log.clone();
@@ -600,7 +600,7 @@ mod tests {
             replaced: own.state_hash(),
             hash: world.state_hash(),
             dumps: None,
-            snapshot: World::snapshot_to_bytes(&host),
+            snapshot: host.to_bytes(),
         });
         for record in out.ticks.iter_mut().filter(|r| r.tick > at) {
             Game::step(&mut world, &record.inputs).expect("step");
@@ -733,9 +733,9 @@ mod tests {
         for at in [0, 1] {
             let mut forged = log.clone();
             let bytes = &mut forged.checkpoints[at].1;
-            let mut snapshot = World::snapshot_from_bytes(bytes).expect("decodes");
+            let mut snapshot = WorldSnapshot::from_bytes(bytes).expect("decodes");
             snapshot.players[0].pos.x += engine::fx_bits(1);
-            *bytes = World::snapshot_to_bytes(&snapshot);
+            *bytes = snapshot.to_bytes();
             refused_at(verify(&forged, None), ticks[at], "players");
         }
         let _ = std::fs::remove_dir_all(&dir);

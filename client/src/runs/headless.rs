@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use crate::logs::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use crate::logs::tick_logs::TickLogs;
-use engine::{Bot, RoundPhase, Rules, StateHash, Tick, WireInput, World};
+use engine::{Bot, RoundPhase, Rules, SavedWorld, StateHash, Tick, WireInput, World};
 use game_api::Game;
 use std::path::{Path, PathBuf};
 
@@ -236,6 +236,8 @@ fn play_bots(
     let mut logs = TickLogs::new(hash_log, match_log);
     let mut bots = bots_for(world.player_count(), bot_seed);
     let mut inputs: Vec<WireInput> = Vec::with_capacity(bots.len());
+    // The match log's checkpoints, saved into one reused image.
+    let mut checkpoint = world.image();
     while world.tick() < ticks {
         if stop_at_match_end && world.state().round.phase == RoundPhase::MatchOver {
             break;
@@ -244,8 +246,11 @@ fn play_bots(
         inputs.extend(bots.iter_mut().map(|b| b.think(&world).to_wire()));
         Game::step(&mut world, &inputs)?;
         let hash = world.state_hash();
+        let slot = &mut checkpoint;
         logs.record(world.tick(), &inputs, hash, world.events(), || {
-            Ok(world.state())
+            world.save_image(slot);
+            let saved: &SavedWorld = slot;
+            Ok(saved)
         })?;
     }
     logs.close(true)?;
@@ -345,10 +350,9 @@ mod tests {
                 bots.iter_mut().map(|b| b.think(&world).to_wire()).collect();
             Game::step(&mut world, &inputs).expect("step");
             let hash = world.state_hash();
-            logs.record(world.tick(), &inputs, hash, world.events(), || {
-                Ok(world.state())
-            })
-            .expect("recorded");
+            let image = world.image();
+            logs.record(world.tick(), &inputs, hash, world.events(), || Ok(&image))
+                .expect("recorded");
         }
         // Dropped unclosed: no end record, as after a kill.
     }

@@ -19,8 +19,8 @@ use crate::remote_view::{input_view, shown_pose, view_at, RemoteView, ViewDelay}
 use crate::session::netplay::{NetEvent, NetPeer};
 use crate::session::pacing::{FrameDecision, FramePacer};
 use engine::{
-    buttons, stick_towards, EventKey, EventKind, Fx, FxVec, Rules, ShotOutcome, ShotRecord,
-    ShotTarget, Tick, WireInput, World, WorldSnapshot,
+    buttons, stick_towards, EventKey, EventKind, Fx, FxVec, Rules, SavedWorld, ShotOutcome,
+    ShotRecord, ShotTarget, Tick, WireInput, World, WorldSnapshot,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -245,7 +245,7 @@ fn aim_across(from: FxVec, at: FxVec, spread: Fx) -> FxVec {
 
 /// Whether `victim` stood behind cover from `shot`'s muzzle in `state` (a peer's own state
 /// for the shot's tick; none kept: not known to be).
-fn behind_cover(state: Option<&WorldSnapshot>, shot: &ShotRecord, victim: usize) -> bool {
+fn behind_cover(state: Option<WorldSnapshot>, shot: &ShotRecord, victim: usize) -> bool {
     state.is_some_and(|s| !s.maze.line_of_sight(shot.origin, s.players[victim].pos))
 }
 
@@ -356,7 +356,12 @@ fn track_shots(
             _ => None,
         });
         let cover = now.is_some_and(|s| {
-            hit_on(&s, me) && behind_cover(peer.driver().snapshot_at(event.tick).ok(), &s, me)
+            hit_on(&s, me)
+                && behind_cover(
+                    (peer.driver().snapshot_at(event.tick).ok()).map(SavedWorld::to_snapshot),
+                    &s,
+                    me,
+                )
         });
         shots
             .entry(event.key())
@@ -759,19 +764,19 @@ mod tests {
             origin: at(3),
             ..shot(0, Some(1), HIT, 3)
         };
-        assert!(
-            !behind_cover(Some(&world.snapshot()), &shot, 1),
-            "open room"
-        );
+        assert!(!behind_cover(Some(world.snapshot()), &shot, 1), "open room");
         let w = walled.maze.width as usize;
         walled.maze.tiles[2 * w + 5] = Tile::WALL;
-        assert!(behind_cover(Some(&walled), &shot, 1), "a wall between");
+        assert!(
+            behind_cover(Some(walled.clone()), &shot, 1),
+            "a wall between"
+        );
         // The same wall, seen from beyond the victim, is not between.
         let from_behind = ShotRecord {
             origin: at(9),
             ..shot
         };
-        assert!(!behind_cover(Some(&walled), &from_behind, 1));
+        assert!(!behind_cover(Some(walled.clone()), &from_behind, 1));
         assert!(!behind_cover(None, &shot, 1), "no state kept for the tick");
     }
 

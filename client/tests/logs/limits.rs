@@ -31,8 +31,8 @@ fn small_log(dir: &Path, ticks: u32, finish: bool) -> PathBuf {
             hash: world.state_hash(),
             audit: Vec::new(),
         };
-        let state = log.is_checkpoint_tick(world.tick()).then(|| world.state());
-        log.record_tick(&record, state).expect("record");
+        let state = log.is_checkpoint_tick(world.tick()).then(|| world.image());
+        log.record_tick(&record, state.as_ref()).expect("record");
     }
     if finish {
         log.finish("completed").expect("finish");

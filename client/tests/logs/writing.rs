@@ -58,8 +58,8 @@ fn the_writer_length_is_the_file_length_and_a_checkpoint_reaches_the_file() {
     let mut lens = vec![log.len()];
     for _ in 0..3 {
         let record = step(&mut world, &mut bots);
-        let state = log.is_checkpoint_tick(record.tick).then(|| world.state());
-        log.record_tick(&record, state).expect("record");
+        let state = log.is_checkpoint_tick(record.tick).then(|| world.image());
+        log.record_tick(&record, state.as_ref()).expect("record");
         lens.push(log.len());
     }
     assert!(lens.windows(2).all(|w| w[0] < w[1]), "{lens:?}");

@@ -8,7 +8,8 @@ use client::logs::hashlog::{inputs_of, HashLogWriter, MatchIdentity};
 use client::logs::matchlog::{read_log, LogHeader, MatchLogWriter, DEFAULT_CHECKPOINT_EVERY};
 use client::logs::tick_logs::TickLogs;
 use engine::{
-    Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, WireInput, World, WorldSnapshot,
+    Bot, Difficulty, Event, InputCmd, PlayerId, RoundPhase, Rules, SavedWorld, WireInput, World,
+    WorldSnapshot,
 };
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,8 @@ pub struct LocalLogs {
     /// the third reset logs to `<stem>-reset3`, not `<stem>-reset1-reset2-reset3`.
     first_paths: (Option<PathBuf>, Option<PathBuf>),
     logs: TickLogs<World>,
+    /// The match log's checkpoints, saved into one reused image.
+    checkpoint: Option<SavedWorld>,
 }
 
 impl LocalLogs {
@@ -73,10 +76,18 @@ impl LocalLogs {
 
     pub(crate) fn record(&mut self, world: &World, inputs: &[WireInput]) -> anyhow::Result<()> {
         let hash = world.state_hash();
+        let slot = &mut self.checkpoint;
         Ok(self
             .logs
             .record(world.tick(), inputs, hash, world.events(), || {
-                Ok(world.state())
+                let saved: &SavedWorld = match slot {
+                    Some(saved) => {
+                        world.save_image(saved);
+                        saved
+                    }
+                    None => slot.insert(world.image()),
+                };
+                Ok(saved)
             })?)
     }
 

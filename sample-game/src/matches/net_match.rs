@@ -139,7 +139,7 @@ impl NetMatch {
         let before = (self.peer.world().tick().checked_sub(1))
             .and_then(|tick| self.peer.driver().snapshot_at(tick).ok());
         if let Some(before) = before {
-            self.previous.clone_from(before);
+            before.copy_into(&mut self.previous);
         }
         let driver = self.peer.driver();
         let actions = self.journal.reconcile(

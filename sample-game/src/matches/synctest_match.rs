@@ -85,7 +85,7 @@ impl MatchSource for SyncTestMatch {
         let before = self.tester.driver().world().tick();
         self.tester.advance(&inputs)?;
         if let Ok(previous) = self.tester.driver().snapshot_at(before) {
-            self.previous.clone_from(previous);
+            previous.copy_into(&mut self.previous);
         }
         // Both players are local: a frame is final the moment it is first reached.
         let driver = self.tester.driver();

@@ -99,19 +99,19 @@ pub(crate) fn desync(
 pub(crate) fn state(path: &Path, tick: Option<Tick>, other: Option<&Path>) -> Result<ExitCode> {
     let a = state_at::<World>(path, tick)?;
     let Some(other) = other else {
-        out!("state at tick {} (hash {})", a.tick, a.hash());
+        out!("state at tick {} (hash {})", a.tick(), a.hash());
         for (field, value) in client::forensics::fielddiff::flatten(&a) {
             out!("{field}: {value}");
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let b = state_at::<World>(other, Some(a.tick))?;
+    let b = state_at::<World>(other, Some(a.tick()))?;
     let diffs = diff(&a, &b);
     if diffs.is_empty() {
-        out!("identical at tick {} (hash {})", a.tick, a.hash());
+        out!("identical at tick {} (hash {})", a.tick(), a.hash());
         return Ok(ExitCode::SUCCESS);
     }
-    out!("fields that differ at tick {}:", a.tick);
+    out!("fields that differ at tick {}:", a.tick());
     for d in diffs {
         out!("  {d}");
     }

@@ -253,9 +253,11 @@ fn a_rejoiner_that_logged_past_the_survivor_brings_it_there() {
     let driver = o.host.driver();
     let k = 3;
     let mut world = driver.world().clone();
-    world
-        .restore(driver.snapshot_at(ours).expect("final state kept"))
-        .expect("restore");
+    Game::restore(
+        &mut world,
+        driver.snapshot_at(ours).expect("final state kept"),
+    )
+    .expect("restore");
     let mut recent = Vec::new();
     for (n, tick) in (ours..ours + k).enumerate() {
         let mut inputs = driver
