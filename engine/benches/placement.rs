@@ -29,7 +29,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use engine::bench_support::loaded_world;
-use engine::{World, WorldSnapshot};
+use engine::{Game, SavedWorld, World, WorldSnapshot};
 use std::fmt;
 use std::hint::black_box;
 use std::time::Instant;
@@ -40,11 +40,21 @@ const BATCHES: usize = 9;
 /// …of this many copies each, so the clock's own cost and granularity do not count.
 const BATCH: u32 = 16;
 
-/// A world under `n` projectiles and `SLOTS` snapshots of it, allocated between fillers.
-fn placed(n: usize) -> (World, Vec<WorldSnapshot>, Vec<Vec<u8>>) {
-    let world = loaded_world(n, 12);
-    let (slots, fillers) = placed_slots(|| world.snapshot());
-    (world, slots, fillers)
+/// A world under `n` projectiles and `SLOTS` saved images of it (the rollback's saves),
+/// allocated between fillers, and as many structured snapshots of it the same way.
+#[allow(clippy::type_complexity)]
+fn placed(
+    n: usize,
+) -> (
+    World,
+    Vec<SavedWorld>,
+    Vec<WorldSnapshot>,
+    [Vec<Vec<u8>>; 2],
+) {
+    let world = Box::new(loaded_world(n, 12));
+    let (slots, fillers) = placed_slots(|| world.image());
+    let (snapshots, snapshot_fillers) = placed_slots(|| world.snapshot());
+    (*world, slots, snapshots, [fillers, snapshot_fillers])
 }
 
 /// `SLOTS` values made by `make`, allocated between fillers, and the fillers.
@@ -187,17 +197,23 @@ fn spread<T>(slots: &mut [T], mut op: impl FnMut(&mut T)) -> Spread {
 fn placement(c: &mut Criterion) {
     let mut group = c.benchmark_group("placement");
     for n in [32usize, 1024, 2048, 4096] {
-        let (mut world, mut slots, _fillers) = placed(n);
-        let save = spread(&mut slots, |slot| world.save_into(black_box(slot)));
+        let (mut world, mut slots, mut snapshots, _fillers) = placed(n);
+        let save = spread(&mut slots, |slot| world.save_image(black_box(slot)));
         let mut target = world.clone();
         let restore = spread(&mut slots, |slot| {
-            target.restore(black_box(slot)).expect("restore");
+            Game::restore(&mut target, black_box(slot)).expect("restore");
         });
-        // The rollback's own load: a state this world saved, not checked again.
+        // The rollback's own load: a state this world saved, into the world that saved it
+        // (against whose buffers the image was placed), not checked again.
         let saved = spread(&mut slots, |slot| {
-            target.restore_saved(black_box(slot)).expect("restore");
+            world.restore_image(black_box(slot)).expect("restore");
         });
-        println!("placement/{n}: save {save}; restore {restore}; restore_saved {saved}");
+        // The structured copy, each section into a buffer of its own wherever it lies.
+        let structured = spread(&mut snapshots, |slot| world.save_into(black_box(slot)));
+        println!(
+            "placement/{n}: save {save}; restore {restore}; restore_saved {saved}; \
+             a WorldSnapshot's save {structured}"
+        );
         let bytes = saved_bytes(world.state());
         let source = vec![0x5Au8; bytes];
         let (mut copies, _copy_fillers) = placed_slots(|| vec![0u8; bytes]);
@@ -223,13 +239,15 @@ fn placement(c: &mut Criterion) {
         group.bench_function(format!("save/{n}"), |b| {
             b.iter(|| {
                 next = (next + 1) % SLOTS;
-                world.save_into(black_box(&mut slots[next]));
+                world.save_image(black_box(&mut slots[next]));
             })
         });
         group.bench_function(format!("restore/{n}"), |b| {
             b.iter(|| {
                 next = (next + 1) % SLOTS;
-                world.restore(black_box(&slots[next])).expect("restore");
+                world
+                    .restore_image(black_box(&slots[next]))
+                    .expect("restore");
             })
         });
     }

@@ -2,8 +2,10 @@
 //!
 //! - `step/projectiles/N`: one `World::step` with 2 players and N projectiles in flight
 //!   (N = 32 is the standard load, 1024 the stress load; 512→…→4096 shows the growth).
-//! - `snapshot/*/N`: save into a used snapshot, restore into a used world, hash, at 32, 1024
-//!   and 4096 projectiles; `baseline/memcpy+xxh3/N` does a plain copy plus xxh3 of as many
+//! - `snapshot/*/N`: save into a used image (the rollback's save, [`engine::SavedWorld`]),
+//!   the same into a used [`engine::WorldSnapshot`] (`save_structured`), load the image back
+//!   (`load`, the rollback's), restore a snapshot into a used world (checked), hash, at 32,
+//!   1024 and 4096 projectiles; `baseline/memcpy+xxh3/N` does a plain copy plus xxh3 of as many
 //!   bytes as the snapshot encodes to, for comparison with `snapshot/save+hash/N`.
 //!   Before them it prints `spread save+hash/N`: the two timed in turn, batch by batch, with
 //!   their ratio at the 10th percentile and at the median.
@@ -15,7 +17,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use engine::bench_support::{fight_inputs, loaded_world};
 use engine::HitboxHistory;
-use engine::{InputCmd, Rules, World, WorldSnapshot};
+use engine::{InputCmd, Rules, SavedWorld, World, WorldSnapshot};
 use std::hint::black_box;
 
 /// A world in the Fighting phase with `n` slow projectiles over the floor tiles.
@@ -86,12 +88,12 @@ fn save_hash_spread() {
     for n in [32usize, 1024, 4096] {
         let world = loaded(n);
         let bytes = world.state().encoded_len() as usize;
-        let mut saved = world.snapshot();
+        let mut saved = world.image();
         let src = vec![0x5Au8; bytes];
         let mut dst = vec![0u8; bytes];
         let [(ours_p10, ours_median), (base_p10, base_median)] = interleaved(
             || {
-                world.save_into(black_box(&mut saved));
+                world.save_image(black_box(&mut saved));
                 black_box(world.state_hash());
             },
             || {
@@ -116,18 +118,27 @@ fn snapshot(c: &mut Criterion) {
         let world = loaded(n);
         let bytes = world.state().encoded_len() as usize;
         group.throughput(Throughput::Bytes(bytes as u64));
-        let mut saved: WorldSnapshot = world.snapshot();
+        let mut saved = world.image();
         group.bench_function(format!("save/{n}"), |b| {
-            b.iter(|| world.save_into(black_box(&mut saved)))
+            b.iter(|| world.save_image(black_box(&mut saved)))
+        });
+        let mut structured: WorldSnapshot = world.snapshot();
+        group.bench_function(format!("save_structured/{n}"), |b| {
+            b.iter(|| world.save_into(black_box(&mut structured)))
         });
         group.bench_function(format!("hash/{n}"), |b| {
             b.iter(|| black_box(world.state_hash()))
         });
         group.bench_function(format!("save+hash/{n}"), |b| {
             b.iter(|| {
-                world.save_into(black_box(&mut saved));
+                world.save_image(black_box(&mut saved));
                 black_box(world.state_hash())
             })
+        });
+        let mut own = loaded(n);
+        let image = own.image();
+        group.bench_function(format!("load/{n}"), |b| {
+            b.iter(|| own.restore_image(black_box(&image)).expect("load"))
         });
         let mut target = loaded(n);
         let source = world.snapshot();
@@ -160,25 +171,25 @@ fn rollback_frame(c: &mut Criterion) {
     // history costs.
     for (n, window) in [(32usize, 12u8), (32, 1), (1024, 12), (4096, 12)] {
         let mut world = loaded_world(n, window);
-        let start = world.snapshot();
+        let start = world.image();
         let id = if window == 12 {
             n.to_string()
         } else {
             format!("{n}/window{window}")
         };
         let inputs = eight_frames(&world);
-        let mut ring: Vec<WorldSnapshot> = (0..8).map(|_| world.snapshot()).collect();
+        let mut ring: Vec<SavedWorld> = (0..8).map(|_| world.image()).collect();
         group.bench_function(BenchmarkId::new("engine", &id), |b| {
             b.iter(|| {
-                world.restore(black_box(&start)).expect("restore");
+                world.restore_image(black_box(&start)).expect("restore");
                 for (frame, slot) in inputs.iter().zip(ring.iter_mut()) {
                     world.step(frame).expect("step");
-                    world.save_into(slot);
+                    world.save_image(slot);
                     black_box(world.state_hash());
                 }
             });
         });
-        let bytes = start.encoded_len() as usize;
+        let bytes = start.to_snapshot().encoded_len() as usize;
         let src = vec![0x5Au8; bytes];
         let mut live = vec![0u8; bytes];
         let mut saves = vec![vec![0u8; bytes]; 8];
