@@ -7,14 +7,16 @@
 //! depends on where those buffers lie modulo 4 KiB: the CPU matches a load against the
 //! stores in flight by their low 12 address bits, so a copy whose loads fall on the page
 //! offsets of its recent stores waits for them (4 KiB aliasing). Over 1,000 slots at
-//! standard load the slowest hundredth of `WorldSnapshot` saves took 1.4–1.6× the median,
+//! standard load the slowest hundredth of `WorldSnapshot` saves took 1.2–1.6× the median,
 //! the same slots in any order (`benches/placement.rs`). With the whole state in one buffer a
 //! save chooses where every part of its copy lies: each part goes where no byte of it is
 //! within a cache line (modulo 4 KiB) of a byte the save reads, the live struct's fields
 //! included, so no store of a save or a load (which reads the same pairs the other way)
 //! stands in the way of a later access. Where the state reads from too much of a page for
 //! that (a thousand projectiles span several pages), each part goes half a page past its
-//! own source instead, which keeps a copy's stores off the loads that follow them.
+//! own source instead, which keeps a copy's stores off the loads that follow them. A slot is
+//! placed on its first save and again only when the live record buffers move or outgrow its
+//! room; a world that moves keeps its buffers, so its slots keep their places.
 //!
 //! The image holds the state's canonical bytes, so nothing but placement is new: the rest
 //! section as its hash encodes it (its bincode bytes), the maze's size, then the players,
@@ -41,6 +43,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// The span of addresses 4 KiB aliasing compares.
 const PAGE: usize = 4096;
+const _: () = assert!(
+    PAGE.is_power_of_two(),
+    "`near` takes offsets modulo PAGE by wrapping"
+);
 /// How far apart (modulo a page) a part of the image and a byte the save reads stay at
 /// least: a cache line, so no access to one line waits on the other.
 const LINE: usize = 64;
@@ -117,13 +123,11 @@ fn sources(live: &WorldSnapshot) -> [Range; 5] {
 /// Whether `len` bytes at `at` come within a cache line, modulo a page, of `other_len`
 /// bytes at `other` (ranges longer than a page reach every offset).
 fn near(at: usize, len: usize, other: usize, other_len: usize) -> bool {
-    if len + other_len + 2 * LINE >= PAGE {
-        return true;
-    }
-    // The distance from the other range's start to this one's, modulo a page: they are
-    // apart if this one starts a line after the other ends and ends a line before the
-    // other starts again.
-    let from_other = (at % PAGE + PAGE - other % PAGE) % PAGE;
+    // The distance from the other range's start to this one's, modulo a page (a power of
+    // two, so the wrapped difference has it): they are apart if this one starts a line after
+    // the other ends and ends a line before the other starts again, which no two ranges
+    // reaching round a page can.
+    let from_other = at.wrapping_sub(other) % PAGE;
     !(from_other >= other_len + LINE && from_other + len + LINE <= PAGE)
 }
 
@@ -133,21 +137,17 @@ fn near(at: usize, len: usize, other: usize, other_len: usize) -> bool {
 /// the loads that follow them. Either lies less than a page past `from`.
 fn choose(base: usize, from: usize, len: usize, reads: &[Range; 5], own: usize) -> usize {
     let from = from.next_multiple_of(ALIGN);
-    // A read that reaches every offset leaves nowhere clear: no search.
-    let room = reads
-        .iter()
-        .all(|&(_, other_len)| len + other_len + 2 * LINE < PAGE);
     (from..from + PAGE)
         .step_by(ALIGN)
-        .take_while(|_| room)
         .find(|&at| {
             reads
                 .iter()
                 .all(|&(other, other_len)| !near(base + at, len, other, other_len))
         })
         .unwrap_or_else(|| {
-            let want = (own + PAGE / 2) % PAGE;
-            let gap = (want + PAGE - (base + from) % PAGE) % PAGE;
+            // How far past `from` the address half a page past `own` comes round, modulo a
+            // page (wrapping, as in `near`), rounded down to the alignment.
+            let gap = (own + PAGE / 2).wrapping_sub(base + from) % PAGE;
             from + gap / ALIGN * ALIGN
         })
 }
@@ -749,6 +749,14 @@ mod tests {
         assert!(near(PAGE * 7 + 30, 10, PAGE * 3 + PAGE - 30, 100));
         assert!(near(5, PAGE - 2 * LINE - 10, 3000, 10));
         assert!(!near(5, 10, 5 + PAGE / 2, 10));
+        // Exactly a line either side of a range that fills the rest of the page: clear, and a
+        // byte longer is not.
+        let fill = PAGE - 100 - 2 * LINE;
+        assert!(!near(1000 + 100 + LINE, fill, 1000, 100));
+        assert!(near(1000 + 100 + LINE, fill + 1, 1000, 100));
+        // Ranges longer than a page reach every offset.
+        assert!(near(0, PAGE + 1, PAGE / 2, 1));
+        assert!(near(PAGE / 2, 1, 0, PAGE + 1));
     }
 
     /// The head decodes only bytes a state encodes to: a round phase or a winner tag out of
