@@ -200,9 +200,9 @@ impl SavedWorld {
             parts[3].as_ptr() as usize,
             self.image.as_ptr() as usize,
         ];
-        let moved = (here.iter().zip(&self.against)).fold(0, |moved, (a, b)| moved | (a ^ b));
+        let moved = (here.iter().zip(&self.against)).any(|(a, b)| a != b);
         let fits = (parts.iter().zip(&self.spans[1..])).all(|(part, span)| part.len() <= span.room);
-        if moved != 0 || !fits {
+        if moved || !fits {
             self.place(live, &sources(live));
         }
         // The head, built whole and stored in one copy: the rest section's canonical bytes,
@@ -603,6 +603,7 @@ mod tests {
             assert_ne!(other, image, "edit {n}");
             assert!(!image.holds(&changed) && !other.holds(&state), "edit {n}");
             assert!(other.holds(&changed), "edit {n}");
+            assert!(image != changed && changed != image, "edit {n}");
             assert_eq!(other.to_snapshot(), changed, "edit {n}");
             assert_eq!(
                 image.hash().first_difference(&other.hash()),
@@ -628,6 +629,19 @@ mod tests {
             image.placements, 1,
             "placed once while the live state stayed put"
         );
+        // The image holds the live buffers' room and a page (and the alignment) in front of
+        // each part, no more.
+        let live = world.state();
+        let room = HEAD_BYTES
+            + size_of_val::<[Player]>(&live.players)
+            + live.maze.tiles.len()
+            + size_of_val::<[PoseSample]>(&live.pose_history.samples)
+            + live.projectiles.capacity() * size_of::<Projectile>();
+        let bytes = image.image.len() * size_of::<u64>();
+        assert!(
+            bytes >= room && bytes < room + 5 * (PAGE + ALIGN) + 8,
+            "{bytes} for {room}"
+        );
         // More projectiles than the live buffer holds: it moves, the image is placed again.
         let before = world.state().projectiles.as_ptr();
         let extra = world.state().projectiles[0];
@@ -650,6 +664,39 @@ mod tests {
         copy.save_image(&mut image);
         assert_eq!(image.to_snapshot(), *copy.state());
         assert_eq!(image.placements, 3);
+        // Placed again against the same state, the buffer has exactly the room: it stays.
+        let buffer = image.image.as_ptr();
+        image.against = [0; 5];
+        copy.save_image(&mut image);
+        assert_eq!(image.placements, 4);
+        assert_eq!(image.image.as_ptr(), buffer, "no new buffer when the room is there");
+    }
+
+    /// The load keeps the live maze's cached hash only for the very same maze: an image of
+    /// a damaged or another maze is loaded with its own hash.
+    #[test]
+    fn an_image_tells_its_maze_from_another() {
+        let mut world = loaded_world(32, 12);
+        let image = world.image();
+        let head = image.head();
+        assert!(image.same_maze(&head, &world.state().maze));
+        let mut damaged = world.snapshot();
+        let wall = (damaged.maze.tiles.iter()).position(|&t| t == Tile::WALL);
+        damaged.maze.tiles[wall.expect("a wall")] = Tile::block(1);
+        assert!(!image.same_maze(&head, &damaged.maze));
+        let mut wider = world.snapshot();
+        wider.maze.width += 1;
+        wider.maze.height -= 1;
+        assert!(!image.same_maze(&head, &wider.maze), "the same tiles, other sizes");
+        let mut taller = world.snapshot();
+        taller.maze.height += 1;
+        assert!(!image.same_maze(&head, &taller.maze));
+        // Loaded over a world whose maze was damaged since, the hash is the saved maze's.
+        world.restore(&damaged).expect("a valid state");
+        assert_ne!(world.state_hash(), image.hash());
+        world.restore_image(&image).expect("same rules");
+        assert_eq!(world.state_hash(), image.hash());
+        assert_eq!(world.state_hash(), world.state().hash());
     }
 
     /// The rollback's load: a fresh world restored from an image replays bit-identically to
