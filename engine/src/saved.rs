@@ -234,9 +234,10 @@ impl SavedWorld {
             size_of_val::<[PoseSample]>(&live.pose_history.samples),
             live.projectiles.capacity() * size_of::<Projectile>(),
         ];
-        let need = rooms.iter().sum::<usize>() + Part::ALL.len() * (PAGE + ALIGN);
-        if self.image.len() * size_of::<u64>() < need {
-            self.image = vec![0; need.div_ceil(size_of::<u64>())];
+        let bytes = rooms.iter().sum::<usize>() + Part::ALL.len() * (PAGE + ALIGN);
+        let words = bytes.div_ceil(size_of::<u64>());
+        if self.image.len() < words {
+            self.image = vec![0; words];
         }
         let base = self.image.as_ptr() as usize;
         let mut from = 0;
