@@ -3,18 +3,20 @@
 //! takes a load for a dependency on an earlier store to the same page offset), and a whole
 //! number of pages of projectiles placed back to back by the allocator does exactly that.
 //!
-//! For each load, 1,000 save slots are allocated one after another, each after a filler of
-//! pseudo-random size or right after the previous slot (so the slots land at every offset a
-//! heap gives), and a world is restored from / saved into each (the checked `restore` of
-//! a state from outside, and `restore_saved`, the rollback's load of its own saves). Per
+//! For each load, 1,000 save slots (`SavedWorld` images, what the rollback saves) are
+//! allocated one after another, each after a filler of pseudo-random size or right after the
+//! previous slot (so the slots land at every offset a heap gives), and a world is saved into
+//! / restored from each (the checked `Game::restore` of a state from outside, and
+//! `restore_saved`, the rollback's load of its own saves into the world that saved them);
+//! the structured save into 1,000 `WorldSnapshot`s placed the same way is timed beside. Per
 //! slot the median of 9 batches of 16 copies is kept, in fractions of a nanosecond (taken in
 //! rounds across the slots); the report is the median and the 99th percentile over the
 //! slots, and their ratio, which the issue this bench answers bounds at 1.3. Two more
 //! figures say what that tail is: a second pass over every slot, timed the same way, keeps
 //! only the slots slow in both (the host slows a slot in one pass, its placement in both),
 //! and the median slot timed 1,000 times gives the bench's own resolution. Criterion
-//! times the cycle through all slots too (`placement/{save,restore}/N`), so a regression
-//! shows in its history.
+//! times the cycle through all slots too (`placement/{save,restore}/N`: the save and the
+//! rollback's load), so a regression shows in its history.
 //!
 //! Beside each load it prints the same figures for a plain copy of as many bytes as a save
 //! copies (`memcpy`: one source buffer into 1,000 byte buffers placed the same way, as a

@@ -59,12 +59,12 @@ impl Game for World {
         World::from_snapshot(rules, &snapshot.to_snapshot())
     }
 
-    /// Checked as any state from outside: through the [`WorldSnapshot`] the image holds
-    /// (a copy; only the rollback's own load, [`Game::restore_saved`], skips it).
+    /// Checked as any state from outside, through the [`WorldSnapshot`] the image holds
+    /// (only the rollback's own load, [`Game::restore_saved`], skips the checks).
     ///
     /// [`WorldSnapshot`]: crate::WorldSnapshot
     fn restore(&mut self, snapshot: &SavedWorld) -> Result<(), Error> {
-        World::restore(self, &snapshot.to_snapshot())
+        World::restore_image_checked(self, snapshot)
     }
 
     fn restore_saved(&mut self, snapshot: &SavedWorld) -> Result<(), Error> {

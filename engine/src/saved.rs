@@ -737,6 +737,26 @@ mod tests {
         assert_eq!(*other.state(), unchanged);
     }
 
+    /// A checked restore of an image (`Game::restore`, a state from outside) refuses what a
+    /// snapshot's check refuses, leaving the world unchanged, and loads a valid one.
+    #[test]
+    fn a_checked_restore_of_an_image_refuses_a_broken_state() {
+        use game_api::Game;
+        let world = loaded_world(32, 12);
+        let mut broken = world.snapshot();
+        broken.players[1].id = 0;
+        let mut other = loaded_world(0, 12);
+        let before = other.snapshot();
+        assert!(matches!(
+            Game::restore(&mut other, &SavedWorld::of(&broken)),
+            Err(Error::SnapshotCorrupt { .. })
+        ));
+        assert_eq!(*other.state(), before);
+        Game::restore(&mut other, &world.image()).expect("a valid state");
+        assert_eq!(other.state(), world.state());
+        assert_eq!(other.state_hash(), world.state_hash());
+    }
+
     /// The ranges a save reads and an image's parts, by part, as (address, length).
     fn parts_and_reads(image: &SavedWorld, live: &WorldSnapshot) -> ([Range; 5], [Range; 5]) {
         let base = image.image.as_ptr() as usize;

@@ -38,6 +38,9 @@ pub struct World {
     pub(crate) inputs: [InputCmd; MAX_PLAYERS],
     /// Scratch: buffers for maze generation.
     pub(crate) maze_scratch: MazeScratch,
+    /// Scratch: a saved image from outside, decoded to be checked before it is loaded (see
+    /// [`World::restore_image_checked`]); its buffers are kept for the next one.
+    pub(crate) decoded: WorldSnapshot,
     /// Scratch: bit per slot whose rail shot was accepted in the step in progress.
     pub(crate) rails_accepted: u8,
     /// Scratch: bit per slot frozen by hit-stop in the step in progress.
@@ -115,6 +118,7 @@ impl World {
             events: Vec::with_capacity(64),
             inputs: [InputCmd::default(); MAX_PLAYERS],
             maze_scratch: MazeScratch::default(),
+            decoded: WorldSnapshot::placeholder(),
             rails_accepted: 0,
             frozen: 0,
             projectiles_ended: false,
@@ -213,6 +217,26 @@ impl World {
         }
         self.events.clear();
         Ok(())
+    }
+
+    /// [`World::restore`] of a saved image from outside (a file, a peer, a tool): decoded
+    /// into a snapshot this world keeps for the purpose, checked as any state from outside,
+    /// then loaded. No allocation once that snapshot has grown to the match's size.
+    ///
+    /// # Errors
+    /// As [`World::restore`] (the world is then unchanged).
+    pub fn restore_image_checked(&mut self, saved: &SavedWorld) -> Result<(), Error> {
+        let mut decoded = std::mem::replace(&mut self.decoded, WorldSnapshot::placeholder());
+        // Room for as many projectiles as the live state has room for, so a state from
+        // outside that a live one would fit in does not allocate either.
+        decoded.projectiles.clear();
+        decoded
+            .projectiles
+            .reserve_exact(self.state.projectiles.capacity());
+        saved.copy_into(&mut decoded);
+        let restored = self.restore(&decoded);
+        self.decoded = decoded;
+        restored
     }
 
     /// Saves the state as one image placed against it ([`SavedWorld`]), reusing `out`'s

@@ -1,6 +1,6 @@
-//! `World::step`, `World::step_traced`, `World::state_hash`, `World::save_into` and the
-//! rollback's save and load of an image (`World::save_image`, `World::restore_image`) do not
-//! allocate once warmed up.
+//! `World::step`, `World::step_traced`, `World::state_hash`, `World::save_into`, the
+//! rollback's save and load of an image (`World::save_image`, `World::restore_image`) and the
+//! checked load of one (`Game::restore`) do not allocate once warmed up.
 //!
 //! `stats_alloc` instruments the global allocator; a `Region` counts what happens between its
 //! creation and `change()`, on every thread. So this file is its own test binary without the
@@ -8,7 +8,7 @@
 //! libtest, the harness's main thread sometimes still allocated while the test counted (4
 //! allocations in some runs on a loaded machine), which made the test flaky.
 
-use engine::{Bot, PhaseHashes, RoundPhase, Rules, World};
+use engine::{Bot, Game, PhaseHashes, RoundPhase, Rules, World};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 
@@ -18,8 +18,8 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 fn main() {
     step_hash_and_save_do_not_allocate_once_warm();
     println!(
-        "alloc: step, step_traced, state_hash, save_into, save_image and restore_image \
-         allocate nothing once warm"
+        "alloc: step, step_traced, state_hash, save_into, save_image, restore_image and the \
+         checked restore allocate nothing once warm"
     );
 }
 
@@ -34,6 +34,8 @@ fn step_hash_and_save_do_not_allocate_once_warm() {
         world.step(&inputs).expect("step");
         world.save_image(&mut image);
     }
+    // The checked load's decoding buffers, grown once.
+    Game::restore(&mut world, &image).expect("checked load");
     let (mut steps, mut rounds_seen, mut shots) = (0u32, world.state().round.round, 0usize);
     let mut allocations = 0;
     let mut trace = PhaseHashes::default();
@@ -52,8 +54,9 @@ fn step_hash_and_save_do_not_allocate_once_warm() {
         world.save_into(&mut saved);
         world.save_image(&mut image);
         if steps % 8 == 0 {
-            // The rollback's load of the state just saved.
+            // The rollback's load of the state just saved, and the checked load of it.
             world.restore_image(&image).expect("load");
+            Game::restore(&mut world, &image).expect("checked load");
         }
         let change = region.change();
         allocations += change.allocations + change.reallocations;
