@@ -604,7 +604,8 @@ mod tests {
             assert_ne!(other, image, "edit {n}");
             assert!(!image.holds(&changed) && !other.holds(&state), "edit {n}");
             assert!(other.holds(&changed), "edit {n}");
-            assert!(image != changed && changed != image, "edit {n}");
+            assert_ne!(image, changed, "edit {n}");
+            assert_ne!(changed, image, "edit {n}");
             assert_eq!(other.to_snapshot(), changed, "edit {n}");
             assert_eq!(
                 image.hash().first_difference(&other.hash()),
