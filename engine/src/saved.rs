@@ -508,12 +508,6 @@ impl<'de> Deserialize<'de> for SavedWorld {
     }
 }
 
-impl From<&WorldSnapshot> for SavedWorld {
-    fn from(state: &WorldSnapshot) -> SavedWorld {
-        SavedWorld::of(state)
-    }
-}
-
 /// Snapshot bytes to a saved image: [`WorldSnapshot::from_bytes`], then [`SavedWorld::of`].
 ///
 /// # Errors

@@ -170,7 +170,7 @@ impl World {
     /// [`Error::RulesMismatch`] if the snapshot was taken under other rules;
     /// [`Error::SnapshotCorrupt`] if it breaks an invariant (the world is left unchanged).
     pub fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        self.check_rules_hash(snapshot)?;
+        self.check_rules_hash(snapshot.rules_hash)?;
         snapshot.check()?;
         self.check_against_rules(snapshot)?;
         self.load(snapshot);
@@ -188,7 +188,7 @@ impl World {
     /// [`Error::RulesMismatch`] if the snapshot was taken under other rules (the world is
     /// then unchanged).
     pub fn restore_saved(&mut self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        self.check_rules_hash(snapshot)?;
+        self.check_rules_hash(snapshot.rules_hash)?;
         self.load(snapshot);
         Ok(())
     }
@@ -202,20 +202,11 @@ impl World {
     /// unchanged).
     pub fn restore_image(&mut self, saved: &SavedWorld) -> Result<(), Error> {
         let head = saved.head();
-        if head.rules_hash != self.rules_hash {
-            return Err(Error::RulesMismatch {
-                found: head.rules_hash,
-                expected: self.rules_hash,
-            });
-        }
+        self.check_rules_hash(head.rules_hash)?;
         // As in `load`: the maze is nearly always the live one, and its hash stays.
         let same_maze = saved.same_maze(&head, &self.state.maze);
         saved.copy_with(&head, &mut self.state);
-        self.clearance.reset(&self.state.projectiles);
-        if !same_maze {
-            self.rebuild_caches();
-        }
-        self.events.clear();
+        self.after_load(same_maze);
         Ok(())
     }
 
@@ -252,10 +243,10 @@ impl World {
     }
 
     /// A snapshot taken under other rules is refused by every restore.
-    fn check_rules_hash(&self, snapshot: &WorldSnapshot) -> Result<(), Error> {
-        if snapshot.rules_hash != self.rules_hash {
+    fn check_rules_hash(&self, found: u64) -> Result<(), Error> {
+        if found != self.rules_hash {
             return Err(Error::RulesMismatch {
-                found: snapshot.rules_hash,
+                found,
                 expected: self.rules_hash,
             });
         }
@@ -270,6 +261,12 @@ impl World {
         // maze's, so an equal maze keeps it.
         let same_maze = self.state.maze.same_tiles(&snapshot.maze);
         self.state.clone_from(snapshot);
+        self.after_load(same_maze);
+    }
+
+    /// What every load does once the state is in place: the caches emptied or rebuilt (the
+    /// maze's hash only if the maze changed), no events.
+    fn after_load(&mut self, same_maze: bool) {
         self.clearance.reset(&self.state.projectiles);
         if !same_maze {
             self.rebuild_caches();
