@@ -848,6 +848,29 @@ mod tests {
         assert!(Head::decode(&bad).is_none());
     }
 
+    proptest::proptest! {
+        /// Any bytes in the head decode or are refused, never panic; and what decodes is
+        /// exactly what a state with those fields encodes to (its rest re-encodes to the
+        /// same bytes).
+        #[test]
+        fn any_head_decodes_or_is_refused(bytes in proptest::collection::vec(proptest::num::u8::ANY, HEAD_BYTES)) {
+            let head: [u8; HEAD_BYTES] = bytes.try_into().expect("size");
+            if let Some(decoded) = Head::decode(&head) {
+                let mut state = WorldSnapshot::placeholder();
+                state.tick = decoded.tick;
+                state.rules_hash = decoded.rules_hash;
+                state.match_seed = decoded.match_seed;
+                state.rng = decoded.rng;
+                state.next_projectile_id = decoded.next_projectile_id;
+                state.round = decoded.round;
+                let mut rest = [0u8; REST_BYTES];
+                let written = encode_rest(&state, &mut rest);
+                proptest::prop_assert_eq!(written, decoded.rest_len);
+                proptest::prop_assert_eq!(&rest[..written], &head[..written]);
+            }
+        }
+    }
+
     /// An image serialises as its state (the same bytes in any serde format, the field-by-
     /// field form the desync tools diff), and reads back from them.
     #[test]
