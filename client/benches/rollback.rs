@@ -12,9 +12,11 @@
 //!
 //! Before criterion's runs it prints, for each of these but the traced one, the spread of the
 //! frame's cost over 300 fresh sessions (its minimum, 10th percentile and median, each
-//! session's frames timed together): this host moves between a fast and a slow phase for
-//! seconds at a time, which moves criterion's medians by half, while the fastest tenth of
-//! sessions, taken in one run, gives a ratio that holds from run to run.
+//! session's frames timed together), the sides' sessions taken in turn: this host moves
+//! between a fast and a slow phase for seconds at a time, which moves criterion's medians by
+//! half and a side timed after another by as much, while sessions taken in rounds see the
+//! same phases. The ratios are given at the 10th percentile and as the median of each
+//! round's own ratio.
 
 // A benchmark times itself: the clock is allowed here, never in the simulation.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -87,60 +89,86 @@ fn warm_tester(world: &World, traced: bool) -> SyncTester<World> {
     t
 }
 
-/// Frames' cost per fresh session: `run` builds a session, warms it up and times its frames,
-/// returning nanoseconds per frame; prints the minimum, the 10th percentile and the median
-/// over `SESSIONS` sessions and returns the 10th percentile.
-fn spread(name: &str, mut run: impl FnMut() -> f64) -> f64 {
-    const SESSIONS: usize = 300;
-    let mut per: Vec<f64> = (0..SESSIONS).map(|_| run()).collect();
-    per.sort_by(f64::total_cmp);
-    let at = |q: f64| per[((per.len() - 1) as f64 * q) as usize];
-    println!(
-        "spread {name}: min {:.0} ns, p10 {:.0} ns, median {:.0} ns per frame",
-        at(0.0),
-        at(0.1),
-        at(0.5)
-    );
-    at(0.1)
+/// Fresh sessions per side in the spreads.
+const SESSIONS: usize = 300;
+
+/// A fresh GGRS session with a `u64` state, warmed up; its frames' cost in ns per frame.
+fn ggrs_session() -> f64 {
+    let mut session = trivial_session();
+    let mut state = 0u64;
+    for _ in 0..WARM_UP {
+        trivial_frame(&mut session, &mut state);
+    }
+    let start = Instant::now();
+    for _ in 0..RUN {
+        trivial_frame(&mut session, black_box(&mut state));
+    }
+    start.elapsed().as_nanos() as f64 / RUN as f64
+}
+
+/// A fresh untraced sync tester on `world`, warmed up; its frames' cost in ns per frame.
+fn engine_session(world: &World) -> f64 {
+    let idle = [WireInput::default(); 2];
+    let mut t = warm_tester(world, false);
+    let start = Instant::now();
+    for _ in 0..RUN {
+        t.advance(black_box(&idle)).expect("frame");
+    }
+    start.elapsed().as_nanos() as f64 / RUN as f64
+}
+
+/// The value at quantile `q` of `values`, sorted here.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[((sorted.len() - 1) as f64 * q) as usize]
 }
 
 /// The spread of the untraced frame and of GGRS's trivial frame, their ratio and the growth
-/// per doubling of projectiles, at the 10th percentile.
+/// per doubling of projectiles. The sides are timed in rounds — one fresh session of each,
+/// in turn, [`SESSIONS`] times — so a phase of the host falls on every side alike: each
+/// side's minimum, 10th percentile and median over its sessions, the ratio of the 10th
+/// percentiles, and the median over rounds of each round's own ratio (sessions a few
+/// milliseconds apart).
 fn spreads() {
-    let idle = [WireInput::default(); 2];
-    let trivial = spread("ggrs_u64", || {
-        let mut session = trivial_session();
-        let mut state = 0u64;
-        for _ in 0..WARM_UP {
-            trivial_frame(&mut session, &mut state);
+    let loads = [32usize, 1024, 4096];
+    let worlds = loads.map(|n| loaded_world(n, Rules::default().pose_history_ticks));
+    let mut trivial = Vec::with_capacity(SESSIONS);
+    let mut engine: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(SESSIONS));
+    for _ in 0..SESSIONS {
+        trivial.push(ggrs_session());
+        for (times, world) in engine.iter_mut().zip(&worlds) {
+            times.push(engine_session(world));
         }
-        let start = Instant::now();
-        for _ in 0..RUN {
-            trivial_frame(&mut session, black_box(&mut state));
-        }
-        start.elapsed().as_nanos() as f64 / RUN as f64
-    });
-    let mut at = Vec::new();
-    for n in [32usize, 1024, 4096] {
-        let world = loaded_world(n, Rules::default().pose_history_ticks);
-        let frame = spread(&format!("engine_untraced/{n}"), || {
-            let mut t = warm_tester(&world, false);
-            let start = Instant::now();
-            for _ in 0..RUN {
-                t.advance(black_box(&idle)).expect("frame");
-            }
-            start.elapsed().as_nanos() as f64 / RUN as f64
-        });
+    }
+    let show = |name: &str, times: &[f64]| {
         println!(
-            "spread engine_untraced/{n}: {:.2}x ggrs_u64 at the 10th percentile",
-            frame / trivial
+            "spread {name}: min {:.0} ns, p10 {:.0} ns, median {:.0} ns per frame",
+            quantile(times, 0.0),
+            quantile(times, 0.1),
+            quantile(times, 0.5)
         );
-        at.push(frame);
+    };
+    show("ggrs_u64", &trivial);
+    for (n, times) in loads.iter().zip(&engine) {
+        show(&format!("engine_untraced/{n}"), times);
+        let per_round: Vec<f64> = times.iter().zip(&trivial).map(|(e, g)| e / g).collect();
+        println!(
+            "spread engine_untraced/{n}: {:.2}x ggrs_u64 at the 10th percentile; \
+             {:.2}x as the median of the rounds' ratios",
+            quantile(times, 0.1) / quantile(&trivial, 0.1),
+            quantile(&per_round, 0.5)
+        );
     }
     // 1024 → 4096 is two doublings.
+    let per_round: Vec<f64> = (engine[2].iter().zip(&engine[1]))
+        .map(|(big, small)| (big / small).sqrt())
+        .collect();
     println!(
-        "spread engine_untraced 1024 -> 4096: {:.2}x per doubling at the 10th percentile",
-        (at[2] / at[1]).sqrt()
+        "spread engine_untraced 1024 -> 4096: {:.2}x per doubling at the 10th percentile; \
+         {:.2}x as the median of the rounds' ratios",
+        (quantile(&engine[2], 0.1) / quantile(&engine[1], 0.1)).sqrt(),
+        quantile(&per_round, 0.5)
     );
 }
 
