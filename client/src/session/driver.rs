@@ -52,10 +52,11 @@ pub struct Driver<G: Game> {
     world: G,
     history: StateHistory<G>,
     /// Hash of the state at each tick, computed at most once per time the tick is reached, and
-    /// only where it is compared: when a sync test saves the state, when the tick is final
-    /// ([`Driver::seal_final`]: hash logs, desync detection) or when a caller asks
-    /// ([`Driver::hash_at`]). `None` until then; reset whenever the tick is reached again.
-    /// Predicted and re-simulated states that are never compared are never hashed.
+    /// only where it is compared: when the tick is final ([`Driver::seal_final`]: hash logs,
+    /// desync detection), when a sync test's re-simulated save differs from the tick's first
+    /// save, or when a caller asks ([`Driver::hash_at`]). `None` until then; reset whenever
+    /// the tick is reached again. Predicted and re-simulated states that are never compared
+    /// are never hashed.
     hashes: TickRing<Cell<Option<G::Hash>>>,
     /// GGRS cells saved without a checksum (the state was not final yet), with their frame:
     /// [`Driver::seal_final`] fills in the checksum once the tick is final, before GGRS reads
@@ -66,8 +67,6 @@ pub struct Driver<G: Game> {
     /// The first snapshot saved for each tick, before any re-simulation (sync tests compare
     /// it with the re-simulation).
     first_saves: TickRing<Option<G::Snapshot>>,
-    /// The hash of each tick's first save: a re-simulated save equal to the first has it too.
-    first_hashes: TickRing<G::Hash>,
     /// Whether the history's snapshot of each tick is (still) equal to its first save: a
     /// re-simulation that reaches that state again need not copy it (see `record_reached`).
     history_is_first: TickRing<bool>,
@@ -163,7 +162,6 @@ impl<G: Game> Driver<G> {
             unsealed: Vec::with_capacity(ticks),
             hashed: Cell::new(1),
             first_saves: TickRing::new(ticks),
-            first_hashes: TickRing::new(ticks),
             history_is_first: TickRing::new(ticks),
             first_traces: TickRing::new(ticks),
             keep_first_saves: false,
@@ -260,13 +258,11 @@ impl<G: Game> Driver<G> {
         // Keep every reached state, not only those GGRS asks to save: spectators are never
         // asked, and logs checkpoint and dump from here. Its hash waits until it is compared.
         // A sync test's re-simulation nearly always reaches the state of the tick's first
-        // save again, which the history still holds: then nothing is copied, and the state
-        // has the first save's hash.
-        if let Some(hash) = self.first_state_again(now) {
-            self.hashes.insert(now, Cell::new(Some(hash)));
+        // save again, which the history still holds: then nothing is copied.
+        self.hashes.insert(now, Cell::new(None));
+        if self.first_state_again(now) {
             self.counters.first_states_again += 1;
         } else {
-            self.hashes.insert(now, Cell::new(None));
             self.history.save(&self.world);
             self.history_is_first.insert(now, false);
         }
@@ -278,7 +274,7 @@ impl<G: Game> Driver<G> {
     }
 
     /// The state kept for `tick`: the history's, or the tick's first save where the history
-    /// gave its snapshot to it (a sync test's first save; see `sync_test_hash`).
+    /// gave its snapshot to it (a sync test's first save; see `sync_test_checksum`).
     fn kept(&self, tick: Tick) -> Result<&G::Snapshot, Error> {
         kept(
             &self.history,
@@ -300,17 +296,12 @@ impl<G: Game> Driver<G> {
         self.world.restore_saved(snapshot).map_err(Error::game)
     }
 
-    /// The first save's hash, if the world is at tick `now` in the state of that tick's
-    /// first save and the history holds that state still.
-    fn first_state_again(&self, now: Tick) -> Option<G::Hash> {
-        if !self.keep_first_saves || self.history_is_first.get(now) != Ok(&true) {
-            return None;
-        }
-        let first = self.first_saves.get(now).ok()?.as_ref()?;
-        if !self.world.state_equals(first) {
-            return None;
-        }
-        self.first_hashes.get(now).ok().copied()
+    /// Whether the world is at tick `now` in the state of that tick's first save, and the
+    /// history's reads of the tick still go to that save.
+    fn first_state_again(&self, now: Tick) -> bool {
+        self.keep_first_saves
+            && self.history_is_first.get(now) == Ok(&true)
+            && matches!(self.first_saves.get(now), Ok(Some(first)) if self.world.state_equals(first))
     }
 
     /// Arms a deliberate desync (see [`Injection`]).
@@ -364,17 +355,17 @@ impl<G: Game> Driver<G> {
                     let tick = self.expect_frame(frame)?;
                     // The world's current state is already in the history (kept there by `new`,
                     // every advance and every load): saving copies nothing. A sync test
-                    // compares every save's checksum (see `sync_test_hash`); a peer's GGRS
+                    // compares every save's checksum (see `sync_test_checksum`); a peer's GGRS
                     // compares only final frames, so a save there waits for `seal_final`
                     // unless its hash is already known.
-                    let hash = if self.keep_first_saves {
-                        Some(self.sync_test_hash(tick)?)
+                    let sum = if self.keep_first_saves {
+                        Some(self.sync_test_checksum(tick)?)
                     } else {
-                        self.hashes.get(tick)?.get()
+                        self.hashes.get(tick)?.get().map(|hash| checksum(&hash))
                     };
                     self.ggrs_saved.insert(tick, ());
-                    match hash {
-                        Some(hash) => cell.save(frame, Some(tick), Some(checksum(&hash))),
+                    match sum {
+                        Some(sum) => cell.save(frame, Some(tick), Some(sum)),
                         None => {
                             cell.save(frame, Some(tick), None);
                             self.wait_for_seal(tick, frame, cell);
@@ -406,25 +397,22 @@ impl<G: Game> Driver<G> {
         Ok(())
     }
 
-    /// The checksum of a sync test's save of `tick` (the world's current state). The first
-    /// save of a tick is kept and hashed. A later save, re-simulated from a rollback, is
-    /// compared with it: when equal it has the first save's hash, without hashing it again
-    /// (a sync test saves each tick once per frame of its check distance, and re-simulated
-    /// states are nearly always equal); when not, it is hashed, so GGRS sees the checksums
-    /// differ exactly as if every save were hashed.
-    fn sync_test_hash(&mut self, tick: Tick) -> Result<G::Hash, Error> {
+    /// The checksum GGRS gets for a sync test's save of `tick` (the world's current state).
+    /// The first save of a tick is kept; a later save, re-simulated from a rollback, is
+    /// compared with it byte for byte. A save in the state of the tick's first save gets
+    /// [`first_state_checksum`], the same for all of them, and no hash is computed (a sync
+    /// test saves each tick once per frame of its check distance, and in a deterministic game
+    /// every re-simulated state is the first again). A save in any other state gets its own
+    /// state's checksum, which is never that one, so GGRS sees the checksums differ exactly
+    /// when the states do; the forensics that follow hash both states.
+    fn sync_test_checksum(&mut self, tick: Tick) -> Result<u128, Error> {
         if let Ok(Some(first)) = self.first_saves.get(tick) {
-            // Known when the state was reached (the first save's state again).
-            if let Some(hash) = self.hashes.get(tick)?.get() {
-                return Ok(hash);
+            // Reached again without a copy (the history's reads of the tick go to the first
+            // save), or copied into the history in that state.
+            if *self.history_is_first.get(tick)? || first == self.history.get(tick)? {
+                return Ok(first_state_checksum(tick));
             }
-            // (Reached by a copy: the history holds this state.)
-            if first == self.history.get(tick)? {
-                let hash = *self.first_hashes.get(tick)?;
-                self.hashes.get(tick)?.set(Some(hash));
-                return Ok(hash);
-            }
-            return self.hash_at(tick);
+            return Ok(checksum(&self.hash_at(tick)?));
         }
         // The history holds this state: it becomes the first save by exchanging the two
         // slots' snapshots (no copy), and the history's reads of the tick go to the first
@@ -436,9 +424,7 @@ impl<G: Game> Driver<G> {
             empty => *empty = Some(kept.clone()),
         }
         self.history_is_first.insert(tick, true);
-        let hash = self.hash_at(tick)?;
-        self.first_hashes.insert(tick, hash);
-        Ok(hash)
+        Ok(first_state_checksum(tick))
     }
 
     /// Serves one `AdvanceFrame`: the step, its events, its trace in a sync test, and the
@@ -579,8 +565,8 @@ impl<G: Game> Driver<G> {
     }
 
     /// How many states the driver has hashed since it started (the first state included): one
-    /// per final tick, and in a sync test one per tick's first save and per re-simulated save
-    /// that differs from it; never one per predicted or re-simulated frame.
+    /// per final tick, and in a sync test one per re-simulated save that differs from its
+    /// tick's first save; never one per predicted or re-simulated frame.
     #[must_use]
     pub fn states_hashed(&self) -> u64 {
         self.hashed.get()
@@ -691,6 +677,12 @@ fn checksum<H: game_api::SectionHash>(hash: &H) -> u128 {
     u128::from(hash.combined())
 }
 
+/// The checksum of every sync-test save of `tick` in the state of the tick's first save:
+/// bit 64 set, which no state's [`checksum`] (a 64-bit hash) has.
+fn first_state_checksum(tick: Tick) -> u128 {
+    1 << 64 | u128::from(tick)
+}
+
 /// Keeps the events of the step from `tick` in its slot, the slot's buffer reused: a final
 /// tick's events are its last pass's.
 fn keep_events<E: Clone>(ring: &mut TickRing<Vec<E>>, tick: Tick, events: &[E]) {
@@ -702,7 +694,8 @@ fn keep_events<E: Clone>(ring: &mut TickRing<Vec<E>>, tick: Tick, events: &[E]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{Rules, WireInput, World};
+    use engine::{Rules, StateHash, WireInput, World};
+    use game_api::SectionHash as _;
 
     fn driver() -> Driver<World> {
         Driver::new(World::new(Rules::default(), 7, 2).expect("world"))
@@ -913,10 +906,11 @@ mod tests {
         }
     }
 
-    /// A sync test compares every save's checksum, so every tick's first save is hashed,
-    /// and a state only reached, never saved, is not.
+    /// A sync test compares every save with its tick's first save, byte for byte: while the
+    /// re-simulations match, no save is hashed (only the first state, when the driver was
+    /// made), and every save of a tick gets the same checksum, which no state's hash is.
     #[test]
-    fn a_sync_test_hashes_every_save_and_nothing_else() {
+    fn a_sync_test_hashes_no_save_while_the_states_match() {
         let mut d = driver();
         d.keep_first_saves(true);
         let advance = || GgrsRequest::AdvanceFrame {
@@ -927,20 +921,43 @@ mod tests {
             d.handle(vec![GgrsRequest::SaveGameState { cell, frame }, advance()])
                 .expect("advance");
         }
+        assert_eq!(d.states_hashed(), 1, "the first state only");
+        // Saved again in the same state: the first save's checksum, not a hash.
         assert_eq!(
-            d.states_hashed(),
-            6,
-            "ticks 0 to 5 saved; tick 6 only reached"
+            d.sync_test_checksum(6).expect("first save"),
+            first_state_checksum(6)
         );
+        assert_eq!(
+            d.sync_test_checksum(6).expect("again"),
+            first_state_checksum(6)
+        );
+        assert_ne!(first_state_checksum(6), first_state_checksum(5));
+        assert_eq!(d.states_hashed(), 1, "still the first state only");
+        // Asked for, a tick's hash is its state's, computed then.
+        assert_eq!(d.hash_at(6).expect("kept"), d.world().state_hash());
+        assert_eq!(d.states_hashed(), 2);
     }
 
-    /// A sync test's re-simulated save equal to the tick's first save takes its checksum
+    /// No state's checksum is a first save's: a 64-bit hash leaves bit 64 clear.
+    #[test]
+    fn no_states_checksum_is_a_first_saves() {
+        for combined in [0, 1, 6, u64::MAX] {
+            let hash = StateHash::from_sections([combined; 5]);
+            for tick in [0, 6, Tick::MAX] {
+                assert_ne!(checksum(&hash), first_state_checksum(tick));
+            }
+            assert_eq!(checksum(&hash), u128::from(hash.combined()));
+        }
+        assert_eq!(first_state_checksum(6) >> 64, 1);
+        assert_eq!(first_state_checksum(6) as u64, 6);
+    }
+
+    /// A sync test's re-simulated save equal to the tick's first save gets its checksum
     /// without hashing; one that differs is hashed, and its checksum is its own state's hash,
     /// so GGRS sees the mismatch.
     #[test]
     fn a_sync_test_hashes_a_re_simulated_save_only_when_it_differs_from_the_first() {
         let (fighting, mut d, cells) = sync_test_of_six_frames();
-        let first: Vec<_> = (0..6).map(|t| d.hash_at(t).expect("kept")).collect();
         let hashed = d.states_hashed();
         // Re-simulate ticks 3 to 6 with the same inputs, saving 3 to 5 again.
         let resimulate = |x| {
@@ -956,21 +973,29 @@ mod tests {
             again
         };
         d.handle(resimulate(50)).expect("rollback");
-        assert_eq!(
-            d.states_hashed(),
-            hashed,
-            "equal saves are not hashed again"
-        );
+        assert_eq!(d.states_hashed(), hashed, "equal saves are not hashed");
         // Ticks 4 and 5 reached again in their first states, kept without a copy (tick 6
         // was only reached, never saved: it has no first save).
         assert_eq!(d.counters().first_states_again, 2);
-        // The checksums handed to GGRS are these kept hashes.
+        // The checksums handed to GGRS are the first saves'.
         for t in 3..6 {
-            assert_eq!(d.hash_at(t).expect("kept"), first[t as usize], "tick {t}");
+            assert_eq!(
+                d.sync_test_checksum(t).expect("kept"),
+                first_state_checksum(t),
+                "tick {t}"
+            );
         }
+        assert_eq!(d.states_hashed(), hashed, "nor are they when asked again");
+        let first: Vec<_> = (0..6).map(|t| d.hash_at(t).expect("kept")).collect();
+        let hashed = d.states_hashed();
         // Re-simulated with other inputs, tick 3 is the loaded state, 4 and 5 differ.
         d.handle(resimulate(-50)).expect("rollback");
         assert_eq!(d.states_hashed(), hashed + 2, "ticks 4 and 5 hashed");
+        for t in 4..6 {
+            let own = checksum(&d.hash_at(t).expect("kept"));
+            assert_eq!(d.sync_test_checksum(t).expect("kept"), own, "tick {t}");
+            assert_ne!(own, first_state_checksum(t), "tick {t}");
+        }
         let mut plain = World::from_snapshot(Rules::default(), &fighting).expect("fighting");
         for t in 0..6u32 {
             let x = if t < 3 { 50 } else { -50 };
@@ -983,7 +1008,7 @@ mod tests {
         assert_ne!(d.hash_at(4).expect("kept"), first[4]);
         // Back to the first inputs: the history holds the other states, so they are replaced
         // (a copy skipped here would leave tick 4's snapshot at the other state), and their
-        // hashes are the first saves' again, without hashing.
+        // checksums are the first saves' again, without hashing.
         let hashed = d.states_hashed();
         d.handle(resimulate(50)).expect("rollback");
         assert_eq!(d.states_hashed(), hashed, "equal to the first saves");
@@ -992,6 +1017,14 @@ mod tests {
             2,
             "copied: the history differed"
         );
+        for t in 3..6 {
+            assert_eq!(
+                d.sync_test_checksum(t).expect("kept"),
+                first_state_checksum(t),
+                "tick {t}"
+            );
+        }
+        assert_eq!(d.states_hashed(), hashed, "equal to the first saves");
         for t in 3..6 {
             let kept = d.snapshot_at(t).expect("kept");
             assert_eq!(Some(kept), d.first_snapshot_at(t), "tick {t}");
