@@ -952,6 +952,18 @@ mod tests {
         assert_eq!(first_state_checksum(6) as u64, 6);
     }
 
+    /// Every tick of `ticks` is saved in its first save's state: GGRS gets the first state's
+    /// checksum for it.
+    fn gets_first_state_checksums(d: &mut Driver<World>, ticks: std::ops::Range<Tick>) {
+        for t in ticks {
+            assert_eq!(
+                d.sync_test_checksum(t).expect("kept"),
+                first_state_checksum(t),
+                "tick {t}"
+            );
+        }
+    }
+
     /// A sync test's re-simulated save equal to the tick's first save gets its checksum
     /// without hashing; one that differs is hashed, and its checksum is its own state's hash,
     /// so GGRS sees the mismatch.
@@ -978,13 +990,7 @@ mod tests {
         // was only reached, never saved: it has no first save).
         assert_eq!(d.counters().first_states_again, 2);
         // The checksums handed to GGRS are the first saves'.
-        for t in 3..6 {
-            assert_eq!(
-                d.sync_test_checksum(t).expect("kept"),
-                first_state_checksum(t),
-                "tick {t}"
-            );
-        }
+        gets_first_state_checksums(&mut d, 3..6);
         assert_eq!(d.states_hashed(), hashed, "nor are they when asked again");
         let first: Vec<_> = (0..6).map(|t| d.hash_at(t).expect("kept")).collect();
         let hashed = d.states_hashed();
@@ -1017,13 +1023,7 @@ mod tests {
             2,
             "copied: the history differed"
         );
-        for t in 3..6 {
-            assert_eq!(
-                d.sync_test_checksum(t).expect("kept"),
-                first_state_checksum(t),
-                "tick {t}"
-            );
-        }
+        gets_first_state_checksums(&mut d, 3..6);
         assert_eq!(d.states_hashed(), hashed, "equal to the first saves");
         for t in 3..6 {
             let kept = d.snapshot_at(t).expect("kept");
