@@ -767,6 +767,13 @@ mod tests {
         (parts, sources(live))
     }
 
+    /// Whether `at` lies half a page past `own`, modulo a page, to within the image's
+    /// alignment (at or just below it: the placement rounds down).
+    fn half_a_page_past(at: usize, own: usize) -> bool {
+        let want = (own + PAGE / 2) % PAGE;
+        (want + PAGE - at % PAGE) % PAGE < ALIGN
+    }
+
     /// Every part of every image lies at least a cache line, modulo a page, from every byte
     /// its save reads (the live struct and its four record buffers) wherever the page has
     /// such a place for it; where it has none (the reads leave no gap that wide, which the
@@ -794,10 +801,8 @@ mod tests {
                     "{part:?} at {} ({len} bytes) is near a read, though the page has room",
                     at % PAGE
                 );
-                let want = (own + PAGE / 2) % PAGE;
-                let below = (want + PAGE - at % PAGE) % PAGE;
                 assert!(
-                    below < ALIGN,
+                    half_a_page_past(at, own),
                     "{part:?} at {}: not half a page past its source at {}",
                     at % PAGE,
                     own % PAGE
@@ -815,9 +820,12 @@ mod tests {
             let image = world.image();
             let (parts, reads) = parts_and_reads(&image, world.state());
             for (part, (&(at, _), &(own, _))) in Part::ALL.iter().zip(parts.iter().zip(&reads)) {
-                let want = (own + PAGE / 2) % PAGE;
-                let below = (want + PAGE - at % PAGE) % PAGE;
-                assert!(below < ALIGN, "{part:?}: {} for {want}", at % PAGE);
+                assert!(
+                    half_a_page_past(at, own),
+                    "{part:?}: {} for {}",
+                    at % PAGE,
+                    (own + PAGE / 2) % PAGE
+                );
             }
             assert_eq!(image.to_snapshot(), *world.state());
         }
