@@ -21,13 +21,14 @@
 //! The image holds the state's canonical bytes, so nothing but placement is new: the rest
 //! section as its hash encodes it (its bincode bytes), the maze's size, then the players,
 //! tiles, pose samples and projectiles as they lie in memory (each record's bytes are its
-//! bincode encoding, see [`Projectile`]). Hashing a saved state is xxh3 over its parts,
+//! bincode encoding, see [`Projectile`]). Hashing a saved state is xxh3 over its parts as
+//! they lie (the maze section's hash is kept from the save, as the world caches it),
 //! comparing two is `memcmp`, and it serialises, prints and hashes exactly as the
 //! [`WorldSnapshot`] it holds. Where the parts lie is not state: no hash, encoding or
 //! comparison sees it.
 
 use crate::error::Error;
-use crate::hash::{encode_rest, hash_maze_parts, StateHash, REST_BYTES};
+use crate::hash::{encode_rest, StateHash, REST_BYTES};
 use crate::maze::{Maze, Tile};
 use crate::player::{Player, MAX_PLAYERS};
 use crate::pose_history::PoseSample;
@@ -100,6 +101,9 @@ pub struct SavedWorld {
     against: [usize; 5],
     /// How many times the parts were placed: once per slot while the live state stays put.
     placements: u32,
+    /// The maze section's hash, taken with the tiles: a cache like the world's (not state,
+    /// made from the tiles alone), so hashing a saved state never hashes its tiles again.
+    maze_hash: u64,
 }
 
 /// Bytes in memory: an address and a length.
@@ -161,6 +165,7 @@ impl SavedWorld {
             spans: [Span::default(); 5],
             against: [0; 5],
             placements: 0,
+            maze_hash: 0,
         };
         saved.save_from(live);
         saved
@@ -168,8 +173,15 @@ impl SavedWorld {
 
     /// Copies `live` into this image, reusing its buffer (no allocation once it has room for
     /// the state). Places the parts anew when the live state's buffers moved or outgrew the
-    /// room (see the module doc); otherwise five copies.
+    /// room (see the module doc); otherwise five copies. Hashes the maze's tiles, which
+    /// [`World::save_image`](crate::World::save_image) takes from the world's cache instead.
     pub fn save_from(&mut self, live: &WorldSnapshot) {
+        self.save_with_maze_hash(live, live.maze_hash());
+    }
+
+    /// [`SavedWorld::save_from`] with the maze section's hash given: it must be `live`'s
+    /// (the world's cache always is).
+    pub(crate) fn save_with_maze_hash(&mut self, live: &WorldSnapshot, maze_hash: u64) {
         let WorldSnapshot {
             tick: _,
             rules_hash: _,
@@ -209,12 +221,15 @@ impl SavedWorld {
         // zero-padded, then the maze's size.
         let mut head = [0u8; HEAD_BYTES];
         let (rest, size) = head.split_at_mut(REST_BYTES);
-        encode_rest(live, rest.try_into().expect("REST_BYTES"));
+        let rest_len = encode_rest(live, rest.try_into().expect("REST_BYTES"));
         size[..4].copy_from_slice(&maze.width.to_le_bytes());
         size[4..].copy_from_slice(&maze.height.to_le_bytes());
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.image);
-        let at = self.spans[Part::Head as usize].at;
-        bytes[at..at + HEAD_BYTES].copy_from_slice(&head);
+        let head_span = &mut self.spans[Part::Head as usize];
+        bytes[head_span.at..head_span.at + HEAD_BYTES].copy_from_slice(&head);
+        // The head's length is the rest section's: what its hash covers.
+        head_span.len = rest_len;
+        self.maze_hash = maze_hash;
         for (part, span) in parts.iter().zip(&mut self.spans[1..]) {
             bytes[span.at..span.at + part.len()].copy_from_slice(part);
             span.len = part.len();
@@ -252,7 +267,7 @@ impl SavedWorld {
         self.against = [reads[1].0, reads[2].0, reads[3].0, reads[4].0, base];
     }
 
-    /// The bytes of `part`.
+    /// The bytes of `part` (all of the head, padding and maze size included).
     fn part(&self, part: Part) -> &[u8] {
         let span = self.spans[part as usize];
         let len = if part == Part::Head {
@@ -261,6 +276,12 @@ impl SavedWorld {
             span.len
         };
         &bytemuck::cast_slice(&self.image)[span.at..span.at + len]
+    }
+
+    /// The rest section's canonical bytes: the front of the head.
+    fn rest(&self) -> &[u8] {
+        let span = self.spans[Part::Head as usize];
+        &bytemuck::cast_slice(&self.image)[span.at..span.at + span.len]
     }
 
     /// The records of `part`, made from its bytes.
@@ -356,19 +377,24 @@ impl SavedWorld {
                 == bytemuck::cast_slice::<Projectile, u8>(&live.projectiles)
     }
 
-    /// The state hash of the saved state: each section's xxh3 over its part of the image,
-    /// the same value [`WorldSnapshot::hash`] gives the state.
+    /// The state hash of the saved state: each section's xxh3 over its part of the image
+    /// (the maze's kept from the save), the same value [`WorldSnapshot::hash`] gives the
+    /// state. Nothing is decoded or encoded: four xxh3 calls over the parts as they lie,
+    /// and one over the five hashes.
     #[must_use]
     pub fn hash(&self) -> StateHash {
-        let head = self.head();
-        let rest = &self.part(Part::Head)[..head.rest_len];
         StateHash::from_sections([
             xxh3_64(self.part(Part::Players)),
             xxh3_64(self.part(Part::Projectiles)),
-            hash_maze_parts(head.width, head.height, self.records(Part::Tiles)),
+            self.maze_hash,
             xxh3_64(self.part(Part::Pose)),
-            xxh3_64(rest),
+            xxh3_64(self.rest()),
         ])
+    }
+
+    /// The maze section's hash (kept from the save).
+    pub(crate) fn maze_hash(&self) -> u64 {
+        self.maze_hash
     }
 }
 
@@ -382,8 +408,6 @@ pub(crate) struct Head {
     round: RoundState,
     width: u32,
     height: u32,
-    /// How many of the head's first [`REST_BYTES`] are the rest section's encoding.
-    rest_len: usize,
 }
 
 impl Head {
@@ -432,7 +456,6 @@ impl Head {
             _ => return None,
         };
         let round_seed = u64_at(take(8));
-        let rest_len = at;
         Some(Head {
             tick,
             rules_hash,
@@ -449,7 +472,6 @@ impl Head {
             },
             width: u32_at(&bytes[REST_BYTES..REST_BYTES + 4]),
             height: u32_at(&bytes[REST_BYTES + 4..]),
-            rest_len,
         })
     }
 }
@@ -462,6 +484,7 @@ impl Clone for SavedWorld {
             spans: self.spans,
             against: [0; 5],
             placements: 0,
+            maze_hash: self.maze_hash,
         }
     }
 }
@@ -706,6 +729,27 @@ mod tests {
         assert_eq!(world.state_hash(), world.state().hash());
     }
 
+    /// A save keeps the maze section's hash with the tiles: a used slot saved again after the
+    /// maze changed (a new round) hashes as the new state, never with the old maze's hash,
+    /// and so does a world loaded from it.
+    #[test]
+    fn a_used_slot_hashes_the_maze_it_saved_last() {
+        let mut world = loaded_world(32, 12);
+        let mut slot = world.image();
+        let first = world.state_hash();
+        assert_eq!(slot.hash(), first);
+        world.start_round(2);
+        assert_ne!(world.state().maze, slot.to_snapshot().maze, "a new maze");
+        world.save_image(&mut slot);
+        assert_eq!(slot.hash(), world.state().hash());
+        assert_ne!(slot.hash().maze, first.maze);
+        let mut other = loaded_world(32, 12);
+        other.restore_image(&slot).expect("same rules");
+        assert_eq!(other.state_hash(), world.state().hash());
+        // A copy keeps it too.
+        assert_eq!(slot.clone().hash(), slot.hash());
+    }
+
     /// The rollback's load: a fresh world restored from an image replays bit-identically to
     /// the world that saved it, and an image of other rules is refused, the world unchanged.
     #[test]
@@ -885,7 +929,6 @@ mod tests {
                 decoded.set_rest(&mut state);
                 let mut rest = [0u8; REST_BYTES];
                 let written = encode_rest(&state, &mut rest);
-                proptest::prop_assert_eq!(written, decoded.rest_len);
                 proptest::prop_assert_eq!(&rest[..written], &head[..written]);
             }
         }

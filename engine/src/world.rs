@@ -203,10 +203,11 @@ impl World {
     pub fn restore_image(&mut self, saved: &SavedWorld) -> Result<(), Error> {
         let head = saved.head();
         self.check_rules_hash(head.rules_hash)?;
-        // As in `load`: the maze is nearly always the live one, and its hash stays.
+        // As in `load`: the maze is nearly always the live one, and its hash stays; any
+        // other maze's hash the image kept from its save.
         let same_maze = saved.same_maze(&head, &self.state.maze);
         saved.copy_with(&head, &mut self.state);
-        self.after_load(same_maze);
+        self.after_load((!same_maze).then(|| saved.maze_hash()));
         Ok(())
     }
 
@@ -233,7 +234,7 @@ impl World {
     /// Saves the state as one image placed against it ([`SavedWorld`]), reusing `out`'s
     /// buffer: the duel's rollback save. No allocation once warm.
     pub fn save_image(&self, out: &mut SavedWorld) {
-        out.save_from(&self.state);
+        out.save_with_maze_hash(&self.state, self.maze_hash);
     }
 
     /// The state as a new image ([`World::save_image`]).
@@ -261,15 +262,16 @@ impl World {
         // maze's, so an equal maze keeps it.
         let same_maze = self.state.maze.same_tiles(&snapshot.maze);
         self.state.clone_from(snapshot);
-        self.after_load(same_maze);
+        self.after_load((!same_maze).then(|| self.state.maze_hash()));
     }
 
-    /// What every load does once the state is in place: the caches emptied or rebuilt (the
-    /// maze's hash only if the maze changed), no events.
-    fn after_load(&mut self, same_maze: bool) {
+    /// What every load does once the state is in place: the caches emptied or rebuilt, no
+    /// events. `new_maze_hash` is the loaded maze's hash when the maze changed (`None`: the
+    /// cached one is still the maze's).
+    fn after_load(&mut self, new_maze_hash: Option<u64>) {
         self.clearance.reset(&self.state.projectiles);
-        if !same_maze {
-            self.rebuild_caches();
+        if let Some(hash) = new_maze_hash {
+            self.maze_hash = hash;
         }
         self.events.clear();
     }
@@ -350,11 +352,6 @@ impl World {
             .check(snapshot.players.len(), self.rules.pose_history_ticks, w, h)
             .or_else(corrupt)?;
         Ok(())
-    }
-
-    /// Rebuilds everything derived from the state.
-    fn rebuild_caches(&mut self) {
-        self.maze_hash = self.state.maze_hash();
     }
 
     /// Copies the state into `out`, reusing its buffers (no allocation once warmed up).
