@@ -932,6 +932,29 @@ mod tests {
                 proptest::prop_assert_eq!(&rest[..written], &head[..written]);
             }
         }
+
+        /// Snapshot bytes from outside (a log, a peer's transfer), a real state's with bytes
+        /// overwritten anywhere, the maze's tiles included: whatever decodes is an image that
+        /// hashes as the state those bytes hold, its maze hashed from the tiles it was given,
+        /// and that stays true after the image is cloned and saved into again.
+        #[test]
+        fn snapshot_bytes_make_an_image_that_hashes_as_their_state(
+            edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..8),
+        ) {
+            let mut bytes = loaded_world(4, 12).snapshot().to_bytes();
+            let len = bytes.len();
+            for (at, value) in edits {
+                bytes[at % len] = value;
+            }
+            if let Ok(state) = WorldSnapshot::from_bytes(&bytes) {
+                let image = saved_from_bytes(&bytes).expect("decodes as the snapshot does");
+                proptest::prop_assert_eq!(image.hash(), state.hash());
+                proptest::prop_assert_eq!(image.clone().hash(), state.hash());
+                let mut used = loaded_world(4, 12).image();
+                used.save_from(&state);
+                proptest::prop_assert_eq!(used.hash(), state.hash());
+            }
+        }
     }
 
     /// An image serialises as its state (the same bytes in any serde format, the field-by-
